@@ -1,0 +1,21 @@
+namespace ScalableMetrics;
+
+/// <summary>
+/// Settings of a <see cref="MetricRegistry"/>, read once when it is created.
+/// </summary>
+public class MetricRegistryOptions
+{
+    /// <summary>The default of <see cref="MaxSeriesPerInstrument"/>: 2000, OpenTelemetry .NET's default cardinality limit.</summary>
+    public const int DefaultMaxSeriesPerInstrument = 2000;
+
+    /// <summary>How each series' data is partitioned.</summary>
+    /// <remarks>Default: <see cref="PartitionStrategy.PerProcessor"/>, which becomes
+    /// <see cref="PartitionStrategy.PerThread"/> where <see cref="ProcessorId.IsSupported"/> is <see langword="false"/>.</remarks>
+    public PartitionStrategy Strategy { get; set; } = PartitionStrategy.PerProcessor;
+
+    /// <summary>The most series (distinct tag sets) one instrument keeps; past it, new tag sets are
+    /// recorded into one series tagged <c>otel.metric.overflow=true</c>, so that no value is lost
+    /// and memory stays bounded.</summary>
+    /// <remarks>Default: <see cref="DefaultMaxSeriesPerInstrument"/>. Must be at least 2.</remarks>
+    public int MaxSeriesPerInstrument { get; set; } = DefaultMaxSeriesPerInstrument;
+}

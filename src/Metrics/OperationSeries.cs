@@ -1,0 +1,64 @@
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// One series of an <see cref="OperationData"/>, bound to a fixed tag set: records operations
+/// without a lookup and without allocating.
+/// </summary>
+/// <remarks>Thread-safe. Get one from <see cref="OperationData.Bind"/>, once, and keep it.</remarks>
+public sealed class OperationSeries
+{
+    internal OperationSeries(TagSet tags, PartitionStrategy strategy)
+    {
+        Tags = tags;
+        Values = new PartitionedValues(strategy);
+    }
+
+    /// <summary>The tags that name this series.</summary>
+    public TagSet Tags { get; }
+
+    internal PartitionedValues Values { get; }
+
+    /// <summary>Starts timing one operation; disposing the returned scope records it.</summary>
+    /// <returns>A scope to dispose exactly once, when the operation ends.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public OperationScope Start() => new(this, Stopwatch.GetTimestamp());
+
+    /// <summary>Records one operation that took <paramref name="elapsed"/>.</summary>
+    /// <param name="elapsed">The operation's duration, zero or positive.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="elapsed"/> is negative; nothing is recorded.</exception>
+    public void Record(TimeSpan elapsed)
+    {
+        if (elapsed < TimeSpan.Zero)
+        {
+            ThrowHelper.ThrowNegativeDuration(nameof(elapsed), elapsed);
+        }
+
+        // TimeSpan ticks are 100 ns; Stopwatch ticks are 1 / Stopwatch.Frequency seconds.
+        Values.AddCountAndSum(1, (long)(elapsed.Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond)));
+    }
+
+    /// <summary>Records one operation that took <paramref name="elapsedTimestampTicks"/> <see cref="Stopwatch"/> ticks.</summary>
+    /// <param name="elapsedTimestampTicks">The difference of two <see cref="Stopwatch.GetTimestamp"/> readings, zero or positive.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="elapsedTimestampTicks"/> is negative; nothing is recorded.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void RecordElapsedTicks(long elapsedTimestampTicks)
+    {
+        if (elapsedTimestampTicks < 0)
+        {
+            ThrowHelper.ThrowNegativeDuration(nameof(elapsedTimestampTicks), elapsedTimestampTicks);
+        }
+
+        Values.AddCountAndSum(1, elapsedTimestampTicks);
+    }
+
+    /// <summary>Sums the series' partitions: operations and elapsed time since it was created.</summary>
+    /// <returns>The cumulative reading.</returns>
+    public OperationReading Read()
+    {
+        (long count, long ticks) = Values.Read();
+        return new OperationReading(Tags, count, ticks);
+    }
+}

@@ -1,0 +1,78 @@
+using System.Runtime.CompilerServices;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// A monotonic counter of <see cref="long"/> values whose every series is partitioned (per
+/// processor or per thread, see <see cref="PartitionStrategy"/>), so that threads on different
+/// cores adding to it do not share a cache line. Values are summed only when collected.
+/// </summary>
+/// <remarks>
+/// <para>Create one with <see cref="MetricRegistry.CreateCounter"/>. All members are thread-safe.</para>
+/// <para>For the hot path, <see cref="Bind"/> a fixed tag set once and add to the returned
+/// <see cref="CounterSeries"/>: that does no lookup. <see cref="Add(long, ReadOnlySpan{KeyValuePair{string, object}})"/>
+/// with tags looks the series up on every call (without allocating, once the series exists).</para>
+/// <para>Exported cumulatively: a collected value is the total since the counter was created,
+/// and never goes down between two collections.</para>
+/// </remarks>
+public sealed class PartitionedCounter : Instrument
+{
+    private readonly SeriesTable<CounterSeries> _series;
+
+    internal PartitionedCounter(string name, string? unit, string? description, PartitionStrategy strategy, int maxSeries)
+        : base(name, unit, description)
+    {
+        _series = new SeriesTable<CounterSeries>(maxSeries, tags => new CounterSeries(tags, strategy));
+    }
+
+    /// <inheritdoc/>
+    public override int SeriesCount => _series.Count;
+
+    /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
+    /// <param name="value">The increment, zero or positive.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Add(long value)
+    {
+        if (value < 0)
+        {
+            ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
+        }
+
+        _series.GetOrAdd([]).Values.AddSum(value);
+    }
+
+    /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
+    /// <param name="value">The increment, zero or positive.</param>
+    /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
+    /// <exception cref="ArgumentException">A tag key is null, empty or repeated, or a tag value is null or of an unsupported type; nothing is recorded.</exception>
+    public void Add(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        if (value < 0)
+        {
+            ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
+        }
+
+        _series.GetOrAdd(tags).Values.AddSum(value);
+    }
+
+    /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to add to without a lookup.</summary>
+    /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
+    /// <returns>The bound series; binding the same tags again returns the same object.</returns>
+    /// <exception cref="ArgumentException">A tag key is null, empty or repeated, or a tag value is null or of an unsupported type.</exception>
+    public CounterSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
+
+    /// <summary>Sums every series' partitions.</summary>
+    /// <returns>One reading per series, in no particular order.</returns>
+    public IReadOnlyList<CounterReading> Collect()
+    {
+        var readings = new List<CounterReading>(_series.Count);
+        foreach (CounterSeries series in _series.Series)
+        {
+            readings.Add(new CounterReading(series.Tags, series.Read()));
+        }
+
+        return readings;
+    }
+}
