@@ -1,0 +1,46 @@
+namespace ScalableMetrics.Tests;
+
+public class RegistryTests
+{
+    [Fact]
+    public void CreatingAgainWithTheSameNameAndUnitReturnsTheSameInstrument()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("test.same", "{request}", "first");
+        Assert.Same(counter, registry.CreateCounter("TEST.SAME", "{request}", "second"));
+        Assert.Same(registry.CreateOperationData("test.op"), registry.CreateOperationData("test.op"));
+        Assert.Equal(2, registry.Instruments.Count);
+    }
+
+    [Fact]
+    public void ANameTakenByAnotherKindOrUnitIsRejected()
+    {
+        var registry = new MetricRegistry();
+        registry.CreateCounter("test.taken", "By");
+        Assert.Equal("name", Assert.Throws<ArgumentException>(() => registry.CreateCounter("test.taken", "s")).ParamName);
+        Assert.Equal("name", Assert.Throws<ArgumentException>(() => registry.CreateOperationData("test.taken")).ParamName);
+    }
+
+    [Fact]
+    public void ObserversSeeEveryInstrumentOnceUntilDisposed()
+    {
+        var registry = new MetricRegistry();
+        registry.CreateCounter("test.before");
+        var seen = new List<string>();
+        IDisposable subscription = registry.ObserveInstruments(i => seen.Add(i.Name));
+        registry.CreateOperationData("test.after");
+        registry.CreateCounter("test.before");
+        subscription.Dispose();
+        registry.CreateCounter("test.late");
+
+        Assert.Equal(["test.before", "test.after"], seen);
+    }
+
+    [Fact]
+    public void PerProcessorIsUsedWhereTheOperatingSystemGivesAProcessorId()
+    {
+        var registry = new MetricRegistry();
+        Assert.Equal(ProcessorId.IsSupported ? PartitionStrategy.PerProcessor : PartitionStrategy.PerThread, registry.Strategy);
+        Assert.Equal(registry.Strategy, registry.CreateCounter("test.strategy").Bind().Values.Strategy);
+    }
+}
