@@ -8,18 +8,12 @@ namespace ScalableMetrics;
 /// processor's padded cell (or a plain store to the thread's own cell), and allocates nothing.
 /// </summary>
 /// <remarks>Thread-safe. Get one from <see cref="PartitionedCounter.Bind"/>, once, and keep it.</remarks>
-public sealed class CounterSeries
+public sealed class CounterSeries : PartitionedSeries
 {
     internal CounterSeries(TagSet tags, PartitionStrategy strategy)
+        : base(tags, strategy)
     {
-        Tags = tags;
-        Values = new PartitionedValues(strategy);
     }
-
-    /// <summary>The tags that name this series.</summary>
-    public TagSet Tags { get; }
-
-    internal PartitionedValues Values { get; }
 
     /// <summary>Adds <paramref name="value"/>.</summary>
     /// <param name="value">The increment, zero or positive.</param>
@@ -32,14 +26,18 @@ public sealed class CounterSeries
             ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
         }
 
-        Values.AddSum(value);
+        AddSum(value);
     }
+
+    /// <summary>Adds <paramref name="value"/>, known to be zero or positive.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void AddValid(long value) => AddSum(value);
 
     /// <summary>Adds 1.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Increment() => Values.AddSum(1);
+    public void Increment() => AddSum(1);
 
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
     /// <returns>The cumulative value; never lower than a value an earlier call returned.</returns>
-    public long Read() => Values.Read().Sum;
+    public long Read() => ReadPartitions().Sum;
 }

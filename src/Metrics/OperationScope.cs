@@ -24,7 +24,7 @@ public readonly struct OperationScope : IDisposable
         if (_series is { } series)
         {
             // The timestamp is monotonic, so the difference is never negative.
-            series.Values.AddCountAndSum(1, Stopwatch.GetTimestamp() - _startTimestamp);
+            series.RecordValidElapsedTicks(Stopwatch.GetTimestamp() - _startTimestamp);
         }
     }
 }

@@ -8,18 +8,12 @@ namespace ScalableMetrics;
 /// without a lookup and without allocating.
 /// </summary>
 /// <remarks>Thread-safe. Get one from <see cref="OperationData.Bind"/>, once, and keep it.</remarks>
-public sealed class OperationSeries
+public sealed class OperationSeries : PartitionedSeries
 {
     internal OperationSeries(TagSet tags, PartitionStrategy strategy)
+        : base(tags, strategy)
     {
-        Tags = tags;
-        Values = new PartitionedValues(strategy);
     }
-
-    /// <summary>The tags that name this series.</summary>
-    public TagSet Tags { get; }
-
-    internal PartitionedValues Values { get; }
 
     /// <summary>Starts timing one operation; disposing the returned scope records it.</summary>
     /// <returns>A scope to dispose exactly once, when the operation ends.</returns>
@@ -37,7 +31,7 @@ public sealed class OperationSeries
         }
 
         // TimeSpan ticks are 100 ns; Stopwatch ticks are 1 / Stopwatch.Frequency seconds.
-        Values.AddCountAndSum(1, (long)(elapsed.Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond)));
+        AddCountAndSum(1, (long)(elapsed.Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond)));
     }
 
     /// <summary>Records one operation that took <paramref name="elapsedTimestampTicks"/> <see cref="Stopwatch"/> ticks.</summary>
@@ -51,14 +45,18 @@ public sealed class OperationSeries
             ThrowHelper.ThrowNegativeDuration(nameof(elapsedTimestampTicks), elapsedTimestampTicks);
         }
 
-        Values.AddCountAndSum(1, elapsedTimestampTicks);
+        AddCountAndSum(1, elapsedTimestampTicks);
     }
+
+    /// <summary>Records one operation of <paramref name="elapsedTimestampTicks"/>, known to be zero or positive.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void RecordValidElapsedTicks(long elapsedTimestampTicks) => AddCountAndSum(1, elapsedTimestampTicks);
 
     /// <summary>Sums the series' partitions: operations and elapsed time since it was created.</summary>
     /// <returns>The cumulative reading.</returns>
     public OperationReading Read()
     {
-        (long count, long ticks) = Values.Read();
+        (long count, long ticks) = ReadPartitions();
         return new OperationReading(Tags, count, ticks);
     }
 }

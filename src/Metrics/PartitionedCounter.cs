@@ -39,7 +39,7 @@ public sealed class PartitionedCounter : Instrument
             ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
         }
 
-        _series.GetOrAdd([]).Values.AddSum(value);
+        _series.GetOrAdd([]).AddValid(value);
     }
 
     /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
@@ -54,7 +54,7 @@ public sealed class PartitionedCounter : Instrument
             ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
         }
 
-        _series.GetOrAdd(tags).Values.AddSum(value);
+        _series.GetOrAdd(tags).AddValid(value);
     }
 
     /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to add to without a lookup.</summary>

@@ -6,13 +6,17 @@ namespace ScalableMetrics;
 /// </summary>
 internal sealed class ThreadCell
 {
-    public ThreadCell(Thread owner)
+    public ThreadCell(Thread owner, long lease)
     {
         Owner = owner;
+        Lease = lease;
     }
 
     /// <summary>The only thread that writes <see cref="Data"/>; once it has ended, the cell is retired.</summary>
     public Thread Owner { get; }
+
+    /// <summary>The owner's <see cref="ThreadLease"/>: a writer whose lease differs is not the owner.</summary>
+    public long Lease { get; }
 
     /// <summary>The cell's data, padded so that cells of different threads never share a cache line.</summary>
     public PaddedCell Data;

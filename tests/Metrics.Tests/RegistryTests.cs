@@ -41,6 +41,6 @@ public class RegistryTests
     {
         var registry = new MetricRegistry();
         Assert.Equal(ProcessorId.IsSupported ? PartitionStrategy.PerProcessor : PartitionStrategy.PerThread, registry.Strategy);
-        Assert.Equal(registry.Strategy, registry.CreateCounter("test.strategy").Bind().Values.Strategy);
+        Assert.Equal(registry.Strategy, registry.CreateCounter("test.strategy").Bind().Strategy);
     }
 }

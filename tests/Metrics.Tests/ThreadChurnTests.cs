@@ -23,11 +23,11 @@ public class ThreadChurnTests
         }
 
         // Registration sweeps ended threads as the list doubles, so it never held all 3,200.
-        Assert.InRange(series.Values.LiveThreadCellCount, 0, 2 * 64);
+        Assert.InRange(series.LiveThreadCellCount, 0, 2 * 64);
         Assert.Equal((long)Threads * AddsPerThread, series.Read());
 
         // Every writer has been joined: the read retired every cell.
-        Assert.Equal(0, series.Values.LiveThreadCellCount);
+        Assert.Equal(0, series.LiveThreadCellCount);
         Assert.Equal((long)Threads * AddsPerThread, series.Read());
     }
 
@@ -38,9 +38,9 @@ public class ThreadChurnTests
         CounterSeries series = registry.CreateCounter("test.live").Bind();
         series.Add(5);
         Assert.Equal(5, series.Read());
-        Assert.Equal(1, series.Values.LiveThreadCellCount);
+        Assert.Equal(1, series.LiveThreadCellCount);
         series.Add(5);
         Assert.Equal(10, series.Read());
-        Assert.Equal(1, series.Values.LiveThreadCellCount);
+        Assert.Equal(1, series.LiveThreadCellCount);
     }
 }

@@ -1,0 +1,191 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// One series of a partitioned instrument: its tags and its data (a count and a sum of
+/// <see cref="long"/>s), kept as one padded copy per partition and summed only when read.
+/// </summary>
+/// <remarks>
+/// <para>Writes never take a lock. Reads take the series' lock, so that reads are serialized:
+/// each cell only grows, each read visits every cell after the read before it did, and a thread
+/// cell whose thread has ended moves into the retired totals under that same lock; so a read's
+/// result never goes down, and no value is lost or counted twice.</para>
+/// <para>The storage sits in this base class rather than in an object of its own, so that an add
+/// through a bound series reaches its cells with one load less.</para>
+/// </remarks>
+public abstract class PartitionedSeries
+{
+    private readonly PaddedCell[]? _processorCells;
+    private ThreadCell?[] _threadCells = [];
+    private readonly Lock _lock = new();
+    private long _retiredCount;
+    private long _retiredSum;
+
+    private protected PartitionedSeries(TagSet tags, PartitionStrategy strategy)
+    {
+        Tags = tags;
+        if (strategy == PartitionStrategy.PerProcessor)
+        {
+            _processorCells = new PaddedCell[ProcessorId.PartitionCount];
+        }
+    }
+
+    /// <summary>The tags that name this series.</summary>
+    public TagSet Tags { get; }
+
+    /// <summary>The strategy this series was created with.</summary>
+    internal PartitionStrategy Strategy => _processorCells is null ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
+
+    /// <summary>The number of thread cells not yet retired (per-thread strategy; 0 otherwise).</summary>
+    internal int LiveThreadCellCount
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return _threadCells.Count(c => c is not null);
+            }
+        }
+    }
+
+    /// <summary>Adds <paramref name="sum"/> to the calling partition's sum.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected void AddSum(long sum)
+    {
+        PaddedCell[]? cells = _processorCells;
+        if (cells is not null)
+        {
+            // CurrentPartition() < PartitionCount == cells.Length, so a bounds check would be redundant.
+            ref PaddedCell cell = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(cells), ProcessorId.CurrentPartition());
+            Interlocked.Add(ref cell.Sum, sum);
+        }
+        else
+        {
+            ref PaddedCell cell = ref GetThreadCell().Data;
+            Volatile.Write(ref cell.Sum, cell.Sum + sum);
+        }
+    }
+
+    /// <summary>Adds <paramref name="count"/> operations of <paramref name="sum"/> to the calling partition's count and sum.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected void AddCountAndSum(long count, long sum)
+    {
+        PaddedCell[]? cells = _processorCells;
+        if (cells is not null)
+        {
+            ref PaddedCell cell = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(cells), ProcessorId.CurrentPartition());
+            Interlocked.Add(ref cell.Count, count);
+            Interlocked.Add(ref cell.Sum, sum);
+        }
+        else
+        {
+            ref PaddedCell cell = ref GetThreadCell().Data;
+            Volatile.Write(ref cell.Count, cell.Count + count);
+            Volatile.Write(ref cell.Sum, cell.Sum + sum);
+        }
+    }
+
+    /// <summary>Sums every partition. Thread-safe; serialized with other reads of this series.</summary>
+    /// <remarks>The count and the sum are each exact as of some instant during the read, not necessarily the same instant.</remarks>
+    private protected (long Count, long Sum) ReadPartitions()
+    {
+        lock (_lock)
+        {
+            long count = 0;
+            long sum = 0;
+            if (_processorCells is { } processorCells)
+            {
+                for (int i = 0; i < processorCells.Length; i++)
+                {
+                    count += Volatile.Read(ref processorCells[i].Count);
+                    sum += Volatile.Read(ref processorCells[i].Sum);
+                }
+
+                return (count, sum);
+            }
+
+            ThreadCell?[] cells = _threadCells;
+            for (int i = 0; i < cells.Length; i++)
+            {
+                if (cells[i] is { } cell && !cell.Owner.IsAlive)
+                {
+                    Retire(cells, i);
+                }
+            }
+
+            count = _retiredCount;
+            sum = _retiredSum;
+            foreach (ThreadCell? cell in cells)
+            {
+                if (cell is not null)
+                {
+                    count += Volatile.Read(ref cell.Data.Count);
+                    sum += Volatile.Read(ref cell.Data.Sum);
+                }
+            }
+
+            return (count, sum);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private ThreadCell GetThreadCell()
+    {
+        long lease = ThreadLease.Current;
+        int index = ThreadLease.IndexOf(lease);
+        ThreadCell?[] cells = _threadCells;
+        if ((uint)index < (uint)cells.Length && cells[index] is { } cell && cell.Lease == lease)
+        {
+            return cell;
+        }
+
+        return RegisterThreadCell();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private ThreadCell RegisterThreadCell()
+    {
+        long lease = ThreadLease.AcquireForCurrentThread();
+        int index = ThreadLease.IndexOf(lease);
+        lock (_lock)
+        {
+            ThreadCell?[] cells = _threadCells;
+            if (index >= cells.Length)
+            {
+                // Readers of _threadCells without the lock (writers on the hot path) see either
+                // array; a cell is only ever written by its owner, whichever array it found it in.
+                Array.Resize(ref cells, Math.Max(index + 1, ThreadLease.IndexCount));
+                Volatile.Write(ref _threadCells, cells);
+            }
+
+            if (cells[index] is { } existing)
+            {
+                if (existing.Lease == lease)
+                {
+                    return existing;
+                }
+
+                // The index was this thread's predecessor's, given on only after it ended: its
+                // cell holds final values.
+                Retire(cells, index);
+            }
+
+            var cell = new ThreadCell(Thread.CurrentThread, lease);
+            Volatile.Write(ref cells[index], cell);
+            return cell;
+        }
+    }
+
+    // Caller holds _lock, and the cell's owner has ended, so the cell gets no more writes: its
+    // final values move into the retired totals and it leaves the array in one step under the
+    // lock that every read takes. Counted exactly once, before and after.
+    private void Retire(ThreadCell?[] cells, int index)
+    {
+        ThreadCell cell = cells[index]!;
+        _retiredCount += Volatile.Read(ref cell.Data.Count);
+        _retiredSum += Volatile.Read(ref cell.Data.Sum);
+        cells[index] = null;
+    }
+}
