@@ -15,7 +15,11 @@ namespace ScalableMetrics.Exporter;
 /// in seconds (the total elapsed time), and <c>x.count</c>, an <see cref="ObservableCounter{T}"/>
 /// of <see cref="long"/> in <c>{operation}</c>. Each series is one measurement with the series' tags.</para>
 /// <para>The partitions are summed only when a listener collects; recording stays as cheap as
-/// without the bridge. Thread-safe.</para>
+/// without the bridge. An operation's two instruments are read one after the other, so a
+/// collection made while it is being recorded may see one more operation in one than the other.
+/// Thread-safe.</para>
+/// <para>An <see cref="OperationData"/> named <c>x</c> also takes the name <c>x.count</c> on the
+/// meter: give no other instrument of the registry that name.</para>
 /// </remarks>
 public sealed class MeterBridge : IDisposable
 {

@@ -22,8 +22,13 @@ public static class PrometheusText
 {
     public static IReadOnlyList<PrometheusSample> Parse(string text)
     {
-        Assert.EndsWith("\n", text);
         var samples = new List<PrometheusSample>();
+        if (text.Length == 0)
+        {
+            return samples;
+        }
+
+        Assert.EndsWith("\n", text);
         foreach (string line in text[..^1].Split('\n'))
         {
             if (line.StartsWith("# HELP ", StringComparison.Ordinal) || line.StartsWith("# TYPE ", StringComparison.Ordinal))

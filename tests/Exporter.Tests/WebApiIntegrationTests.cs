@@ -77,6 +77,35 @@ public sealed class WebApiIntegrationTests
     }
 
     [Fact]
+    public async Task A_request_is_counted_before_its_response_reaches_the_client()
+    {
+        await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0"]);
+        using var handlerMayReturn = new SemaphoreSlim(0);
+        app.MapGet("/slow-tail", async context =>
+        {
+            // The whole response is sent, then the handler keeps running.
+            context.Response.ContentLength = 2;
+            await context.Response.Body.WriteAsync("ok"u8.ToArray());
+            await context.Response.Body.FlushAsync();
+            await handlerMayReturn.WaitAsync(TimeSpan.FromSeconds(30));
+        });
+        await app.StartAsync();
+        var baseAddress = new Uri(Assert.Single(app.Urls));
+        using var client = new HttpClient { BaseAddress = baseAddress };
+
+        // The scraper has a connection of its own: the first one is busy until the handler returns.
+        using var scraper = new HttpClient { BaseAddress = baseAddress };
+
+        Assert.Equal("ok", await client.GetStringAsync("/slow-tail"));
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await scraper.GetStringAsync("/metrics"));
+        handlerMayReturn.Release();
+
+        Assert.Equal("1", PrometheusText.Single(samples, "webapi_requests_total", ("http_route", "/slow-tail"), ("http_response_status_code", "200")).Value);
+        Assert.DoesNotContain(samples, s => s.Name == "webapi_request_duration_count_total" && s.Labels["http_route"] == "/slow-tail");
+        await app.StopAsync();
+    }
+
+    [Fact]
     public async Task The_scrape_path_can_be_chosen()
     {
         WebApplicationBuilder builder = WebApplication.CreateBuilder();

@@ -2,6 +2,7 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
 using ScalableMetrics.Exporter;
+using ScalableMetrics.Exporter.Hosting;
 
 namespace Microsoft.AspNetCore.Routing;
 
@@ -22,13 +23,17 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     /// <returns>A builder to add conventions to the endpoint (authorization, host filtering, ...).</returns>
     /// <exception cref="ArgumentNullException"><paramref name="endpoints"/> or <paramref name="path"/> is null.</exception>
     /// <exception cref="InvalidOperationException"><c>AddScalableMetrics</c> was not called on the services.</exception>
+    /// <exception cref="Microsoft.Extensions.Options.OptionsValidationException">The <see cref="ScalableMetricsOptions"/> are invalid.</exception>
     public static IEndpointConventionBuilder MapPrometheusScrapingEndpoint(this IEndpointRouteBuilder endpoints, string path = DefaultScrapePath)
     {
         ArgumentNullException.ThrowIfNull(endpoints);
         ArgumentNullException.ThrowIfNull(path);
 
-        PrometheusPullExporter exporter = endpoints.ServiceProvider.GetService<PrometheusPullExporter>()
-            ?? throw new InvalidOperationException("No PrometheusPullExporter is registered: call services.AddScalableMetrics() (or builder.AddScalableMetrics()) first.");
+        // Resolving the provider builds it now if the host has not yet, so the endpoint works
+        // even where no hosted service runs.
+        _ = endpoints.ServiceProvider.GetService<ScalableMetricsMeterProvider>()
+            ?? throw new InvalidOperationException("ScalableMetrics is not registered: call services.AddScalableMetrics() (or builder.AddScalableMetrics()) first.");
+        PrometheusPullExporter exporter = endpoints.ServiceProvider.GetRequiredService<PrometheusPullExporter>();
 
         return endpoints.MapGet(path, context => ScrapeAsync(exporter, context)).WithDisplayName("Prometheus scrape");
     }
