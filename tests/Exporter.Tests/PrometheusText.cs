@@ -1,18 +1,6 @@
-using System.Globalization;
 using System.Text;
 
 namespace ScalableMetrics.Exporter.Tests;
-
-/// <summary>One sample line of a scrape: name, labels (unescaped) and the value as written.</summary>
-public sealed record PrometheusSample(string Name, IReadOnlyDictionary<string, string> Labels, string Value)
-{
-    public double NumericValue => Value switch
-    {
-        "+Inf" => double.PositiveInfinity,
-        "-Inf" => double.NegativeInfinity,
-        _ => double.Parse(Value, CultureInfo.InvariantCulture),
-    };
-}
 
 /// <summary>
 /// A strict reader of the text exposition format 0.0.4, enough to check what the exporter writes:
