@@ -1,0 +1,80 @@
+using System.Diagnostics;
+
+namespace ScalableMetrics.Samples.WebApi;
+
+/// <summary>
+/// Counts every request in <c>webapi.requests</c> (tags <c>http.route</c> and
+/// <c>http.response.status_code</c>) and times it in <c>webapi.request.duration</c> (tag
+/// <c>http.route</c>).
+/// </summary>
+/// <remarks>
+/// The count is recorded when the response starts, before its first byte is sent, so a client
+/// that has its response and then scrapes <c>/metrics</c> always finds its request counted. The
+/// duration is recorded when the rest of the pipeline returns. An exception that escapes the
+/// pipeline before the response starts becomes a 500 here, so that it is counted too.
+/// </remarks>
+public sealed class RequestMetricsMiddleware
+{
+    /// <summary>The <c>http.route</c> of requests no endpoint matched: one value keeps the cardinality bounded.</summary>
+    public const string UnmatchedRoute = "unmatched";
+
+    private const string RouteTag = "http.route";
+    private const string StatusCodeTag = "http.response.status_code";
+
+    // Boxed once: tagging with a fresh box per request would allocate on every request.
+    private static readonly object[] s_statusCodes = [.. Enumerable.Range(0, 600).Select(static code => (object)code)];
+
+    private readonly RequestDelegate _next;
+    private readonly ILogger<RequestMetricsMiddleware> _logger;
+    private readonly PartitionedCounter _requests;
+    private readonly OperationData _duration;
+    private readonly Func<object, Task> _countRequest;
+
+    /// <summary>Creates the middleware and its instruments.</summary>
+    /// <param name="next">The rest of the pipeline.</param>
+    /// <param name="registry">The registry the instruments are created in.</param>
+    /// <param name="logger">Logs the exceptions turned into 500s.</param>
+    public RequestMetricsMiddleware(RequestDelegate next, MetricRegistry registry, ILogger<RequestMetricsMiddleware> logger)
+    {
+        _next = next;
+        _logger = logger;
+        _requests = registry.CreateCounter("webapi.requests", "{request}", "HTTP requests answered, by route and status code.");
+        _duration = registry.CreateOperationData("webapi.request.duration", "Time spent handling HTTP requests, by route.");
+        _countRequest = CountRequest;
+    }
+
+    /// <summary>Runs the rest of the pipeline, counting and timing the request.</summary>
+    /// <param name="context">The request's context.</param>
+    /// <returns>A task that completes when the request is handled.</returns>
+    public async Task InvokeAsync(HttpContext context)
+    {
+        long started = Stopwatch.GetTimestamp();
+        context.Response.OnStarting(_countRequest, context);
+        try
+        {
+            await _next(context);
+        }
+        catch (Exception exception) when (!context.Response.HasStarted)
+        {
+            _logger.LogError(exception, "Unhandled exception; answering 500.");
+            context.Response.Clear();
+            context.Response.StatusCode = StatusCodes.Status500InternalServerError;
+        }
+        finally
+        {
+            _duration.Record(Stopwatch.GetElapsedTime(started), new KeyValuePair<string, object?>(RouteTag, RouteOf(context)));
+        }
+    }
+
+    private static string RouteOf(HttpContext context) =>
+        (context.GetEndpoint() as RouteEndpoint)?.RoutePattern.RawText ?? UnmatchedRoute;
+
+    private Task CountRequest(object state)
+    {
+        var context = (HttpContext)state;
+        int status = context.Response.StatusCode;
+        object boxedStatus = (uint)status < (uint)s_statusCodes.Length ? s_statusCodes[status] : status;
+        _requests.Add(1, new(RouteTag, RouteOf(context)), new(StatusCodeTag, boxedStatus));
+        return Task.CompletedTask;
+    }
+}

@@ -1,0 +1,61 @@
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http.Features;
+
+namespace ScalableMetrics.Samples.WebApi;
+
+/// <summary>
+/// Builds the sample API: <c>GET /hello</c>, and <c>GET /metrics</c> for Prometheus, every request
+/// counted and timed by <see cref="RequestMetricsMiddleware"/>. Separate from <c>Program</c> so
+/// that tests can start it in-process.
+/// </summary>
+public static class WebApiApp
+{
+    /// <summary>Where the API listens when neither <c>--urls</c> nor configuration says.</summary>
+    public const string DefaultUrl = "http://127.0.0.1:5000";
+
+    private static readonly byte[] s_helloBody = "Hello from ScalableMetrics!\n"u8.ToArray();
+
+    /// <summary>Builds the application; start it with <c>RunAsync</c> or <c>StartAsync</c>.</summary>
+    /// <param name="args">Command-line arguments, e.g. <c>--urls http://127.0.0.1:0</c> for any free port.</param>
+    /// <returns>The application, not yet started. Once started, it prints <c>Listening on URL</c>
+    /// for each address it is bound to, with the real port.</returns>
+    public static WebApplication Create(string[] args)
+    {
+        WebApplicationBuilder builder = WebApplication.CreateBuilder(args);
+        if (string.IsNullOrEmpty(builder.Configuration[WebHostDefaults.ServerUrlsKey])
+            && string.IsNullOrEmpty(builder.Configuration[WebHostDefaults.HttpPortsKey])
+            && string.IsNullOrEmpty(builder.Configuration[WebHostDefaults.HttpsPortsKey]))
+        {
+            builder.WebHost.UseUrls(DefaultUrl);
+        }
+
+        // Per-request logs at Information would make the console the bottleneck of a load test.
+        builder.Logging.AddFilter("Microsoft.AspNetCore", LogLevel.Warning);
+        builder.AddScalableMetrics();
+
+        WebApplication app = builder.Build();
+        app.UseMiddleware<RequestMetricsMiddleware>();
+        app.MapGet("/hello", HelloAsync);
+        app.MapPrometheusScrapingEndpoint();
+        app.Lifetime.ApplicationStarted.Register(() => PrintAddresses(app));
+        return app;
+    }
+
+    // Content-Length lets ApacheBench's HTTP/1.0 keep-alive (ab -k) reuse the connection.
+    private static Task HelloAsync(HttpContext context)
+    {
+        context.Response.ContentType = "text/plain; charset=utf-8";
+        context.Response.ContentLength = s_helloBody.Length;
+        return context.Response.Body.WriteAsync(s_helloBody, context.RequestAborted).AsTask();
+    }
+
+    private static void PrintAddresses(WebApplication app)
+    {
+        ICollection<string> addresses = app.Services.GetRequiredService<IServer>().Features.GetRequiredFeature<IServerAddressesFeature>().Addresses;
+        foreach (string address in addresses)
+        {
+            Console.WriteLine($"Listening on {address}");
+        }
+    }
+}

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# End-to-end check of the sample API and its Prometheus endpoint, run from the repository root:
+#   bash scripts/e2e.sh
+# Builds samples/WebApi in Release, starts it on a free loopback port, sends exactly
+# $REQUESTS requests to /hello with ApacheBench while scraping /metrics every 100 ms, and fails
+# unless every scrape's /hello 200 count is at least the one before, promtool accepts a scrape,
+# ab reports no failed request, and the counter equals ab's "Complete requests" once ab is done.
+# Installs ab (apache2-utils), promtool (prometheus) and curl from Debian's packages if missing.
+set -euo pipefail
+
+REQUESTS=200000
+CONCURRENCY=8
+SCRAPE_INTERVAL_US=100000
+STARTUP_TIMEOUT_SECONDS=60
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1
+
+fail() {
+  echo "e2e: FAIL: $*" >&2
+  exit 1
+}
+
+install_missing_tools() {
+  local missing=()
+  command -v ab >/dev/null 2>&1 || missing+=(apache2-utils)
+  command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  if ((${#missing[@]} == 0)); then
+    return
+  fi
+
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    sudo=(sudo)
+  fi
+
+  echo "e2e: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  # Only promtool is wanted from prometheus: no recommends (node exporter, ...), no service start.
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The value of the /hello 200 sample of webapi_requests_total in a scrape file; 0 if absent.
+hello_count() {
+  awk '
+    /^webapi_requests_total\{/ && /http_route="\/hello"/ && /http_response_status_code="200"/ { n++; value = $NF }
+    END { if (n > 1) { print "more than one /hello 200 series" > "/dev/stderr"; exit 2 } print (n ? value : 0) }
+  ' "$1"
+}
+
+# Scrapes until $WORK/ab.done appears; one count per line in $WORK/counts, problems in $WORK/scrape.errors.
+scrape_loop() {
+  local previous=0 count scrape=0 started elapsed_us
+  while [[ ! -e $WORK/ab.done ]]; do
+    started=${EPOCHREALTIME/./}
+    scrape=$((scrape + 1))
+    if ! curl -sf --max-time 5 -o "$WORK/scrape.prom" "$BASE_URL/metrics"; then
+      echo "scrape $scrape: request failed" >>"$WORK/scrape.errors"
+    elif ! count=$(hello_count "$WORK/scrape.prom"); then
+      echo "scrape $scrape: unreadable" >>"$WORK/scrape.errors"
+    else
+      if ((count < previous)); then
+        echo "scrape $scrape: count went down from $previous to $count" >>"$WORK/scrape.errors"
+      fi
+      previous=$count
+      echo "$count" >>"$WORK/counts"
+    fi
+    # One scrape per interval: sleep what the scrape left of it.
+    elapsed_us=$((${EPOCHREALTIME/./} - started))
+    if ((elapsed_us < SCRAPE_INTERVAL_US)); then
+      sleep "0.$(printf '%06d' $((SCRAPE_INTERVAL_US - elapsed_us)))"
+    fi
+  done
+}
+
+cleanup() {
+  local status=$?
+  if [[ -n ${SCRAPER_PID:-} ]]; then
+    kill "$SCRAPER_PID" 2>/dev/null || true
+    wait "$SCRAPER_PID" 2>/dev/null || true
+  fi
+  if [[ -n ${APP_PID:-} ]]; then
+    kill "$APP_PID" 2>/dev/null || true
+    wait "$APP_PID" 2>/dev/null || true
+  fi
+  if ((status != 0)) && [[ -s ${WORK:-}/app.log ]]; then
+    echo "e2e: sample's output:" >&2
+    tail -n 40 "$WORK/app.log" >&2
+  fi
+  rm -rf "${WORK:-}"
+  exit "$status"
+}
+
+install_missing_tools
+WORK=$(mktemp -d)
+trap cleanup EXIT
+
+echo "e2e: building samples/WebApi (Release)"
+dotnet build samples/WebApi -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/build.log" 2>&1 || {
+  cat "$WORK/build.log" >&2
+  fail "build failed"
+}
+
+# Port 0: the sample binds a free port and prints it ("Listening on http://127.0.0.1:PORT").
+dotnet samples/WebApi/bin/Release/net10.0/ScalableMetrics.Samples.WebApi.dll --urls http://127.0.0.1:0 >"$WORK/app.log" 2>&1 &
+APP_PID=$!
+
+BASE_URL=
+for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
+  kill -0 "$APP_PID" 2>/dev/null || fail "the sample exited during start-up"
+  BASE_URL=$(sed -n 's/^Listening on \(http:\/\/127\.0\.0\.1:[0-9]*\)$/\1/p' "$WORK/app.log" | head -n 1)
+  # Readiness is asked of /metrics, not /hello, so that no /hello request is counted but ab's.
+  if [[ -n $BASE_URL ]] && curl -sf --max-time 2 -o /dev/null "$BASE_URL/metrics"; then
+    break
+  fi
+  BASE_URL=
+  sleep 0.1
+done
+[[ -n $BASE_URL ]] || fail "the sample did not answer within $STARTUP_TIMEOUT_SECONDS s"
+echo "e2e: sample listening on $BASE_URL (pid $APP_PID)"
+
+curl -sf -o "$WORK/before.prom" "$BASE_URL/metrics" || fail "scrape before the load failed"
+before=$(hello_count "$WORK/before.prom")
+((before == 0)) || fail "/hello was counted $before times before the load"
+
+scrape_loop &
+SCRAPER_PID=$!
+
+echo "e2e: ab -n $REQUESTS -c $CONCURRENCY -k $BASE_URL/hello"
+ab_status=0
+ab -n "$REQUESTS" -c "$CONCURRENCY" -k -q "$BASE_URL/hello" >"$WORK/ab.txt" 2>&1 || ab_status=$?
+touch "$WORK/ab.done"
+
+# The count is recorded when a response starts, before its first byte is sent: a scrape made
+# after ab has read every response must already hold them all, with no waiting.
+curl -sf -o "$WORK/final.prom" "$BASE_URL/metrics" || fail "scrape after the load failed"
+counted=$(hello_count "$WORK/final.prom")
+wait "$SCRAPER_PID"
+SCRAPER_PID=
+
+cat "$WORK/ab.txt"
+((ab_status == 0)) || fail "ab exited with status $ab_status"
+completed=$(awk '/^Complete requests:/ { print $3 }' "$WORK/ab.txt")
+failed=$(awk '/^Failed requests:/ { print $3 }' "$WORK/ab.txt")
+non2xx=$(awk '/^Non-2xx responses:/ { print $3 }' "$WORK/ab.txt")
+[[ -n $completed && -n $failed ]] || fail "could not read ab's report"
+
+echo "e2e: checking the final scrape with promtool"
+promtool_status=0
+promtool_output=$(promtool check metrics <"$WORK/final.prom" 2>&1) || promtool_status=$?
+if ((promtool_status == 0)); then
+  promtool_verdict="OK${promtool_output:+ ($promtool_output)}"
+else
+  promtool_verdict="FAILED (exit $promtool_status): $promtool_output"
+fi
+
+scrapes=$(wc -l <"$WORK/counts" 2>/dev/null || echo 0)
+last_during_load=$(tail -n 1 "$WORK/counts" 2>/dev/null || echo 0)
+
+echo
+echo "requests completed (ab): $completed"
+echo "requests failed (ab):    $failed"
+echo "requests counted:        $counted"
+echo "scrapes taken:           $scrapes during the load (last saw $last_during_load), all non-decreasing: $([[ -s $WORK/scrape.errors ]] && echo no || echo yes)"
+echo "promtool check metrics:  $promtool_verdict"
+echo
+grep -E '^(# (HELP|TYPE) )?webapi_' "$WORK/final.prom"
+echo
+
+[[ ! -s $WORK/scrape.errors ]] || fail "scrapes during the load: $(head -n 5 "$WORK/scrape.errors" | tr '\n' ';')"
+((scrapes > 0)) || fail "no scrape succeeded during the load"
+((failed == 0)) || fail "ab reported $failed failed requests"
+[[ -z $non2xx || $non2xx == 0 ]] || fail "ab reported $non2xx non-2xx responses"
+((completed == REQUESTS)) || fail "ab completed $completed of $REQUESTS requests"
+((counted == completed)) || fail "counted $counted requests, ab completed $completed"
+((last_during_load <= counted)) || fail "a scrape during the load saw $last_during_load, more than the final $counted"
+((promtool_status == 0)) || fail "promtool rejected the scrape"
+echo "e2e: PASS"

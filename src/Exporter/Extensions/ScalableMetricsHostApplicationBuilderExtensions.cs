@@ -1,0 +1,44 @@
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using ScalableMetrics.Exporter;
+
+namespace Microsoft.Extensions.Hosting;
+
+/// <summary>Adds ScalableMetrics to a host application builder (a <c>WebApplicationBuilder</c>, a <c>HostApplicationBuilder</c>).</summary>
+public static class ScalableMetricsHostApplicationBuilderExtensions
+{
+    /// <summary>The configuration section the options are bound from: <c>ScalableMetrics</c>.</summary>
+    public const string ConfigurationSectionName = "ScalableMetrics";
+
+    /// <summary>
+    /// Registers ScalableMetrics in <paramref name="builder"/>'s services (see
+    /// <see cref="ScalableMetricsServiceCollectionExtensions.AddScalableMetrics(IServiceCollection)"/>),
+    /// with its options bound from the configuration section <see cref="ConfigurationSectionName"/>.
+    /// </summary>
+    /// <typeparam name="TBuilder">The builder's type, returned for chaining.</typeparam>
+    /// <param name="builder">The host application builder.</param>
+    /// <returns><paramref name="builder"/>, to chain calls.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="builder"/> is null.</exception>
+    public static TBuilder AddScalableMetrics<TBuilder>(this TBuilder builder)
+        where TBuilder : IHostApplicationBuilder =>
+        AddScalableMetrics(builder, configure: null);
+
+    /// <summary>
+    /// Registers ScalableMetrics in <paramref name="builder"/>'s services, with its options bound
+    /// from the configuration section <see cref="ConfigurationSectionName"/>, then configured by
+    /// <paramref name="configure"/>.
+    /// </summary>
+    /// <typeparam name="TBuilder">The builder's type, returned for chaining.</typeparam>
+    /// <param name="builder">The host application builder.</param>
+    /// <param name="configure">Configures the options after the configuration is bound. Null to leave them be.</param>
+    /// <returns><paramref name="builder"/>, to chain calls.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="builder"/> is null.</exception>
+    public static TBuilder AddScalableMetrics<TBuilder>(this TBuilder builder, Action<ScalableMetricsOptions>? configure)
+        where TBuilder : IHostApplicationBuilder
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        builder.Services.AddOptions<ScalableMetricsOptions>().Bind(builder.Configuration.GetSection(ConfigurationSectionName));
+        builder.Services.AddScalableMetrics(configure);
+        return builder;
+    }
+}

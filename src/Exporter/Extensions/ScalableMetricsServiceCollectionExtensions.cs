@@ -1,0 +1,65 @@
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
+using ScalableMetrics;
+using ScalableMetrics.Exporter;
+using ScalableMetrics.Exporter.Hosting;
+
+namespace Microsoft.Extensions.DependencyInjection;
+
+/// <summary>Registers ScalableMetrics, its OpenTelemetry bridge and its Prometheus exporter in a service collection.</summary>
+public static class ScalableMetricsServiceCollectionExtensions
+{
+    /// <summary>
+    /// Registers a singleton <see cref="MetricRegistry"/>, a <see cref="MeterBridge"/> that publishes
+    /// it, a <see cref="PrometheusPullExporter"/>, and an OpenTelemetry <c>MeterProvider</c> that
+    /// reads the bridge's meter through the exporter, built when the host starts and disposed with
+    /// the container. Map the scrape endpoint with <c>MapPrometheusScrapingEndpoint</c>.
+    /// </summary>
+    /// <param name="services">The service collection.</param>
+    /// <returns><paramref name="services"/>, to chain calls.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="services"/> is null.</exception>
+    /// <remarks>Calling it again adds nothing twice.</remarks>
+    public static IServiceCollection AddScalableMetrics(this IServiceCollection services) =>
+        AddScalableMetrics(services, configure: null);
+
+    /// <summary>
+    /// Registers ScalableMetrics as <see cref="AddScalableMetrics(IServiceCollection)"/> does, and
+    /// configures its <see cref="ScalableMetricsOptions"/>.
+    /// </summary>
+    /// <param name="services">The service collection.</param>
+    /// <param name="configure">Configures the options; runs when they are first resolved. Null to leave them be.</param>
+    /// <returns><paramref name="services"/>, to chain calls.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="services"/> is null.</exception>
+    /// <remarks>Invalid options throw <see cref="OptionsValidationException"/> when the host starts.</remarks>
+    public static IServiceCollection AddScalableMetrics(this IServiceCollection services, Action<ScalableMetricsOptions>? configure)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+
+        OptionsBuilder<ScalableMetricsOptions> options = services.AddOptions<ScalableMetricsOptions>();
+        if (configure is not null)
+        {
+            options.Configure(configure);
+        }
+
+        options.ValidateOnStart();
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<ScalableMetricsOptions>, ScalableMetricsOptionsValidator>());
+
+        services.TryAddSingleton(static provider =>
+        {
+            ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+            return new MetricRegistry(new MetricRegistryOptions
+            {
+                Strategy = value.Strategy,
+                MaxSeriesPerInstrument = value.MaxSeriesPerInstrument,
+            });
+        });
+        services.TryAddSingleton(static provider => new MeterBridge(
+            provider.GetRequiredService<MetricRegistry>(),
+            provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.MeterName));
+        services.TryAddSingleton<PrometheusPullExporter>();
+        services.TryAddSingleton<ScalableMetricsMeterProvider>();
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());
+        return services;
+    }
+}

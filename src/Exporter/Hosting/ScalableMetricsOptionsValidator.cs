@@ -1,0 +1,28 @@
+using Microsoft.Extensions.Options;
+
+namespace ScalableMetrics.Exporter.Hosting;
+
+/// <summary>Rejects options the registry or the meter would throw on, naming every problem at once.</summary>
+internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<ScalableMetricsOptions>
+{
+    public ValidateOptionsResult Validate(string? name, ScalableMetricsOptions options)
+    {
+        var failures = new List<string>();
+        if (string.IsNullOrWhiteSpace(options.MeterName))
+        {
+            failures.Add($"{nameof(ScalableMetricsOptions.MeterName)} must not be empty.");
+        }
+
+        if (!Enum.IsDefined(options.Strategy))
+        {
+            failures.Add($"{nameof(ScalableMetricsOptions.Strategy)} '{options.Strategy}' is not a defined {nameof(PartitionStrategy)}.");
+        }
+
+        if (options.MaxSeriesPerInstrument < 2)
+        {
+            failures.Add($"{nameof(ScalableMetricsOptions.MaxSeriesPerInstrument)} must be at least 2; it is {options.MaxSeriesPerInstrument}.");
+        }
+
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+}

@@ -1,0 +1,65 @@
+using OpenTelemetry.Metrics;
+
+namespace ScalableMetrics.Exporter.Prometheus;
+
+/// <summary>
+/// What the text format needs of one OpenTelemetry metric apart from its points: the family's
+/// name, type and help, and the labels that name its scope (the meter). Computed once per
+/// <see cref="Metric"/>, which OpenTelemetry keeps from collection to collection.
+/// </summary>
+internal sealed class PrometheusMetricFamily
+{
+    private const string ScopeNameLabel = "otel_scope_name";
+    private const string ScopeVersionLabel = "otel_scope_version";
+    private const string ScopeAttributePrefix = "otel_scope_";
+
+    private PrometheusMetricFamily(string name, PrometheusType type, string? help, KeyValuePair<string, object?>[] scopeLabels)
+    {
+        Name = name;
+        Type = type;
+        Help = help;
+        ScopeLabels = scopeLabels;
+    }
+
+    public string Name { get; }
+
+    public PrometheusType Type { get; }
+
+    public string? Help { get; }
+
+    /// <summary><c>otel_scope_name</c>, <c>otel_scope_version</c> if the meter has one, and
+    /// <c>otel_scope_&lt;key&gt;</c> for each of the meter's tags; names already sanitized.</summary>
+    public KeyValuePair<string, object?>[] ScopeLabels { get; }
+
+    /// <summary>The Prometheus type of a metric, or <see cref="PrometheusType.Unsupported"/>.</summary>
+    public static PrometheusType TypeOf(MetricType metricType) => metricType switch
+    {
+        MetricType.LongSum or MetricType.DoubleSum => PrometheusType.Counter,
+        MetricType.LongSumNonMonotonic or MetricType.DoubleSumNonMonotonic => PrometheusType.Gauge,
+        MetricType.LongGauge or MetricType.DoubleGauge => PrometheusType.Gauge,
+        MetricType.Histogram => PrometheusType.Histogram,
+        _ => PrometheusType.Unsupported,
+    };
+
+    public static PrometheusMetricFamily Create(Metric metric)
+    {
+        PrometheusType type = TypeOf(metric.MetricType);
+        string name = PrometheusNames.MetricName(metric.Name, metric.Unit, type);
+
+        var scopeLabels = new List<KeyValuePair<string, object?>> { new(ScopeNameLabel, metric.MeterName) };
+        if (!string.IsNullOrEmpty(metric.MeterVersion))
+        {
+            scopeLabels.Add(new(ScopeVersionLabel, metric.MeterVersion));
+        }
+
+        if (metric.MeterTags is { } meterTags)
+        {
+            foreach (KeyValuePair<string, object?> tag in meterTags)
+            {
+                scopeLabels.Add(new(PrometheusNames.SanitizeLabelName(ScopeAttributePrefix + tag.Key), tag.Value));
+            }
+        }
+
+        return new PrometheusMetricFamily(name, type, string.IsNullOrEmpty(metric.Description) ? null : metric.Description, [.. scopeLabels]);
+    }
+}

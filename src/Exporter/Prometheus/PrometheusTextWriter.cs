@@ -1,0 +1,110 @@
+using System.Buffers;
+using System.Globalization;
+using System.Text;
+
+namespace ScalableMetrics.Exporter.Prometheus;
+
+/// <summary>
+/// A growable UTF-8 buffer with the few writes the text exposition format needs: names as they
+/// are, label values and help text escaped, numbers in Go's <c>ParseFloat</c> syntax. Reused
+/// from scrape to scrape, so a steady scrape allocates only its copy of the result. Not thread-safe.
+/// </summary>
+internal sealed class PrometheusTextWriter
+{
+    private const int InitialCapacity = 16 * 1024;
+
+    // Label values escape '\', '"' and line feed; help text escapes '\' and line feed only.
+    private static readonly SearchValues<char> s_labelValueEscapes = SearchValues.Create("\\\"\n");
+    private static readonly SearchValues<char> s_helpEscapes = SearchValues.Create("\\\n");
+
+    private byte[] _buffer = new byte[InitialCapacity];
+    private int _length;
+
+    /// <summary>The bytes written since the last <see cref="Clear"/>.</summary>
+    public ReadOnlySpan<byte> WrittenSpan => _buffer.AsSpan(0, _length);
+
+    public void Clear() => _length = 0;
+
+    public override string ToString() => Encoding.UTF8.GetString(WrittenSpan);
+
+    public void Write(byte value)
+    {
+        GetSpan(1)[0] = value;
+        _length++;
+    }
+
+    /// <summary>Writes <paramref name="text"/> unescaped: for names and fixed syntax.</summary>
+    public void Write(string text) => WriteUtf8(text);
+
+    public void WriteLabelValue(string value) => WriteEscaped(value, s_labelValueEscapes);
+
+    public void WriteHelp(string text) => WriteEscaped(text, s_helpEscapes);
+
+    public void Write(long value)
+    {
+        Span<byte> span = GetSpan(20);
+        value.TryFormat(span, out int written, default, CultureInfo.InvariantCulture);
+        _length += written;
+    }
+
+    /// <summary>Writes a number (or other formattable value) in the invariant culture.</summary>
+    public void Write(IUtf8SpanFormattable value)
+    {
+        Span<byte> span = GetSpan(64);
+        if (value.TryFormat(span, out int written, default, CultureInfo.InvariantCulture))
+        {
+            _length += written;
+        }
+        else
+        {
+            WriteLabelValue(value.ToString() ?? string.Empty);
+        }
+    }
+
+    /// <summary>Writes <paramref name="value"/> as Prometheus parses it: shortest round-trip
+    /// digits, and <c>NaN</c>, <c>+Inf</c>, <c>-Inf</c> for the values .NET spells otherwise.</summary>
+    public void Write(double value)
+    {
+        if (double.IsFinite(value))
+        {
+            Span<byte> span = GetSpan(32);
+            value.TryFormat(span, out int written, "R", CultureInfo.InvariantCulture);
+            _length += written;
+        }
+        else
+        {
+            Write(double.IsNaN(value) ? "NaN" : value > 0 ? "+Inf" : "-Inf");
+        }
+    }
+
+    private void WriteEscaped(string text, SearchValues<char> escapes)
+    {
+        ReadOnlySpan<char> rest = text;
+        int index;
+        while ((index = rest.IndexOfAny(escapes)) >= 0)
+        {
+            WriteUtf8(rest[..index]);
+            Write((byte)'\\');
+            Write(rest[index] == '\n' ? (byte)'n' : (byte)rest[index]);
+            rest = rest[(index + 1)..];
+        }
+
+        WriteUtf8(rest);
+    }
+
+    private void WriteUtf8(ReadOnlySpan<char> text)
+    {
+        Span<byte> span = GetSpan(Encoding.UTF8.GetMaxByteCount(text.Length));
+        _length += Encoding.UTF8.GetBytes(text, span);
+    }
+
+    private Span<byte> GetSpan(int sizeHint)
+    {
+        if (_buffer.Length - _length < sizeHint)
+        {
+            Array.Resize(ref _buffer, Math.Max(_buffer.Length * 2, _length + sizeHint));
+        }
+
+        return _buffer.AsSpan(_length);
+    }
+}

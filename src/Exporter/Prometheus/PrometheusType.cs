@@ -1,0 +1,17 @@
+namespace ScalableMetrics.Exporter.Prometheus;
+
+/// <summary>The Prometheus metric type an OpenTelemetry metric is written as.</summary>
+internal enum PrometheusType
+{
+    /// <summary>Not written: a type the text format 0.0.4 cannot carry (exponential histograms).</summary>
+    Unsupported = 0,
+
+    /// <summary>A monotonic sum, cumulative.</summary>
+    Counter,
+
+    /// <summary>A gauge or a non-monotonic sum.</summary>
+    Gauge,
+
+    /// <summary>An explicit-bucket histogram: <c>_bucket</c>, <c>_sum</c> and <c>_count</c> samples.</summary>
+    Histogram,
+}

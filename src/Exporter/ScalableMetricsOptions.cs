@@ -1,0 +1,45 @@
+using OpenTelemetry.Metrics;
+
+namespace ScalableMetrics.Exporter;
+
+/// <summary>
+/// Settings of the <see cref="MetricRegistry"/>, the <see cref="MeterBridge"/> and the
+/// OpenTelemetry <c>MeterProvider</c> that <c>AddScalableMetrics</c> registers; read once, when
+/// they are first resolved.
+/// </summary>
+public sealed class ScalableMetricsOptions
+{
+    private readonly List<Action<MeterProviderBuilder>> _meterProviderConfigurations = [];
+
+    /// <summary>The name of the meter the registry's instruments are published on; it becomes
+    /// the <c>otel_scope_name</c> label of every Prometheus sample.</summary>
+    /// <remarks>Default: <see cref="MeterBridge.DefaultMeterName"/> (<c>ScalableMetrics</c>). Must not be empty.</remarks>
+    public string MeterName { get; set; } = MeterBridge.DefaultMeterName;
+
+    /// <summary>How the registry partitions each series.</summary>
+    /// <remarks>Default: <see cref="PartitionStrategy.PerProcessor"/> (per thread where no processor id can be had).</remarks>
+    public PartitionStrategy Strategy { get; set; } = PartitionStrategy.PerProcessor;
+
+    /// <summary>The most series one instrument keeps before new tag sets go to its overflow series.</summary>
+    /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxSeriesPerInstrument"/> (2000). Must be at least 2.</remarks>
+    public int MaxSeriesPerInstrument { get; set; } = MetricRegistryOptions.DefaultMaxSeriesPerInstrument;
+
+    /// <summary>The steps added by <see cref="ConfigureMeterProvider"/>, in order.</summary>
+    /// <remarks>Default: none.</remarks>
+    public IReadOnlyList<Action<MeterProviderBuilder>> MeterProviderConfigurations => _meterProviderConfigurations;
+
+    /// <summary>
+    /// Adds a step that configures the <c>MeterProvider</c> after the meter and the Prometheus
+    /// reader are added: another reader or exporter (e.g. <c>b =&gt; b.AddOtlpExporter()</c>),
+    /// more meters, views or a resource.
+    /// </summary>
+    /// <param name="configure">The step; steps run in the order they were added.</param>
+    /// <returns>These options, to chain calls.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="configure"/> is null.</exception>
+    public ScalableMetricsOptions ConfigureMeterProvider(Action<MeterProviderBuilder> configure)
+    {
+        ArgumentNullException.ThrowIfNull(configure);
+        _meterProviderConfigurations.Add(configure);
+        return this;
+    }
+}

@@ -1,0 +1,183 @@
+using System.Text;
+using OpenTelemetry;
+using OpenTelemetry.Metrics;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>Scrapes through the bridge and the exporter: exact sums, one scrape at a time, lifecycle.</summary>
+public sealed class PrometheusPullExporterTests
+{
+    [Fact]
+    public async Task Operation_data_is_scraped_as_seconds_and_count_counters()
+    {
+        using Pipeline pipeline = new();
+        OperationData operation = pipeline.Registry.CreateOperationData("job.run", "Jobs run.");
+        operation.Record(TimeSpan.FromMilliseconds(1500), new KeyValuePair<string, object?>("job", "a"));
+        operation.Record(TimeSpan.FromMilliseconds(500), new KeyValuePair<string, object?>("job", "a"));
+
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await pipeline.ScrapeAsync());
+
+        Assert.Equal(2.0, PrometheusText.Single(samples, "job_run_seconds_total", ("job", "a"), ("otel_scope_name", pipeline.MeterName)).NumericValue, 6);
+        Assert.Equal("2", PrometheusText.Single(samples, "job_run_count_total", ("job", "a")).Value);
+    }
+
+    [Fact]
+    public async Task Scrape_sees_the_exact_sum_of_concurrent_adds()
+    {
+        using Pipeline pipeline = new();
+        PartitionedCounter counter = pipeline.Registry.CreateCounter("contended", "{item}", "Contended adds.");
+        int threads = Math.Max(4, Environment.ProcessorCount * 2);
+        const int AddsPerThread = 100_000;
+        using var gate = new Barrier(threads);
+        Thread[] workers = [.. Enumerable.Range(0, threads).Select(t => new Thread(() =>
+        {
+            CounterSeries series = counter.Bind(new KeyValuePair<string, object?>("parity", t % 2));
+            gate.SignalAndWait();
+            for (int i = 0; i < AddsPerThread; i++)
+            {
+                series.Increment();
+            }
+        }))];
+        foreach (Thread worker in workers)
+        {
+            worker.Start();
+        }
+
+        foreach (Thread worker in workers)
+        {
+            worker.Join();
+        }
+
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await pipeline.ScrapeAsync());
+
+        long total = samples.Where(s => s.Name == "contended_total").Sum(s => long.Parse(s.Value, System.Globalization.CultureInfo.InvariantCulture));
+        Assert.Equal((long)threads * AddsPerThread, total);
+    }
+
+    [Fact]
+    public async Task Concurrent_scrapes_each_get_a_whole_scrape_and_never_see_the_count_go_down()
+    {
+        using Pipeline pipeline = new();
+        PartitionedCounter counter = pipeline.Registry.CreateCounter("scraped.while.adding", description: "Adds during scrapes.");
+
+        // OpenTelemetry leaves a metric without points out of the batch: start the series now.
+        counter.Add(0);
+        for (int i = 0; i < 50; i++)
+        {
+            pipeline.Registry.CreateCounter($"filler.{i}", description: "Makes each scrape long enough to overlap.").Add(i);
+        }
+
+        using var stop = new CancellationTokenSource();
+        const long Adds = 200_000;
+        Task adder = Task.Run(() =>
+        {
+            for (long i = 0; i < Adds; i++)
+            {
+                counter.Add(1);
+            }
+        });
+
+        async Task<List<long>> ScrapeRepeatedly()
+        {
+            var seen = new List<long>();
+            for (int i = 0; i < 40; i++)
+            {
+                string text = await pipeline.ScrapeAsync();
+                Assert.Equal(1, CountOccurrences(text, "# TYPE scraped_while_adding_total counter\n"));
+                Assert.Equal(51, CountOccurrences(text, "# TYPE "));
+                seen.Add(long.Parse(PrometheusText.Single(PrometheusText.Parse(text), "scraped_while_adding_total").Value, System.Globalization.CultureInfo.InvariantCulture));
+            }
+
+            return seen;
+        }
+
+        List<long>[] sequences = await Task.WhenAll(Enumerable.Range(0, 4).Select(_ => Task.Run(ScrapeRepeatedly)));
+        await adder;
+
+        foreach (List<long> sequence in sequences)
+        {
+            for (int i = 1; i < sequence.Count; i++)
+            {
+                Assert.True(sequence[i] >= sequence[i - 1], $"Scrape {i} saw {sequence[i]} after {sequence[i - 1]}.");
+            }
+        }
+
+        string last = await pipeline.ScrapeAsync();
+        Assert.Equal(Adds.ToString(System.Globalization.CultureInfo.InvariantCulture), PrometheusText.Single(PrometheusText.Parse(last), "scraped_while_adding_total").Value);
+    }
+
+    [Fact]
+    public async Task Scrape_without_a_meter_provider_throws()
+    {
+        var exporter = new PrometheusPullExporter();
+
+        InvalidOperationException error = await Assert.ThrowsAsync<InvalidOperationException>(() => exporter.ScrapeAsync());
+        Assert.Contains("BaseExportingMetricReader", error.Message);
+    }
+
+    [Fact]
+    public async Task Scrape_after_the_meter_provider_is_disposed_throws()
+    {
+        var exporter = new PrometheusPullExporter();
+        MeterProvider provider = Sdk.CreateMeterProviderBuilder().AddReader(new BaseExportingMetricReader(exporter)).Build();
+        Assert.NotNull(exporter.Collect);
+
+        provider.Dispose();
+
+        Assert.Null(exporter.Collect);
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => exporter.ScrapeAsync());
+    }
+
+    [Fact]
+    public async Task A_canceled_wait_throws_and_leaves_the_exporter_usable()
+    {
+        using Pipeline pipeline = new();
+        pipeline.Registry.CreateCounter("still.works").Add(1);
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => pipeline.Exporter.ScrapeAsync(new CancellationToken(canceled: true)));
+
+        Assert.Contains("still_works_total{", await pipeline.ScrapeAsync());
+    }
+
+    private static int CountOccurrences(string text, string value)
+    {
+        int count = 0;
+        for (int i = text.IndexOf(value, StringComparison.Ordinal); i >= 0; i = text.IndexOf(value, i + 1, StringComparison.Ordinal))
+        {
+            count++;
+        }
+
+        return count;
+    }
+
+    /// <summary>A registry, its bridge on a unique meter, and a MeterProvider with the exporter.</summary>
+    private sealed class Pipeline : IDisposable
+    {
+        private readonly MeterBridge _bridge;
+        private readonly MeterProvider _provider;
+
+        public Pipeline()
+        {
+            MeterName = "test.pipeline." + Guid.NewGuid().ToString("N");
+            _bridge = new MeterBridge(Registry, MeterName);
+            _provider = Sdk.CreateMeterProviderBuilder()
+                .AddMeter(MeterName)
+                .AddReader(new BaseExportingMetricReader(Exporter))
+                .Build();
+        }
+
+        public MetricRegistry Registry { get; } = new();
+
+        public PrometheusPullExporter Exporter { get; } = new();
+
+        public string MeterName { get; }
+
+        public async Task<string> ScrapeAsync() => Encoding.UTF8.GetString(await Exporter.ScrapeAsync());
+
+        public void Dispose()
+        {
+            _provider.Dispose();
+            _bridge.Dispose();
+        }
+    }
+}

@@ -1,0 +1,227 @@
+using System.Diagnostics.Metrics;
+using OpenTelemetry.Metrics;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>The text the exporter writes for real OpenTelemetry metrics of every type.</summary>
+public sealed class PrometheusSerializerTests
+{
+    [Fact]
+    public async Task Long_counter_is_a_counter_with_total_suffix_scope_label_and_sorted_tags()
+    {
+        using var harness = new ExporterHarness();
+        Counter<long> counter = harness.Meter.CreateCounter<long>("http.server.requests", "{request}", "Requests handled.");
+        counter.Add(2, new("http.route", "/a"), new("code", 200));
+        counter.Add(1, new("code", 200), new("http.route", "/a"));
+
+        Assert.Equal(
+            """
+            # HELP http_server_requests_total Requests handled.
+            # TYPE http_server_requests_total counter
+            http_server_requests_total{otel_scope_name="SCOPE_NAME",code="200",http_route="/a"} 3
+
+            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            await harness.ScrapeAsync());
+    }
+
+    [Fact]
+    public async Task Double_counter_in_seconds_gets_seconds_then_total()
+    {
+        using var harness = new ExporterHarness();
+        Counter<double> counter = harness.Meter.CreateCounter<double>("job.duration", "s", "Time in jobs.");
+        counter.Add(1.25);
+        counter.Add(0.25);
+
+        Assert.Equal(
+            """
+            # HELP job_duration_seconds_total Time in jobs.
+            # TYPE job_duration_seconds_total counter
+            job_duration_seconds_total{otel_scope_name="SCOPE_NAME"} 1.5
+
+            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            await harness.ScrapeAsync());
+    }
+
+    [Fact]
+    public async Task Non_monotonic_sums_and_gauges_are_gauges_and_unit_1_gauges_get_ratio()
+    {
+        using var harness = new ExporterHarness();
+        UpDownCounter<long> queue = harness.Meter.CreateUpDownCounter<long>("queue.length", "{item}", "Items queued.");
+        queue.Add(3);
+        queue.Add(-5);
+        harness.Meter.CreateObservableGauge("cpu.utilization", () => 0.25, "1", "CPU busy.");
+        Gauge<long> temperature = harness.Meter.CreateGauge<long>("room.temperature", "Cel");
+        temperature.Record(21);
+
+        string text = await harness.ScrapeAsync();
+
+        Assert.Contains(
+            """
+            # HELP queue_length Items queued.
+            # TYPE queue_length gauge
+            queue_length{otel_scope_name="SCOPE_NAME"} -2
+
+            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            text);
+        Assert.Contains(
+            """
+            # HELP cpu_utilization_ratio CPU busy.
+            # TYPE cpu_utilization_ratio gauge
+            cpu_utilization_ratio{otel_scope_name="SCOPE_NAME"} 0.25
+
+            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            text);
+
+        // No description: no HELP line.
+        Assert.Contains(
+            """
+            # TYPE room_temperature_celsius gauge
+            room_temperature_celsius{otel_scope_name="SCOPE_NAME"} 21
+
+            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            text);
+        Assert.DoesNotContain("# HELP room_temperature", text);
+    }
+
+    [Fact]
+    public async Task Histogram_has_cumulative_buckets_with_inf_then_sum_and_count()
+    {
+        using var harness = new ExporterHarness(configure: builder =>
+            builder.AddView("request.latency", new ExplicitBucketHistogramConfiguration { Boundaries = [10, 100] }));
+        Histogram<double> latency = harness.Meter.CreateHistogram<double>("request.latency", "ms", "Latency.");
+        foreach (double value in new[] { 5.0, 50, 500, 50.5 })
+        {
+            latency.Record(value, new KeyValuePair<string, object?>("route", "/x"));
+        }
+
+        Assert.Equal(
+            """
+            # HELP request_latency_milliseconds Latency.
+            # TYPE request_latency_milliseconds histogram
+            request_latency_milliseconds_bucket{otel_scope_name="SCOPE_NAME",route="/x",le="10"} 1
+            request_latency_milliseconds_bucket{otel_scope_name="SCOPE_NAME",route="/x",le="100"} 3
+            request_latency_milliseconds_bucket{otel_scope_name="SCOPE_NAME",route="/x",le="+Inf"} 4
+            request_latency_milliseconds_sum{otel_scope_name="SCOPE_NAME",route="/x"} 605.5
+            request_latency_milliseconds_count{otel_scope_name="SCOPE_NAME",route="/x"} 4
+
+            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            await harness.ScrapeAsync());
+    }
+
+    [Fact]
+    public async Task Exponential_histograms_are_left_out()
+    {
+        using var harness = new ExporterHarness(configure: builder =>
+            builder.AddView("sizes", new Base2ExponentialBucketHistogramConfiguration()));
+        harness.Meter.CreateHistogram<long>("sizes", "By").Record(100);
+        harness.Meter.CreateCounter<long>("kept").Add(1);
+
+        string text = await harness.ScrapeAsync();
+
+        Assert.DoesNotContain("sizes", text);
+        Assert.Contains("kept_total{", text);
+    }
+
+    [Fact]
+    public async Task Label_values_and_help_are_escaped()
+    {
+        using var harness = new ExporterHarness();
+        Counter<long> counter = harness.Meter.CreateCounter<long>("escapes", description: "Line one\nback\\slash \"quoted\"");
+        counter.Add(1, new KeyValuePair<string, object?>("path", "a\\b\"c\nd"));
+
+        string text = await harness.ScrapeAsync();
+
+        Assert.Contains("# HELP escapes_total Line one\\nback\\\\slash \"quoted\"\n", text);
+        Assert.Contains("path=\"a\\\\b\\\"c\\nd\"", text);
+        PrometheusSample sample = PrometheusText.Single(PrometheusText.Parse(text), "escapes_total");
+        Assert.Equal("a\\b\"c\nd", sample.Labels["path"]);
+    }
+
+    [Fact]
+    public async Task Label_names_are_sanitized_and_colliding_keys_merged_in_key_order()
+    {
+        using var harness = new ExporterHarness();
+        Counter<long> counter = harness.Meter.CreateCounter<long>("labels");
+        counter.Add(
+            1,
+            new("http.method", "GET"),
+            new("1st", "one"),
+            new("__reserved", "r"),
+            new("a_b", "second"),
+            new("a.b", "first"),
+            new("enabled", true),
+            new("ratio", 1.5),
+            new("count", 7));
+
+        PrometheusSample sample = PrometheusText.Single(PrometheusText.Parse(await harness.ScrapeAsync()), "labels_total");
+
+        Assert.Equal(
+            new Dictionary<string, string>
+            {
+                ["otel_scope_name"] = harness.MeterName,
+                ["http_method"] = "GET",
+                ["key_1st"] = "one",
+                ["key__reserved"] = "r",
+                ["a_b"] = "first;second",
+                ["enabled"] = "true",
+                ["ratio"] = "1.5",
+                ["count"] = "7",
+            },
+            sample.Labels);
+    }
+
+    [Fact]
+    public async Task Meter_version_and_tags_become_scope_labels()
+    {
+        using var harness = new ExporterHarness(meterVersion: "1.2.3");
+        harness.Meter.CreateCounter<long>("versioned").Add(4);
+
+        PrometheusSample sample = PrometheusText.Single(PrometheusText.Parse(await harness.ScrapeAsync()), "versioned_total");
+
+        Assert.Equal(harness.MeterName, sample.Labels["otel_scope_name"]);
+        Assert.Equal("1.2.3", sample.Labels["otel_scope_version"]);
+        Assert.Equal("4", sample.Value);
+    }
+
+    [Fact]
+    public async Task Same_family_from_two_meters_is_written_once_with_samples_together()
+    {
+        string otherMeterName = "test.other." + Guid.NewGuid().ToString("N");
+        using var other = new Meter(otherMeterName);
+        using var harness = new ExporterHarness(configure: builder => builder.AddMeter(otherMeterName));
+        harness.Meter.CreateCounter<long>("shared.name", description: "Shared.").Add(1);
+        harness.Meter.CreateCounter<long>("between").Add(1);
+        other.CreateCounter<long>("shared.name", description: "Shared.").Add(2);
+
+        string text = await harness.ScrapeAsync();
+
+        string[] lines = text.Split('\n');
+        Assert.Single(lines, line => line == "# TYPE shared_name_total counter");
+        int type = Array.IndexOf(lines, "# TYPE shared_name_total counter");
+        Assert.StartsWith("shared_name_total{", lines[type + 1]);
+        Assert.StartsWith("shared_name_total{", lines[type + 2]);
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(text);
+        Assert.Equal("1", PrometheusText.Single(samples, "shared_name_total", ("otel_scope_name", harness.MeterName)).Value);
+        Assert.Equal("2", PrometheusText.Single(samples, "shared_name_total", ("otel_scope_name", otherMeterName)).Value);
+    }
+
+    [Fact]
+    public async Task Every_line_is_well_formed_and_special_doubles_are_spelled_as_prometheus_parses_them()
+    {
+        using var harness = new ExporterHarness();
+        harness.Meter.CreateObservableGauge("special.values", () => new[]
+        {
+            new Measurement<double>(double.PositiveInfinity, new KeyValuePair<string, object?>("v", "inf")),
+            new Measurement<double>(double.NegativeInfinity, new KeyValuePair<string, object?>("v", "-inf")),
+            new Measurement<double>(double.NaN, new KeyValuePair<string, object?>("v", "nan")),
+            new Measurement<double>(1e-7, new KeyValuePair<string, object?>("v", "tiny")),
+        });
+
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await harness.ScrapeAsync());
+
+        Assert.Equal("+Inf", PrometheusText.Single(samples, "special_values", ("v", "inf")).Value);
+        Assert.Equal("-Inf", PrometheusText.Single(samples, "special_values", ("v", "-inf")).Value);
+        Assert.Equal("NaN", PrometheusText.Single(samples, "special_values", ("v", "nan")).Value);
+        Assert.Equal(1e-7, PrometheusText.Single(samples, "special_values", ("v", "tiny")).NumericValue);
+    }
+}

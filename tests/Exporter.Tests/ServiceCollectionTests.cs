@@ -1,0 +1,140 @@
+using System.Text;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>What <c>AddScalableMetrics</c> registers, and how its options are set and checked.</summary>
+public sealed class ServiceCollectionTests
+{
+    [Fact]
+    public async Task Registers_a_live_pipeline_built_from_the_options()
+    {
+        string meterName = "test.di." + Guid.NewGuid().ToString("N");
+        bool meterProviderConfigured = false;
+        var services = new ServiceCollection();
+        services.AddScalableMetrics(options =>
+        {
+            options.MeterName = meterName;
+            options.Strategy = PartitionStrategy.PerThread;
+            options.MaxSeriesPerInstrument = 3;
+            options.ConfigureMeterProvider(_ => meterProviderConfigured = true);
+        });
+
+        await using ServiceProvider provider = services.BuildServiceProvider(validateScopes: true);
+        foreach (IHostedService hosted in provider.GetServices<IHostedService>())
+        {
+            await hosted.StartAsync(CancellationToken.None);
+        }
+
+        Assert.True(meterProviderConfigured);
+        MetricRegistry registry = provider.GetRequiredService<MetricRegistry>();
+        Assert.Equal(PartitionStrategy.PerThread, registry.Strategy);
+        Assert.Equal(meterName, provider.GetRequiredService<MeterBridge>().MeterName);
+        PartitionedCounter counter = registry.CreateCounter("di.counter");
+        for (int i = 0; i < 5; i++)
+        {
+            counter.Add(10, new KeyValuePair<string, object?>("n", i));
+        }
+
+        string text = Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusPullExporter>().ScrapeAsync());
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(text);
+
+        // MaxSeriesPerInstrument = 3: three series, then the overflow series takes the rest.
+        Assert.Equal(50, samples.Where(s => s.Name == "di_counter_total").Sum(s => s.NumericValue));
+        Assert.Equal(4, samples.Count(s => s.Name == "di_counter_total"));
+        Assert.Equal("20", PrometheusText.Single(samples, "di_counter_total", ("otel_metric_overflow", "true")).Value);
+        Assert.All(samples, s => Assert.Equal(meterName, s.Labels["otel_scope_name"]));
+    }
+
+    [Fact]
+    public void Adding_twice_registers_each_service_once_and_runs_both_configurations()
+    {
+        var services = new ServiceCollection();
+        services.AddScalableMetrics(o => o.MaxSeriesPerInstrument = 10);
+        services.AddScalableMetrics(o => o.MeterName = "second");
+        services.AddScalableMetrics();
+
+        Assert.Single(services, d => d.ServiceType == typeof(MetricRegistry));
+        Assert.Single(services, d => d.ServiceType == typeof(IHostedService));
+        Assert.Single(services, d => d.ServiceType == typeof(PrometheusPullExporter));
+        using ServiceProvider provider = services.BuildServiceProvider();
+        ScalableMetricsOptions options = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+        Assert.Equal(10, options.MaxSeriesPerInstrument);
+        Assert.Equal("second", options.MeterName);
+    }
+
+    [Fact]
+    public void Defaults_are_documented_values()
+    {
+        var options = new ScalableMetricsOptions();
+
+        Assert.Equal("ScalableMetrics", options.MeterName);
+        Assert.Equal(PartitionStrategy.PerProcessor, options.Strategy);
+        Assert.Equal(2000, options.MaxSeriesPerInstrument);
+        Assert.Empty(options.MeterProviderConfigurations);
+    }
+
+    [Fact]
+    public void Invalid_options_name_every_problem()
+    {
+        var services = new ServiceCollection();
+        services.AddScalableMetrics(o =>
+        {
+            o.MeterName = "";
+            o.MaxSeriesPerInstrument = 1;
+            o.Strategy = (PartitionStrategy)42;
+        });
+        using ServiceProvider provider = services.BuildServiceProvider();
+
+        OptionsValidationException error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<MetricRegistry>());
+
+        Assert.Equal(3, error.Failures.Count());
+        Assert.Contains("MeterName", error.Message);
+        Assert.Contains("MaxSeriesPerInstrument", error.Message);
+        Assert.Contains("Strategy", error.Message);
+    }
+
+    [Fact]
+    public async Task Host_fails_to_start_on_invalid_options()
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.AddScalableMetrics(o => o.MaxSeriesPerInstrument = 0);
+        using IHost host = builder.Build();
+
+        await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+    }
+
+    [Fact]
+    public void Host_builder_binds_the_configuration_section_then_applies_the_delegate()
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["ScalableMetrics:MeterName"] = "from.configuration",
+            ["ScalableMetrics:MaxSeriesPerInstrument"] = "7",
+            ["ScalableMetrics:Strategy"] = "PerThread",
+        });
+        HostApplicationBuilder returned = builder.AddScalableMetrics(o => o.MaxSeriesPerInstrument = 9);
+        using IHost host = builder.Build();
+
+        Assert.Same(builder, returned);
+        ScalableMetricsOptions options = host.Services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+        Assert.Equal("from.configuration", options.MeterName);
+        Assert.Equal(PartitionStrategy.PerThread, options.Strategy);
+        Assert.Equal(9, options.MaxSeriesPerInstrument);
+    }
+
+    [Fact]
+    public void Mapping_the_endpoint_without_the_services_says_what_is_missing()
+    {
+        WebApplication app = WebApplication.CreateBuilder().Build();
+
+        InvalidOperationException error = Assert.Throws<InvalidOperationException>(() => app.MapPrometheusScrapingEndpoint());
+        Assert.Contains("AddScalableMetrics", error.Message);
+    }
+}

@@ -1,0 +1,127 @@
+using System.Net;
+using System.Net.Http.Headers;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.DependencyInjection;
+using ScalableMetrics.Samples.WebApi;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>
+/// The sample API, started in-process on a free loopback port, counts exactly the requests sent
+/// and serves the count at <c>/metrics</c>.
+/// </summary>
+/// <remarks>
+/// The sample publishes on the default meter name, which any MeterProvider in the process that
+/// listens to that name would also see; no other test uses it, and these tests run one at a time.
+/// </remarks>
+public sealed class WebApiIntegrationTests
+{
+    private const int HelloRequests = 50;
+
+    [Fact]
+    public async Task Counts_every_hello_request_and_serves_the_count_at_metrics()
+    {
+        await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0"]);
+        await app.StartAsync();
+        using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
+        Assert.Matches(@"^http://127\.0\.0\.1:\d+$", client.BaseAddress.ToString().TrimEnd('/'));
+        Assert.NotEqual(0, client.BaseAddress.Port);
+
+        // Five clients at once, ten requests each.
+        await Task.WhenAll(Enumerable.Range(0, 5).Select(async _ =>
+        {
+            for (int i = 0; i < HelloRequests / 5; i++)
+            {
+                using HttpResponseMessage hello = await client.GetAsync("/hello");
+                Assert.Equal(HttpStatusCode.OK, hello.StatusCode);
+                Assert.Equal("Hello from ScalableMetrics!\n", await hello.Content.ReadAsStringAsync());
+            }
+        }));
+        using HttpResponseMessage missing = await client.GetAsync("/no/such/route");
+        Assert.Equal(HttpStatusCode.NotFound, missing.StatusCode);
+
+        using HttpResponseMessage scrape = await client.GetAsync("/metrics");
+
+        Assert.Equal(HttpStatusCode.OK, scrape.StatusCode);
+        MediaTypeHeaderValue contentType = scrape.Content.Headers.ContentType!;
+        Assert.Equal("text/plain", contentType.MediaType);
+        Assert.Equal("utf-8", contentType.CharSet);
+        Assert.Contains(contentType.Parameters, p => p.Name == "version" && p.Value == "0.0.4");
+        string text = await scrape.Content.ReadAsStringAsync();
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(text);
+
+        // Counted when the response starts, so every answered request is in the very next scrape.
+        PrometheusSample hellos = PrometheusText.Single(samples, "webapi_requests_total", ("otel_scope_name", "ScalableMetrics"), ("http_route", "/hello"), ("http_response_status_code", "200"));
+        Assert.Equal(HelloRequests.ToString(System.Globalization.CultureInfo.InvariantCulture), hellos.Value);
+        Assert.Equal("1", PrometheusText.Single(samples, "webapi_requests_total", ("http_route", RequestMetricsMiddleware.UnmatchedRoute), ("http_response_status_code", "404")).Value);
+        Assert.Contains("# TYPE webapi_requests_total counter\n", text);
+        Assert.Contains("# TYPE webapi_request_duration_seconds_total counter\n", text);
+
+        // The duration is recorded after the response, so poll briefly for the last ones.
+        double timed = 0;
+        for (int attempt = 0; attempt < 50 && timed < HelloRequests; attempt++)
+        {
+            IReadOnlyList<PrometheusSample> later = PrometheusText.Parse(await client.GetStringAsync("/metrics"));
+            timed = PrometheusText.Single(later, "webapi_request_duration_count_total", ("http_route", "/hello")).NumericValue;
+            if (timed < HelloRequests)
+            {
+                await Task.Delay(100);
+            }
+        }
+
+        Assert.Equal(HelloRequests, timed);
+        await app.StopAsync();
+    }
+
+    [Fact]
+    public async Task A_request_is_counted_before_its_response_reaches_the_client()
+    {
+        await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0"]);
+        using var handlerMayReturn = new SemaphoreSlim(0);
+        app.MapGet("/slow-tail", async context =>
+        {
+            // The whole response is sent, then the handler keeps running.
+            context.Response.ContentLength = 2;
+            await context.Response.Body.WriteAsync("ok"u8.ToArray());
+            await context.Response.Body.FlushAsync();
+            await handlerMayReturn.WaitAsync(TimeSpan.FromSeconds(30));
+        });
+        await app.StartAsync();
+        var baseAddress = new Uri(Assert.Single(app.Urls));
+        using var client = new HttpClient { BaseAddress = baseAddress };
+
+        // The scraper has a connection of its own: the first one is busy until the handler returns.
+        using var scraper = new HttpClient { BaseAddress = baseAddress };
+
+        Assert.Equal("ok", await client.GetStringAsync("/slow-tail"));
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await scraper.GetStringAsync("/metrics"));
+        handlerMayReturn.Release();
+
+        Assert.Equal("1", PrometheusText.Single(samples, "webapi_requests_total", ("http_route", "/slow-tail"), ("http_response_status_code", "200")).Value);
+        Assert.DoesNotContain(samples, s => s.Name == "webapi_request_duration_count_total" && s.Labels["http_route"] == "/slow-tail");
+        await app.StopAsync();
+    }
+
+    [Fact]
+    public async Task The_scrape_path_can_be_chosen()
+    {
+        WebApplicationBuilder builder = WebApplication.CreateBuilder();
+        builder.WebHost.UseUrls("http://127.0.0.1:0");
+        builder.Services.AddScalableMetrics(o => o.MeterName = "test.path." + Guid.NewGuid().ToString("N"));
+        await using WebApplication app = builder.Build();
+        app.MapPrometheusScrapingEndpoint("/custom/scrape");
+        app.Services.GetRequiredService<MetricRegistry>().CreateCounter("custom.path", description: "Custom.").Add(2);
+        await app.StartAsync();
+        using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
+
+        using HttpResponseMessage defaultPath = await client.GetAsync("/metrics");
+        string text = await client.GetStringAsync("/custom/scrape");
+
+        Assert.Equal(HttpStatusCode.NotFound, defaultPath.StatusCode);
+        Assert.Equal("2", PrometheusText.Single(PrometheusText.Parse(text), "custom_path_total").Value);
+        await app.StopAsync();
+    }
+}
