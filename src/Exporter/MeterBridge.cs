@@ -18,16 +18,12 @@ namespace ScalableMetrics.Exporter;
 /// without the bridge. An operation's two instruments are read one after the other, so a
 /// collection made while it is being recorded may see one more operation in one than the other.
 /// Thread-safe.</para>
-/// <para>An <see cref="OperationData"/> named <c>x</c> also takes the name <c>x.count</c> on the
-/// meter: give no other instrument of the registry that name.</para>
+/// <para>The count's name is <see cref="OperationData.CountName"/>, which the registry reserves.</para>
 /// </remarks>
 public sealed class MeterBridge : IDisposable
 {
     /// <summary>The name of the meter when none is given: <c>ScalableMetrics</c>.</summary>
     public const string DefaultMeterName = "ScalableMetrics";
-
-    /// <summary>The suffix of the instrument that counts an <see cref="OperationData"/>'s operations.</summary>
-    public const string OperationCountSuffix = ".count";
 
     /// <summary>The unit of the instrument that counts an <see cref="OperationData"/>'s operations.</summary>
     public const string OperationCountUnit = "{operation}";
@@ -83,7 +79,7 @@ public sealed class MeterBridge : IDisposable
                 break;
             case OperationData operation:
                 _meter.CreateObservableCounter(operation.Name, () => ObserveElapsed(operation), OperationData.ElapsedUnit, operation.Description);
-                _meter.CreateObservableCounter(operation.Name + OperationCountSuffix, () => ObserveCount(operation), OperationCountUnit, CountDescription(operation));
+                _meter.CreateObservableCounter(operation.CountName, () => ObserveCount(operation), OperationCountUnit, CountDescription(operation));
                 break;
         }
     }

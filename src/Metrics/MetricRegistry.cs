@@ -7,11 +7,13 @@ namespace ScalableMetrics;
 /// <remarks>
 /// Instrument names are unique per registry, compared case-insensitively as OpenTelemetry
 /// identifies instruments: creating an instrument again with the same name, kind and unit returns
-/// the existing one.
+/// the existing one. An <see cref="OperationData"/> also takes its <see cref="OperationData.CountName"/>.
 /// </remarks>
 public sealed class MetricRegistry
 {
-    private readonly Dictionary<string, Instrument> _instruments = new(StringComparer.OrdinalIgnoreCase);
+    // Every name taken, an operation's count name included, to the instrument that took it.
+    private readonly Dictionary<string, Instrument> _names = new(StringComparer.OrdinalIgnoreCase);
+    private readonly List<Instrument> _instruments = [];
     private readonly List<Action<Instrument>> _observers = [];
     private readonly Lock _lock = new();
     private readonly int _maxSeriesPerInstrument;
@@ -53,7 +55,7 @@ public sealed class MetricRegistry
         {
             lock (_lock)
             {
-                return [.. _instruments.Values];
+                return [.. _instruments];
             }
         }
     }
@@ -89,7 +91,7 @@ public sealed class MetricRegistry
         ArgumentNullException.ThrowIfNull(onInstrument);
         lock (_lock)
         {
-            foreach (Instrument instrument in _instruments.Values)
+            foreach (Instrument instrument in _instruments)
             {
                 onInstrument(instrument);
             }
@@ -106,20 +108,30 @@ public sealed class MetricRegistry
         InstrumentNames.Validate(name, unit);
         lock (_lock)
         {
-            if (_instruments.TryGetValue(name, out Instrument? existing))
+            if (_names.TryGetValue(name, out Instrument? existing))
             {
-                if (existing is T same && string.Equals(same.Unit, unit, StringComparison.Ordinal))
+                if (existing is T same && string.Equals(same.Name, name, StringComparison.OrdinalIgnoreCase) && string.Equals(same.Unit, unit, StringComparison.Ordinal))
                 {
                     return same;
                 }
 
-                throw new ArgumentException(
-                    $"An instrument named '{existing.Name}' already exists as a {existing.GetType().Name} with unit '{existing.Unit}'; names are unique per registry, case-insensitively.",
-                    nameof(name));
+                throw NameTaken(name, existing);
+            }
+
+            string? countName = typeof(T) == typeof(OperationData) ? name + OperationData.CountNameSuffix : null;
+            if (countName is not null && _names.TryGetValue(countName, out Instrument? countOwner))
+            {
+                throw NameTaken(countName, countOwner);
             }
 
             T created = create();
-            _instruments.Add(name, created);
+            _names.Add(name, created);
+            if (countName is not null)
+            {
+                _names.Add(countName, created);
+            }
+
+            _instruments.Add(created);
             foreach (Action<Instrument> observer in _observers)
             {
                 observer(created);
@@ -128,6 +140,10 @@ public sealed class MetricRegistry
             return created;
         }
     }
+
+    private static ArgumentException NameTaken(string name, Instrument owner) => new(
+        $"The name '{name}' is taken by the {owner.GetType().Name} '{owner.Name}' (unit '{owner.Unit}'); names are unique per registry, case-insensitively, and an {nameof(OperationData)} also takes its name followed by '{OperationData.CountNameSuffix}'.",
+        "name");
 
     private sealed class Subscription(MetricRegistry registry, Action<Instrument> observer) : IDisposable
     {

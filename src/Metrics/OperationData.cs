@@ -19,6 +19,9 @@ public sealed class OperationData : Instrument
     /// <summary>The unit of the elapsed time reported: seconds.</summary>
     public const string ElapsedUnit = "s";
 
+    /// <summary>What <see cref="CountName"/> adds to the instrument's name.</summary>
+    public const string CountNameSuffix = ".count";
+
     private readonly SeriesTable<OperationSeries> _series;
 
     internal OperationData(string name, string? description, PartitionStrategy strategy, int maxSeries)
@@ -29,6 +32,13 @@ public sealed class OperationData : Instrument
 
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
+
+    /// <summary>
+    /// The name under which exporters publish the operation count, apart from the elapsed time:
+    /// <see cref="Instrument.Name"/> followed by <see cref="CountNameSuffix"/> (<c>webapi.request.duration.count</c>).
+    /// The registry reserves it, so that no other instrument can take it.
+    /// </summary>
+    public string CountName => Name + CountNameSuffix;
 
     /// <summary>Starts timing one operation of the series named by <paramref name="tags"/>; disposing the scope records it.</summary>
     /// <param name="tags">The series' tags, in any order; none for the series without tags.</param>

@@ -43,4 +43,17 @@ public class RegistryTests
         Assert.Equal(ProcessorId.IsSupported ? PartitionStrategy.PerProcessor : PartitionStrategy.PerThread, registry.Strategy);
         Assert.Equal(registry.Strategy, registry.CreateCounter("test.strategy").Bind().Strategy);
     }
+
+    [Fact]
+    public void AnOperationsCountNameIsReservedBothWays()
+    {
+        var registry = new MetricRegistry();
+        OperationData operation = registry.CreateOperationData("test.duration");
+        Assert.Equal("test.duration.count", operation.CountName);
+        Assert.Contains("taken by the OperationData 'test.duration'", Assert.Throws<ArgumentException>(() => registry.CreateCounter("test.duration.count")).Message);
+
+        registry.CreateCounter("test.other.count");
+        Assert.Equal("name", Assert.Throws<ArgumentException>(() => registry.CreateOperationData("test.other")).ParamName);
+        Assert.Equal(2, registry.Instruments.Count);
+    }
 }
