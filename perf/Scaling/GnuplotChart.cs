@@ -19,6 +19,7 @@ internal static class GnuplotChart
         var start = new ProcessStartInfo("gnuplot")
         {
             RedirectStandardInput = true,
+            RedirectStandardOutput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
         };
@@ -36,10 +37,14 @@ internal static class GnuplotChart
 
         using (process)
         {
+            // gnuplot draws to its standard output when it cannot open the file: keep that off the terminal.
+            Task<string> drawnToStandardOutput = process.StandardOutput.ReadToEndAsync();
+            Task<string> errorsRead = process.StandardError.ReadToEndAsync();
             process.StandardInput.Write(script);
             process.StandardInput.Close();
-            string errors = process.StandardError.ReadToEnd();
             process.WaitForExit();
+            string errors = errorsRead.GetAwaiter().GetResult();
+            _ = drawnToStandardOutput.GetAwaiter().GetResult();
             if (process.ExitCode != 0)
             {
                 throw new InvalidOperationException($"gnuplot failed with exit code {process.ExitCode}: {errors.Trim()}");

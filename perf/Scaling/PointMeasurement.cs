@@ -5,7 +5,9 @@ namespace ScalableMetrics.Scaling;
 /// <param name="Adds">The sum of the adds each worker counted in its own local.</param>
 /// <param name="Total">The total the implementation reported afterwards.</param>
 /// <param name="ElapsedSeconds">From the start gate opening to the last worker leaving its loop.</param>
-internal readonly record struct PointMeasurement(int Threads, long Adds, long Total, double ElapsedSeconds)
+/// <param name="OtherCores">Processors' worth of time other processes used meanwhile (0 where unknown).</param>
+/// <param name="StolenCores">Processors' worth of time the hypervisor reported stolen meanwhile (0 where unknown).</param>
+internal readonly record struct PointMeasurement(int Threads, long Adds, long Total, double ElapsedSeconds, double OtherCores, double StolenCores)
 {
     public double OpsPerMillisecond => Adds / (ElapsedSeconds * 1000);
 

@@ -9,6 +9,7 @@ namespace ScalableMetrics.Scaling;
 /// <param name="Speedup">The median over the same implementation's median at the lowest thread count measured (1 by default).</param>
 /// <param name="Pinned">Whether worker threads were pinned to processors.</param>
 /// <param name="Mismatches">Repeats whose total differed from the adds the workers counted.</param>
+/// <param name="MaxOtherCores">The most processors' worth of time other processes (or the hypervisor) took during a repeat.</param>
 internal sealed record PointResult(
     string Implementation,
     int Threads,
@@ -17,7 +18,8 @@ internal sealed record PointResult(
     double MaxOpsPerMillisecond,
     double Speedup,
     bool Pinned,
-    int Mismatches)
+    int Mismatches,
+    double MaxOtherCores)
 {
     public double OpsPerMillisecondPerThread => OpsPerMillisecond / Threads;
 }

@@ -55,6 +55,7 @@ internal static class PointRunner
         }
 
         ready.Wait();
+        LoadSample? loadBefore = LoadSample.Take();
         long start = Stopwatch.GetTimestamp();
         gate.Set();
         Thread.Sleep(duration);
@@ -64,6 +65,8 @@ internal static class PointRunner
             worker.Join();
         }
 
+        LoadSample? loadAfter = LoadSample.Take();
+
         if (failure is not null)
         {
             throw new InvalidOperationException($"A worker of '{implementation.Id}' failed: {failure.Message}", failure);
@@ -71,6 +74,7 @@ internal static class PointRunner
 
         long total = implementation.ReadTotal();
         double elapsed = Stopwatch.GetElapsedTime(start, ends.Max()).TotalSeconds;
-        return new PointMeasurement(threads, adds.Sum(), total, elapsed);
+        (double otherCores, double stolenCores) = loadBefore is { } before && loadAfter is { } after ? LoadSample.Between(before, after) : (0, 0);
+        return new PointMeasurement(threads, adds.Sum(), total, elapsed, otherCores, stolenCores);
     }
 }

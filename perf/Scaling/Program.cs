@@ -7,29 +7,33 @@ using ScalableMetrics.Scaling;
 // prints (and writes) adds per millisecond. See perf/README.md.
 var threadsOption = new Option<int[]>("--threads")
 {
-    Description = "Comma-separated thread counts, e.g. 1,2,4. Default: 1 up to the number of logical processors.",
+    Description = "Comma-separated thread counts, e.g. 1,2,4 (default: 1 up to the number of logical processors).",
     CustomParser = ParseThreadCounts,
     DefaultValueFactory = _ => [.. Enumerable.Range(1, Environment.ProcessorCount)],
 };
 var secondsOption = new Option<double>("--seconds")
 {
-    Description = "Seconds each point runs. Default: 2.",
+    Description = "Seconds each point runs.",
     DefaultValueFactory = _ => 2,
 };
 var repeatOption = new Option<int>("--repeat")
 {
-    Description = "Runs of each point; the median is reported. Default: 3.",
+    Description = "Runs of each point; the median is reported.",
     DefaultValueFactory = _ => 3,
 };
 var pinOption = new Option<bool>("--pin")
 {
-    Description = "Pin worker i to the i-th processor the process may use (Linux, sched_setaffinity). Default: off.",
+    Description = "Pin worker i to the i-th processor the process may use (Linux, sched_setaffinity); off by default.",
 };
 var implOption = new Option<string[]>("--impl")
 {
-    Description = $"Comma-separated implementations to measure. Default: all of {string.Join(", ", ImplementationCatalog.Ids)}.",
+    Description = "Comma-separated implementations to measure (default: all).",
     CustomParser = ParseImplementationIds,
     DefaultValueFactory = _ => [.. ImplementationCatalog.Ids],
+};
+var busyOption = new Option<double?>("--max-busy-elsewhere")
+{
+    Description = "Retake (up to 5 times) a repeat during which other processes used more than this many processors' worth of time (Linux); by default every repeat is kept.",
 };
 var csvOption = new Option<string?>("--csv") { Description = "Write the results to this CSV file." };
 var svgOption = new Option<string?>("--svg") { Description = "Draw ops/ms against threads into this SVG file (needs gnuplot)." };
@@ -51,7 +55,7 @@ repeatOption.Validators.Add(result =>
 
 var root = new RootCommand("Measures how adds to one counter scale with threads, for ScalableMetrics' partitioned counter and the alternatives it is compared with.")
 {
-    threadsOption, secondsOption, repeatOption, pinOption, implOption, csvOption, svgOption,
+    threadsOption, secondsOption, repeatOption, pinOption, implOption, busyOption, csvOption, svgOption,
 };
 root.SetAction(parseResult => ScalingCommand.Run(
     new ScalingOptions(
@@ -61,7 +65,8 @@ root.SetAction(parseResult => ScalingCommand.Run(
         parseResult.GetValue(pinOption),
         parseResult.GetValue(implOption)!,
         parseResult.GetValue(csvOption),
-        parseResult.GetValue(svgOption)),
+        parseResult.GetValue(svgOption),
+        parseResult.GetValue(busyOption)),
     Console.Out,
     Console.Error));
 return root.Parse(args).Invoke();

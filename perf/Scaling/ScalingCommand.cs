@@ -3,8 +3,8 @@ namespace ScalableMetrics.Scaling;
 /// <summary>The harness's one command: print the machine, measure, then write the table, the CSV and the chart.</summary>
 internal static class ScalingCommand
 {
-    /// <summary>Exit code when a total did not match the adds made.</summary>
-    public const int MismatchExitCode = 1;
+    /// <summary>Exit code when a total did not match the adds made (1 is System.CommandLine's, for a command line it could not parse).</summary>
+    public const int MismatchExitCode = 2;
 
     /// <summary>Exit code when the run could not be made or its output not written (e.g. no gnuplot).</summary>
     public const int FailureExitCode = 3;
@@ -14,7 +14,7 @@ internal static class ScalingCommand
         var machine = MachineInfo.Current();
         output.WriteLine($"machine:   {machine}");
         output.WriteLine($"counter:   ProcessorId.IsSupported={ProcessorId.IsSupported}, PartitionCount={ProcessorId.PartitionCount}, PerProcessor registry strategy={new MetricRegistry().Strategy}");
-        output.WriteLine($"run:       threads {string.Join(",", options.Threads)}; {options.SecondsPerPoint:0.###} s per point; {options.Repeats} repeat(s), median reported; threads {(options.Pin ? "PINNED (sched_setaffinity)" : "not pinned")}");
+        output.WriteLine($"run:       threads {string.Join(",", options.Threads)}; {options.SecondsPerPoint:0.###} s per point; {options.Repeats} repeat(s), median reported; threads {(options.Pin ? "PINNED (sched_setaffinity)" : "not pinned")}{(options.MaxBusyElsewhere is { } max ? $"; repeats retaken while more than {max:0.##} cores were busy elsewhere" : string.Empty)}");
         output.WriteLine($"implementations: {string.Join(", ", options.ImplementationIds)} (prometheus-net: not available from the package source, not measured)");
         output.WriteLine();
 

@@ -8,6 +8,7 @@ namespace ScalableMetrics.Scaling;
 /// <param name="ImplementationIds">The implementations to measure, in catalog order.</param>
 /// <param name="CsvPath">Where to write the CSV, or null.</param>
 /// <param name="SvgPath">Where to write the chart, or null.</param>
+/// <param name="MaxBusyElsewhere">Retake a repeat during which other processes used more processors' worth of time than this; null to keep every repeat.</param>
 internal sealed record ScalingOptions(
     IReadOnlyList<int> Threads,
     double SecondsPerPoint,
@@ -15,4 +16,5 @@ internal sealed record ScalingOptions(
     bool Pin,
     IReadOnlyList<string> ImplementationIds,
     string? CsvPath,
-    string? SvgPath);
+    string? SvgPath,
+    double? MaxBusyElsewhere);
