@@ -68,6 +68,7 @@ internal static class GnuplotChart
         script.AppendLine(Invariant($"set xtics ({string.Join(", ", threads)})"));
         script.AppendLine(Invariant($"set xrange [{threads[0] - 0.25}:{threads[^1] + 0.25}]"));
         script.AppendLine("set grid");
+        script.AppendLine("set pointsize 1.5");
         script.AppendLine("set key outside right top noenhanced");
         for (int i = 0; i < ids.Count; i++)
         {
