@@ -1,0 +1,54 @@
+namespace ScalableMetrics.Scaling.Implementations;
+
+/// <summary>
+/// Our <see cref="PartitionedCounter"/>, bound once (<see cref="PartitionedCounter.Bind"/>) and
+/// incremented through the bound <see cref="CounterSeries"/>: the hot path an application uses.
+/// </summary>
+/// <remarks>The total is read through <see cref="PartitionedCounter.Collect"/>, as an exporter would.</remarks>
+internal sealed class Partitioned : CountingImplementation
+{
+    private readonly PartitionStrategy _strategy;
+    private PartitionedCounter? _counter;
+    private CounterSeries? _series;
+
+    public Partitioned(PartitionStrategy strategy)
+    {
+        _strategy = strategy;
+        Id = strategy == PartitionStrategy.PerProcessor ? "partitioned" : "partitioned-per-thread";
+    }
+
+    public override string Id { get; }
+
+    public override string Description => _strategy == PartitionStrategy.PerProcessor
+        ? "PartitionedCounter, PerProcessor, bound series Increment()"
+        : "PartitionedCounter, PerThread, bound series Increment()";
+
+    /// <summary>The strategy the registry actually used (PerProcessor falls back to PerThread where no processor id can be had).</summary>
+    public PartitionStrategy EffectiveStrategy { get; private set; }
+
+    public override void Prepare(int threads)
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = _strategy });
+        EffectiveStrategy = registry.Strategy;
+        _counter = registry.CreateCounter("scaling.adds", "{add}");
+        _series = _counter.Bind();
+    }
+
+    public override long Run(int threadIndex, StopSignal stop) => HotLoop.Run(new Adder(_series!), stop);
+
+    public override long ReadTotal()
+    {
+        long total = 0;
+        foreach (CounterReading reading in _counter!.Collect())
+        {
+            total += reading.Value;
+        }
+
+        return total;
+    }
+
+    internal readonly struct Adder(CounterSeries series) : IAdder
+    {
+        public void Add() => series.Increment();
+    }
+}

@@ -1,0 +1,120 @@
+using System.CommandLine;
+using System.CommandLine.Parsing;
+using System.Globalization;
+using ScalableMetrics.Scaling;
+
+// The scaling harness: adds to one counter from 1..N threads, for every implementation, and
+// prints (and writes) adds per millisecond. See perf/README.md.
+var threadsOption = new Option<int[]>("--threads")
+{
+    Description = "Comma-separated thread counts, e.g. 1,2,4 (default: 1 up to the number of logical processors).",
+    CustomParser = ParseThreadCounts,
+    DefaultValueFactory = _ => [.. Enumerable.Range(1, Environment.ProcessorCount)],
+};
+var secondsOption = new Option<double>("--seconds")
+{
+    Description = "Seconds each point runs.",
+    DefaultValueFactory = _ => 2,
+};
+var repeatOption = new Option<int>("--repeat")
+{
+    Description = "Runs of each point; the median is reported.",
+    DefaultValueFactory = _ => 3,
+};
+var pinOption = new Option<bool>("--pin")
+{
+    Description = "Pin worker i to the i-th processor the process may use (Linux, sched_setaffinity); off by default.",
+};
+var implOption = new Option<string[]>("--impl")
+{
+    Description = "Comma-separated implementations to measure (default: all).",
+    CustomParser = ParseImplementationIds,
+    DefaultValueFactory = _ => [.. ImplementationCatalog.Ids],
+};
+var busyOption = new Option<double?>("--max-busy-elsewhere")
+{
+    Description = "Retake (up to 5 times) a repeat during which other processes used more than this many processors' worth of time (Linux); by default every repeat is kept.",
+};
+var csvOption = new Option<string?>("--csv") { Description = "Write the results to this CSV file." };
+var svgOption = new Option<string?>("--svg") { Description = "Draw ops/ms against threads into this SVG file (needs gnuplot)." };
+
+secondsOption.Validators.Add(result =>
+{
+    if (result.GetValueOrDefault<double>() is not (> 0 and < 3600))
+    {
+        result.AddError("--seconds must be above 0 and below 3600.");
+    }
+});
+repeatOption.Validators.Add(result =>
+{
+    if (result.GetValueOrDefault<int>() < 1)
+    {
+        result.AddError("--repeat must be at least 1.");
+    }
+});
+
+var root = new RootCommand("Measures how adds to one counter scale with threads, for ScalableMetrics' partitioned counter and the alternatives it is compared with.")
+{
+    threadsOption, secondsOption, repeatOption, pinOption, implOption, busyOption, csvOption, svgOption,
+};
+root.SetAction(parseResult => ScalingCommand.Run(
+    new ScalingOptions(
+        parseResult.GetValue(threadsOption)!,
+        parseResult.GetValue(secondsOption),
+        parseResult.GetValue(repeatOption),
+        parseResult.GetValue(pinOption),
+        parseResult.GetValue(implOption)!,
+        parseResult.GetValue(csvOption),
+        parseResult.GetValue(svgOption),
+        parseResult.GetValue(busyOption)),
+    Console.Out,
+    Console.Error));
+return root.Parse(args).Invoke();
+
+static int[] ParseThreadCounts(ArgumentResult result)
+{
+    var counts = new SortedSet<int>();
+    foreach (string part in SplitList(result))
+    {
+        if (!int.TryParse(part, NumberStyles.None, CultureInfo.InvariantCulture, out int count) || count is < 1 or > 4096)
+        {
+            result.AddError($"--threads: '{part}' is not a thread count from 1 to 4096.");
+            return [];
+        }
+
+        counts.Add(count);
+    }
+
+    if (counts.Count == 0)
+    {
+        result.AddError("--threads needs at least one thread count.");
+    }
+
+    return [.. counts];
+}
+
+static string[] ParseImplementationIds(ArgumentResult result)
+{
+    var selected = new HashSet<string>(StringComparer.Ordinal);
+    foreach (string part in SplitList(result))
+    {
+        if (!ImplementationCatalog.Ids.Contains(part))
+        {
+            result.AddError($"--impl: unknown implementation '{part}'; known: {string.Join(", ", ImplementationCatalog.Ids)}.");
+            return [];
+        }
+
+        selected.Add(part);
+    }
+
+    if (selected.Count == 0)
+    {
+        result.AddError("--impl needs at least one implementation.");
+    }
+
+    // Catalog order, whatever order they were given in, so that tables and charts line up across runs.
+    return [.. ImplementationCatalog.Ids.Where(selected.Contains)];
+}
+
+static IEnumerable<string> SplitList(ArgumentResult result) =>
+    result.Tokens.SelectMany(t => t.Value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
