@@ -5,16 +5,14 @@ namespace ScalableMetrics;
 
 /// <summary>
 /// An instrument's series, looked up by tags. A lookup of an existing series allocates nothing:
-/// up to <see cref="StackSortLimit"/> caller tags are sorted by key in a stack buffer and
-/// compared in place. Past <see cref="MaxSeries"/> series, new tag sets go to one overflow
-/// series tagged <c>otel.metric.overflow=true</c>, as OpenTelemetry's cardinality limit does.
+/// the caller's tags are hashed and compared in place (<see cref="TagSetComparer"/>). Past
+/// <see cref="MaxSeries"/> series, new tag sets go to one overflow series tagged
+/// <c>otel.metric.overflow=true</c>, as OpenTelemetry's cardinality limit does.
 /// </summary>
 /// <typeparam name="TSeries">The instrument's bound series type.</typeparam>
 internal sealed class SeriesTable<TSeries>
     where TSeries : class
 {
-    private const int StackSortLimit = 8;
-
     private static readonly TagSet s_overflowTags = TagSet.Create(new KeyValuePair<string, object?>("otel.metric.overflow", true));
 
     private readonly ConcurrentDictionary<TagSet, TSeries> _series = new(TagSetComparer.Instance);
@@ -46,26 +44,7 @@ internal sealed class SeriesTable<TSeries>
             return _untagged ?? GetOrAddUntagged();
         }
 
-        if (tags.Length == 1)
-        {
-            return _lookup.TryGetValue(tags, out TSeries? found) ? found : Add(tags);
-        }
-
-        return GetOrAddSorted(tags);
-    }
-
-    private TSeries GetOrAddSorted(ReadOnlySpan<KeyValuePair<string, object?>> tags)
-    {
-        if (tags.Length > StackSortLimit)
-        {
-            return GetOrAdd(TagSet.Create(tags));
-        }
-
-        var buffer = default(TagBuffer);
-        Span<KeyValuePair<string, object?>> sorted = ((Span<KeyValuePair<string, object?>>)buffer)[..tags.Length];
-        tags.CopyTo(sorted);
-        InsertionSortByKey(sorted);
-        return _lookup.TryGetValue(sorted, out TSeries? found) ? found : Add(sorted);
+        return _lookup.TryGetValue(tags, out TSeries? found) ? found : Add(tags);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -87,27 +66,5 @@ internal sealed class SeriesTable<TSeries>
         }
 
         return _series.GetOrAdd(tags, _createSeries);
-    }
-
-    private static void InsertionSortByKey(Span<KeyValuePair<string, object?>> tags)
-    {
-        for (int i = 1; i < tags.Length; i++)
-        {
-            KeyValuePair<string, object?> current = tags[i];
-            int j = i - 1;
-            while (j >= 0 && string.CompareOrdinal(tags[j].Key, current.Key) > 0)
-            {
-                tags[j + 1] = tags[j];
-                j--;
-            }
-
-            tags[j + 1] = current;
-        }
-    }
-
-    [InlineArray(StackSortLimit)]
-    private struct TagBuffer
-    {
-        private KeyValuePair<string, object?> _element0;
     }
 }

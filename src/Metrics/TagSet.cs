@@ -83,7 +83,7 @@ public sealed class TagSet : IReadOnlyList<KeyValuePair<string, object?>>, IEqua
 
     /// <inheritdoc/>
     public bool Equals(TagSet? other) =>
-        other is not null && (ReferenceEquals(this, other) || (_hashCode == other._hashCode && TagSetComparer.SortedEqual(other._tags, _tags)));
+        other is not null && (ReferenceEquals(this, other) || (_hashCode == other._hashCode && TagSetComparer.MatchesStored(_tags, other._tags)));
 
     /// <inheritdoc/>
     public override bool Equals(object? obj) => Equals(obj as TagSet);

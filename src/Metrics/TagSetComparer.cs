@@ -1,50 +1,104 @@
+using System.Numerics;
+
 namespace ScalableMetrics;
 
 /// <summary>
-/// Compares tag sets, and tag sets with spans of caller tags sorted by key but not yet normalized,
-/// so that a series lookup on the hot path hashes and compares the caller's tags in place,
-/// without allocating a key.
+/// Compares tag sets, and tag sets with the caller's tags as given (any order, not yet
+/// normalized), so that a series lookup on the hot path hashes and compares the caller's tags in
+/// place: no key is allocated, and nothing is copied or sorted.
 /// </summary>
+/// <remarks>
+/// The hash is the sum of one hash per tag, so that it does not depend on the order of the tags.
+/// Equality pairs every caller tag with a distinct stored tag of the same key and an equal value;
+/// with equal counts, that is a one-to-one match, and a caller's repeated key never matches.
+/// </remarks>
 internal sealed class TagSetComparer : IEqualityComparer<TagSet>, IAlternateEqualityComparer<ReadOnlySpan<KeyValuePair<string, object?>>, TagSet>
 {
+    /// <summary>Tag sets up to this size are matched with a bit mask of paired stored tags; larger ones with an array.</summary>
+    private const int MaskedMatchLimit = 64;
+
     public static TagSetComparer Instance { get; } = new();
 
-    public static int Hash(ReadOnlySpan<KeyValuePair<string, object?>> sortedTags)
+    public static int Hash(ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
-        var hash = default(HashCode);
-        foreach (KeyValuePair<string, object?> tag in sortedTags)
+        int hash = tags.Length;
+        foreach (KeyValuePair<string, object?> tag in tags)
         {
-            hash.Add(tag.Key is null ? 0 : string.GetHashCode(tag.Key, StringComparison.Ordinal));
-            hash.Add(TagValues.Hash(tag.Value));
+            hash += HashCode.Combine(tag.Key?.GetHashCode() ?? 0, TagValues.Hash(tag.Value));
         }
 
-        return hash.ToHashCode();
+        return hash;
     }
 
-    /// <summary>Whether <paramref name="sortedTags"/> (caller's, sorted) name the same series as <paramref name="stored"/> (normalized).</summary>
-    public static bool SortedEqual(ReadOnlySpan<KeyValuePair<string, object?>> stored, ReadOnlySpan<KeyValuePair<string, object?>> sortedTags)
+    /// <summary>Whether <paramref name="tags"/> (the caller's, any order) name the same series as <paramref name="stored"/> (normalized, distinct keys).</summary>
+    public static bool MatchesStored(ReadOnlySpan<KeyValuePair<string, object?>> stored, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
-        if (stored.Length != sortedTags.Length)
+        if (stored.Length != tags.Length)
         {
             return false;
         }
 
-        for (int i = 0; i < stored.Length; i++)
+        if (stored.Length > MaskedMatchLimit)
         {
-            if (!string.Equals(stored[i].Key, sortedTags[i].Key, StringComparison.Ordinal) || !TagValues.EqualsNormalized(stored[i].Value, sortedTags[i].Value))
+            return MatchesStoredLarge(stored, tags);
+        }
+
+        ulong paired = 0;
+        for (int i = 0; i < tags.Length; i++)
+        {
+            // Callers usually pass tags in the same order every time: try the same position first.
+            int j = IndexOfKey(stored, tags[i].Key, i);
+            if (j < 0 || (paired & (1UL << j)) != 0 || !TagValues.EqualsNormalized(stored[j].Value, tags[i].Value))
             {
                 return false;
             }
+
+            paired |= 1UL << j;
+        }
+
+        return BitOperations.PopCount(paired) == stored.Length;
+    }
+
+    private static bool MatchesStoredLarge(ReadOnlySpan<KeyValuePair<string, object?>> stored, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        var paired = new bool[stored.Length];
+        for (int i = 0; i < tags.Length; i++)
+        {
+            int j = IndexOfKey(stored, tags[i].Key, i);
+            if (j < 0 || paired[j] || !TagValues.EqualsNormalized(stored[j].Value, tags[i].Value))
+            {
+                return false;
+            }
+
+            paired[j] = true;
         }
 
         return true;
+    }
+
+    private static int IndexOfKey(ReadOnlySpan<KeyValuePair<string, object?>> stored, string? key, int hint)
+    {
+        if (hint < stored.Length && string.Equals(stored[hint].Key, key, StringComparison.Ordinal))
+        {
+            return hint;
+        }
+
+        for (int j = 0; j < stored.Length; j++)
+        {
+            if (string.Equals(stored[j].Key, key, StringComparison.Ordinal))
+            {
+                return j;
+            }
+        }
+
+        return -1;
     }
 
     public bool Equals(TagSet? x, TagSet? y) => x is null ? y is null : x.Equals(y);
 
     public int GetHashCode(TagSet obj) => obj.GetHashCode();
 
-    public bool Equals(ReadOnlySpan<KeyValuePair<string, object?>> alternate, TagSet other) => SortedEqual(other.AsSpan(), alternate);
+    public bool Equals(ReadOnlySpan<KeyValuePair<string, object?>> alternate, TagSet other) => MatchesStored(other.AsSpan(), alternate);
 
     public int GetHashCode(ReadOnlySpan<KeyValuePair<string, object?>> alternate) => Hash(alternate);
 

@@ -44,7 +44,7 @@ internal static class TagValues
     /// <summary>The hash of a value, equal for a value and its normalized form.</summary>
     public static int Hash(object? value) => value switch
     {
-        string s => string.GetHashCode(s, StringComparison.Ordinal),
+        string s => s.GetHashCode(),
         double d => d.GetHashCode(),
         float f => ((double)f).GetHashCode(),
         bool b => b.GetHashCode(),

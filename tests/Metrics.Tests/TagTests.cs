@@ -70,10 +70,30 @@ public class TagTests
     }
 
     [Fact]
-    public void ManyTagsBeyondTheStackBufferStillLookUp()
+    public void TwelveTagsLookUpInAnyOrder()
     {
         PartitionedCounter counter = new MetricRegistry().CreateCounter("test.many");
         KeyValuePair<string, object?>[] tags = [.. Enumerable.Range(0, 12).Select(i => new KeyValuePair<string, object?>($"k{i}", i))];
+        counter.Add(1, tags);
+        counter.Add(1, [.. tags.Reverse()]);
+        Assert.Equal(2, Assert.Single(counter.Collect()).Value);
+    }
+
+    [Fact]
+    public void ARepeatedKeyNeverMatchesASeriesOfDistinctKeys()
+    {
+        PartitionedCounter counter = new MetricRegistry().CreateCounter("test.repeated");
+        counter.Add(1, new("a", 1), new("b", 1));
+        Assert.Contains("more than once", Assert.Throws<ArgumentException>(() => counter.Add(1, new("a", 1), new("a", 1))).Message);
+        Assert.Contains("more than once", Assert.Throws<ArgumentException>(() => counter.Add(1, new("b", 1), new("b", 1))).Message);
+        Assert.Equal(1, Assert.Single(counter.Collect()).Value);
+    }
+
+    [Fact]
+    public void MoreThan64TagsStillLookUpInAnyOrder()
+    {
+        PartitionedCounter counter = new MetricRegistry().CreateCounter("test.wide");
+        KeyValuePair<string, object?>[] tags = [.. Enumerable.Range(0, 70).Select(i => new KeyValuePair<string, object?>($"k{i}", i))];
         counter.Add(1, tags);
         counter.Add(1, [.. tags.Reverse()]);
         Assert.Equal(2, Assert.Single(counter.Collect()).Value);
