@@ -1,25 +1,24 @@
-// Last results, on the 2-core VM (2 logical cores; other sessions shared the machine, so read ratios, not absolutes):
+// Last results, on the 2-core VM (2 logical cores; read ratios within one run, not absolutes):
 //   dotnet run -c Release --project perf/Benchmarks -- --filter '*' --anyCategories add --job short --iterationCount 7
-//   in process (BenchmarkDotNet 0.14 cannot locate Benchmarks.csproj by assembly name); core 9882fd0, harness c7d696d
+//   one process per benchmark (BenchmarkDotNet default toolchain); core as of commit 2d7bb00
 //
 // BenchmarkDotNet v0.14.0, Debian GNU/Linux 12 (bookworm)
 // Intel Xeon Processor, 1 CPU, 2 logical and 2 physical cores
 // .NET SDK 10.0.401
-//   [Host] : .NET 10.0.12 (10.0.1226.42308), X64 RyuJIT AVX-512F+CD+BW+DQ+VL+VBMI
+//   [Host]     : .NET 10.0.12 (10.0.1226.42308), X64 RyuJIT AVX-512F+CD+BW+DQ+VL+VBMI
 //
-// Job=ShortRun  Toolchain=InProcessEmitToolchain  IterationCount=7
-// LaunchCount=1  WarmupCount=3
+// IterationCount=7  LaunchCount=1  WarmupCount=3
 //
-// | Method                                       | Mean       | Error     | StdDev    | Median     | Ratio | RatioSD | Allocated | Alloc Ratio |
-// |--------------------------------------------- |-----------:|----------:|----------:|-----------:|------:|--------:|----------:|------------:|
-// | 'Interlocked.Increment (shared-interlocked)' |  8.0267 ns | 1.3653 ns | 0.6062 ns |  8.2877 ns | 1.005 |    0.10 |         - |          NA |
-// | array-unpadded                               |  0.0149 ns | 0.0589 ns | 0.0261 ns |  0.0000 ns | 0.002 |    0.00 |         - |          NA |
-// | array-padded                                 |  0.3335 ns | 0.2877 ns | 0.1277 ns |  0.3917 ns | 0.042 |    0.02 |         - |          NA |
-// | 'partitioned (PerProcessor, bound)'          |  7.3226 ns | 0.5740 ns | 0.2549 ns |  7.3006 ns | 0.917 |    0.07 |         - |          NA |
-// | 'partitioned-per-thread (bound)'             |  4.3572 ns | 0.1361 ns | 0.0485 ns |  4.3559 ns | 0.546 |    0.04 |         - |          NA |
-// | partitioned-ttas                             | 11.6804 ns | 0.6596 ns | 0.2929 ns | 11.8213 ns | 1.462 |    0.11 |         - |          NA |
-// | partitioned-monitor                          | 26.7684 ns | 6.3245 ns | 2.8081 ns | 26.5905 ns | 3.351 |    0.41 |         - |          NA |
-// | 'opentelemetry Counter<long>.Add'            | 14.4612 ns | 2.1136 ns | 0.7537 ns | 14.3302 ns | 1.811 |    0.16 |         - |          NA |
+// | Method                                       | Mean       | Error     | StdDev    | Ratio | RatioSD | Allocated | Alloc Ratio |
+// |--------------------------------------------- |-----------:|----------:|----------:|------:|--------:|----------:|------------:|
+// | 'Interlocked.Increment (shared-interlocked)' |  7.1704 ns | 2.2405 ns | 0.9948 ns | 1.017 |    0.19 |         - |          NA |
+// | array-unpadded                               |  0.1097 ns | 0.1095 ns | 0.0391 ns | 0.016 |    0.01 |         - |          NA |
+// | array-padded                                 |  0.0000 ns | 0.0000 ns | 0.0000 ns | 0.000 |    0.00 |         - |          NA |
+// | 'partitioned (PerProcessor, bound)'          |  6.5440 ns | 0.6360 ns | 0.2824 ns | 0.929 |    0.13 |         - |          NA |
+// | 'partitioned-per-thread (bound)'             |  2.1749 ns | 0.5709 ns | 0.2036 ns | 0.309 |    0.05 |         - |          NA |
+// | partitioned-ttas                             |  9.6523 ns | 0.7494 ns | 0.2672 ns | 1.370 |    0.19 |         - |          NA |
+// | partitioned-monitor                          | 24.4835 ns | 5.9361 ns | 2.6356 ns | 3.474 |    0.59 |         - |          NA |
+// | 'opentelemetry Counter<long>.Add'            | 21.2825 ns | 1.7603 ns | 0.7816 ns | 3.020 |    0.42 |         - |          NA |
 
 using System.Diagnostics.Metrics;
 using BenchmarkDotNet.Attributes;

@@ -1,25 +1,24 @@
-// Last results, on the 2-core VM (2 logical cores; other sessions shared the machine, so read ratios, not absolutes):
+// Last results, on the 2-core VM (2 logical cores; read ratios within one run, not absolutes):
 //   dotnet run -c Release --project perf/Benchmarks -- --filter '*' --anyCategories collect --job short --iterationCount 7
-//   in process (BenchmarkDotNet 0.14 cannot locate Benchmarks.csproj by assembly name); core 9882fd0, harness c7d696d
+//   one process per benchmark (BenchmarkDotNet default toolchain); core as of commit 2d7bb00
 //
 // BenchmarkDotNet v0.14.0, Debian GNU/Linux 12 (bookworm)
 // Intel Xeon Processor, 1 CPU, 2 logical and 2 physical cores
 // .NET SDK 10.0.401
-//   [Host] : .NET 10.0.12 (10.0.1226.42308), X64 RyuJIT AVX-512F+CD+BW+DQ+VL+VBMI
+//   [Host]     : .NET 10.0.12 (10.0.1226.42308), X64 RyuJIT AVX-512F+CD+BW+DQ+VL+VBMI
 //
-// Job=ShortRun  Toolchain=InProcessEmitToolchain  IterationCount=7
-// LaunchCount=1  WarmupCount=3
+// IterationCount=7  LaunchCount=1  WarmupCount=3
 //
-// | Method                     | Series | Mean          | Error          | StdDev         | Ratio | RatioSD | Gen0    | Gen1    | Gen2    | Allocated | Alloc Ratio |
-// |--------------------------- |------- |--------------:|---------------:|---------------:|------:|--------:|--------:|--------:|--------:|----------:|------------:|
-// | 'Read() each bound series' | 1      |      24.41 ns |       1.349 ns |       0.599 ns |  1.00 |    0.03 |       - |       - |       - |         - |          NA |
-// | counter.Collect()          | 1      |     210.16 ns |      72.348 ns |      32.123 ns |  8.61 |    1.25 |  0.0019 |       - |       - |     160 B |          NA |
-// |                            |        |               |                |                |       |         |         |         |         |           |             |
-// | 'Read() each bound series' | 100    |   2,240.17 ns |     368.781 ns |     131.511 ns |  1.00 |    0.07 |       - |       - |       - |         - |          NA |
-// | counter.Collect()          | 100    |   3,597.47 ns |     529.180 ns |     188.711 ns |  1.61 |    0.11 |  0.0267 |       - |       - |    2536 B |          NA |
-// |                            |        |               |                |                |       |         |         |         |         |           |             |
-// | 'Read() each bound series' | 10000  | 254,804.98 ns |  50,003.072 ns |  17,831.577 ns |  1.00 |    0.09 |       - |       - |       - |         - |          NA |
-// | counter.Collect()          | 10000  | 938,978.11 ns | 243,321.898 ns | 108,036.431 ns |  3.70 |    0.46 | 28.3203 | 28.3203 | 28.3203 |  240432 B |          NA |
+// | Method                     | Series | Mean          | Error          | StdDev        | Ratio | RatioSD | Gen0    | Gen1    | Gen2    | Allocated | Alloc Ratio |
+// |--------------------------- |------- |--------------:|---------------:|--------------:|------:|--------:|--------:|--------:|--------:|----------:|------------:|
+// | 'Read() each bound series' | 1      |      28.83 ns |       1.977 ns |      0.878 ns |  1.00 |    0.04 |       - |       - |       - |         - |          NA |
+// | counter.Collect()          | 1      |     146.34 ns |      10.085 ns |      4.478 ns |  5.08 |    0.21 |  0.0019 |       - |       - |     160 B |          NA |
+// |                            |        |               |                |               |       |         |         |         |         |           |             |
+// | 'Read() each bound series' | 100    |   2,230.74 ns |     200.877 ns |     71.635 ns |  1.00 |    0.04 |       - |       - |       - |         - |          NA |
+// | counter.Collect()          | 100    |   3,667.26 ns |   1,573.563 ns |    698.672 ns |  1.65 |    0.30 |  0.0267 |       - |       - |    2536 B |          NA |
+// |                            |        |               |                |               |       |         |         |         |         |           |             |
+// | 'Read() each bound series' | 10000  | 245,158.31 ns |  11,052.080 ns |  4,907.192 ns |  1.00 |    0.03 |       - |       - |       - |         - |          NA |
+// | counter.Collect()          | 10000  | 863,781.82 ns | 114,166.176 ns | 40,712.758 ns |  3.52 |    0.17 | 31.2500 | 31.2500 | 31.2500 |  240387 B |          NA |
 
 using BenchmarkDotNet.Attributes;
 

@@ -1,21 +1,20 @@
-// Last results, on the 2-core VM (2 logical cores; other sessions shared the machine, so read ratios, not absolutes):
+// Last results, on the 2-core VM (2 logical cores; read ratios within one run, not absolutes):
 //   dotnet run -c Release --project perf/Benchmarks -- --filter '*' --anyCategories tags --job short --iterationCount 7
-//   in process (BenchmarkDotNet 0.14 cannot locate Benchmarks.csproj by assembly name); core 9882fd0, harness c7d696d
+//   one process per benchmark (BenchmarkDotNet default toolchain); core as of commit 2d7bb00
 //
 // BenchmarkDotNet v0.14.0, Debian GNU/Linux 12 (bookworm)
 // Intel Xeon Processor, 1 CPU, 2 logical and 2 physical cores
 // .NET SDK 10.0.401
-//   [Host] : .NET 10.0.12 (10.0.1226.42308), X64 RyuJIT AVX-512F+CD+BW+DQ+VL+VBMI
+//   [Host]     : .NET 10.0.12 (10.0.1226.42308), X64 RyuJIT AVX-512F+CD+BW+DQ+VL+VBMI
 //
-// Job=ShortRun  Toolchain=InProcessEmitToolchain  IterationCount=7
-// LaunchCount=1  WarmupCount=3
+// IterationCount=7  LaunchCount=1  WarmupCount=3
 //
-// | Method                  | Mean       | Error      | StdDev     | Ratio | RatioSD | Allocated | Alloc Ratio |
-// |------------------------ |-----------:|-----------:|-----------:|------:|--------:|----------:|------------:|
-// | 'bound series (3 tags)' |   9.492 ns |  0.6189 ns |  0.2748 ns |  1.00 |    0.04 |         - |          NA |
-// | 'unbound, 0 tags'       |  10.504 ns |  0.5979 ns |  0.2655 ns |  1.11 |    0.04 |         - |          NA |
-// | 'unbound, 1 tag'        |  48.886 ns | 11.2193 ns |  4.9815 ns |  5.15 |    0.51 |         - |          NA |
-// | 'unbound, 3 tags'       | 332.245 ns | 29.9476 ns | 13.2969 ns | 35.03 |    1.61 |         - |          NA |
+// | Method                  | Mean      | Error     | StdDev    | Ratio | RatioSD | Allocated | Alloc Ratio |
+// |------------------------ |----------:|----------:|----------:|------:|--------:|----------:|------------:|
+// | 'bound series (3 tags)' |  9.767 ns | 0.5559 ns | 0.2468 ns |  1.00 |    0.03 |         - |          NA |
+// | 'unbound, 0 tags'       |  7.103 ns | 0.8805 ns | 0.3910 ns |  0.73 |    0.04 |         - |          NA |
+// | 'unbound, 1 tag'        | 35.078 ns | 3.3712 ns | 1.4968 ns |  3.59 |    0.17 |         - |          NA |
+// | 'unbound, 3 tags'       | 91.286 ns | 5.0092 ns | 2.2241 ns |  9.35 |    0.31 |         - |          NA |
 
 using BenchmarkDotNet.Attributes;
 
