@@ -87,37 +87,24 @@ public sealed class MeterBridge : IDisposable
     private static string? CountDescription(OperationData operation) =>
         operation.Description is { } description ? $"{description} (count of operations)" : null;
 
-    private static Measurement<long>[] Observe(PartitionedCounter counter)
+    private static Measurement<long>[] Observe(PartitionedCounter counter) =>
+        ToMeasurements(counter.Collect(), static reading => (reading.Value, reading.Tags));
+
+    private static Measurement<double>[] ObserveElapsed(OperationData operation) =>
+        ToMeasurements(operation.Collect(), static reading => (reading.ElapsedSeconds, reading.Tags));
+
+    private static Measurement<long>[] ObserveCount(OperationData operation) =>
+        ToMeasurements(operation.Collect(), static reading => (reading.Count, reading.Tags));
+
+    // One measurement per series, tagged with the series' tags.
+    private static Measurement<T>[] ToMeasurements<TReading, T>(IReadOnlyList<TReading> readings, Func<TReading, (T Value, TagSet Tags)> select)
+        where T : struct
     {
-        IReadOnlyList<CounterReading> readings = counter.Collect();
-        var measurements = new Measurement<long>[readings.Count];
+        var measurements = new Measurement<T>[readings.Count];
         for (int i = 0; i < measurements.Length; i++)
         {
-            measurements[i] = new Measurement<long>(readings[i].Value, readings[i].Tags.AsSpan());
-        }
-
-        return measurements;
-    }
-
-    private static Measurement<double>[] ObserveElapsed(OperationData operation)
-    {
-        IReadOnlyList<OperationReading> readings = operation.Collect();
-        var measurements = new Measurement<double>[readings.Count];
-        for (int i = 0; i < measurements.Length; i++)
-        {
-            measurements[i] = new Measurement<double>(readings[i].ElapsedSeconds, readings[i].Tags.AsSpan());
-        }
-
-        return measurements;
-    }
-
-    private static Measurement<long>[] ObserveCount(OperationData operation)
-    {
-        IReadOnlyList<OperationReading> readings = operation.Collect();
-        var measurements = new Measurement<long>[readings.Count];
-        for (int i = 0; i < measurements.Length; i++)
-        {
-            measurements[i] = new Measurement<long>(readings[i].Count, readings[i].Tags.AsSpan());
+            (T value, TagSet tags) = select(readings[i]);
+            measurements[i] = new Measurement<T>(value, tags.AsSpan());
         }
 
         return measurements;
