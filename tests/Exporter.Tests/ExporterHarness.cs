@@ -34,6 +34,10 @@ public sealed class ExporterHarness : IDisposable
 
     public async Task<string> ScrapeAsync() => Encoding.UTF8.GetString(await Exporter.ScrapeAsync());
 
+    /// <summary>An expected scrape: <paramref name="template"/> with "\n" line endings and SCOPE_NAME replaced by this harness's meter name.</summary>
+    public string Expected(string template) =>
+        template.ReplaceLineEndings("\n").Replace("SCOPE_NAME", MeterName, StringComparison.Ordinal);
+
     public void Dispose()
     {
         Provider.Dispose();

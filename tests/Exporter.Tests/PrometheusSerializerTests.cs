@@ -15,12 +15,12 @@ public sealed class PrometheusSerializerTests
         counter.Add(1, new("code", 200), new("http.route", "/a"));
 
         Assert.Equal(
-            """
+            harness.Expected("""
             # HELP http_server_requests_total Requests handled.
             # TYPE http_server_requests_total counter
             http_server_requests_total{otel_scope_name="SCOPE_NAME",code="200",http_route="/a"} 3
 
-            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            """),
             await harness.ScrapeAsync());
     }
 
@@ -33,12 +33,12 @@ public sealed class PrometheusSerializerTests
         counter.Add(0.25);
 
         Assert.Equal(
-            """
+            harness.Expected("""
             # HELP job_duration_seconds_total Time in jobs.
             # TYPE job_duration_seconds_total counter
             job_duration_seconds_total{otel_scope_name="SCOPE_NAME"} 1.5
 
-            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            """),
             await harness.ScrapeAsync());
     }
 
@@ -56,29 +56,29 @@ public sealed class PrometheusSerializerTests
         string text = await harness.ScrapeAsync();
 
         Assert.Contains(
-            """
+            harness.Expected("""
             # HELP queue_length Items queued.
             # TYPE queue_length gauge
             queue_length{otel_scope_name="SCOPE_NAME"} -2
 
-            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            """),
             text);
         Assert.Contains(
-            """
+            harness.Expected("""
             # HELP cpu_utilization_ratio CPU busy.
             # TYPE cpu_utilization_ratio gauge
             cpu_utilization_ratio{otel_scope_name="SCOPE_NAME"} 0.25
 
-            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            """),
             text);
 
         // No description: no HELP line.
         Assert.Contains(
-            """
+            harness.Expected("""
             # TYPE room_temperature_celsius gauge
             room_temperature_celsius{otel_scope_name="SCOPE_NAME"} 21
 
-            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            """),
             text);
         Assert.DoesNotContain("# HELP room_temperature", text);
     }
@@ -95,7 +95,7 @@ public sealed class PrometheusSerializerTests
         }
 
         Assert.Equal(
-            """
+            harness.Expected("""
             # HELP request_latency_milliseconds Latency.
             # TYPE request_latency_milliseconds histogram
             request_latency_milliseconds_bucket{otel_scope_name="SCOPE_NAME",route="/x",le="10"} 1
@@ -104,7 +104,7 @@ public sealed class PrometheusSerializerTests
             request_latency_milliseconds_sum{otel_scope_name="SCOPE_NAME",route="/x"} 605.5
             request_latency_milliseconds_count{otel_scope_name="SCOPE_NAME",route="/x"} 4
 
-            """.ReplaceLineEndings("\n").Replace("SCOPE_NAME", harness.MeterName, StringComparison.Ordinal),
+            """),
             await harness.ScrapeAsync());
     }
 

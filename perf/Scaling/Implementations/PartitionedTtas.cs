@@ -33,7 +33,7 @@ internal sealed class PartitionedTtas : CountingImplementation
 
     internal readonly struct Adder(TtasCell[] cells) : IAdder
     {
-        // CurrentPartition() < PartitionCount == cells.Length, as in the core's PartitionedValues.
+        // CurrentPartition() < PartitionCount == cells.Length, as in the core's PartitionedSeries.
         public void Add() => Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(cells), ProcessorId.CurrentPartition()).Increment();
     }
 }
