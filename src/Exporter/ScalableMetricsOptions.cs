@@ -20,6 +20,11 @@ public sealed class ScalableMetricsOptions
     /// <remarks>Default: <see cref="PartitionStrategy.PerProcessor"/> (per thread where no processor id can be had).</remarks>
     public PartitionStrategy Strategy { get; set; } = PartitionStrategy.PerProcessor;
 
+    /// <summary>Whether per-processor series add through Linux restartable sequences where the
+    /// process supports them; see <see cref="MetricRegistryOptions.UseRestartableSequences"/>.</summary>
+    /// <remarks>Default: <see langword="true"/>.</remarks>
+    public bool UseRestartableSequences { get; set; } = true;
+
     /// <summary>The most series one instrument keeps before new tag sets go to its overflow series.</summary>
     /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxSeriesPerInstrument"/> (2000). Must be at least 2.</remarks>
     public int MaxSeriesPerInstrument { get; set; } = MetricRegistryOptions.DefaultMaxSeriesPerInstrument;

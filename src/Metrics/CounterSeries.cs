@@ -4,14 +4,16 @@ namespace ScalableMetrics;
 
 /// <summary>
 /// One series of a <see cref="PartitionedCounter"/>, bound to a fixed tag set: the handle for
-/// the hot path, where an add is a cached processor-id read and one atomic add to that
-/// processor's padded cell (or a plain store to the thread's own cell), and allocates nothing.
+/// the hot path, where an add allocates nothing and is, by the registry's storage, a plain add
+/// to the current processor's padded cell inside a restartable sequence (no atomic
+/// instruction; see <see cref="RestartableSequence"/>), a cached processor-id read and one atomic
+/// add to that processor's cell, or a plain store to the thread's own cell.
 /// </summary>
 /// <remarks>Thread-safe. Get one from <see cref="PartitionedCounter.Bind"/>, once, and keep it.</remarks>
 public sealed class CounterSeries : PartitionedSeries
 {
-    internal CounterSeries(TagSet tags, PartitionStrategy strategy)
-        : base(tags, strategy)
+    internal CounterSeries(TagSet tags, SeriesStorage storage)
+        : base(tags, storage)
     {
     }
 

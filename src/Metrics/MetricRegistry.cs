@@ -17,6 +17,7 @@ public sealed class MetricRegistry
     private readonly List<Action<Instrument>> _observers = [];
     private readonly Lock _lock = new();
     private readonly int _maxSeriesPerInstrument;
+    private readonly SeriesStorage _storage;
 
     /// <summary>Creates a registry with the default <see cref="MetricRegistryOptions"/>.</summary>
     public MetricRegistry()
@@ -43,10 +44,22 @@ public sealed class MetricRegistry
 
         Strategy = options.Strategy == PartitionStrategy.PerProcessor && !ProcessorId.IsSupported ? PartitionStrategy.PerThread : options.Strategy;
         _maxSeriesPerInstrument = options.MaxSeriesPerInstrument;
+        _storage = Strategy == PartitionStrategy.PerThread ? SeriesStorage.PerThread
+            : options.UseRestartableSequences && RestartableSequence.IsSupported ? SeriesStorage.PerProcessorRestartable
+            : SeriesStorage.PerProcessorInterlocked;
     }
 
     /// <summary>The strategy this registry's instruments use: the one asked for, or <see cref="PartitionStrategy.PerThread"/> where no processor id can be had.</summary>
     public PartitionStrategy Strategy { get; }
+
+    /// <summary>
+    /// Whether this registry's per-processor series add through restartable sequences (a plain
+    /// add, no atomic instruction; see <see cref="RestartableSequence"/>) rather than with
+    /// <see cref="Interlocked"/>: <see langword="true"/> where <see cref="Strategy"/> is
+    /// <see cref="PartitionStrategy.PerProcessor"/>, <see cref="MetricRegistryOptions.UseRestartableSequences"/>
+    /// is set and <see cref="RestartableSequence.IsSupported"/>.
+    /// </summary>
+    public bool UsesRestartableSequences => _storage == SeriesStorage.PerProcessorRestartable;
 
     /// <summary>A snapshot of the instruments created so far.</summary>
     public IReadOnlyList<Instrument> Instruments
@@ -68,7 +81,7 @@ public sealed class MetricRegistry
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, or the name is taken by an instrument of another kind or unit.</exception>
     public PartitionedCounter CreateCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, () => new PartitionedCounter(name, unit, description, Strategy, _maxSeriesPerInstrument));
+        GetOrCreate(name, unit, () => new PartitionedCounter(name, unit, description, _storage, _maxSeriesPerInstrument));
 
     /// <summary>Creates an operation timer (count and elapsed seconds), or returns the one already created with this name.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -77,7 +90,7 @@ public sealed class MetricRegistry
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> breaks OpenTelemetry's syntax, or is taken by an instrument of another kind.</exception>
     public OperationData CreateOperationData(string name, string? description = null) =>
-        GetOrCreate(name, OperationData.ElapsedUnit, () => new OperationData(name, description, Strategy, _maxSeriesPerInstrument));
+        GetOrCreate(name, OperationData.ElapsedUnit, () => new OperationData(name, description, _storage, _maxSeriesPerInstrument));
 
     /// <summary>
     /// Calls <paramref name="onInstrument"/> for every instrument created so far and, until the

@@ -13,6 +13,13 @@ public class MetricRegistryOptions
     /// <see cref="PartitionStrategy.PerThread"/> where <see cref="ProcessorId.IsSupported"/> is <see langword="false"/>.</remarks>
     public PartitionStrategy Strategy { get; set; } = PartitionStrategy.PerProcessor;
 
+    /// <summary>Whether per-processor series add through Linux restartable sequences where the
+    /// process supports them (<see cref="RestartableSequence.IsSupported"/>): a plain add to the
+    /// processor's cell, no atomic instruction. When false, or where they are not supported, they
+    /// add with <see cref="Interlocked"/> to the cell of the thread's cached processor id.</summary>
+    /// <remarks>Default: <see langword="true"/>. Has no effect on <see cref="PartitionStrategy.PerThread"/>.</remarks>
+    public bool UseRestartableSequences { get; set; } = true;
+
     /// <summary>The most series (distinct tag sets) one instrument keeps; past it, new tag sets are
     /// recorded into one series tagged <c>otel.metric.overflow=true</c>, so that no value is lost
     /// and memory stays bounded.</summary>

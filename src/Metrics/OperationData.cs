@@ -24,10 +24,10 @@ public sealed class OperationData : Instrument
 
     private readonly SeriesTable<OperationSeries> _series;
 
-    internal OperationData(string name, string? description, PartitionStrategy strategy, int maxSeries)
+    internal OperationData(string name, string? description, SeriesStorage storage, int maxSeries)
         : base(name, ElapsedUnit, description)
     {
-        _series = new SeriesTable<OperationSeries>(maxSeries, tags => new OperationSeries(tags, strategy));
+        _series = new SeriesTable<OperationSeries>(maxSeries, tags => new OperationSeries(tags, storage));
     }
 
     /// <inheritdoc/>

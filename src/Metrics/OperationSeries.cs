@@ -10,8 +10,8 @@ namespace ScalableMetrics;
 /// <remarks>Thread-safe. Get one from <see cref="OperationData.Bind"/>, once, and keep it.</remarks>
 public sealed class OperationSeries : PartitionedSeries
 {
-    internal OperationSeries(TagSet tags, PartitionStrategy strategy)
-        : base(tags, strategy)
+    internal OperationSeries(TagSet tags, SeriesStorage storage)
+        : base(tags, storage)
     {
     }
 

@@ -19,10 +19,10 @@ public sealed class PartitionedCounter : Instrument
 {
     private readonly SeriesTable<CounterSeries> _series;
 
-    internal PartitionedCounter(string name, string? unit, string? description, PartitionStrategy strategy, int maxSeries)
+    internal PartitionedCounter(string name, string? unit, string? description, SeriesStorage storage, int maxSeries)
         : base(name, unit, description)
     {
-        _series = new SeriesTable<CounterSeries>(maxSeries, tags => new CounterSeries(tags, strategy));
+        _series = new SeriesTable<CounterSeries>(maxSeries, tags => new CounterSeries(tags, storage));
     }
 
     /// <inheritdoc/>

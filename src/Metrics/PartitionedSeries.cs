@@ -8,6 +8,12 @@ namespace ScalableMetrics;
 /// <see cref="long"/>s), kept as one padded copy per partition and summed only when read.
 /// </summary>
 /// <remarks>
+/// <para>Three storages (<see cref="SeriesStorage"/>): per processor with a restartable sequence
+/// (a plain add to the cell of the processor the add runs on; processor ids past
+/// <see cref="RestartableSequence.PartitionCount"/> add to one overflow cell with
+/// <see cref="Interlocked"/>, the only cell more than one processor writes), per processor with
+/// <see cref="Interlocked"/> (the cell of the thread's cached processor id), and per thread (a
+/// plain store to the thread's own cell).</para>
 /// <para>Writes never take a lock. Reads take the series' lock, so that reads are serialized:
 /// each cell only grows, each read visits every cell after the read before it did, and a thread
 /// cell whose thread has ended moves into the retired totals under that same lock; so a read's
@@ -15,18 +21,29 @@ namespace ScalableMetrics;
 /// <para>The storage sits in this base class rather than in an object of its own, so that an add
 /// through a bound series reaches its cells with one load less.</para>
 /// </remarks>
-public abstract class PartitionedSeries
+public abstract unsafe class PartitionedSeries
 {
     private readonly PaddedCell[]? _processorCells;
+
+    // Cell 0 of _processorCells where the storage is PerProcessorRestartable, else null. The
+    // array is allocated on the pinned object heap, so this address holds for the series' life.
+    private readonly PaddedCell* _restartableCells;
     private ThreadCell?[] _threadCells = [];
     private readonly Lock _lock = new();
     private long _retiredCount;
     private long _retiredSum;
 
-    private protected PartitionedSeries(TagSet tags, PartitionStrategy strategy)
+    private protected PartitionedSeries(TagSet tags, SeriesStorage storage)
     {
         Tags = tags;
-        if (strategy == PartitionStrategy.PerProcessor)
+        Storage = storage;
+        if (storage == SeriesStorage.PerProcessorRestartable)
+        {
+            // One cell per processor id, then the overflow cell.
+            _processorCells = GC.AllocateArray<PaddedCell>(RestartableSequence.PartitionCount + 1, pinned: true);
+            _restartableCells = (PaddedCell*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(_processorCells));
+        }
+        else if (storage == SeriesStorage.PerProcessorInterlocked)
         {
             _processorCells = new PaddedCell[ProcessorId.PartitionCount];
         }
@@ -37,6 +54,12 @@ public abstract class PartitionedSeries
 
     /// <summary>The strategy this series was created with.</summary>
     internal PartitionStrategy Strategy => _processorCells is null ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
+
+    /// <summary>How this series keeps and updates its cells.</summary>
+    internal SeriesStorage Storage { get; }
+
+    /// <summary>The number of per-processor cells, the overflow cell included; 0 for a per-thread series.</summary>
+    internal int ProcessorCellCount => _processorCells?.Length ?? 0;
 
     /// <summary>The number of thread cells not yet retired (per-thread strategy; 0 otherwise).</summary>
     internal int LiveThreadCellCount
@@ -54,6 +77,17 @@ public abstract class PartitionedSeries
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private protected void AddSum(long sum)
     {
+        PaddedCell* restartableCells = _restartableCells;
+        if (restartableCells != null)
+        {
+            if (!RestartableSequence.TryAdd(&restartableCells->Sum, sum))
+            {
+                AddToOverflowCell(ref restartableCells[RestartableSequence.PartitionCount].Sum, sum);
+            }
+
+            return;
+        }
+
         PaddedCell[]? cells = _processorCells;
         if (cells is not null)
         {
@@ -72,6 +106,24 @@ public abstract class PartitionedSeries
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private protected void AddCountAndSum(long count, long sum)
     {
+        PaddedCell* restartableCells = _restartableCells;
+        if (restartableCells != null)
+        {
+            // Two sequences, each of which commits once: the count and the sum may land in two
+            // processors' cells if the thread moves between them, and each is still exact.
+            if (!RestartableSequence.TryAdd(&restartableCells->Count, count))
+            {
+                AddToOverflowCell(ref restartableCells[RestartableSequence.PartitionCount].Count, count);
+            }
+
+            if (!RestartableSequence.TryAdd(&restartableCells->Sum, sum))
+            {
+                AddToOverflowCell(ref restartableCells[RestartableSequence.PartitionCount].Sum, sum);
+            }
+
+            return;
+        }
+
         PaddedCell[]? cells = _processorCells;
         if (cells is not null)
         {
@@ -129,6 +181,10 @@ public abstract class PartitionedSeries
             return (count, sum);
         }
     }
+
+    // The overflow cell is written by any processor, so always atomically.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void AddToOverflowCell(ref long field, long value) => Interlocked.Add(ref field, value);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private ThreadCell GetThreadCell()

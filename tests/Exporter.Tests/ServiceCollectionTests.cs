@@ -130,6 +130,25 @@ public sealed class ServiceCollectionTests
     }
 
     [Fact]
+    public void Restartable_sequences_can_be_turned_off_from_configuration()
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["ScalableMetrics:UseRestartableSequences"] = "false",
+        });
+        builder.AddScalableMetrics();
+        using IHost host = builder.Build();
+
+        MetricRegistry registry = host.Services.GetRequiredService<MetricRegistry>();
+        Assert.False(registry.UsesRestartableSequences);
+        Assert.Equal(ProcessorId.IsSupported ? PartitionStrategy.PerProcessor : PartitionStrategy.PerThread, registry.Strategy);
+
+        using ServiceProvider defaults = new ServiceCollection().AddScalableMetrics().BuildServiceProvider();
+        Assert.Equal(RestartableSequence.IsSupported && ProcessorId.IsSupported, defaults.GetRequiredService<MetricRegistry>().UsesRestartableSequences);
+    }
+
+    [Fact]
     public void Mapping_the_endpoint_without_the_services_says_what_is_missing()
     {
         WebApplication app = WebApplication.CreateBuilder().Build();

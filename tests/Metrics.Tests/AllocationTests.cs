@@ -7,22 +7,21 @@ public class AllocationTests
     private static readonly KeyValuePair<string, object?> s_status = new("http.response.status_code", 200);
     private static readonly KeyValuePair<string, object?> s_method = new("http.request.method", "GET");
 
-    public static TheoryData<PartitionStrategy> Strategies => [PartitionStrategy.PerProcessor, PartitionStrategy.PerThread];
 
     [Theory]
-    [MemberData(nameof(Strategies))]
-    public void BoundAddDoesNotAllocate(PartitionStrategy strategy)
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void BoundAddDoesNotAllocate(string storage)
     {
-        CounterSeries series = new MetricRegistry(new MetricRegistryOptions { Strategy = strategy }).CreateCounter("test.alloc").Bind(s_route);
+        CounterSeries series = new MetricRegistry(Storages.Options(storage)).CreateCounter("test.alloc").Bind(s_route);
         AssertDoesNotAllocate(() => series.Add(1));
         AssertDoesNotAllocate(series.Increment);
     }
 
     [Theory]
-    [MemberData(nameof(Strategies))]
-    public void UnboundAddWithZeroOneAndThreeTagsDoesNotAllocate(PartitionStrategy strategy)
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void UnboundAddWithZeroOneAndThreeTagsDoesNotAllocate(string storage)
     {
-        PartitionedCounter counter = new MetricRegistry(new MetricRegistryOptions { Strategy = strategy }).CreateCounter("test.alloc");
+        PartitionedCounter counter = new MetricRegistry(Storages.Options(storage)).CreateCounter("test.alloc");
         AssertDoesNotAllocate(() => counter.Add(1));
         AssertDoesNotAllocate(() => counter.Add(1, s_route));
         AssertDoesNotAllocate(() => counter.Add(1, s_status, s_method, s_route));
@@ -30,10 +29,10 @@ public class AllocationTests
     }
 
     [Theory]
-    [MemberData(nameof(Strategies))]
-    public void OperationScopeDoesNotAllocate(PartitionStrategy strategy)
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void OperationScopeDoesNotAllocate(string storage)
     {
-        OperationData operation = new MetricRegistry(new MetricRegistryOptions { Strategy = strategy }).CreateOperationData("test.alloc.scope");
+        OperationData operation = new MetricRegistry(Storages.Options(storage)).CreateOperationData("test.alloc.scope");
         OperationSeries series = operation.Bind(s_route);
         AssertDoesNotAllocate(() =>
         {

@@ -4,15 +4,14 @@ public class ExactnessTests
 {
     private const int AddsPerThread = 200_000;
 
-    public static TheoryData<PartitionStrategy> Strategies => [PartitionStrategy.PerProcessor, PartitionStrategy.PerThread];
 
     [Theory]
-    [MemberData(nameof(Strategies))]
-    public void BoundCounterSumsExactlyWhileCollectionsRun(PartitionStrategy strategy)
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void BoundCounterSumsExactlyWhileCollectionsRun(string storage)
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = strategy });
-        Assert.Equal(strategy, registry.Strategy);
+        var registry = new MetricRegistry(Storages.Options(storage));
         CounterSeries series = registry.CreateCounter("test.adds").Bind();
+        Assert.Equal(Storages.Expected(storage), series.Storage);
         int threads = Math.Max(4, Environment.ProcessorCount * 2);
         int collections = 0;
 
@@ -36,10 +35,10 @@ public class ExactnessTests
     }
 
     [Theory]
-    [MemberData(nameof(Strategies))]
-    public void TaggedAddsLandInTheirOwnSeriesExactly(PartitionStrategy strategy)
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void TaggedAddsLandInTheirOwnSeriesExactly(string storage)
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = strategy });
+        var registry = new MetricRegistry(Storages.Options(storage));
         PartitionedCounter counter = registry.CreateCounter("test.tagged");
         int threads = 4;
 
@@ -58,10 +57,10 @@ public class ExactnessTests
     }
 
     [Theory]
-    [MemberData(nameof(Strategies))]
-    public void OperationDataCountsEveryOperationAndItsTicks(PartitionStrategy strategy)
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void OperationDataCountsEveryOperationAndItsTicks(string storage)
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = strategy });
+        var registry = new MetricRegistry(Storages.Options(storage));
         OperationSeries series = registry.CreateOperationData("test.operation").Bind(new KeyValuePair<string, object?>("kind", "exact"));
         int threads = 4;
 

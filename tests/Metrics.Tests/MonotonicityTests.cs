@@ -2,13 +2,12 @@ namespace ScalableMetrics.Tests;
 
 public class MonotonicityTests
 {
-    public static TheoryData<PartitionStrategy> Strategies => [PartitionStrategy.PerProcessor, PartitionStrategy.PerThread];
 
     [Theory]
-    [MemberData(nameof(Strategies))]
-    public void CollectedValueNeverDecreasesWhileWritersRunAndThreadsEnd(PartitionStrategy strategy)
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void CollectedValueNeverDecreasesWhileWritersRunAndThreadsEnd(string storage)
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = strategy });
+        var registry = new MetricRegistry(Storages.Options(storage));
         PartitionedCounter counter = registry.CreateCounter("test.monotonic");
         CounterSeries series = counter.Bind();
         using var done = new CancellationTokenSource();

@@ -51,6 +51,7 @@ public static class ScalableMetricsServiceCollectionExtensions
             return new MetricRegistry(new MetricRegistryOptions
             {
                 Strategy = value.Strategy,
+                UseRestartableSequences = value.UseRestartableSequences,
                 MaxSeriesPerInstrument = value.MaxSeriesPerInstrument,
             });
         });
