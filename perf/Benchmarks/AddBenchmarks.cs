@@ -41,6 +41,7 @@ public class AddBenchmarks
     private ArrayUnpadded.Adder _arrayUnpadded;
     private ArrayPadded.Adder _arrayPadded;
     private CounterSeries _perProcessor = null!;
+    private CounterSeries _perProcessorInterlocked = null!;
     private CounterSeries _perThread = null!;
     private PartitionedTtas.Adder _ttas;
     private PartitionedMonitor.Adder _monitor;
@@ -54,6 +55,7 @@ public class AddBenchmarks
         _arrayUnpadded = new ArrayUnpadded.Adder(new long[2], 0);
         _arrayPadded = new ArrayPadded.Adder(new PaddedSlot[2], 0);
         _perProcessor = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor }).CreateCounter("bench.adds").Bind();
+        _perProcessorInterlocked = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = false }).CreateCounter("bench.adds").Bind();
         _perThread = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread }).CreateCounter("bench.adds").Bind();
         _ttas = new PartitionedTtas.Adder(new TtasCell[ProcessorId.PartitionCount]);
         var monitorCells = new MonitorCell[ProcessorId.PartitionCount];
@@ -89,6 +91,9 @@ public class AddBenchmarks
 
     [Benchmark(Description = "partitioned (PerProcessor, bound)")]
     public void PartitionedPerProcessor() => _perProcessor.Increment();
+
+    [Benchmark(Description = "partitioned-interlocked (PerProcessor, no rseq)")]
+    public void PartitionedPerProcessorInterlocked() => _perProcessorInterlocked.Increment();
 
     [Benchmark(Description = "partitioned-per-thread (bound)")]
     public void PartitionedPerThread() => _perThread.Increment();

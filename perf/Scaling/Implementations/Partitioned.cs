@@ -4,31 +4,42 @@ namespace ScalableMetrics.Scaling.Implementations;
 /// Our <see cref="PartitionedCounter"/>, bound once (<see cref="PartitionedCounter.Bind"/>) and
 /// incremented through the bound <see cref="CounterSeries"/>: the hot path an application uses.
 /// </summary>
-/// <remarks>The total is read through <see cref="PartitionedCounter.Collect"/>, as an exporter would.</remarks>
+/// <remarks>
+/// Three ids: <c>partitioned</c> (PerProcessor with the registry's defaults: a restartable
+/// sequence where the process supports it), <c>partitioned-interlocked</c> (PerProcessor with
+/// restartable sequences turned off: the cached processor id and <see cref="Interlocked"/>, the
+/// path every other platform takes) and <c>partitioned-per-thread</c>. The total is read through
+/// <see cref="PartitionedCounter.Collect"/>, as an exporter would.
+/// </remarks>
 internal sealed class Partitioned : CountingImplementation
 {
     private readonly PartitionStrategy _strategy;
+    private readonly bool _useRestartableSequences;
     private PartitionedCounter? _counter;
     private CounterSeries? _series;
 
-    public Partitioned(PartitionStrategy strategy)
+    public Partitioned(PartitionStrategy strategy, bool useRestartableSequences)
     {
         _strategy = strategy;
-        Id = strategy == PartitionStrategy.PerProcessor ? "partitioned" : "partitioned-per-thread";
+        _useRestartableSequences = useRestartableSequences;
+        Id = strategy == PartitionStrategy.PerThread ? "partitioned-per-thread"
+            : useRestartableSequences ? "partitioned" : "partitioned-interlocked";
     }
 
     public override string Id { get; }
 
-    public override string Description => _strategy == PartitionStrategy.PerProcessor
-        ? "PartitionedCounter, PerProcessor, bound series Increment()"
-        : "PartitionedCounter, PerThread, bound series Increment()";
+    public override string Description => _strategy == PartitionStrategy.PerThread
+        ? "PartitionedCounter, PerThread, bound series Increment()"
+        : _useRestartableSequences
+            ? "PartitionedCounter, PerProcessor (restartable sequence where supported), bound series Increment()"
+            : "PartitionedCounter, PerProcessor with UseRestartableSequences=false (cached processor id, Interlocked), bound series Increment()";
 
     /// <summary>The strategy the registry actually used (PerProcessor falls back to PerThread where no processor id can be had).</summary>
     public PartitionStrategy EffectiveStrategy { get; private set; }
 
     public override void Prepare(int threads)
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = _strategy });
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = _strategy, UseRestartableSequences = _useRestartableSequences });
         EffectiveStrategy = registry.Strategy;
         _counter = registry.CreateCounter("scaling.adds", "{add}");
         _series = _counter.Bind();
