@@ -36,7 +36,6 @@ public abstract unsafe class PartitionedSeries
     private protected PartitionedSeries(TagSet tags, SeriesStorage storage)
     {
         Tags = tags;
-        Storage = storage;
         if (storage == SeriesStorage.PerProcessorRestartable)
         {
             // One cell per processor id, then the overflow cell.
@@ -55,8 +54,11 @@ public abstract unsafe class PartitionedSeries
     /// <summary>The strategy this series was created with.</summary>
     internal PartitionStrategy Strategy => _processorCells is null ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
 
-    /// <summary>How this series keeps and updates its cells.</summary>
-    internal SeriesStorage Storage { get; }
+    /// <summary>How this series keeps and updates its cells, read off which cells it has.</summary>
+    internal SeriesStorage Storage =>
+        _restartableCells != null ? SeriesStorage.PerProcessorRestartable
+        : _processorCells is not null ? SeriesStorage.PerProcessorInterlocked
+        : SeriesStorage.PerThread;
 
     /// <summary>The number of per-processor cells, the overflow cell included; 0 for a per-thread series.</summary>
     internal int ProcessorCellCount => _processorCells?.Length ?? 0;
@@ -91,11 +93,7 @@ public abstract unsafe class PartitionedSeries
         PaddedCell* restartableCells = _restartableCells;
         if (restartableCells != null)
         {
-            if (!RestartableSequence.TryAdd(&restartableCells->Sum, sum))
-            {
-                AddToOverflowCell(ref restartableCells[RestartableSequence.PartitionCount].Sum, sum);
-            }
-
+            AddRestartable(&restartableCells->Sum, sum);
             return;
         }
 
@@ -122,16 +120,8 @@ public abstract unsafe class PartitionedSeries
         {
             // Two sequences, each of which commits once: the count and the sum may land in two
             // processors' cells if the thread moves between them, and each is still exact.
-            if (!RestartableSequence.TryAdd(&restartableCells->Count, count))
-            {
-                AddToOverflowCell(ref restartableCells[RestartableSequence.PartitionCount].Count, count);
-            }
-
-            if (!RestartableSequence.TryAdd(&restartableCells->Sum, sum))
-            {
-                AddToOverflowCell(ref restartableCells[RestartableSequence.PartitionCount].Sum, sum);
-            }
-
+            AddRestartable(&restartableCells->Count, count);
+            AddRestartable(&restartableCells->Sum, sum);
             return;
         }
 
@@ -183,9 +173,21 @@ public abstract unsafe class PartitionedSeries
         }
     }
 
+    // Adds to the field at firstCellField's offset in the current processor's cell, or in the
+    // overflow cell (after the last processor's) where the processor has no cell of its own.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void AddRestartable(long* firstCellField, long value)
+    {
+        if (!RestartableSequence.TryAdd(firstCellField, value))
+        {
+            AddToOverflowCell(firstCellField, value);
+        }
+    }
+
     // The overflow cell is written by any processor, so always atomically.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void AddToOverflowCell(ref long field, long value) => Interlocked.Add(ref field, value);
+    private static void AddToOverflowCell(long* firstCellField, long value) =>
+        Interlocked.Add(ref *(long*)((byte*)firstCellField + ((nint)RestartableSequence.PartitionCount * PaddedCell.Size)), value);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private ThreadCell GetThreadCell()

@@ -60,8 +60,6 @@ public static unsafe class RestartableSequence
     private const int CpuIdOffset = 4;
     private const int RseqCsOffset = 8;
 
-    private const int CellSizeShift = 7;
-
     private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, long, int> s_addAtCurrentProcessor;
 
     // Incremented by the function's abort path; native memory, since the function holds its address.
@@ -247,8 +245,8 @@ public static unsafe class RestartableSequence
         code.AddRange([0x73, 0]);
         int jaeEnd = code.Count;
 
-        // shl rax, 7
-        code.AddRange([0x48, 0xC1, 0xE0, CellSizeShift]);
+        // shl rax, log2(PaddedCell.Size): 7
+        code.AddRange([0x48, 0xC1, 0xE0, (byte)BitOperations.Log2(PaddedCell.Size)]);
 
         // add qword ptr [rdi + rax], rsi: the commit
         code.AddRange([0x48, 0x01, 0x34, 0x07]);

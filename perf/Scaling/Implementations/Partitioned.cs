@@ -34,13 +34,9 @@ internal sealed class Partitioned : CountingImplementation
             ? "PartitionedCounter, PerProcessor (restartable sequence where supported), bound series Increment()"
             : "PartitionedCounter, PerProcessor with UseRestartableSequences=false (cached processor id, Interlocked), bound series Increment()";
 
-    /// <summary>The strategy the registry actually used (PerProcessor falls back to PerThread where no processor id can be had).</summary>
-    public PartitionStrategy EffectiveStrategy { get; private set; }
-
     public override void Prepare(int threads)
     {
         var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = _strategy, UseRestartableSequences = _useRestartableSequences });
-        EffectiveStrategy = registry.Strategy;
         _counter = registry.CreateCounter("scaling.adds", "{add}");
         _series = _counter.Bind();
     }
