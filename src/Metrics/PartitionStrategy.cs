@@ -20,11 +20,12 @@ public enum PartitionStrategy
     PerProcessor = 0,
 
     /// <summary>
-    /// One padded cell per thread that writes the series, written by that thread alone with
-    /// plain stores, no atomic instruction (the single-writer principle, seed 004). Cells are
-    /// kept in a list that collection reads; a cell whose thread has ended is folded into a
-    /// retired total exactly once. Memory: about 150 bytes per writing thread per series.
-    /// Suits a fixed set of long-lived threads; heavy thread churn costs a cell per new thread.
+    /// One padded cell per thread index, written by the thread that holds the index alone with
+    /// plain stores, no atomic instruction (the single-writer principle, seed 004). A thread
+    /// takes an index when it first writes any per-thread series and keeps it while it lives; an
+    /// ended thread's index, and so its cells with their values, go to a later thread. Memory:
+    /// 128 bytes per series per index handed out (about twice the peak of live writer threads,
+    /// plus 64), and less than twice that where a series has outgrown its first array.
     /// </summary>
     PerThread = 1,
 }

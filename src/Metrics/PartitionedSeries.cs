@@ -13,11 +13,18 @@ namespace ScalableMetrics;
 /// <see cref="RestartableSequence.PartitionCount"/> add to one overflow cell with
 /// <see cref="Interlocked"/>, the only cell more than one processor writes), per processor with
 /// <see cref="Interlocked"/> (the cell of the thread's cached processor id), and per thread (a
-/// plain store to the thread's own cell).</para>
+/// plain store to the cell at the thread's <see cref="ThreadLease"/> index, which no other
+/// living thread holds).</para>
 /// <para>Writes never take a lock. Reads take the series' lock, so that reads are serialized:
-/// each cell only grows, each read visits every cell after the read before it did, and a thread
-/// cell whose thread has ended moves into the retired totals under that same lock; so a read's
-/// result never goes down, and no value is lost or counted twice.</para>
+/// each cell only grows and each read visits every cell after the read before it did, so a
+/// read's result never goes down, and no value is lost or counted twice.</para>
+/// <para>Per thread, a cell outlives its thread: the next thread given the same index goes on
+/// adding to it, one writer after the other, so an ended thread's adds need no moving. When a
+/// thread's index is past the end of the cells, the series moves to a larger array; the old
+/// array is kept and still summed, because a writer that read the old array before the move may
+/// still add to it (once). Nothing is copied, so nothing can be lost in a copy. The arrays at
+/// most double each time, so all of them together hold less than twice the cells of the
+/// last.</para>
 /// <para>The storage sits in this base class rather than in an object of its own, so that an add
 /// through a bound series reaches its cells with one load less.</para>
 /// </remarks>
@@ -28,10 +35,14 @@ public abstract unsafe class PartitionedSeries
     // Cell 0 of _processorCells where the storage is PerProcessorRestartable, else null. The
     // array is allocated on the pinned object heap, so this address holds for the series' life.
     private readonly PaddedCell* _restartableCells;
-    private ThreadCell?[] _threadCells = [];
+
+    // Per thread: the cells indexed by ThreadLease index, else null; replaced (under _lock) by a
+    // larger array when a thread's index is past its end.
+    private PaddedCell[]? _threadCells;
+
+    // Per thread: every array _threadCells has held before, still summed by reads (see remarks).
+    private PaddedCell[][] _outgrownThreadCells = [];
     private readonly Lock _lock = new();
-    private long _retiredCount;
-    private long _retiredSum;
 
     private protected PartitionedSeries(TagSet tags, SeriesStorage storage)
     {
@@ -45,6 +56,11 @@ public abstract unsafe class PartitionedSeries
         else if (storage == SeriesStorage.PerProcessorInterlocked)
         {
             _processorCells = new PaddedCell[ProcessorId.PartitionCount];
+        }
+        else
+        {
+            // Room for every index handed out so far; a thread given a later one grows the array.
+            _threadCells = new PaddedCell[ThreadLease.IndexCount];
         }
     }
 
@@ -63,14 +79,14 @@ public abstract unsafe class PartitionedSeries
     /// <summary>The number of per-processor cells, the overflow cell included; 0 for a per-thread series.</summary>
     internal int ProcessorCellCount => _processorCells?.Length ?? 0;
 
-    /// <summary>The number of thread cells not yet retired (per-thread strategy; 0 otherwise).</summary>
-    internal int LiveThreadCellCount
+    /// <summary>The number of thread cells, in the current array and the outgrown ones (per-thread storage; 0 otherwise).</summary>
+    internal int ThreadCellCount
     {
         get
         {
             lock (_lock)
             {
-                return _threadCells.Count(c => c is not null);
+                return (_threadCells?.Length ?? 0) + _outgrownThreadCells.Sum(cells => cells.Length);
             }
         }
     }
@@ -79,23 +95,33 @@ public abstract unsafe class PartitionedSeries
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private protected void AddSum(long sum)
     {
-        // One test of _processorCells sends per-thread series on their way first, so that the
-        // fallback pays no more than before restartable sequences; per processor, the second
-        // field tells the two storages apart.
-        PaddedCell[]? cells = _processorCells;
-        if (cells is null)
-        {
-            ref PaddedCell threadCell = ref GetThreadCell().Data;
-            Volatile.Write(ref threadCell.Sum, threadCell.Sum + sum);
-            return;
-        }
-
+        // The default storage first, with one field that tells it apart; then per thread, with
+        // the one field it needs anyway.
         PaddedCell* restartableCells = _restartableCells;
         if (restartableCells != null)
         {
             AddRestartable(&restartableCells->Sum, sum);
             return;
         }
+
+        PaddedCell[]? threadCells = _threadCells;
+        if (threadCells is not null)
+        {
+            int index = ThreadLease.CurrentIndex;
+            if ((uint)index < (uint)threadCells.Length)
+            {
+                ref PaddedCell threadCell = ref threadCells[index];
+                Volatile.Write(ref threadCell.Sum, threadCell.Sum + sum);
+            }
+            else
+            {
+                AddToNewThreadCell(0, sum);
+            }
+
+            return;
+        }
+
+        PaddedCell[] cells = _processorCells!;
 
         // CurrentPartition() < PartitionCount == cells.Length, so a bounds check would be redundant.
         ref PaddedCell cell = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(cells), ProcessorId.CurrentPartition());
@@ -106,12 +132,21 @@ public abstract unsafe class PartitionedSeries
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private protected void AddCountAndSum(long count, long sum)
     {
-        PaddedCell[]? cells = _processorCells;
-        if (cells is null)
+        PaddedCell[]? threadCells = _threadCells;
+        if (threadCells is not null)
         {
-            ref PaddedCell threadCell = ref GetThreadCell().Data;
-            Volatile.Write(ref threadCell.Count, threadCell.Count + count);
-            Volatile.Write(ref threadCell.Sum, threadCell.Sum + sum);
+            int index = ThreadLease.CurrentIndex;
+            if ((uint)index < (uint)threadCells.Length)
+            {
+                ref PaddedCell threadCell = ref threadCells[index];
+                Volatile.Write(ref threadCell.Count, threadCell.Count + count);
+                Volatile.Write(ref threadCell.Sum, threadCell.Sum + sum);
+            }
+            else
+            {
+                AddToNewThreadCell(count, sum);
+            }
+
             return;
         }
 
@@ -125,6 +160,7 @@ public abstract unsafe class PartitionedSeries
             return;
         }
 
+        PaddedCell[] cells = _processorCells!;
         ref PaddedCell cell = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(cells), ProcessorId.CurrentPartition());
         Interlocked.Add(ref cell.Count, count);
         Interlocked.Add(ref cell.Sum, sum);
@@ -140,35 +176,16 @@ public abstract unsafe class PartitionedSeries
             long sum = 0;
             if (_processorCells is { } processorCells)
             {
-                for (int i = 0; i < processorCells.Length; i++)
-                {
-                    count += Volatile.Read(ref processorCells[i].Count);
-                    sum += Volatile.Read(ref processorCells[i].Sum);
-                }
-
+                AddUp(processorCells, ref count, ref sum);
                 return (count, sum);
             }
 
-            ThreadCell?[] cells = _threadCells;
-            for (int i = 0; i < cells.Length; i++)
+            foreach (PaddedCell[] outgrown in _outgrownThreadCells)
             {
-                if (cells[i] is { } cell && !cell.Owner.IsAlive)
-                {
-                    Retire(cells, i);
-                }
+                AddUp(outgrown, ref count, ref sum);
             }
 
-            count = _retiredCount;
-            sum = _retiredSum;
-            foreach (ThreadCell? cell in cells)
-            {
-                if (cell is not null)
-                {
-                    count += Volatile.Read(ref cell.Data.Count);
-                    sum += Volatile.Read(ref cell.Data.Sum);
-                }
-            }
-
+            AddUp(_threadCells!, ref count, ref sum);
             return (count, sum);
         }
     }
@@ -189,62 +206,41 @@ public abstract unsafe class PartitionedSeries
     private static void AddToOverflowCell(long* firstCellField, long value) =>
         Interlocked.Add(ref *(long*)((byte*)firstCellField + ((nint)RestartableSequence.PartitionCount * PaddedCell.Size)), value);
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private ThreadCell GetThreadCell()
+    private static void AddUp(PaddedCell[] cells, ref long count, ref long sum)
     {
-        long lease = ThreadLease.Current;
-        int index = ThreadLease.IndexOf(lease);
-        ThreadCell?[] cells = _threadCells;
-        if ((uint)index < (uint)cells.Length && cells[index] is { } cell && cell.Lease == lease)
+        for (int i = 0; i < cells.Length; i++)
         {
-            return cell;
+            count += Volatile.Read(ref cells[i].Count);
+            sum += Volatile.Read(ref cells[i].Sum);
         }
-
-        return RegisterThreadCell();
     }
 
+    // Per thread, where the thread has no index yet, or its index is past the end of the cells:
+    // takes an index, moves to a larger array if need be, and adds there.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private ThreadCell RegisterThreadCell()
+    private void AddToNewThreadCell(long count, long sum)
     {
-        long lease = ThreadLease.AcquireForCurrentThread();
-        int index = ThreadLease.IndexOf(lease);
-        lock (_lock)
+        int index = ThreadLease.AcquireIndexForCurrentThread();
+        PaddedCell[] cells = Volatile.Read(ref _threadCells)!;
+        if (index >= cells.Length)
         {
-            ThreadCell?[] cells = _threadCells;
-            if (index >= cells.Length)
+            lock (_lock)
             {
-                // Readers of _threadCells without the lock (writers on the hot path) see either
-                // array; a cell is only ever written by its owner, whichever array it found it in.
-                Array.Resize(ref cells, Math.Max(index + 1, ThreadLease.IndexCount));
-                Volatile.Write(ref _threadCells, cells);
-            }
-
-            if (cells[index] is { } existing)
-            {
-                if (existing.Lease == lease)
+                cells = _threadCells!;
+                if (index >= cells.Length)
                 {
-                    return existing;
+                    // Not copied: writers that read the old array may still add to it (see remarks).
+                    var larger = new PaddedCell[Math.Max(Math.Max(index + 1, ThreadLease.IndexCount), 2 * cells.Length)];
+                    _outgrownThreadCells = [.. _outgrownThreadCells, cells];
+                    Volatile.Write(ref _threadCells, larger);
+                    cells = larger;
                 }
-
-                // The index was this thread's predecessor's, given on only after it ended: its
-                // cell holds final values.
-                Retire(cells, index);
             }
-
-            var cell = new ThreadCell(Thread.CurrentThread, lease);
-            Volatile.Write(ref cells[index], cell);
-            return cell;
         }
-    }
 
-    // Caller holds _lock, and the cell's owner has ended, so the cell gets no more writes: its
-    // final values move into the retired totals and it leaves the array in one step under the
-    // lock that every read takes. Counted exactly once, before and after.
-    private void Retire(ThreadCell?[] cells, int index)
-    {
-        ThreadCell cell = cells[index]!;
-        _retiredCount += Volatile.Read(ref cell.Data.Count);
-        _retiredSum += Volatile.Read(ref cell.Data.Sum);
-        cells[index] = null;
+        // This thread is the only living holder of index: the plain stores cannot race.
+        ref PaddedCell cell = ref cells[index];
+        Volatile.Write(ref cell.Count, cell.Count + count);
+        Volatile.Write(ref cell.Sum, cell.Sum + sum);
     }
 }

@@ -2,7 +2,7 @@ namespace ScalableMetrics;
 
 /// <summary>
 /// The two per-thread values the hot path reads: the cached processor partition and the
-/// per-thread lease.
+/// per-thread lease index.
 /// </summary>
 /// <remarks>
 /// Both are primitives, in one class, on purpose. A primitive thread static is a TLS base lookup
@@ -17,7 +17,7 @@ internal static class ThreadStatics
     [ThreadStatic]
     internal static int t_partitionAndReadsLeft;
 
-    /// <summary>See <see cref="ThreadLease"/>: <c>generation &lt;&lt; 32 | index</c>; 0 until the thread first writes a per-thread series.</summary>
+    /// <summary>See <see cref="ThreadLease"/>: the thread's index plus one; 0 until the thread first writes a per-thread series.</summary>
     [ThreadStatic]
-    internal static long t_lease;
+    internal static int t_leaseIndexPlusOne;
 }

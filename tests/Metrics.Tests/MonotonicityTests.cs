@@ -14,7 +14,7 @@ public class MonotonicityTests
         long expected = 0;
         long reads = 0;
 
-        // Two long-lived writers, and a stream of short-lived ones whose cells retire mid-run.
+        // Two long-lived writers, and a stream of short-lived ones whose indexes (per thread) pass to later threads mid-run.
         var steady = Enumerable.Range(0, 2).Select(_ => new Thread(() =>
         {
             while (!done.IsCancellationRequested)
