@@ -132,6 +132,17 @@ public abstract unsafe class PartitionedSeries
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private protected void AddCountAndSum(long count, long sum)
     {
+        // In the same order as AddSum.
+        PaddedCell* restartableCells = _restartableCells;
+        if (restartableCells != null)
+        {
+            // Two sequences, each of which commits once: the count and the sum may land in two
+            // processors' cells if the thread moves between them, and each is still exact.
+            AddRestartable(&restartableCells->Count, count);
+            AddRestartable(&restartableCells->Sum, sum);
+            return;
+        }
+
         PaddedCell[]? threadCells = _threadCells;
         if (threadCells is not null)
         {
@@ -147,16 +158,6 @@ public abstract unsafe class PartitionedSeries
                 AddToNewThreadCell(count, sum);
             }
 
-            return;
-        }
-
-        PaddedCell* restartableCells = _restartableCells;
-        if (restartableCells != null)
-        {
-            // Two sequences, each of which commits once: the count and the sum may land in two
-            // processors' cells if the thread moves between them, and each is still exact.
-            AddRestartable(&restartableCells->Count, count);
-            AddRestartable(&restartableCells->Sum, sum);
             return;
         }
 
