@@ -1,6 +1,6 @@
 // Last results, on the 2-core VM (2 logical cores; read ratios within one run, not absolutes):
 //   dotnet run -c Release --project perf/Benchmarks -- --filter '*' --anyCategories add --job short --iterationCount 7
-//   one process per benchmark (BenchmarkDotNet default toolchain); core with restartable sequences (commit ea9b968)
+//   one process per benchmark (BenchmarkDotNet default toolchain); per-thread cells in one array per series (commit 6178c04)
 //
 // BenchmarkDotNet v0.14.0, Debian GNU/Linux 12 (bookworm)
 // Intel Xeon Processor, 1 CPU, 2 logical and 2 physical cores
@@ -9,20 +9,22 @@
 //
 // IterationCount=7  LaunchCount=1  WarmupCount=3
 //
-// | Method                                            | Mean       | Error     | StdDev    | Ratio | RatioSD | Allocated | Alloc Ratio |
-// |-------------------------------------------------- |-----------:|----------:|----------:|------:|--------:|----------:|------------:|
-// | 'Interlocked.Increment (shared-interlocked)'      |  8.1213 ns | 2.6842 ns | 1.1918 ns |  1.02 |    0.21 |         - |          NA |
-// | array-unpadded                                    |  0.7109 ns | 0.3548 ns | 0.1575 ns |  0.09 |    0.02 |         - |          NA |
-// | array-padded                                      |  0.8256 ns | 0.0628 ns | 0.0279 ns |  0.10 |    0.02 |         - |          NA |
-// | 'partitioned (PerProcessor, bound)'               |  2.8649 ns | 0.1612 ns | 0.0716 ns |  0.36 |    0.05 |         - |          NA |
-// | 'partitioned-interlocked (PerProcessor, no rseq)' |  9.3636 ns | 0.2886 ns | 0.1281 ns |  1.18 |    0.17 |         - |          NA |
-// | 'partitioned-per-thread (bound)'                  |  3.7049 ns | 0.6840 ns | 0.3037 ns |  0.47 |    0.08 |         - |          NA |
-// | partitioned-ttas                                  | 11.8673 ns | 0.2949 ns | 0.1309 ns |  1.49 |    0.22 |         - |          NA |
-// | partitioned-monitor                               | 30.0550 ns | 1.9389 ns | 0.8609 ns |  3.77 |    0.56 |         - |          NA |
-// | 'opentelemetry Counter<long>.Add'                 | 21.0394 ns | 0.9507 ns | 0.4221 ns |  2.64 |    0.39 |         - |          NA |
+// | Method                                            | Mean       | Error     | StdDev    | Median     | Ratio | RatioSD | Allocated | Alloc Ratio |
+// |-------------------------------------------------- |-----------:|----------:|----------:|-----------:|------:|--------:|----------:|------------:|
+// | 'Interlocked.Increment (shared-interlocked)'      |  8.5778 ns | 0.2219 ns | 0.0791 ns |  8.5765 ns |  1.00 |    0.01 |         - |          NA |
+// | array-unpadded                                    |  1.8408 ns | 4.3900 ns | 1.9492 ns |  1.0461 ns |  0.21 |    0.21 |         - |          NA |
+// | array-padded                                      |  0.3364 ns | 0.5853 ns | 0.2599 ns |  0.2014 ns |  0.04 |    0.03 |         - |          NA |
+// | 'partitioned (PerProcessor, bound)'               |  2.1804 ns | 0.1779 ns | 0.0635 ns |  2.1789 ns |  0.25 |    0.01 |         - |          NA |
+// | 'partitioned-interlocked (PerProcessor, no rseq)' | 10.0209 ns | 3.0069 ns | 1.0723 ns |  9.7173 ns |  1.17 |    0.12 |         - |          NA |
+// | 'partitioned-per-thread (bound)'                  |  3.2636 ns | 0.4163 ns | 0.1848 ns |  3.1915 ns |  0.38 |    0.02 |         - |          NA |
+// | partitioned-ttas                                  | 10.7232 ns | 1.8090 ns | 0.8032 ns | 10.5878 ns |  1.25 |    0.09 |         - |          NA |
+// | partitioned-monitor                               | 28.8485 ns | 1.0913 ns | 0.4845 ns | 28.8026 ns |  3.36 |    0.06 |         - |          NA |
+// | 'opentelemetry Counter<long>.Add'                 | 16.6812 ns | 5.7777 ns | 2.5653 ns | 15.9287 ns |  1.94 |    0.28 |         - |          NA |
 //
-// Earlier run (core before restartable sequences, commit 2d7bb00): Interlocked.Increment 7.17 ns,
-// partitioned (then cached processor id + Interlocked) 6.54 ns, partitioned-per-thread 2.17 ns.
+// Earlier runs: with restartable sequences and the previous per-thread storage (a cell object per
+// thread, commit ea9b968): Interlocked.Increment 8.12 ns, partitioned 2.86 ns, partitioned-per-thread
+// 3.70 ns; before restartable sequences (commit 2d7bb00): Interlocked.Increment 7.17 ns, partitioned
+// (then cached processor id + Interlocked) 6.54 ns, partitioned-per-thread 2.17 ns.
 // The per-thread figure swings by about 1.5 ns between runs of the same code (1.7 to 3.4 ns seen).
 
 using System.Diagnostics.Metrics;
