@@ -107,17 +107,8 @@ public abstract unsafe class PartitionedSeries
         PaddedCell[]? threadCells = _threadCells;
         if (threadCells is not null)
         {
-            int index = ThreadLease.CurrentIndex;
-            if ((uint)index < (uint)threadCells.Length)
-            {
-                ref PaddedCell threadCell = ref threadCells[index];
-                Volatile.Write(ref threadCell.Sum, threadCell.Sum + sum);
-            }
-            else
-            {
-                AddToNewThreadCell(0, sum);
-            }
-
+            ref PaddedCell threadCell = ref GetThreadCell(threadCells);
+            Volatile.Write(ref threadCell.Sum, threadCell.Sum + sum);
             return;
         }
 
@@ -146,18 +137,9 @@ public abstract unsafe class PartitionedSeries
         PaddedCell[]? threadCells = _threadCells;
         if (threadCells is not null)
         {
-            int index = ThreadLease.CurrentIndex;
-            if ((uint)index < (uint)threadCells.Length)
-            {
-                ref PaddedCell threadCell = ref threadCells[index];
-                Volatile.Write(ref threadCell.Count, threadCell.Count + count);
-                Volatile.Write(ref threadCell.Sum, threadCell.Sum + sum);
-            }
-            else
-            {
-                AddToNewThreadCell(count, sum);
-            }
-
+            ref PaddedCell threadCell = ref GetThreadCell(threadCells);
+            Volatile.Write(ref threadCell.Count, threadCell.Count + count);
+            Volatile.Write(ref threadCell.Sum, threadCell.Sum + sum);
             return;
         }
 
@@ -216,10 +198,24 @@ public abstract unsafe class PartitionedSeries
         }
     }
 
+    // Per thread: the calling thread's cell, which only this thread writes (with plain stores)
+    // while it lives.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private ref PaddedCell GetThreadCell(PaddedCell[] cells)
+    {
+        int index = ThreadLease.CurrentIndex;
+        if ((uint)index < (uint)cells.Length)
+        {
+            return ref cells[index];
+        }
+
+        return ref GetNewThreadCell();
+    }
+
     // Per thread, where the thread has no index yet, or its index is past the end of the cells:
-    // takes an index, moves to a larger array if need be, and adds there.
+    // takes an index, and moves to a larger array if need be.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void AddToNewThreadCell(long count, long sum)
+    private ref PaddedCell GetNewThreadCell()
     {
         int index = ThreadLease.AcquireIndexForCurrentThread();
         PaddedCell[] cells = Volatile.Read(ref _threadCells)!;
@@ -239,9 +235,6 @@ public abstract unsafe class PartitionedSeries
             }
         }
 
-        // This thread is the only living holder of index: the plain stores cannot race.
-        ref PaddedCell cell = ref cells[index];
-        Volatile.Write(ref cell.Count, cell.Count + count);
-        Volatile.Write(ref cell.Sum, cell.Sum + sum);
+        return ref cells[index];
     }
 }
