@@ -25,7 +25,11 @@ public enum PartitionStrategy
     /// takes an index when it first writes any per-thread series and keeps it while it lives; an
     /// ended thread's index, and so its cells with their values, go to a later thread. Memory:
     /// 128 bytes per series per index handed out (about twice the peak of live writer threads,
-    /// plus 64), and less than twice that where a series has outgrown its first array.
+    /// plus 64), and less than twice that where a series has outgrown its first array. Cost: an
+    /// add first reads the thread's index from a thread static, which .NET 10 on linux-x64 reads
+    /// with a call to glibc's <c>__tls_get_addr</c>, about half of a per-thread add there (on a
+    /// 2-core VM, one thread: 2.63 × cheaper per add than <see cref="Interlocked"/> in
+    /// BenchmarkDotNet, 1.76 × to 1.90 × in the scaling harness; <c>perf/results/README.md</c>).
     /// </summary>
     PerThread = 1,
 }
