@@ -1,11 +1,25 @@
 #!/usr/bin/env bash
 # Builds tls_add.c once per x86-64 TLS access model and compares, on one thread, its per-thread
-# add with a shared lock add (see README.md). Needs gcc (apt-get install gcc) on x86-64 Linux.
+# add with a shared lock add (see perf/README.md). x86-64 Linux; installs gcc and binutils with
+# apt-get where they are missing.
 #
 #   perf/TlsModels/run.sh    # builds into a temporary folder, prints every repeat and the medians
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+missing=()
+command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+command -v objdump >/dev/null 2>&1 || missing+=(binutils)
+if ((${#missing[@]} > 0)); then
+  sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    sudo=(sudo)
+  fi
+  echo "installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 build="$(mktemp -d)"
 trap 'rm -rf "$build"' EXIT
 

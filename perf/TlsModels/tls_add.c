@@ -1,6 +1,6 @@
 /*
  * The add of a per-thread cell and of a shared counter, built three times as a shared library,
- * once per x86-64 thread-local-storage access model (see run.sh and README.md):
+ * once per x86-64 thread-local-storage access model (see run.sh and perf/README.md):
  *
  *   general-dynamic  each thread-local read calls __tls_get_addr (what the .NET 10 JIT emits for
  *                    a [ThreadStatic] on linux-x64: libcoreclr.so is loaded with dlopen)
