@@ -26,19 +26,8 @@ install_missing_tools() {
   command -v ab >/dev/null 2>&1 || missing+=(apache2-utils)
   command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
-  if ((${#missing[@]} == 0)); then
-    return
-  fi
-
-  local sudo=()
-  if [[ $(id -u) -ne 0 ]]; then
-    sudo=(sudo)
-  fi
-
-  echo "e2e: installing ${missing[*]}"
-  "${sudo[@]}" apt-get update -qq
-  # Only promtool is wanted from prometheus: no recommends (node exporter, ...), no service start.
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Only promtool is wanted from prometheus; the script installs no recommends (node exporter, ...).
+  bash scripts/install-packages.sh "${missing[@]}"
 }
 
 # The value of the /hello 200 sample of webapi_requests_total in a scrape file; 0 if absent.

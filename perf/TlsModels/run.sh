@@ -11,15 +11,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 missing=()
 command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 command -v objdump >/dev/null 2>&1 || missing+=(binutils)
-if ((${#missing[@]} > 0)); then
-  sudo=()
-  if [[ $(id -u) -ne 0 ]]; then
-    sudo=(sudo)
-  fi
-  echo "installing ${missing[*]}"
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash "$here/../../scripts/install-packages.sh" "${missing[@]}"
+
 build="$(mktemp -d)"
 trap 'rm -rf "$build"' EXIT
 
