@@ -29,8 +29,10 @@ namespace ScalableMetrics.Benchmarks;
 [BenchmarkCategory("processor-id")]
 public class ProcessorIdBenchmarks
 {
+#pragma warning disable IDE1006 // a [ThreadStatic] takes the t_ prefix, as in the runtime; the naming rules cannot tell
     [ThreadStatic]
     private static int t_value;
+#pragma warning restore IDE1006
 
     [GlobalSetup]
     public void Setup() => t_value = Environment.ProcessorCount;

@@ -12,8 +12,10 @@ internal static class RefreshIntervalCache
     private const int ReadsLeftBits = 16;
     private const int ReadsLeftMask = (1 << ReadsLeftBits) - 1;
 
+#pragma warning disable IDE1006 // a [ThreadStatic] takes the t_ prefix, as in the runtime; the naming rules cannot tell
     [ThreadStatic]
     private static int t_partitionAndReadsLeft;
+#pragma warning restore IDE1006
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int CurrentPartition(int refreshInterval)
