@@ -35,9 +35,10 @@ public class MetricRegistryOptions
     /// <remarks>Default: <see langword="true"/>. Has no effect on <see cref="PartitionStrategy.PerThread"/>.</remarks>
     public bool UseRestartableSequences { get; set; } = true;
 
-    /// <summary>The most series (distinct tag sets) one instrument keeps; past it, new tag sets are
-    /// recorded into one series tagged <c>otel.metric.overflow=true</c>, so that no value is lost
-    /// and memory stays bounded.</summary>
+    /// <summary>The most series (distinct exported identities) one instrument keeps, exactly, however
+    /// many threads create series at once; past it, new tag sets are recorded into one series tagged
+    /// <c>otel.metric.overflow=true</c>, so that no value is lost and memory stays bounded. An
+    /// instrument therefore exports at most this many series plus one.</summary>
     /// <remarks>Default: <see cref="DefaultMaxSeriesPerInstrument"/>. Must be at least 2.</remarks>
     public int MaxSeriesPerInstrument { get; set; } = DefaultMaxSeriesPerInstrument;
 
