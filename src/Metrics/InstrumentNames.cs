@@ -16,13 +16,13 @@ internal static class InstrumentNames
         if (!IsValidName(name))
         {
             throw new ArgumentException(
-                $"'{name}' is not a valid instrument name: it must be 1 to {MaxNameLength} characters, start with an ASCII letter, and contain only ASCII letters, digits, '_', '.', '-' and '/'.",
+                $"{ExceptionText.Quote(name)} is not a valid instrument name: it must be 1 to {MaxNameLength} characters, start with an ASCII letter, and contain only ASCII letters, digits, '_', '.', '-' and '/'.",
                 nameof(name));
         }
 
         if (unit is not null && (unit.Length > MaxUnitLength || !unit.All(char.IsAscii)))
         {
-            throw new ArgumentException($"'{unit}' is not a valid unit: it must be at most {MaxUnitLength} ASCII characters.", nameof(unit));
+            throw new ArgumentException($"{ExceptionText.Quote(unit)} is not a valid unit: it must be at most {MaxUnitLength} ASCII characters.", nameof(unit));
         }
     }
 

@@ -5,19 +5,27 @@ namespace ScalableMetrics;
 /// bridge) about each one. Thread-safe.
 /// </summary>
 /// <remarks>
-/// Instrument names are unique per registry, compared case-insensitively as OpenTelemetry
+/// <para>Instrument names are unique per registry, compared case-insensitively as OpenTelemetry
 /// identifies instruments: creating an instrument again with the same name, kind and unit returns
-/// the existing one. An <see cref="OperationData"/> also takes its <see cref="OperationData.CountName"/>.
+/// the existing one. An <see cref="OperationData"/> also takes its <see cref="OperationData.CountName"/>.</para>
+/// <para>Exported names are unique too: an instrument whose Prometheus family, sample or
+/// <c>_created</c> name (after sanitizing and unit suffixes) equals one of an existing instrument's
+/// is refused, so that two instruments never export as one family (<c>coll.a</c> and <c>coll_a</c>;
+/// <c>req</c> and <c>req.total</c>; a counter <c>lat_seconds</c> of unit <c>s</c> and an operation <c>lat</c>).</para>
+/// <para>At most <see cref="MaxInstruments"/> instruments are created.</para>
 /// </remarks>
 public sealed class MetricRegistry
 {
     // Every name taken, an operation's count name included, to the instrument that took it.
     private readonly Dictionary<string, Instrument> _names = new(StringComparer.OrdinalIgnoreCase);
+
+    // Every exported name taken (ExportedFamily.ReservedNames), to the instrument that took it.
+    private readonly Dictionary<string, Instrument> _exportedNames = new(StringComparer.Ordinal);
     private readonly List<Instrument> _instruments = [];
     private readonly List<Action<Instrument>> _observers = [];
     private readonly Lock _lock = new();
-    private readonly int _maxSeriesPerInstrument;
     private readonly SeriesStorage _storage;
+    private readonly TagLimits _tagLimits;
 
     /// <summary>Creates a registry with the default <see cref="MetricRegistryOptions"/>.</summary>
     public MetricRegistry()
@@ -28,7 +36,10 @@ public sealed class MetricRegistry
     /// <summary>Creates a registry.</summary>
     /// <param name="options">Its settings, read once here.</param>
     /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/> is below 2, or <see cref="MetricRegistryOptions.Strategy"/> is not a defined value.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/> is below 2,
+    /// <see cref="MetricRegistryOptions.MaxInstruments"/>, <see cref="MetricRegistryOptions.MaxTagKeyLength"/> or
+    /// <see cref="MetricRegistryOptions.MaxTagValueLength"/> is below 1, <see cref="MetricRegistryOptions.MaxTagsPerSeries"/>
+    /// is not from 1 to <see cref="MetricRegistryOptions.MaxMaxTagsPerSeries"/>, or <see cref="MetricRegistryOptions.Strategy"/> is not a defined value.</exception>
     public MetricRegistry(MetricRegistryOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -42,8 +53,19 @@ public sealed class MetricRegistry
             throw new ArgumentOutOfRangeException(nameof(options), options.MaxSeriesPerInstrument, $"{nameof(MetricRegistryOptions.MaxSeriesPerInstrument)} must be at least 2.");
         }
 
+        RequireAtLeast(options.MaxInstruments, 1, nameof(MetricRegistryOptions.MaxInstruments));
+        RequireAtLeast(options.MaxTagKeyLength, 1, nameof(MetricRegistryOptions.MaxTagKeyLength));
+        RequireAtLeast(options.MaxTagValueLength, 1, nameof(MetricRegistryOptions.MaxTagValueLength));
+        RequireAtLeast(options.MaxTagsPerSeries, 1, nameof(MetricRegistryOptions.MaxTagsPerSeries));
+        if (options.MaxTagsPerSeries > MetricRegistryOptions.MaxMaxTagsPerSeries)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.MaxTagsPerSeries, $"{nameof(MetricRegistryOptions.MaxTagsPerSeries)} must be at most {MetricRegistryOptions.MaxMaxTagsPerSeries}.");
+        }
+
+        MaxSeriesPerInstrument = options.MaxSeriesPerInstrument;
+        MaxInstruments = options.MaxInstruments;
+        _tagLimits = new TagLimits(options.MaxTagsPerSeries, options.MaxTagKeyLength, options.MaxTagValueLength);
         Strategy = options.Strategy == PartitionStrategy.PerProcessor && !ProcessorId.IsSupported ? PartitionStrategy.PerThread : options.Strategy;
-        _maxSeriesPerInstrument = options.MaxSeriesPerInstrument;
         _storage = Strategy == PartitionStrategy.PerThread ? SeriesStorage.PerThread
             : options.UseRestartableSequences && RestartableSequence.IsSupported ? SeriesStorage.PerProcessorRestartable
             : SeriesStorage.PerProcessorInterlocked;
@@ -60,6 +82,22 @@ public sealed class MetricRegistry
     /// is set and <see cref="RestartableSequence.IsSupported"/>.
     /// </summary>
     public bool UsesRestartableSequences => _storage == SeriesStorage.PerProcessorRestartable;
+
+    /// <summary>The most series one instrument keeps, the overflow series not counted (<see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/>):
+    /// an instrument exports at most one more series than this.</summary>
+    public int MaxSeriesPerInstrument { get; }
+
+    /// <summary>The most instruments this registry creates (<see cref="MetricRegistryOptions.MaxInstruments"/>).</summary>
+    public int MaxInstruments { get; }
+
+    /// <summary>The most tags one series carries (<see cref="MetricRegistryOptions.MaxTagsPerSeries"/>).</summary>
+    public int MaxTagsPerSeries => _tagLimits.MaxTags;
+
+    /// <summary>The most characters of a tag key (<see cref="MetricRegistryOptions.MaxTagKeyLength"/>).</summary>
+    public int MaxTagKeyLength => _tagLimits.MaxKeyLength;
+
+    /// <summary>The most characters of a string tag value (<see cref="MetricRegistryOptions.MaxTagValueLength"/>).</summary>
+    public int MaxTagValueLength => _tagLimits.MaxValueLength;
 
     /// <summary>A snapshot of the instruments created so far.</summary>
     public IReadOnlyList<Instrument> Instruments
@@ -79,26 +117,38 @@ public sealed class MetricRegistry
     /// <param name="description">A description; null for none.</param>
     /// <returns>The counter.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, or the name is taken by an instrument of another kind or unit.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
+    /// or the counter would export under a name an existing instrument exports under (the message names both).</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created
+    /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedCounter CreateCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, () => new PartitionedCounter(name, unit, description, _storage, _maxSeriesPerInstrument));
+        GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedCounter(name, unit, description, _storage, MaxSeriesPerInstrument, _tagLimits));
 
     /// <summary>Creates an operation timer (count and elapsed seconds), or returns the one already created with this name.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
     /// <param name="description">A description; null for none.</param>
     /// <returns>The operation timer; its unit is <see cref="OperationData.ElapsedUnit"/>.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="name"/> breaks OpenTelemetry's syntax, or is taken by an instrument of another kind.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> breaks OpenTelemetry's syntax, is taken by an instrument of another kind,
+    /// or the operation would export under a name an existing instrument exports under (the message names both).</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the operation was created
+    /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public OperationData CreateOperationData(string name, string? description = null) =>
-        GetOrCreate(name, OperationData.ElapsedUnit, () => new OperationData(name, description, _storage, _maxSeriesPerInstrument));
+        GetOrCreate(name, OperationData.ElapsedUnit, static (n, _) => ExportedFamily.ForOperation(n), () => new OperationData(name, description, _storage, MaxSeriesPerInstrument, _tagLimits));
 
     /// <summary>
     /// Calls <paramref name="onInstrument"/> for every instrument created so far and, until the
     /// returned handle is disposed, for every one created later; each exactly once.
     /// </summary>
-    /// <param name="onInstrument">Called under the registry's lock: it must not create instruments.</param>
+    /// <param name="onInstrument">Called under the registry's lock: it must not create instruments.
+    /// If it throws for an instrument created later, the instrument exists all the same, every
+    /// other observer still hears of it, and the creation throws an <see cref="AggregateException"/>.</param>
     /// <returns>A handle that stops the calls when disposed.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="onInstrument"/> is null.</exception>
+    /// <remarks>If <paramref name="onInstrument"/> throws for an instrument created so far, the
+    /// exception goes to the caller and the observer is not subscribed.</remarks>
     public IDisposable ObserveInstruments(Action<Instrument> onInstrument)
     {
         ArgumentNullException.ThrowIfNull(onInstrument);
@@ -109,16 +159,27 @@ public sealed class MetricRegistry
                 onInstrument(instrument);
             }
 
+            // Subscribed only once it has heard of every instrument: a replay that threw leaves nothing behind.
             _observers.Add(onInstrument);
         }
 
         return new Subscription(this, onInstrument);
     }
 
-    private T GetOrCreate<T>(string name, string? unit, Func<T> create)
+    private static void RequireAtLeast(int value, int minimum, string option)
+    {
+        if (value < minimum)
+        {
+            throw new ArgumentOutOfRangeException("options", value, $"{option} must be at least {minimum}.");
+        }
+    }
+
+    private T GetOrCreate<T>(string name, string? unit, Func<string, string?, ExportedFamily> familyOf, Func<T> create)
         where T : Instrument
     {
         InstrumentNames.Validate(name, unit);
+        List<Exception>? observerFailures = null;
+        T created;
         lock (_lock)
         {
             if (_names.TryGetValue(name, out Instrument? existing))
@@ -137,25 +198,64 @@ public sealed class MetricRegistry
                 throw NameTaken(countName, countOwner);
             }
 
-            T created = create();
+            ExportedFamily family = familyOf(name, unit);
+            foreach (string exportedName in family.ReservedNames)
+            {
+                if (_exportedNames.TryGetValue(exportedName, out Instrument? owner))
+                {
+                    throw ExportedNameTaken(typeof(T).Name, name, unit, exportedName, owner);
+                }
+            }
+
+            if (_instruments.Count >= MaxInstruments)
+            {
+                throw new InvalidOperationException(
+                    $"The registry holds {_instruments.Count} instruments, its limit ({nameof(MetricRegistryOptions)}.{nameof(MetricRegistryOptions.MaxInstruments)}); the {typeof(T).Name} {ExceptionText.Quote(name)} was not created. Raise the limit, or reuse instruments and tell series apart by tags.");
+            }
+
+            created = create();
             _names.Add(name, created);
             if (countName is not null)
             {
                 _names.Add(countName, created);
             }
 
+            foreach (string exportedName in family.ReservedNames)
+            {
+                _exportedNames.Add(exportedName, created);
+            }
+
             _instruments.Add(created);
             foreach (Action<Instrument> observer in _observers)
             {
-                observer(created);
+                // One observer's failure must not hide the instrument from the others.
+                try
+                {
+                    observer(created);
+                }
+                catch (Exception e)
+                {
+                    (observerFailures ??= []).Add(e);
+                }
             }
-
-            return created;
         }
+
+        if (observerFailures is not null)
+        {
+            throw new AggregateException(
+                $"The {typeof(T).Name} {ExceptionText.Quote(name)} was created, but {observerFailures.Count} of its observers threw; every observer was called, and creating it again returns it.",
+                observerFailures);
+        }
+
+        return created;
     }
 
     private static ArgumentException NameTaken(string name, Instrument owner) => new(
-        $"The name '{name}' is taken by the {owner.GetType().Name} '{owner.Name}' (unit '{owner.Unit}'); names are unique per registry, case-insensitively, and an {nameof(OperationData)} also takes its name followed by '{OperationData.CountNameSuffix}'.",
+        $"The name {ExceptionText.Quote(name)} is taken by the {owner.GetType().Name} {ExceptionText.Quote(owner.Name)} (unit {ExceptionText.Quote(owner.Unit)}); names are unique per registry, case-insensitively, and an {nameof(OperationData)} also takes its name followed by '{OperationData.CountNameSuffix}'.",
+        "name");
+
+    private static ArgumentException ExportedNameTaken(string kind, string name, string? unit, string exportedName, Instrument owner) => new(
+        $"The {kind} {ExceptionText.Quote(name)} (unit {ExceptionText.Quote(unit)}) would export as {ExceptionText.Quote(exportedName)}, which the {owner.GetType().Name} {ExceptionText.Quote(owner.Name)} (unit {ExceptionText.Quote(owner.Unit)}) already exports; two instruments must not meet after Prometheus sanitizing and suffixes.",
         "name");
 
     private sealed class Subscription(MetricRegistry registry, Action<Instrument> observer) : IDisposable

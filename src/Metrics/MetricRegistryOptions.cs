@@ -8,6 +8,21 @@ public class MetricRegistryOptions
     /// <summary>The default of <see cref="MaxSeriesPerInstrument"/>: 2000, OpenTelemetry .NET's default cardinality limit.</summary>
     public const int DefaultMaxSeriesPerInstrument = 2000;
 
+    /// <summary>The default of <see cref="MaxInstruments"/>: 1000, OpenTelemetry .NET's default metric stream limit.</summary>
+    public const int DefaultMaxInstruments = 1000;
+
+    /// <summary>The default of <see cref="MaxTagsPerSeries"/>: 64.</summary>
+    public const int DefaultMaxTagsPerSeries = 64;
+
+    /// <summary>The largest <see cref="MaxTagsPerSeries"/> a registry accepts: 128, OpenTelemetry's default attribute count limit.</summary>
+    public const int MaxMaxTagsPerSeries = 128;
+
+    /// <summary>The default of <see cref="MaxTagKeyLength"/>: 255 characters, as OpenTelemetry's instrument name limit.</summary>
+    public const int DefaultMaxTagKeyLength = 255;
+
+    /// <summary>The default of <see cref="MaxTagValueLength"/>: 1024 characters.</summary>
+    public const int DefaultMaxTagValueLength = 1024;
+
     /// <summary>How each series' data is partitioned.</summary>
     /// <remarks>Default: <see cref="PartitionStrategy.PerProcessor"/>, which becomes
     /// <see cref="PartitionStrategy.PerThread"/> where <see cref="ProcessorId.IsSupported"/> is <see langword="false"/>.</remarks>
@@ -20,9 +35,40 @@ public class MetricRegistryOptions
     /// <remarks>Default: <see langword="true"/>. Has no effect on <see cref="PartitionStrategy.PerThread"/>.</remarks>
     public bool UseRestartableSequences { get; set; } = true;
 
-    /// <summary>The most series (distinct tag sets) one instrument keeps; past it, new tag sets are
-    /// recorded into one series tagged <c>otel.metric.overflow=true</c>, so that no value is lost
-    /// and memory stays bounded.</summary>
+    /// <summary>The most series (distinct exported identities) one instrument keeps, exactly, however
+    /// many threads create series at once; past it, new tag sets are recorded into one series tagged
+    /// <c>otel.metric.overflow=true</c>, so that no value is lost and memory stays bounded. An
+    /// instrument therefore exports at most this many series plus one.</summary>
     /// <remarks>Default: <see cref="DefaultMaxSeriesPerInstrument"/>. Must be at least 2.</remarks>
     public int MaxSeriesPerInstrument { get; set; } = DefaultMaxSeriesPerInstrument;
+
+    /// <summary>The most instruments the registry creates; creating one more throws
+    /// <see cref="InvalidOperationException"/>, so that no instrument is created that an exporter
+    /// would then leave out (OpenTelemetry's SDK drops the metric streams past its limit).</summary>
+    /// <remarks>Default: <see cref="DefaultMaxInstruments"/>, OpenTelemetry .NET's default
+    /// <c>MaxMetricStreams</c>. Must be at least 1. An <see cref="OperationData"/> counts once here,
+    /// but is two instruments on the <c>MeterBridge</c>: an OpenTelemetry reader of the bridge needs
+    /// a stream limit of twice this.</remarks>
+    public int MaxInstruments { get; set; } = DefaultMaxInstruments;
+
+    /// <summary>The most tags one series carries; a tag set with more is refused with
+    /// <see cref="ArgumentException"/> and nothing is recorded.</summary>
+    /// <remarks>Default: <see cref="DefaultMaxTagsPerSeries"/>, the largest tag set a lookup matches
+    /// with a bit mask, without allocating; a lookup compares at most this many keys squared.
+    /// From 1 to <see cref="MaxMaxTagsPerSeries"/>.</remarks>
+    public int MaxTagsPerSeries { get; set; } = DefaultMaxTagsPerSeries;
+
+    /// <summary>The most characters of a tag key; a longer key is refused with
+    /// <see cref="ArgumentException"/> when its series would be created, and nothing is recorded.</summary>
+    /// <remarks>Default: <see cref="DefaultMaxTagKeyLength"/>, as long as an instrument name may be. Must be at least 1.</remarks>
+    public int MaxTagKeyLength { get; set; } = DefaultMaxTagKeyLength;
+
+    /// <summary>The most characters of a string tag value; a longer value is refused with
+    /// <see cref="ArgumentException"/> when its series would be created, and nothing is recorded.
+    /// Every value is written on every scrape, so this bounds a scrape to about
+    /// <see cref="MaxSeriesPerInstrument"/> × <see cref="MaxTagsPerSeries"/> × this per instrument.</summary>
+    /// <remarks>Default: <see cref="DefaultMaxTagValueLength"/>: room for a route, a method or a
+    /// user agent; a longer value is almost surely unbounded input (a whole URL, a message), which
+    /// does not belong in a series' identity. Must be at least 1.</remarks>
+    public int MaxTagValueLength { get; set; } = DefaultMaxTagValueLength;
 }

@@ -24,10 +24,28 @@ public sealed class OperationData : Instrument
 
     private readonly SeriesTable<OperationSeries> _series;
 
-    internal OperationData(string name, string? description, SeriesStorage storage, int maxSeries)
+    /// <summary>
+    /// The longest elapsed time one record takes: one day. <see cref="Record"/>,
+    /// <see cref="OperationSeries.Record"/> and <see cref="OperationSeries.RecordElapsedTicks"/>
+    /// refuse longer ones with <see cref="ArgumentOutOfRangeException"/>.
+    /// </summary>
+    /// <remarks>
+    /// A caller's elapsed time beyond a day is almost surely a bad timestamp or a sentinel such as
+    /// <see cref="TimeSpan.MaxValue"/>, whose conversion to <see cref="Stopwatch"/> ticks overflows
+    /// and would make the total time negative for good. With one day, a series' sum in
+    /// nanosecond ticks (Linux' <see cref="Stopwatch.Frequency"/>) takes 106,751 maximal records
+    /// to reach <see cref="long.MaxValue"/>. A scope (<see cref="Start"/>) records the time it
+    /// measured, whatever its length.
+    /// </remarks>
+    public static TimeSpan MaxElapsed { get; } = TimeSpan.FromDays(1);
+
+    /// <summary><see cref="MaxElapsed"/> in <see cref="Stopwatch"/> ticks.</summary>
+    internal static long MaxElapsedTimestampTicks { get; } = (long)(TimeSpan.FromDays(1).Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond));
+
+    internal OperationData(string name, string? description, SeriesStorage storage, int maxSeries, TagLimits tagLimits)
         : base(name, ElapsedUnit, description)
     {
-        _series = new SeriesTable<OperationSeries>(maxSeries, tags => new OperationSeries(tags, storage));
+        _series = new SeriesTable<OperationSeries>(maxSeries, tagLimits, tags => new OperationSeries(tags, storage));
     }
 
     /// <inheritdoc/>
@@ -43,19 +61,19 @@ public sealed class OperationData : Instrument
     /// <summary>Starts timing one operation of the series named by <paramref name="tags"/>; disposing the scope records it.</summary>
     /// <param name="tags">The series' tags, in any order; none for the series without tags.</param>
     /// <returns>A scope to dispose exactly once, when the operation ends.</returns>
-    /// <exception cref="ArgumentException">A tag key is null, empty or repeated, or a tag value is null or of an unsupported type; nothing is recorded.</exception>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
     public OperationScope Start(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags).Start();
 
     /// <summary>Records one operation that took <paramref name="elapsed"/>.</summary>
-    /// <param name="elapsed">The operation's duration, zero or positive.</param>
+    /// <param name="elapsed">The operation's duration, from zero to <see cref="MaxElapsed"/>.</param>
     /// <param name="tags">The series' tags, in any order; none for the series without tags.</param>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="elapsed"/> is negative; nothing is recorded.</exception>
-    /// <exception cref="ArgumentException">A tag key is null, empty or repeated, or a tag value is null or of an unsupported type; nothing is recorded.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="elapsed"/> is negative or longer than <see cref="MaxElapsed"/>; nothing is recorded.</exception>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
     public void Record(TimeSpan elapsed, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
-        if (elapsed < TimeSpan.Zero)
+        if (elapsed < TimeSpan.Zero || elapsed > MaxElapsed)
         {
-            ThrowHelper.ThrowNegativeDuration(nameof(elapsed), elapsed);
+            ThrowHelper.ThrowElapsedOutOfRange(nameof(elapsed), elapsed, elapsed < TimeSpan.Zero);
         }
 
         _series.GetOrAdd(tags).Record(elapsed);
@@ -64,7 +82,7 @@ public sealed class OperationData : Instrument
     /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to record into without a lookup.</summary>
     /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
     /// <returns>The bound series; binding the same tags again returns the same object.</returns>
-    /// <exception cref="ArgumentException">A tag key is null, empty or repeated, or a tag value is null or of an unsupported type.</exception>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
     public OperationSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
 
     /// <summary>Sums every series' partitions.</summary>

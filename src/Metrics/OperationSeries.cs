@@ -21,13 +21,13 @@ public sealed class OperationSeries : PartitionedSeries
     public OperationScope Start() => new(this, Stopwatch.GetTimestamp());
 
     /// <summary>Records one operation that took <paramref name="elapsed"/>.</summary>
-    /// <param name="elapsed">The operation's duration, zero or positive.</param>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="elapsed"/> is negative; nothing is recorded.</exception>
+    /// <param name="elapsed">The operation's duration, from zero to <see cref="OperationData.MaxElapsed"/>.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="elapsed"/> is negative or longer than <see cref="OperationData.MaxElapsed"/>; nothing is recorded.</exception>
     public void Record(TimeSpan elapsed)
     {
-        if (elapsed < TimeSpan.Zero)
+        if (elapsed < TimeSpan.Zero || elapsed > OperationData.MaxElapsed)
         {
-            ThrowHelper.ThrowNegativeDuration(nameof(elapsed), elapsed);
+            ThrowHelper.ThrowElapsedOutOfRange(nameof(elapsed), elapsed, elapsed < TimeSpan.Zero);
         }
 
         // TimeSpan ticks are 100 ns; Stopwatch ticks are 1 / Stopwatch.Frequency seconds.
@@ -35,14 +35,15 @@ public sealed class OperationSeries : PartitionedSeries
     }
 
     /// <summary>Records one operation that took <paramref name="elapsedTimestampTicks"/> <see cref="Stopwatch"/> ticks.</summary>
-    /// <param name="elapsedTimestampTicks">The difference of two <see cref="Stopwatch.GetTimestamp"/> readings, zero or positive.</param>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="elapsedTimestampTicks"/> is negative; nothing is recorded.</exception>
+    /// <param name="elapsedTimestampTicks">The difference of two <see cref="Stopwatch.GetTimestamp"/> readings, from zero to <see cref="OperationData.MaxElapsed"/>.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="elapsedTimestampTicks"/> is negative or longer than <see cref="OperationData.MaxElapsed"/>; nothing is recorded.</exception>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void RecordElapsedTicks(long elapsedTimestampTicks)
     {
-        if (elapsedTimestampTicks < 0)
+        // One unsigned comparison refuses both negative and too long values.
+        if ((ulong)elapsedTimestampTicks > (ulong)OperationData.MaxElapsedTimestampTicks)
         {
-            ThrowHelper.ThrowNegativeDuration(nameof(elapsedTimestampTicks), elapsedTimestampTicks);
+            ThrowHelper.ThrowElapsedOutOfRange(nameof(elapsedTimestampTicks), elapsedTimestampTicks, elapsedTimestampTicks < 0);
         }
 
         AddCountAndSum(1, elapsedTimestampTicks);

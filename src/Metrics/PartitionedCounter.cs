@@ -19,10 +19,10 @@ public sealed class PartitionedCounter : Instrument
 {
     private readonly SeriesTable<CounterSeries> _series;
 
-    internal PartitionedCounter(string name, string? unit, string? description, SeriesStorage storage, int maxSeries)
+    internal PartitionedCounter(string name, string? unit, string? description, SeriesStorage storage, int maxSeries, TagLimits tagLimits)
         : base(name, unit, description)
     {
-        _series = new SeriesTable<CounterSeries>(maxSeries, tags => new CounterSeries(tags, storage));
+        _series = new SeriesTable<CounterSeries>(maxSeries, tagLimits, tags => new CounterSeries(tags, storage));
     }
 
     /// <inheritdoc/>
@@ -46,7 +46,7 @@ public sealed class PartitionedCounter : Instrument
     /// <param name="value">The increment, zero or positive.</param>
     /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
-    /// <exception cref="ArgumentException">A tag key is null, empty or repeated, or a tag value is null or of an unsupported type; nothing is recorded.</exception>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
     public void Add(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         if (value < 0)
@@ -60,7 +60,7 @@ public sealed class PartitionedCounter : Instrument
     /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to add to without a lookup.</summary>
     /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
     /// <returns>The bound series; binding the same tags again returns the same object.</returns>
-    /// <exception cref="ArgumentException">A tag key is null, empty or repeated, or a tag value is null or of an unsupported type.</exception>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
     public CounterSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
 
     /// <summary>Sums every series' partitions.</summary>

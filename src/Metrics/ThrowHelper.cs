@@ -15,4 +15,11 @@ internal static class ThrowHelper
     [DoesNotReturn]
     public static void ThrowNegativeDuration(string paramName, object value) =>
         throw new ArgumentOutOfRangeException(paramName, value, "An elapsed time must be zero or positive.");
+
+    [DoesNotReturn]
+    public static void ThrowElapsedOutOfRange(string paramName, object value, bool negative) =>
+        throw new ArgumentOutOfRangeException(
+            paramName,
+            value,
+            negative ? "An elapsed time must be zero or positive." : $"An elapsed time must be at most {nameof(OperationData)}.{nameof(OperationData.MaxElapsed)} ({OperationData.MaxElapsed}).");
 }

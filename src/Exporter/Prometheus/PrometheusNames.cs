@@ -1,211 +1,27 @@
-using System.Text;
-
 namespace ScalableMetrics.Exporter.Prometheus;
 
 /// <summary>
-/// Metric and label names as OpenTelemetry's Prometheus compatibility specification
-/// (<c>specification/compatibility/prometheus_and_openmetrics.md</c>) derives them from
-/// instrument names, units and attribute keys.
+/// Metric and label names for metrics read through OpenTelemetry: a forwarder to the core's
+/// <see cref="ExportedNames"/>, the one place the naming rules live, so that what the registry
+/// refuses as a collision and what the exporter writes cannot drift apart.
 /// </summary>
 internal static class PrometheusNames
 {
-    /// <summary>
-    /// The metric family name: the sanitized instrument name, then the unit's suffix unless the
-    /// name already ends with it, then <c>_total</c> for counters or <c>_ratio</c> for gauges of
-    /// unit <c>1</c>, unless already there.
-    /// </summary>
-    public static string MetricName(string instrumentName, string? unit, PrometheusType type)
-    {
-        string name = SanitizeMetricName(instrumentName);
-        string unitSuffix = UnitSuffix(unit);
-        if (unitSuffix.Length > 0)
+    /// <inheritdoc cref="ExportedNames.MetricName"/>
+    public static string MetricName(string instrumentName, string? unit, PrometheusType type) =>
+        ExportedNames.MetricName(instrumentName, unit, type switch
         {
-            name = AppendSuffix(name, unitSuffix);
-        }
+            PrometheusType.Counter => ExportedKind.Counter,
+            PrometheusType.Histogram => ExportedKind.Histogram,
+            _ => ExportedKind.Gauge,
+        });
 
-        return type switch
-        {
-            PrometheusType.Counter => AppendSuffix(name, "total"),
-            PrometheusType.Gauge when unit == "1" => AppendSuffix(name, "ratio"),
-            _ => name,
-        };
-    }
+    /// <inheritdoc cref="ExportedNames.SanitizeMetricName"/>
+    public static string SanitizeMetricName(string name) => ExportedNames.SanitizeMetricName(name);
 
-    /// <summary>
-    /// A metric name matching <c>[a-zA-Z_:][a-zA-Z0-9_:]*</c>: every other character becomes
-    /// <c>_</c>, runs of <c>_</c> (given or made) become one, and a leading digit gets a <c>_</c> before it.
-    /// </summary>
-    public static string SanitizeMetricName(string name)
-    {
-        var builder = new StringBuilder(name.Length + 1);
-        if (name.Length == 0 || char.IsAsciiDigit(name[0]))
-        {
-            builder.Append('_');
-        }
+    /// <inheritdoc cref="ExportedNames.SanitizeLabelName"/>
+    public static string SanitizeLabelName(string key) => ExportedNames.SanitizeLabelName(key);
 
-        foreach (char c in name)
-        {
-            if (char.IsAsciiLetterOrDigit(c) || c == ':')
-            {
-                builder.Append(c);
-            }
-            else if (builder.Length == 0 || builder[^1] != '_')
-            {
-                builder.Append('_');
-            }
-        }
-
-        return builder.Equals(name.AsSpan()) ? name : builder.ToString();
-    }
-
-    /// <summary>
-    /// A label name matching <c>[a-zA-Z_][a-zA-Z0-9_]*</c>: every other character becomes
-    /// <c>_</c>; a name that then starts with a digit gets <c>key_</c> before it, and one that
-    /// starts with <c>__</c> (reserved for Prometheus' own labels) gets <c>key</c>.
-    /// </summary>
-    public static string SanitizeLabelName(string key)
-    {
-        if (key.Length > 0 && IsValidLabelName(key))
-        {
-            return key;
-        }
-
-        var builder = new StringBuilder(key.Length + 4);
-        foreach (char c in key)
-        {
-            builder.Append(char.IsAsciiLetterOrDigit(c) ? c : '_');
-        }
-
-        if (builder.Length == 0 || char.IsAsciiDigit(builder[0]))
-        {
-            builder.Insert(0, "key_");
-        }
-        else if (builder.Length >= 2 && builder[0] == '_' && builder[1] == '_')
-        {
-            builder.Insert(0, "key");
-        }
-
-        return builder.ToString();
-    }
-
-    /// <summary>
-    /// The name suffix for a UCUM unit: annotations in braces dropped (<c>{request}</c> → none),
-    /// <c>a/b</c> → <c>a_per_b</c> (<c>{packet}/s</c> → <c>per_second</c>), common abbreviations spelled out (<c>s</c> → <c>seconds</c>,
-    /// <c>By</c> → <c>bytes</c>), <c>1</c> → none; empty for no unit.
-    /// </summary>
-    public static string UnitSuffix(string? unit)
-    {
-        if (string.IsNullOrEmpty(unit))
-        {
-            return string.Empty;
-        }
-
-        string withoutAnnotations = RemoveAnnotations(unit);
-        int slash = withoutAnnotations.IndexOf('/', StringComparison.Ordinal);
-        string mapped;
-        if (slash >= 0 && slash < withoutAnnotations.Length - 1)
-        {
-            string numerator = MapUnit(withoutAnnotations[..slash]);
-            string perUnit = "per_" + MapPerUnit(withoutAnnotations[(slash + 1)..]);
-            mapped = numerator.Length == 0 ? perUnit : numerator + "_" + perUnit;
-        }
-        else
-        {
-            mapped = MapUnit(withoutAnnotations);
-        }
-
-        return mapped.Length == 0 ? mapped : SanitizeMetricName(mapped).Trim('_');
-    }
-
-    private static bool IsValidLabelName(string key)
-    {
-        if (char.IsAsciiDigit(key[0]) || key.StartsWith("__", StringComparison.Ordinal))
-        {
-            return false;
-        }
-
-        foreach (char c in key)
-        {
-            if (!char.IsAsciiLetterOrDigit(c) && c != '_')
-            {
-                return false;
-            }
-        }
-
-        return true;
-    }
-
-    private static string AppendSuffix(string name, string suffix) =>
-        name.EndsWith("_" + suffix, StringComparison.Ordinal) || name == suffix ? name : name.TrimEnd('_') + "_" + suffix;
-
-    private static string RemoveAnnotations(string unit)
-    {
-        if (!unit.Contains('{', StringComparison.Ordinal))
-        {
-            return unit;
-        }
-
-        var builder = new StringBuilder(unit.Length);
-        int depth = 0;
-        foreach (char c in unit)
-        {
-            if (c == '{')
-            {
-                depth++;
-            }
-            else if (c == '}' && depth > 0)
-            {
-                depth--;
-            }
-            else if (depth == 0)
-            {
-                builder.Append(c);
-            }
-        }
-
-        return builder.ToString();
-    }
-
-    private static string MapUnit(string unit) => unit switch
-    {
-        "d" => "days",
-        "h" => "hours",
-        "min" => "minutes",
-        "s" => "seconds",
-        "ms" => "milliseconds",
-        "us" => "microseconds",
-        "ns" => "nanoseconds",
-        "By" => "bytes",
-        "KiBy" => "kibibytes",
-        "MiBy" => "mebibytes",
-        "GiBy" => "gibibytes",
-        "TiBy" => "tebibytes",
-        "KBy" => "kilobytes",
-        "MBy" => "megabytes",
-        "GBy" => "gigabytes",
-        "TBy" => "terabytes",
-        "m" => "meters",
-        "V" => "volts",
-        "A" => "amperes",
-        "J" => "joules",
-        "W" => "watts",
-        "g" => "grams",
-        "Cel" => "celsius",
-        "Hz" => "hertz",
-        "1" => string.Empty,
-        "%" => "percent",
-        _ => unit,
-    };
-
-    private static string MapPerUnit(string unit) => unit switch
-    {
-        "s" => "second",
-        "m" => "minute",
-        "h" => "hour",
-        "d" => "day",
-        "w" => "week",
-        "mo" => "month",
-        "y" => "year",
-        _ => unit,
-    };
+    /// <inheritdoc cref="ExportedNames.UnitSuffix"/>
+    public static string UnitSuffix(string? unit) => ExportedNames.UnitSuffix(unit);
 }

@@ -18,9 +18,9 @@ internal static class TagValues
         uint v => (long)v,
         ulong v when v <= long.MaxValue => (long)v,
         float v => (double)v,
-        null => throw new ArgumentException($"Tag '{key}' has a null value; tag values must be non-null.", "tags"),
+        null => throw new ArgumentException($"Tag {ExceptionText.Quote(key)} has a null value; tag values must be non-null.", "tags"),
         _ => throw new ArgumentException(
-            $"Tag '{key}' has a value of type {value.GetType()}; tag values must be a string, bool, integral number up to Int64.MaxValue, or floating-point number.", "tags"),
+            $"Tag {ExceptionText.Quote(key)} has a value of type {value.GetType()}; tag values must be a string, bool, integral number up to Int64.MaxValue, or floating-point number.", "tags"),
     };
 
     /// <summary>Whether <paramref name="incoming"/>, not yet normalized, equals the normalized <paramref name="stored"/>.</summary>
@@ -41,16 +41,41 @@ internal static class TagValues
         };
     }
 
-    /// <summary>The hash of a value, equal for a value and its normalized form.</summary>
+    /// <summary>
+    /// The hash of a value, equal for a value and its normalized form, and seeded per process for
+    /// every type: strings hash with their randomized hash, and every other value goes through
+    /// <see cref="HashCode"/>, whose seed is random per process, as its full 64 bits (not
+    /// <see cref="long.GetHashCode"/>, whose XOR of the two halves sends every <c>(k &lt;&lt; 32) | k</c>
+    /// to 0), so that a caller cannot choose values that collide.
+    /// </summary>
     public static int Hash(object? value) => value switch
     {
         string s => s.GetHashCode(),
-        double d => d.GetHashCode(),
-        float f => ((double)f).GetHashCode(),
-        bool b => b.GetHashCode(),
+        double d => HashDouble(d),
+        float f => HashDouble(f),
+        bool b => HashCode.Combine(b),
         null => 0,
-        _ => TryWidenToInt64(value, out long l) ? l.GetHashCode() : value.GetHashCode(),
+        _ => TryWidenToInt64(value, out long l) ? HashInt64(l) : value.GetHashCode(),
     };
+
+    /// <summary>Checks that <paramref name="value"/> is a supported, non-null tag value, without allocating.</summary>
+    /// <exception cref="ArgumentException">The value is null or of an unsupported type; the message names the key.</exception>
+    public static void Validate(string key, object? value)
+    {
+        if (value is string or bool or double or float || TryWidenToInt64(value, out _))
+        {
+            return;
+        }
+
+        // Throws the message that fits.
+        Normalize(key, value);
+    }
+
+    private static int HashInt64(long value) => HashCode.Combine((int)value, (int)(value >> 32));
+
+    // Equal doubles hash alike: 0.0 and -0.0 are equal, as are all NaNs (double.Equals).
+    private static int HashDouble(double value) =>
+        HashInt64(value == 0 ? 0 : double.IsNaN(value) ? BitConverter.DoubleToInt64Bits(double.NaN) : BitConverter.DoubleToInt64Bits(value));
 
     private static bool TryWidenToInt64(object? value, out long result)
     {

@@ -16,6 +16,7 @@ public sealed class TagSet : IReadOnlyList<KeyValuePair<string, object?>>, IEqua
 {
     private readonly KeyValuePair<string, object?>[] _tags;
     private readonly int _hashCode;
+    private KeyValuePair<string, string>[]? _exportedLabels;
 
     /// <summary>The empty tag set: the series of measurements made without tags.</summary>
     public static TagSet Empty { get; } = new([]);
@@ -65,12 +66,18 @@ public sealed class TagSet : IReadOnlyList<KeyValuePair<string, object?>>, IEqua
         {
             if (string.Equals(normalized[i - 1].Key, normalized[i].Key, StringComparison.Ordinal))
             {
-                throw new ArgumentException($"Tag key '{normalized[i].Key}' appears more than once.", nameof(tags));
+                throw new ArgumentException($"Tag key {ExceptionText.Quote(normalized[i].Key)} appears more than once.", nameof(tags));
             }
         }
 
         return new TagSet(normalized);
     }
+
+    /// <summary>
+    /// The labels this tag set exports as (<see cref="SeriesIdentity.Labels"/>): sanitized names,
+    /// printed values, empty values left out, sorted by name. Computed once, on first use.
+    /// </summary>
+    internal KeyValuePair<string, string>[] ExportedLabels => _exportedLabels ??= SeriesIdentity.Labels(this);
 
     /// <summary>The tags as a span, in ordinal key order, without copying.</summary>
     /// <returns>A read-only view of the tags.</returns>

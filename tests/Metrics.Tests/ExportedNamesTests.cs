@@ -1,9 +1,7 @@
-using ScalableMetrics.Exporter.Prometheus;
-
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Tests;
 
 /// <summary>Names after OpenTelemetry's Prometheus compatibility specification.</summary>
-public sealed class PrometheusNamesTests
+public sealed class ExportedNamesTests
 {
     [Theory]
     [InlineData("webapi.requests", "{request}", "Counter", "webapi_requests_total")]
@@ -24,7 +22,7 @@ public sealed class PrometheusNamesTests
     [InlineData("disk.usage", "%", "Gauge", "disk_usage_percent")]
     [InlineData("odd.unit", "{a}b{c}", "Gauge", "odd_unit_b")]
     public void Metric_names(string instrument, string? unit, string type, string expected) =>
-        Assert.Equal(expected, PrometheusNames.MetricName(instrument, unit, Enum.Parse<PrometheusType>(type)));
+        Assert.Equal(expected, ExportedNames.MetricName(instrument, unit, Enum.Parse<ExportedKind>(type)));
 
     [Theory]
     [InlineData("http.route", "http_route")]
@@ -35,5 +33,5 @@ public sealed class PrometheusNamesTests
     [InlineData("a-b/c", "a_b_c")]
     [InlineData("ünï", "_n_")]
     public void Label_names(string key, string expected) =>
-        Assert.Equal(expected, PrometheusNames.SanitizeLabelName(key));
+        Assert.Equal(expected, ExportedNames.SanitizeLabelName(key));
 }

@@ -1,0 +1,54 @@
+using System.Globalization;
+using System.Text;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// The exported identity of a series: its tags with a non-empty printed value, as (sanitized
+/// label name, printed value) pairs sorted by label name (<see cref="ExportedNames"/>). Two tag
+/// sets of one instrument with the same identity export as the same Prometheus series, so the
+/// <see cref="SeriesTable{TSeries}"/> makes them one series.
+/// </summary>
+internal static class SeriesIdentity
+{
+    private static readonly Comparer<KeyValuePair<string, string>> s_byName =
+        Comparer<KeyValuePair<string, string>>.Create(static (a, b) => string.CompareOrdinal(a.Key, b.Key));
+
+    /// <summary>The labels <paramref name="tags"/> export as: sanitized names, printed values, empty values left out, sorted by name.</summary>
+    public static KeyValuePair<string, string>[] Labels(TagSet tags)
+    {
+        var labels = new List<KeyValuePair<string, string>>(tags.Count);
+        foreach (KeyValuePair<string, object?> tag in tags.AsSpan())
+        {
+            string value = ExportedNames.FormatLabelValue(tag.Value);
+            if (value.Length > 0)
+            {
+                labels.Add(new(ExportedNames.SanitizeLabelName(tag.Key), value));
+            }
+        }
+
+        labels.Sort(s_byName);
+        return [.. labels];
+    }
+
+    /// <summary>
+    /// One string that is equal for two label sets exactly when they are equal: each label as
+    /// <c>name=length:value</c> then a line feed. A label name holds only <c>[A-Za-z0-9_]</c> and
+    /// the value's length says where it ends, so no value can forge a boundary.
+    /// </summary>
+    public static string Key(ReadOnlySpan<KeyValuePair<string, string>> labels)
+    {
+        if (labels.IsEmpty)
+        {
+            return string.Empty;
+        }
+
+        var builder = new StringBuilder();
+        foreach (KeyValuePair<string, string> label in labels)
+        {
+            builder.Append(label.Key).Append('=').Append(label.Value.Length.ToString(CultureInfo.InvariantCulture)).Append(':').Append(label.Value).Append('\n');
+        }
+
+        return builder.ToString();
+    }
+}
