@@ -31,6 +31,7 @@ using System.Diagnostics.Metrics;
 using BenchmarkDotNet.Attributes;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
+using ScalableMetrics.Platform;
 using ScalableMetrics.Scaling.Implementations;
 
 namespace ScalableMetrics.Benchmarks;

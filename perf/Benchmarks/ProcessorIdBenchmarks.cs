@@ -17,6 +17,7 @@
 // | '[ThreadStatic] int read'                            | 1.180 ns | 0.1043 ns | 0.0372 ns |  0.50 |    0.05 |         - |          NA |
 
 using BenchmarkDotNet.Attributes;
+using ScalableMetrics.Platform;
 
 namespace ScalableMetrics.Benchmarks;
 

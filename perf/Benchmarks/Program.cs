@@ -6,4 +6,13 @@ using BenchmarkDotNet.Running;
 // Each benchmark runs in a process of its own (BenchmarkDotNet's default toolchain; the project
 // file is named after the assembly so that it can find it). In one process, a benchmark of one
 // partition strategy would leave its profile (dynamic PGO) in the code the next benchmark shares.
+//
+// `-- rseq-partitions` prints the regions a restartable add needs here by cpu_id and by mm_cid
+// instead (see RseqPartitionsReport); run it under taskset to confine the process.
+if (args is [ScalableMetrics.Benchmarks.RseqPartitionsReport.Command])
+{
+    ScalableMetrics.Benchmarks.RseqPartitionsReport.Write(Console.Out);
+    return;
+}
+
 BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);

@@ -27,6 +27,7 @@
 // | 'cached, refreshed every Interval reads' | 256      | 2.348 ns | 0.6468 ns | 0.2872 ns |  0.76 |    0.09 |         - |          NA |
 
 using BenchmarkDotNet.Attributes;
+using ScalableMetrics.Platform;
 
 namespace ScalableMetrics.Benchmarks;
 

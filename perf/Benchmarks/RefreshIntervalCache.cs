@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Platform;
 
 namespace ScalableMetrics.Benchmarks;
 

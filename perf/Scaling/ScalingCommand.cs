@@ -1,3 +1,5 @@
+using ScalableMetrics.Platform;
+
 namespace ScalableMetrics.Scaling;
 
 /// <summary>The harness's one command: print the machine, measure, then write the table, the CSV and the chart.</summary>

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using ScalableMetrics.Platform;
 
 namespace ScalableMetrics.Scaling;
 
@@ -8,47 +9,23 @@ namespace ScalableMetrics.Scaling;
 /// means the calling thread.
 /// </summary>
 /// <remarks>
-/// libc is bound through <see cref="NativeLibrary"/> and function pointers, as the core binds
-/// <c>sched_getcpu</c>, because the name "libc" alone resolves to a linker script on glibc systems.
+/// libc is the core's one binding (<see cref="Libc"/>); this class only builds the masks.
 /// </remarks>
 internal static unsafe class ThreadAffinity
 {
     // cpu_set_t is 1024 bits in glibc; the kernel accepts any multiple of the word size.
     private const int MaskWords = 1024 / 64;
 
-    private static readonly delegate* unmanaged<int, nuint, ulong*, int> s_setAffinity;
-    private static readonly delegate* unmanaged<int, nuint, ulong*, int> s_getAffinity;
-
-    static ThreadAffinity()
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            return;
-        }
-
-        foreach (string library in (string[])["libc.so.6", "libc", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"])
-        {
-            if (NativeLibrary.TryLoad(library, out IntPtr handle)
-                && NativeLibrary.TryGetExport(handle, "sched_setaffinity", out IntPtr set)
-                && NativeLibrary.TryGetExport(handle, "sched_getaffinity", out IntPtr get))
-            {
-                s_setAffinity = (delegate* unmanaged<int, nuint, ulong*, int>)set;
-                s_getAffinity = (delegate* unmanaged<int, nuint, ulong*, int>)get;
-                return;
-            }
-        }
-    }
-
     /// <summary>Whether threads can be pinned here.</summary>
-    public static bool IsSupported => s_setAffinity != null;
+    public static bool IsSupported => OperatingSystem.IsLinux() && Libc.IsAvailable;
 
-    /// <summary>The processors this process may run on, in ascending order.</summary>
+    /// <summary>The processors this process may run on (its main thread's mask; pid 0 would read only the calling thread's), in ascending order.</summary>
     /// <exception cref="PlatformNotSupportedException">Not Linux, or libc's affinity calls were not found.</exception>
     public static IReadOnlyList<int> AllowedProcessors()
     {
         ThrowIfUnsupported();
         ulong* mask = stackalloc ulong[MaskWords];
-        if (s_getAffinity(0, MaskWords * sizeof(ulong), mask) != 0)
+        if (Libc.SchedGetAffinity(Environment.ProcessId, MaskWords * sizeof(ulong), mask) != 0)
         {
             throw new InvalidOperationException($"sched_getaffinity failed: errno {Marshal.GetLastSystemError()}.");
         }
@@ -75,7 +52,7 @@ internal static unsafe class ThreadAffinity
         ulong* mask = stackalloc ulong[MaskWords];
         new Span<ulong>(mask, MaskWords).Clear();
         mask[processor / 64] = 1UL << (processor % 64);
-        if (s_setAffinity(0, MaskWords * sizeof(ulong), mask) != 0)
+        if (Libc.SchedSetAffinity(0, MaskWords * sizeof(ulong), mask) != 0)
         {
             throw new InvalidOperationException($"sched_setaffinity to processor {processor} failed: errno {Marshal.GetLastSystemError()}.");
         }

@@ -1,3 +1,5 @@
+using ScalableMetrics.Platform;
+
 namespace ScalableMetrics;
 
 /// <summary>

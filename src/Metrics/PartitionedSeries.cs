@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using ScalableMetrics.Platform;
 
 namespace ScalableMetrics;
 
@@ -178,7 +179,7 @@ public abstract unsafe class PartitionedSeries
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void AddRestartable(long* firstCellField, long value)
     {
-        if (!RestartableSequence.TryAdd(firstCellField, value))
+        if (!RestartableSequence.TryAdd(firstCellField, PaddedCell.Size, value))
         {
             AddToOverflowCell(firstCellField, value);
         }

@@ -1,3 +1,5 @@
+using ScalableMetrics.Platform;
+
 namespace ScalableMetrics.Tests;
 
 /// <summary>The three ways a series can keep its cells, as theory data: each names the registry options that ask for it.</summary>

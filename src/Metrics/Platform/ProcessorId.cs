@@ -1,7 +1,6 @@
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 
-namespace ScalableMetrics;
+namespace ScalableMetrics.Platform;
 
 /// <summary>
 /// The number of the processor the calling thread runs on, read from the operating system and
@@ -9,15 +8,16 @@ namespace ScalableMetrics;
 /// <c>[ThreadStatic]</c>) and the runtime's <c>ProcessorIdCache</c>.
 /// </summary>
 /// <remarks>
-/// <para>The operating system call is <c>sched_getcpu</c> on Linux and
-/// <c>GetCurrentProcessorNumberEx</c> on Windows (group × 64 + number). Other systems report
+/// <para>The operating system call is <c>sched_getcpu</c> on Linux (glibc or musl, through
+/// <see cref="Libc"/>) and <c>GetCurrentProcessorNumberEx</c> on Windows (group × 64 + number;
+/// <see cref="Kernel32"/>). Other systems report
 /// <see cref="IsSupported"/> = <see langword="false"/>, and registries fall back to
 /// <see cref="PartitionStrategy.PerThread"/>.</para>
 /// <para>All members are thread-safe. A cached id can be stale for up to
 /// <see cref="RefreshInterval"/> reads after the thread migrates; that costs only contention,
 /// never correctness, because per-processor cells are updated with <see cref="Interlocked"/>.</para>
 /// </remarks>
-public static unsafe class ProcessorId
+internal static unsafe class ProcessorId
 {
     /// <summary>
     /// How many reads of the cached id a thread makes before it asks the operating system again.
@@ -34,15 +34,12 @@ public static unsafe class ProcessorId
     /// </remarks>
     public const int RefreshInterval = 64;
 
-    private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> s_schedGetCpu;
-    private static readonly delegate* unmanaged[Stdcall, SuppressGCTransition]<ProcessorNumber*, void> s_getCurrentProcessorNumberEx;
-
     /// <summary>The number of per-processor partitions: <see cref="Environment.ProcessorCount"/>, read once at start.</summary>
     /// <remarks>Processor ids at or above this number (a process limited by affinity or a container quota can see ids up to the machine's count) fold by modulo.</remarks>
     public static int PartitionCount { get; } = Math.Max(1, Environment.ProcessorCount);
 
     /// <summary>Whether the operating system reports processor ids to this process.</summary>
-    public static bool IsSupported { get; }
+    public static bool IsSupported { get; } = ReadFromOperatingSystem() >= 0;
 
     // The partition and the reads left before a refresh are packed in one int
     // (ThreadStatics.t_partitionAndReadsLeft) as the runtime's ProcessorIdCache packs them: one
@@ -52,49 +49,29 @@ public static unsafe class ProcessorId
     private const int ReadsLeftBits = 16;
     private const int ReadsLeftMask = (1 << ReadsLeftBits) - 1;
 
-    static ProcessorId()
-    {
-        if (OperatingSystem.IsLinux())
-        {
-            foreach (string library in (string[])["libc.so.6", "libc", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"])
-            {
-                if (NativeLibrary.TryLoad(library, out IntPtr handle) && NativeLibrary.TryGetExport(handle, "sched_getcpu", out IntPtr export))
-                {
-                    s_schedGetCpu = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)export;
-                    break;
-                }
-            }
-        }
-        else if (OperatingSystem.IsWindows())
-        {
-            if (NativeLibrary.TryLoad("kernel32.dll", out IntPtr handle) && NativeLibrary.TryGetExport(handle, "GetCurrentProcessorNumberEx", out IntPtr export))
-            {
-                s_getCurrentProcessorNumberEx = (delegate* unmanaged[Stdcall, SuppressGCTransition]<ProcessorNumber*, void>)export;
-            }
-        }
-
-        IsSupported = ReadFromOperatingSystem() >= 0;
-    }
-
     /// <summary>
     /// Asks the operating system which processor the calling thread runs on, uncached.
     /// </summary>
     /// <returns>The processor id (0-based), or -1 where the operating system cannot say.</returns>
     public static int ReadFromOperatingSystem()
     {
-        if (s_schedGetCpu != null)
+        if (OperatingSystem.IsLinux())
         {
-            return s_schedGetCpu();
+            delegate* unmanaged[Cdecl, SuppressGCTransition]<int> schedGetCpu = Libc.SchedGetCpu;
+            return schedGetCpu != null ? schedGetCpu() : -1;
         }
 
-        if (s_getCurrentProcessorNumberEx != null)
-        {
-            ProcessorNumber number;
-            s_getCurrentProcessorNumberEx(&number);
-            return (number.Group * 64) + number.Number;
-        }
+        return OperatingSystem.IsWindows() ? ReadOnWindows() : -1;
+    }
 
-        return -1;
+    // Out of line: a P/Invoke without a GC transition is bound when its caller is compiled, so
+    // kernel32 must not be named in a method that other systems compile.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int ReadOnWindows()
+    {
+        Kernel32.ProcessorNumber number;
+        Kernel32.GetCurrentProcessorNumberEx(&number);
+        return (number.Group * 64) + number.Number;
     }
 
     /// <summary>
@@ -123,13 +100,5 @@ public static unsafe class ProcessorId
         int partition = id < 0 ? 0 : (int)((uint)id % (uint)PartitionCount);
         ThreadStatics.t_partitionAndReadsLeft = (partition << ReadsLeftBits) | (RefreshInterval - 1);
         return partition;
-    }
-
-    [StructLayout(LayoutKind.Sequential)]
-    private struct ProcessorNumber
-    {
-        public ushort Group;
-        public byte Number;
-        public byte Reserved;
     }
 }

@@ -1,0 +1,29 @@
+using ScalableMetrics.Platform;
+
+namespace ScalableMetrics.Benchmarks;
+
+/// <summary>
+/// Prints how many regions a restartable add needs here by <c>cpu_id</c> and by <c>mm_cid</c>,
+/// which one the core chose, and the calling thread's ids: run it under <c>taskset</c> to see
+/// what confining the process does to each.
+/// </summary>
+/// <remarks>
+/// <c>dotnet run -c Release --project perf/Benchmarks -- rseq-partitions</c>, or prefixed with
+/// <c>taskset -c 1</c>.
+/// </remarks>
+internal static class RseqPartitionsReport
+{
+    public const string Command = "rseq-partitions";
+
+    public static void Write(TextWriter output)
+    {
+        output.WriteLine($"kernel AT_RSEQ_FEATURE_SIZE: {RseqArea.KernelFeatureSize} (mm_cid filled: {RseqArea.KernelFillsMmCid})");
+        output.WriteLine($"highest possible processor: {RseqPartitionBounds.HighestPossibleProcessor()}; processors the process may run on: {RseqPartitionBounds.ProcessAllowedProcessorCount()}");
+        output.WriteLine($"partitions by cpu_id: {RseqPartitionBounds.For(RseqIdField.CpuId)}; by mm_cid: {(RseqArea.KernelFillsMmCid ? RseqPartitionBounds.For(RseqIdField.MmCid) : "n/a")}");
+        output.WriteLine($"RestartableSequence: IsSupported={RestartableSequence.IsSupported}, IdField={RestartableSequence.IdField}, PartitionCount={RestartableSequence.PartitionCount}{(RestartableSequence.UnsupportedReason is { } reason ? $" ({reason})" : string.Empty)}");
+        if (RseqArea.TryGetOffset(out long offset) is null)
+        {
+            output.WriteLine($"this thread: cpu_id {RseqArea.ReadCurrentThreadId(offset, RseqIdField.CpuId)}, mm_cid {(RseqArea.KernelFillsMmCid ? RseqArea.ReadCurrentThreadId(offset, RseqIdField.MmCid).ToString(System.Globalization.CultureInfo.InvariantCulture) : "n/a")}");
+        }
+    }
+}

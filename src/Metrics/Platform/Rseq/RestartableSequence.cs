@@ -1,0 +1,132 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace ScalableMetrics.Platform;
+
+/// <summary>
+/// Adds to the calling processor's region with a plain add, no atomic instruction, made safe by a
+/// Linux restartable sequence (<c>rseq(2)</c>): if the thread is preempted, migrated or signalled
+/// between reading its id and the add, the kernel restarts the sequence, so the add lands once,
+/// in the region of the id it ran with.
+/// </summary>
+/// <remarks>
+/// <para>At start this class encodes the function (<see cref="RestartableAddEncoder"/>, where its
+/// listing is), places it in executable memory (<see cref="ExecutableMemory"/>) and self-tests it
+/// (<see cref="RestartableAddFunction"/>). Until the self-test has passed,
+/// <see cref="IsSupported"/> is <see langword="false"/> and <see cref="PartitionCount"/> is 1.</para>
+/// <para>The region is picked by <c>mm_cid</c> where the kernel fills it (Linux 6.3+) and that
+/// needs fewer regions than <c>cpu_id</c> (a process confined to a few processors of a larger
+/// machine: k allowed processors need k regions, where <c>cpu_id</c> needs the highest possible
+/// processor id plus one); by <c>cpu_id</c> otherwise, whose regions stay with their processor
+/// (and its cache). A thread whose affinity widens after start can get an <c>mm_cid</c> past
+/// <see cref="PartitionCount"/>; its adds are then refused and go to the overflow region:
+/// correct, only contended. The area's <c>node_id</c> (6.3+) could pick socket-local regions
+/// (one per NUMA node, each shared atomically), a middle ground this class does not take.</para>
+/// <para>Where any step is unavailable (not Linux, not x86-64, glibc older than 2.35 or musl, rseq
+/// not registered, no executable memory, a failed self-test, or the switch
+/// <see cref="DisableSwitchName"/> set), <see cref="IsSupported"/> is <see langword="false"/> and
+/// the reason is in <see cref="UnsupportedReason"/>. All members are thread-safe.</para>
+/// </remarks>
+internal static unsafe class RestartableSequence
+{
+    /// <summary>
+    /// The <see cref="AppContext"/> switch that turns restartable sequences off for the process
+    /// (set it in <c>runtimeconfig.json</c> or with <see cref="AppContext.SetSwitch"/> before the
+    /// first registry is created).
+    /// </summary>
+    public const string DisableSwitchName = "ScalableMetrics.DisableRestartableSequences";
+
+    private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int> s_add;
+
+    // Incremented by the function's abort path; native memory, since the function holds its address.
+    private static readonly long* s_restarts = (long*)NativeMemory.AllocZeroed(sizeof(long));
+
+    // Keeps the function's memory mapped for the process's life.
+    private static readonly RestartableAddFunction? s_function;
+
+    static RestartableSequence()
+    {
+        PartitionCount = 1;
+        UnsupportedReason = TryCreate(out s_function);
+        if (s_function is not null)
+        {
+            s_add = s_function.Add;
+            IdField = s_function.IdField;
+            PartitionCount = s_function.PartitionCount;
+            IsSupported = true;
+        }
+    }
+
+    /// <summary>Whether this process adds to per-processor regions through restartable sequences.</summary>
+    public static bool IsSupported { get; }
+
+    /// <summary>Why <see cref="IsSupported"/> is <see langword="false"/>; null where it is <see langword="true"/>.</summary>
+    public static string? UnsupportedReason { get; }
+
+    /// <summary>
+    /// The number of regions the add indexes: every id a thread of the process can report at
+    /// start is below it (see <see cref="RseqPartitionBounds"/>); 1 where <see cref="IsSupported"/>
+    /// is <see langword="false"/>. Callers keep one more, the overflow region, at index
+    /// <see cref="PartitionCount"/>.
+    /// </summary>
+    public static int PartitionCount { get; }
+
+    /// <summary>The id that picks the region (<see cref="RseqIdField.CpuId"/> where unsupported).</summary>
+    public static RseqIdField IdField { get; }
+
+    /// <summary>The address of the add's entry point; 0 where <see cref="IsSupported"/> is <see langword="false"/> (for tests and disassembly).</summary>
+    internal static nint EntryAddress => (nint)s_add;
+
+    /// <summary>
+    /// How many times the kernel has restarted an add since the process started, because the
+    /// thread was preempted, migrated or signalled between reading its id and the add.
+    /// A diagnostic: every restarted add still lands exactly once.
+    /// </summary>
+    public static long RestartCount => Volatile.Read(ref *s_restarts);
+
+    /// <summary>
+    /// Adds <paramref name="value"/> to the <see langword="long"/> at
+    /// <paramref name="slotInRegion0"/> + id × <paramref name="regionStride"/> bytes, id being the
+    /// calling thread's <see cref="IdField"/>, inside a restartable sequence; the sum saturates at
+    /// <see cref="long.MaxValue"/>. Call only where <see cref="IsSupported"/>.
+    /// </summary>
+    /// <param name="slotInRegion0">The slot in region 0; regions 0 to <see cref="PartitionCount"/> - 1 must be mapped and stay put.</param>
+    /// <param name="regionStride">The distance between two regions, in bytes.</param>
+    /// <param name="value">The value to add, 0 or more.</param>
+    /// <returns><see langword="true"/> when added; <see langword="false"/>, with nothing added, where the id is not below <see cref="PartitionCount"/> or the thread has no rseq area (the caller then adds to the overflow region).</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool TryAdd(long* slotInRegion0, nint regionStride, long value) => s_add(slotInRegion0, regionStride, value) != 0;
+
+    private static string? TryCreate(out RestartableAddFunction? function)
+    {
+        function = null;
+        if (AppContext.TryGetSwitch(DisableSwitchName, out bool disabled) && disabled)
+        {
+            return $"the AppContext switch {DisableSwitchName} is set";
+        }
+
+        if (!OperatingSystem.IsLinux() || RuntimeInformation.ProcessArchitecture != Architecture.X64)
+        {
+            return "restartable sequences are used on Linux x86-64 only";
+        }
+
+        try
+        {
+            string? failure = RseqArea.TryGetOffset(out long rseqOffset);
+            if (failure is not null)
+            {
+                return failure;
+            }
+
+            int byCpuId = RseqPartitionBounds.For(RseqIdField.CpuId);
+            int byMmCid = RseqArea.KernelFillsMmCid ? RseqPartitionBounds.For(RseqIdField.MmCid) : int.MaxValue;
+            (RseqIdField field, int count) = byMmCid < byCpuId ? (RseqIdField.MmCid, byMmCid) : (RseqIdField.CpuId, byCpuId);
+            function = RestartableAddFunction.TryCreate(rseqOffset, field, count, s_restarts, out failure);
+            return failure;
+        }
+        catch (Exception e) when (e is DllNotFoundException or EntryPointNotFoundException or ArgumentException)
+        {
+            return e.Message;
+        }
+    }
+}

@@ -1,0 +1,15 @@
+namespace ScalableMetrics.Platform;
+
+/// <summary>Which id in the thread's <c>struct rseq</c> area picks the region a restartable add writes.</summary>
+internal enum RseqIdField
+{
+    /// <summary><c>cpu_id</c>: the processor the thread runs on; needs a region per possible processor id.</summary>
+    CpuId,
+
+    /// <summary>
+    /// <c>mm_cid</c> (Linux 6.3+): a compact concurrency id, unique among the process's threads
+    /// running at one time and kept below the number of processors the process may run on (6.13+),
+    /// so a process confined to a few processors of a big machine needs few regions.
+    /// </summary>
+    MmCid,
+}

@@ -1,0 +1,245 @@
+using System.Diagnostics;
+using System.Numerics;
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using ScalableMetrics.Platform;
+using Xunit.Abstractions;
+
+namespace ScalableMetrics.Tests.Platform;
+
+[Collection(RseqCollection.Name)]
+public unsafe class RestartableSequenceTests(ITestOutputHelper output)
+{
+    // struct rseq's mm_cid and cpu_id, from the kernel's include/uapi/linux/rseq.h, written out
+    // here rather than taken from RseqAbi so that the tests read the area independently.
+    private const int CpuIdOffsetInArea = 4;
+    private const int MmCidOffsetInArea = 24;
+
+    [Fact]
+    public void SupportedWhereGlibcRegisteredAnRseqAreaOnLinuxX64()
+    {
+        bool expected = OperatingSystem.IsLinux()
+            && RuntimeInformation.ProcessArchitecture == Architecture.X64
+            && Libc.GetDataExport("__rseq_size") is not 0 and nint size
+            && *(uint*)size != 0;
+
+        Assert.True(expected == RestartableSequence.IsSupported, $"expected IsSupported={expected}; reason given: {RestartableSequence.UnsupportedReason ?? "none"}");
+        Assert.Equal(RestartableSequence.IsSupported, RestartableSequence.UnsupportedReason is null);
+    }
+
+    [Fact]
+    public void PartitionCountIsOneUnlessTheSelfTestPassed()
+    {
+        if (!RestartableSequence.IsSupported)
+        {
+            Assert.Equal(1, RestartableSequence.PartitionCount);
+            Assert.Equal(0, RestartableSequence.EntryAddress);
+        }
+        else
+        {
+            Assert.NotEqual(0, RestartableSequence.EntryAddress);
+            Assert.InRange(RestartableSequence.PartitionCount, 1, 8192);
+        }
+    }
+
+    [RseqFact]
+    [SupportedOSPlatform("linux")]
+    public void PartitionCountCoversEveryIdAThreadOfTheProcessCanReport()
+    {
+        // Read independently of the code under test: the kernel's list of possible processors,
+        // and the process's affinity through the runtime (the first 64 processors).
+        string possible = File.ReadAllText("/sys/devices/system/cpu/possible").Trim();
+        int highestPossible = possible.Split(',').Select(range => int.Parse(range.Split('-')[^1])).Max();
+        int allowed = BitOperations.PopCount((ulong)(long)Process.GetCurrentProcess().ProcessorAffinity);
+        output.WriteLine($"possible {possible}, allowed {allowed} processors; id field {RestartableSequence.IdField}, {RestartableSequence.PartitionCount} partitions");
+        if (RestartableSequence.IdField == RseqIdField.CpuId)
+        {
+            Assert.Equal(highestPossible + 1, RestartableSequence.PartitionCount);
+        }
+        else
+        {
+            // mm_cid is used only where it needs fewer regions than cpu_id.
+            Assert.True(RestartableSequence.PartitionCount < highestPossible + 1);
+            if (Environment.ProcessorCount <= 64)
+            {
+                Assert.Equal(allowed, RestartableSequence.PartitionCount);
+            }
+        }
+    }
+
+    [RseqFact]
+    [SupportedOSPlatform("linux")]
+    public void AnAddFromAThreadPinnedToProcessorPLandsInItsRegion()
+    {
+        long rseqOffset = *(nint*)Libc.GetDataExport("__rseq_offset");
+        ulong allowed = (ulong)(long)Process.GetCurrentProcess().ProcessorAffinity;
+        int regions = RestartableSequence.PartitionCount + 1;
+        const int Stride = 64;
+        long* slots = (long*)NativeMemory.AllocZeroed((nuint)(regions * Stride));
+        try
+        {
+            for (int processor = 0; processor < 64; processor++)
+            {
+                if ((allowed & (1UL << processor)) == 0)
+                {
+                    continue;
+                }
+
+                Exception? failure = null;
+                var thread = new Thread(() =>
+                {
+                    try
+                    {
+                        AddOnProcessor(processor);
+                    }
+                    catch (Exception e)
+                    {
+                        failure = e;
+                    }
+                });
+                thread.Start();
+                thread.Join();
+                Assert.Null(failure);
+            }
+        }
+        finally
+        {
+            NativeMemory.Free(slots);
+        }
+
+        void AddOnProcessor(int processor)
+        {
+            ulong* mask = stackalloc ulong[16];
+            mask[processor / 64] = 1UL << (processor % 64);
+            Assert.Equal(0, Libc.SchedSetAffinity(0, 16 * sizeof(ulong), mask));
+            for (int attempt = 0; ; attempt++)
+            {
+                new Span<long>(slots, regions * Stride / sizeof(long)).Clear();
+
+                // The id the kernel wrote in this thread's area, read at pthread_self()
+                // + __rseq_offset (glibc x86-64: the thread pointer), before and after.
+                int idOffset = RestartableSequence.IdField == RseqIdField.MmCid ? MmCidOffsetInArea : CpuIdOffsetInArea;
+                int* id = (int*)(Libc.PThreadSelf() + (nint)rseqOffset + idOffset);
+                int before = Volatile.Read(ref *id);
+                bool added = RestartableSequence.TryAdd(slots, Stride, processor + 1);
+                int after = Volatile.Read(ref *id);
+                if (before != after && attempt < 100)
+                {
+                    continue;
+                }
+
+                int expectedRegion = RestartableSequence.IdField == RseqIdField.CpuId ? processor : before;
+                if (RestartableSequence.IdField == RseqIdField.CpuId)
+                {
+                    Assert.Equal(processor, before);
+                }
+
+                Assert.True(added, $"refused on processor {processor} ({RestartableSequence.IdField} {before})");
+                for (int region = 0; region < regions; region++)
+                {
+                    Assert.Equal(region == expectedRegion ? processor + 1 : 0, slots[region * Stride / sizeof(long)]);
+                }
+
+                output.WriteLine($"pinned to processor {processor}: {RestartableSequence.IdField} {before}, landed in region {expectedRegion}");
+                return;
+            }
+        }
+    }
+
+    [RseqFact]
+    public void TheAddSaturatesAtLongMaxValue()
+    {
+        int regions = RestartableSequence.PartitionCount;
+        long[] slots = GC.AllocateArray<long>(regions, pinned: true);
+        slots.AsSpan().Fill(long.MaxValue - 1);
+        fixed (long* first = slots)
+        {
+            Assert.True(RestartableSequence.TryAdd(first, sizeof(long), 5));
+        }
+
+        Assert.Single(slots, value => value == long.MaxValue);
+        Assert.Equal(regions - 1, slots.Count(value => value == long.MaxValue - 1));
+    }
+
+    [RseqFact]
+    [SupportedOSPlatform("linux")]
+    public void SignalledWritersRestartAndEveryAddLandsExactlyOnce()
+    {
+        var registry = new MetricRegistry(Storages.Options(Storages.PerProcessorRestartable));
+        CounterSeries series = registry.CreateCounter("test.restarts").Bind();
+        Assert.Equal(SeriesStorage.PerProcessorRestartable, series.Storage);
+        int threads = Math.Max(8, Environment.ProcessorCount * 4);
+        const int AddsPerCheck = 10_000;
+        const int EnoughRestarts = 10;
+        long restartsBefore = RestartableSequence.RestartCount;
+
+        // Signals make the kernel restart a sequence they interrupt: writers more than the
+        // processors, signalled all the time (SIGWINCH, handled so that it is delivered), so
+        // that some adds are interrupted between reading the id and the add. The window is a
+        // few instructions, so the writers run until 10 adds have been restarted (seen here:
+        // 0.1 to 10 s on 2 cores) or 30 s have passed. This class's collection runs alone, so
+        // no other test's adds count here.
+        const int SigWinch = 28;
+        using PosixSignalRegistration handled = PosixSignalRegistration.Create(PosixSignal.SIGWINCH, context => context.Cancel = true);
+        int[] writerTids = new int[threads];
+        long[] adds = new long[threads];
+        long signals = 0;
+        bool stop = false;
+        var elapsed = Stopwatch.StartNew();
+
+        ConcurrentWriters.Run(
+            threads,
+            index =>
+            {
+                Volatile.Write(ref writerTids[index], Libc.GetTid());
+                while (!Volatile.Read(ref stop))
+                {
+                    for (int i = 0; i < AddsPerCheck; i++)
+                    {
+                        series.Add(3);
+                    }
+
+                    adds[index] += AddsPerCheck;
+                }
+            },
+            whileRunning: () =>
+            {
+                for (int i = 0; i < threads; i++)
+                {
+                    int tid = Volatile.Read(ref writerTids[i]);
+                    if (tid != 0 && Libc.TgKill(Environment.ProcessId, tid, SigWinch) == 0)
+                    {
+                        signals++;
+                    }
+                }
+
+                series.Read();
+                if (RestartableSequence.RestartCount - restartsBefore >= EnoughRestarts || elapsed.Elapsed > TimeSpan.FromSeconds(30))
+                {
+                    Volatile.Write(ref stop, true);
+                }
+            });
+
+        Assert.Equal(3 * adds.Sum(), series.Read());
+        long restarts = RestartableSequence.RestartCount - restartsBefore;
+        output.WriteLine($"{threads} threads, {adds.Sum()} adds in {elapsed.Elapsed.TotalSeconds:F1} s; signals sent: {signals}; restarts: {restarts}");
+        Assert.True(restarts > 0, $"no add was restarted in {signals} signals, so the restart path went untested");
+    }
+
+    [Fact]
+    public void RegistryUsesRestartableSequencesOnlyWhenAskedAndSupported()
+    {
+        Assert.Equal(RestartableSequence.IsSupported && ProcessorId.IsSupported, new MetricRegistry().UsesRestartableSequences);
+        Assert.False(new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked)).UsesRestartableSequences);
+        Assert.False(new MetricRegistry(Storages.Options(Storages.PerThread)).UsesRestartableSequences);
+
+        CounterSeries interlocked = new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked)).CreateCounter("test.interlocked").Bind();
+        Assert.Equal(Storages.Expected(Storages.PerProcessorInterlocked), interlocked.Storage);
+        if (RestartableSequence.IsSupported)
+        {
+            CounterSeries restartable = new MetricRegistry().CreateCounter("test.restartable").Bind();
+            Assert.Equal(RestartableSequence.PartitionCount + 1, restartable.ProcessorCellCount);
+            Assert.Equal(ProcessorId.PartitionCount, interlocked.ProcessorCellCount);
+        }
+    }
+}
