@@ -1,3 +1,6 @@
+using ScalableMetrics.Cells;
+using ScalableMetrics.Diagnostics;
+
 namespace ScalableMetrics;
 
 /// <summary>
@@ -17,7 +20,9 @@ public sealed class MetricRegistry
     private readonly List<Action<Instrument>> _observers = [];
     private readonly Lock _lock = new();
     private readonly int _maxSeriesPerInstrument;
-    private readonly SeriesStorage _storage;
+
+    // Every series' slots, one region per partition (see PartitionArena).
+    private readonly PartitionArena _arena;
 
     /// <summary>Creates a registry with the default <see cref="MetricRegistryOptions"/>.</summary>
     public MetricRegistry()
@@ -28,7 +33,7 @@ public sealed class MetricRegistry
     /// <summary>Creates a registry.</summary>
     /// <param name="options">Its settings, read once here.</param>
     /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/> is below 2, or <see cref="MetricRegistryOptions.Strategy"/> is not a defined value.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/> is below 2, <see cref="MetricRegistryOptions.Strategy"/> is not a defined value, or <see cref="MetricRegistryOptions.PartitionCount"/> is below what this machine needs or above <see cref="MetricRegistryOptions.MaxPartitionCount"/>.</exception>
     public MetricRegistry(MetricRegistryOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -42,24 +47,35 @@ public sealed class MetricRegistry
             throw new ArgumentOutOfRangeException(nameof(options), options.MaxSeriesPerInstrument, $"{nameof(MetricRegistryOptions.MaxSeriesPerInstrument)} must be at least 2.");
         }
 
-        Strategy = options.Strategy == PartitionStrategy.PerProcessor && !ProcessorId.IsSupported ? PartitionStrategy.PerThread : options.Strategy;
+        (WritePath, WritePathReason) = WritePathChoice.Choose(options.Strategy, options.UseRestartableSequences, ProcessorId.IsSupported, RestartableSequence.UnsupportedReason);
+        Strategy = WritePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
         _maxSeriesPerInstrument = options.MaxSeriesPerInstrument;
-        _storage = Strategy == PartitionStrategy.PerThread ? SeriesStorage.PerThread
-            : options.UseRestartableSequences && RestartableSequence.IsSupported ? SeriesStorage.PerProcessorRestartable
-            : SeriesStorage.PerProcessorInterlocked;
+        PartitionCount = ChoosePartitionCount(options.PartitionCount, WritePath);
+        _arena = new PartitionArena(WritePath, WritePath == WritePath.RestartableSequence ? RestartableWritePath.RegionCount(PartitionCount) : PartitionCount);
     }
 
     /// <summary>The strategy this registry's instruments use: the one asked for, or <see cref="PartitionStrategy.PerThread"/> where no processor id can be had.</summary>
     public PartitionStrategy Strategy { get; }
 
+    /// <summary>How this registry's series take an add: chosen from <see cref="MetricRegistryOptions.Strategy"/>, <see cref="MetricRegistryOptions.UseRestartableSequences"/> and what this process supports; <see cref="WritePathReason"/> says why.</summary>
+    public WritePath WritePath { get; }
+
+    /// <summary>Why this registry uses its <see cref="WritePath"/>, in a sentence (e.g. the reason restartable sequences are not available here).</summary>
+    public string WritePathReason { get; }
+
     /// <summary>
-    /// Whether this registry's per-processor series add through restartable sequences (a plain
-    /// add, no atomic instruction; see <see cref="RestartableSequence"/>) rather than with
-    /// <see cref="Interlocked"/>: <see langword="true"/> where <see cref="Strategy"/> is
-    /// <see cref="PartitionStrategy.PerProcessor"/>, <see cref="MetricRegistryOptions.UseRestartableSequences"/>
-    /// is set and <see cref="RestartableSequence.IsSupported"/>.
+    /// The partitions each series keeps a slot for: processor ids (plus one overflow region with
+    /// <see cref="WritePath.RestartableSequence"/>), or, per thread, the thread indexes its first
+    /// regions are made for (more are added as threads take indexes).
     /// </summary>
-    public bool UsesRestartableSequences => _storage == SeriesStorage.PerProcessorRestartable;
+    /// <remarks><see cref="MetricRegistryOptions.PartitionCount"/> where set; otherwise read from the machine.</remarks>
+    public int PartitionCount { get; }
+
+    /// <summary>The bytes this registry's series slots take: all of its arena's chunks (pinned object heap), used or not.</summary>
+    internal long SlotBytes => _arena.ReservedBytes;
+
+    /// <summary>The arena of this registry's series (for tests and the harness).</summary>
+    internal PartitionArena Arena => _arena;
 
     /// <summary>A snapshot of the instruments created so far.</summary>
     public IReadOnlyList<Instrument> Instruments
@@ -81,7 +97,7 @@ public sealed class MetricRegistry
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, or the name is taken by an instrument of another kind or unit.</exception>
     public PartitionedCounter CreateCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, () => new PartitionedCounter(name, unit, description, _storage, _maxSeriesPerInstrument));
+        GetOrCreate(name, unit, () => new PartitionedCounter(name, unit, description, _arena, _maxSeriesPerInstrument));
 
     /// <summary>Creates an operation timer (count and elapsed seconds), or returns the one already created with this name.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -90,7 +106,7 @@ public sealed class MetricRegistry
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> breaks OpenTelemetry's syntax, or is taken by an instrument of another kind.</exception>
     public OperationData CreateOperationData(string name, string? description = null) =>
-        GetOrCreate(name, OperationData.ElapsedUnit, () => new OperationData(name, description, _storage, _maxSeriesPerInstrument));
+        GetOrCreate(name, OperationData.ElapsedUnit, () => new OperationData(name, description, _arena, _maxSeriesPerInstrument));
 
     /// <summary>
     /// Calls <paramref name="onInstrument"/> for every instrument created so far and, until the
@@ -152,6 +168,31 @@ public sealed class MetricRegistry
 
             return created;
         }
+    }
+
+    // What the machine needs: a region for every processor id a write path can pick.
+    private static int ChoosePartitionCount(int? asked, WritePath writePath)
+    {
+        int needed = writePath switch
+        {
+            WritePath.RestartableSequence => RestartableSequence.PartitionCount,
+            WritePath.InterlockedProcessorId => ProcessorId.PartitionCount,
+            _ => 1,
+        };
+        if (asked is not { } count)
+        {
+            return writePath == WritePath.PerThread ? Math.Max(ThreadLease.IndexCount, Environment.ProcessorCount) : needed;
+        }
+
+        if (count < needed || count > MetricRegistryOptions.MaxPartitionCount)
+        {
+            throw new ArgumentOutOfRangeException(
+                "options",
+                count,
+                $"{nameof(MetricRegistryOptions.PartitionCount)} must be from {needed} (what write path {writePath} needs on this machine) to {MetricRegistryOptions.MaxPartitionCount}.");
+        }
+
+        return count;
     }
 
     private static ArgumentException NameTaken(string name, Instrument owner) => new(

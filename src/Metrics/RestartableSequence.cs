@@ -17,13 +17,17 @@ namespace ScalableMetrics;
 /// pointer as <c>__rseq_offset</c>. At start this class writes one small x86-64 function into an
 /// executable page:</para>
 /// <code>
-/// entry:      lea  rax, [rip + descriptor]          ; struct rseq_cs { start, post_commit_offset, abort }
+/// entry:      mov  r8, long.MaxValue
+///             lea  rax, [rip + descriptor]          ; struct rseq_cs { start, post_commit_offset, abort }
 ///             mov  fs:[__rseq_offset + 8], rax      ; rseq->rseq_cs = &amp;descriptor
 /// start:      mov  eax, fs:[__rseq_offset + 4]      ; rseq->cpu_id (-1 where not registered)
 ///             cmp  eax, PartitionCount
 ///             jae  outOfRange                       ; unsigned: also catches -1
-///             shl  rax, 7                           ; × 128, the size of a PaddedCell
-///             add  [rdi + rax], rsi                 ; the commit: one instruction
+///             imul rax, rsi                         ; × the region stride
+///             mov  rcx, [rdi + rax]
+///             add  rcx, rdx                         ; value (>= 0) onto the slot (>= 0)
+///             cmovo rcx, r8                         ; r8 = long.MaxValue: saturate
+///             mov  [rdi + rax], rcx                 ; the commit: one store
 /// postCommit: mov  eax, 1
 ///             ret
 /// outOfRange: xor  eax, eax
@@ -60,7 +64,7 @@ public static unsafe class RestartableSequence
     private const int CpuIdOffset = 4;
     private const int RseqCsOffset = 8;
 
-    private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, long, int> s_addAtCurrentProcessor;
+    private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int> s_addAtCurrentProcessor;
 
     // Incremented by the function's abort path; native memory, since the function holds its address.
     private static readonly long* s_restarts = (long*)NativeMemory.AllocZeroed(sizeof(long));
@@ -118,16 +122,19 @@ public static unsafe class RestartableSequence
     public static long RestartCount => Volatile.Read(ref *s_restarts);
 
     /// <summary>
-    /// Adds <paramref name="value"/> to the field at <paramref name="firstCellField"/> + 128 × the
-    /// calling thread's processor id, inside a restartable sequence.
+    /// Adds <paramref name="value"/> to the <see langword="long"/> at <paramref name="slotInRegion0"/>
+    /// + <paramref name="regionStride"/> × the calling thread's processor id, saturating at
+    /// <see cref="long.MaxValue"/>, inside a restartable sequence.
     /// </summary>
-    /// <param name="firstCellField">The field in cell 0 of a pinned array of <see cref="PaddedCell"/>s with <see cref="PartitionCount"/> cells or more.</param>
-    /// <param name="value">The value to add.</param>
+    /// <param name="slotInRegion0">A slot in region 0 of pinned or native memory with <see cref="PartitionCount"/> regions or more.</param>
+    /// <param name="regionStride">The distance in bytes from one region to the next.</param>
+    /// <param name="value">The value to add, zero or positive.</param>
     /// <returns><see langword="true"/> when added; <see langword="false"/>, with nothing added, where the thread's processor id is not below <see cref="PartitionCount"/> or the thread has no rseq area.</returns>
+    /// <remarks>A stand-in with the platform part's signature; its version in <c>Platform/Rseq</c> replaces this one.</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static bool TryAdd(long* firstCellField, long value) => s_addAtCurrentProcessor(firstCellField, value) != 0;
+    internal static bool TryAdd(long* slotInRegion0, nint regionStride, long value) => s_addAtCurrentProcessor(slotInRegion0, regionStride, value) != 0;
 
-    private static string? TryCreate(out delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, long, int> add, out int partitionCount)
+    private static string? TryCreate(out delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int> add, out int partitionCount)
     {
         add = null;
         partitionCount = 1;
@@ -166,17 +173,18 @@ public static unsafe class RestartableSequence
             return "executable memory is not allowed (mprotect PROT_EXEC failed)";
         }
 
-        add = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, long, int>)((byte*)page + entry);
+        add = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int>)((byte*)page + entry);
         return SelfTest(add, partitionCount);
     }
 
     // Adds 1 once through the new function and checks that exactly one cell got it.
-    private static string? SelfTest(delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, long, int> add, int partitionCount)
+    private static string? SelfTest(delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int> add, int partitionCount)
     {
-        var cells = GC.AllocateArray<PaddedCell>(partitionCount, pinned: true);
-        fixed (PaddedCell* first = cells)
+        const int Stride = 128;
+        var regions = GC.AllocateArray<long>(partitionCount * Stride / sizeof(long), pinned: true);
+        fixed (long* first = regions)
         {
-            if (add(&first->Sum, 1) == 0)
+            if (add(first, Stride, 1) == 0)
             {
                 return "this thread has no rseq area, or runs on a processor outside its affinity mask";
             }
@@ -184,10 +192,10 @@ public static unsafe class RestartableSequence
 
         long total = 0;
         int written = 0;
-        foreach (PaddedCell cell in cells)
+        foreach (long slot in regions)
         {
-            total += cell.Sum + cell.Count;
-            written += cell.Sum != 0 ? 1 : 0;
+            total += slot;
+            written += slot != 0 ? 1 : 0;
         }
 
         return total == 1 && written == 1 ? null : "the self-test add did not land in exactly one cell";
@@ -220,8 +228,12 @@ public static unsafe class RestartableSequence
     private static int WriteFunction(byte* page, int pageSize, int rseqOffset, int partitionCount)
     {
         const int CodeOffset = 64; // the descriptor is 32 bytes, 32-byte aligned
-        var code = new List<byte>(64);
+        var code = new List<byte>(96);
         int entry = code.Count;
+
+        // mov r8, long.MaxValue: the saturated value, for cmovo
+        code.AddRange([0x49, 0xB8]);
+        code.AddRange(BitConverter.GetBytes(long.MaxValue));
 
         // lea rax, [rip + rel32]: the descriptor's address; rel32 patched below.
         code.AddRange([0x48, 0x8D, 0x05, 0, 0, 0, 0]);
@@ -245,11 +257,18 @@ public static unsafe class RestartableSequence
         code.AddRange([0x73, 0]);
         int jaeEnd = code.Count;
 
-        // shl rax, log2(PaddedCell.Size): 7
-        code.AddRange([0x48, 0xC1, 0xE0, (byte)BitOperations.Log2(PaddedCell.Size)]);
+        // imul rax, rsi: × the region stride
+        code.AddRange([0x48, 0x0F, 0xAF, 0xC6]);
 
-        // add qword ptr [rdi + rax], rsi: the commit
-        code.AddRange([0x48, 0x01, 0x34, 0x07]);
+        // mov rcx, qword ptr [rdi + rax]
+        code.AddRange([0x48, 0x8B, 0x0C, 0x07]);
+
+        // add rcx, rdx; cmovo rcx, r8: both are >= 0, so an overflow means past long.MaxValue
+        code.AddRange([0x48, 0x01, 0xD1]);
+        code.AddRange([0x49, 0x0F, 0x40, 0xC8]);
+
+        // mov qword ptr [rdi + rax], rcx: the commit
+        code.AddRange([0x48, 0x89, 0x0C, 0x07]);
         int postCommit = code.Count;
 
         // mov eax, 1; ret

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Numerics;
 using System.Runtime.InteropServices;
+using ScalableMetrics.Diagnostics;
 using Xunit.Abstractions;
 
 namespace ScalableMetrics.Tests;
@@ -43,7 +44,7 @@ public class RestartableSequenceTests(ITestOutputHelper output)
     {
         var registry = new MetricRegistry(Storages.Options(Storages.PerProcessorRestartable));
         CounterSeries series = registry.CreateCounter("test.restarts").Bind();
-        Assert.Equal(Storages.Expected(Storages.PerProcessorRestartable), series.Storage);
+        Assert.Equal(registry.WritePath, series.WritePath);
         int threads = Math.Max(8, Environment.ProcessorCount * 4);
         const int AddsPerCheck = 10_000;
         const int EnoughRestarts = 10;
@@ -120,17 +121,18 @@ public class RestartableSequenceTests(ITestOutputHelper output)
     [Fact]
     public void RegistryUsesRestartableSequencesOnlyWhenAskedAndSupported()
     {
-        Assert.Equal(RestartableSequence.IsSupported && ProcessorId.IsSupported, new MetricRegistry().UsesRestartableSequences);
-        Assert.False(new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked)).UsesRestartableSequences);
-        Assert.False(new MetricRegistry(Storages.Options(Storages.PerThread)).UsesRestartableSequences);
+        Assert.Equal(RestartableSequence.IsSupported && ProcessorId.IsSupported, new MetricRegistry().WritePath == WritePath.RestartableSequence);
+        Assert.NotEqual(WritePath.RestartableSequence, new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked)).WritePath);
+        Assert.Equal(WritePath.PerThread, new MetricRegistry(Storages.Options(Storages.PerThread)).WritePath);
 
-        CounterSeries interlocked = new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked)).CreateCounter("test.interlocked").Bind();
-        Assert.Equal(Storages.Expected(Storages.PerProcessorInterlocked), interlocked.Storage);
+        var interlockedRegistry = new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked));
+        CounterSeries interlocked = interlockedRegistry.CreateCounter("test.interlocked").Bind();
+        Assert.Equal(interlockedRegistry.WritePath, interlocked.WritePath);
         if (RestartableSequence.IsSupported)
         {
             CounterSeries restartable = new MetricRegistry().CreateCounter("test.restartable").Bind();
-            Assert.Equal(RestartableSequence.PartitionCount + 1, restartable.ProcessorCellCount);
-            Assert.Equal(ProcessorId.PartitionCount, interlocked.ProcessorCellCount);
+            Assert.Equal(RestartableSequence.PartitionCount + 1, restartable.RegionCount);
+            Assert.Equal(ProcessorId.PartitionCount, interlocked.RegionCount);
         }
     }
 
