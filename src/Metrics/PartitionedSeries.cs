@@ -26,18 +26,21 @@ namespace ScalableMetrics;
 /// </remarks>
 public abstract unsafe class PartitionedSeries
 {
-    // The discriminator: which of the fields below an add uses, and how.
-    private readonly WritePath _writePath;
-
-    // Slots per series: 1 for a counter (the sum), 2 for an operation (the count, then the sum).
-    private readonly int _slotCount;
+    // Fields ordered and sized so that the object is 64 bytes: every series has one.
 
     // Per processor: the series' first slot in region 0 and the chunk's region stride.
     private readonly long* _slotInRegion0;
     private readonly nint _regionStride;
 
-    // Where the slots are (per thread: the first range); holds the chunk, and with it the memory, alive.
-    private readonly SlotRange _slots;
+    // Where the slots are (per thread: the first range); the chunk holds its memory alive.
+    private readonly ArenaChunk _chunk;
+    private readonly int _firstSlot;
+
+    // The discriminator: which of the fields above an add uses, and how.
+    private readonly WritePath _writePath;
+
+    // Slots per series: 1 for a counter (the sum), 2 for an operation (the count, then the sum).
+    private readonly byte _slotCount;
 
     // Per thread: the current slots, replaced (under the arena's read lock) where a thread index
     // is past their regions; null otherwise.
@@ -47,16 +50,18 @@ public abstract unsafe class PartitionedSeries
     {
         Tags = tags;
         _writePath = arena.WritePath;
-        _slotCount = slotCount;
-        _slots = arena.Allocate(slotCount);
+        _slotCount = checked((byte)slotCount);
+        SlotRange slots = arena.Allocate(slotCount);
+        _chunk = slots.Chunk;
+        _firstSlot = slots.FirstSlot;
         if (_writePath == WritePath.PerThread)
         {
-            _threadSlots = new PerThreadSlots(_slots, []);
+            _threadSlots = new PerThreadSlots(slots, []);
         }
         else
         {
-            _slotInRegion0 = _slots.SlotInRegion0;
-            _regionStride = _slots.Chunk.RegionStride;
+            _slotInRegion0 = slots.SlotInRegion0;
+            _regionStride = _chunk.RegionStride;
         }
     }
 
@@ -70,7 +75,7 @@ public abstract unsafe class PartitionedSeries
     internal WritePath WritePath => _writePath;
 
     /// <summary>Where the series' slots are now.</summary>
-    internal SlotRange Slots => _threadSlots?.Range ?? _slots;
+    internal SlotRange Slots => _threadSlots?.Range ?? new SlotRange(_chunk, _firstSlot);
 
     /// <summary>The regions the series' slots are in now (per thread: thread indexes with a slot).</summary>
     internal int RegionCount => Slots.Chunk.RegionCount;
@@ -88,7 +93,7 @@ public abstract unsafe class PartitionedSeries
         {
             if (!RestartableWritePath.TryAdd(_slotInRegion0 + slot, _regionStride, value))
             {
-                RestartableWritePath.AddToOverflowRegion(_slots, slot, value);
+                RestartableWritePath.AddToOverflowRegion(new SlotRange(_chunk, _firstSlot), slot, value);
             }
 
             return;
@@ -145,7 +150,7 @@ public abstract unsafe class PartitionedSeries
     /// <summary>Sums slot <paramref name="slot"/> over every partition, saturating. Thread-safe; serialized with other reads of the registry.</summary>
     private protected long ReadSlot(int slot)
     {
-        lock (_slots.Chunk.Arena.ReadLock)
+        lock (_chunk.Arena.ReadLock)
         {
             return SumSlot(slot);
         }
@@ -154,7 +159,7 @@ public abstract unsafe class PartitionedSeries
     /// <summary>Sums slots 0 and 1 over every partition, each exact as of some instant during the read, not necessarily the same one.</summary>
     private protected (long First, long Second) ReadPair()
     {
-        lock (_slots.Chunk.Arena.ReadLock)
+        lock (_chunk.Arena.ReadLock)
         {
             return (SumSlot(0), SumSlot(1));
         }
@@ -185,7 +190,7 @@ public abstract unsafe class PartitionedSeries
                 }
                 else
                 {
-                    ranges[i] = series[i]._slots;
+                    ranges[i] = new SlotRange(series[i]._chunk, series[i]._firstSlot);
                 }
             }
 
@@ -208,7 +213,7 @@ public abstract unsafe class PartitionedSeries
     {
         if (Volatile.Read(ref _threadSlots) is not { } threadSlots)
         {
-            return _slots.Chunk.SumSlot(_slots.FirstSlot + slot);
+            return _chunk.SumSlot(_firstSlot + slot);
         }
 
         long sum = threadSlots.Range.Chunk.SumSlot(threadSlots.Range.FirstSlot + slot);
@@ -232,7 +237,7 @@ public abstract unsafe class PartitionedSeries
             return threadSlot;
         }
 
-        PartitionArena arena = _slots.Chunk.Arena;
+        PartitionArena arena = _chunk.Arena;
         lock (arena.ReadLock)
         {
             PerThreadSlots current = _threadSlots!;

@@ -20,9 +20,14 @@ namespace ScalableMetrics.Cells;
 /// </remarks>
 internal sealed unsafe class PerThreadSlots
 {
+    // Flat fields, not a SlotRange, so that the object is 56 bytes, not 64.
+    private readonly ArenaChunk _chunk;
+    private readonly int _firstSlot;
+
     public PerThreadSlots(SlotRange range, PerThreadSlots[] outgrown)
     {
-        Range = range;
+        _chunk = range.Chunk;
+        _firstSlot = range.FirstSlot;
         SlotInRegion0 = range.SlotInRegion0;
         RegionStride = range.Chunk.RegionStride;
         RegionCount = range.Chunk.RegionCount;
@@ -39,7 +44,7 @@ internal sealed unsafe class PerThreadSlots
     public int RegionCount { get; }
 
     /// <summary>Where the slots are.</summary>
-    public SlotRange Range { get; }
+    public SlotRange Range => new(_chunk, _firstSlot);
 
     /// <summary>The ranges the series had before, oldest first; still summed.</summary>
     public PerThreadSlots[] Outgrown { get; }

@@ -5,7 +5,8 @@ namespace ScalableMetrics.Diagnostics;
 /// instruction. Chosen once per registry (<see cref="MetricRegistry.WritePath"/>, with the reason
 /// in <see cref="MetricRegistry.WritePathReason"/>).
 /// </summary>
-public enum WritePath
+[System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1028:Enum storage should be Int32", Justification = "One byte in every series object.")]
+public enum WritePath : byte
 {
     /// <summary>
     /// One region per processor id, added to with a plain add inside a Linux restartable sequence
