@@ -69,7 +69,53 @@ root.SetAction(parseResult => ScalingCommand.Run(
         parseResult.GetValue(busyOption)),
     Console.Out,
     Console.Error));
+var partitionsOption = new Option<int[]>("--partitions")
+{
+    Description = "Comma-separated partition counts (MetricRegistryOptions.PartitionCount; per thread: thread indexes), e.g. 2,64,192.",
+    CustomParser = result => ParsePositiveList(result, "--partitions", 65_536),
+    DefaultValueFactory = _ => [2, 64, 192],
+};
+var seriesOption = new Option<int[]>("--series")
+{
+    Description = "Comma-separated series counts, e.g. 1,1000,10000,100000.",
+    CustomParser = result => ParsePositiveList(result, "--series", 10_000_000),
+    DefaultValueFactory = _ => [1, 1_000, 10_000, 100_000],
+};
+var memoryCsvOption = new Option<string?>("--csv") { Description = "Write the results to this CSV file (storage,partitions,series,bytes_per_series,collect_ms)." };
+var memory = new Command("memory", "Measures the bytes one counter series costs (GC heap and pinned heap, all-in) and the time of one collection of all series, per write path, partition count and series count.")
+{
+    partitionsOption, seriesOption, memoryCsvOption,
+};
+memory.SetAction(parseResult => MemoryCommand.Run(
+    parseResult.GetValue(partitionsOption)!,
+    parseResult.GetValue(seriesOption)!,
+    parseResult.GetValue(memoryCsvOption),
+    Console.Out,
+    Console.Error));
+root.Subcommands.Add(memory);
 return root.Parse(args).Invoke();
+
+static int[] ParsePositiveList(ArgumentResult result, string name, int max)
+{
+    var values = new SortedSet<int>();
+    foreach (string part in SplitList(result))
+    {
+        if (!int.TryParse(part, NumberStyles.None, CultureInfo.InvariantCulture, out int value) || value < 1 || value > max)
+        {
+            result.AddError($"{name}: '{part}' is not a whole number from 1 to {max}.");
+            return [];
+        }
+
+        values.Add(value);
+    }
+
+    if (values.Count == 0)
+    {
+        result.AddError($"{name} needs at least one value.");
+    }
+
+    return [.. values];
+}
 
 static int[] ParseThreadCounts(ArgumentResult result)
 {

@@ -1,20 +1,25 @@
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Cells;
 using ScalableMetrics.Platform;
 
 namespace ScalableMetrics;
 
 /// <summary>
 /// One series of a <see cref="PartitionedCounter"/>, bound to a fixed tag set: the handle for
-/// the hot path, where an add allocates nothing and is, by the registry's storage, a plain add
-/// to the current processor's padded cell inside a restartable sequence (no atomic
-/// instruction; see <see cref="RestartableSequence"/>), a cached processor-id read and one atomic
-/// add to that processor's cell, or a plain store to the thread's own cell.
+/// the hot path, where an add allocates nothing and is, by the registry's
+/// <see cref="Diagnostics.WritePath"/>, a plain add to the current processor's slot inside a
+/// restartable sequence (no atomic instruction), a cached processor-id read and one atomic add to
+/// that processor's slot, or a plain store to the thread's own slot. The value saturates at
+/// <see cref="long.MaxValue"/>.
 /// </summary>
 /// <remarks>Thread-safe. Get one from <see cref="PartitionedCounter.Bind"/>, once, and keep it.</remarks>
 public sealed class CounterSeries : PartitionedSeries
 {
-    internal CounterSeries(TagSet tags, SeriesStorage storage)
-        : base(tags, storage)
+    /// <summary>The slots a counter series takes in each region: its sum.</summary>
+    internal const int SlotCount = 1;
+
+    internal CounterSeries(TagSet tags, PartitionArena arena)
+        : base(tags, arena, SlotCount)
     {
     }
 
@@ -29,18 +34,21 @@ public sealed class CounterSeries : PartitionedSeries
             ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
         }
 
-        AddSum(value);
+        Add(0, value);
     }
 
     /// <summary>Adds <paramref name="value"/>, known to be zero or positive.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void AddValid(long value) => AddSum(value);
+    internal void AddValid(long value) => Add(0, value);
 
     /// <summary>Adds 1.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Increment() => AddSum(1);
+    public void Increment() => Add(0, 1);
 
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
-    /// <returns>The cumulative value; never lower than a value an earlier call returned.</returns>
-    public long Read() => ReadPartitions().Sum;
+    /// <returns>The cumulative value, at most <see cref="long.MaxValue"/>; never lower than a value an earlier call returned.</returns>
+    public long Read() => ReadSlot(0);
+
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
+    internal static void ReadAll(PartitionArena arena, CounterSeries[] series, Span<long> values) => ReadAll(arena, series, SlotCount, values);
 }

@@ -1,3 +1,5 @@
+using ScalableMetrics.Cells;
+using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
 
 namespace ScalableMetrics;
@@ -26,8 +28,10 @@ public sealed class MetricRegistry
     private readonly List<Instrument> _instruments = [];
     private readonly List<Action<Instrument>> _observers = [];
     private readonly Lock _lock = new();
-    private readonly SeriesStorage _storage;
     private readonly TagLimits _tagLimits;
+
+    // Every series' slots, one region per partition (see PartitionArena).
+    private readonly PartitionArena _arena;
 
     /// <summary>Creates a registry with the default <see cref="MetricRegistryOptions"/>.</summary>
     public MetricRegistry()
@@ -41,7 +45,7 @@ public sealed class MetricRegistry
     /// <exception cref="ArgumentOutOfRangeException"><see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/> is below 2,
     /// <see cref="MetricRegistryOptions.MaxInstruments"/>, <see cref="MetricRegistryOptions.MaxTagKeyLength"/> or
     /// <see cref="MetricRegistryOptions.MaxTagValueLength"/> is below 1, <see cref="MetricRegistryOptions.MaxTagsPerSeries"/>
-    /// is not from 1 to <see cref="MetricRegistryOptions.MaxMaxTagsPerSeries"/>, or <see cref="MetricRegistryOptions.Strategy"/> is not a defined value.</exception>
+    /// is not from 1 to <see cref="MetricRegistryOptions.MaxMaxTagsPerSeries"/>, <see cref="MetricRegistryOptions.Strategy"/> is not a defined value, or <see cref="MetricRegistryOptions.PartitionCount"/> is below what this machine needs or above <see cref="MetricRegistryOptions.MaxPartitionCount"/>.</exception>
     public MetricRegistry(MetricRegistryOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -67,23 +71,34 @@ public sealed class MetricRegistry
         MaxSeriesPerInstrument = options.MaxSeriesPerInstrument;
         MaxInstruments = options.MaxInstruments;
         _tagLimits = new TagLimits(options.MaxTagsPerSeries, options.MaxTagKeyLength, options.MaxTagValueLength);
-        Strategy = options.Strategy == PartitionStrategy.PerProcessor && !ProcessorId.IsSupported ? PartitionStrategy.PerThread : options.Strategy;
-        _storage = Strategy == PartitionStrategy.PerThread ? SeriesStorage.PerThread
-            : options.UseRestartableSequences && RestartableSequence.IsSupported ? SeriesStorage.PerProcessorRestartable
-            : SeriesStorage.PerProcessorInterlocked;
+        (WritePath, WritePathReason) = WritePathChoice.Choose(options.Strategy, options.UseRestartableSequences, ProcessorId.IsSupported, RestartableSequence.UnsupportedReason);
+        Strategy = WritePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
+        PartitionCount = ChoosePartitionCount(options.PartitionCount, WritePath);
+        _arena = new PartitionArena(WritePath, WritePath == WritePath.RestartableSequence ? RestartableWritePath.RegionCount(PartitionCount) : PartitionCount);
     }
 
     /// <summary>The strategy this registry's instruments use: the one asked for, or <see cref="PartitionStrategy.PerThread"/> where no processor id can be had.</summary>
     public PartitionStrategy Strategy { get; }
 
+    /// <summary>How this registry's series take an add: chosen from <see cref="MetricRegistryOptions.Strategy"/>, <see cref="MetricRegistryOptions.UseRestartableSequences"/> and what this process supports; <see cref="WritePathReason"/> says why.</summary>
+    public WritePath WritePath { get; }
+
+    /// <summary>Why this registry uses its <see cref="WritePath"/>, in a sentence (e.g. the reason restartable sequences are not available here).</summary>
+    public string WritePathReason { get; }
+
     /// <summary>
-    /// Whether this registry's per-processor series add through restartable sequences (a plain
-    /// add, no atomic instruction; see <see cref="RestartableSequence"/>) rather than with
-    /// <see cref="Interlocked"/>: <see langword="true"/> where <see cref="Strategy"/> is
-    /// <see cref="PartitionStrategy.PerProcessor"/>, <see cref="MetricRegistryOptions.UseRestartableSequences"/>
-    /// is set and <see cref="RestartableSequence.IsSupported"/>.
+    /// The partitions each series keeps a slot for: processor ids (plus one overflow region with
+    /// <see cref="WritePath.RestartableSequence"/>), or, per thread, the thread indexes its first
+    /// regions are made for (more are added as threads take indexes).
     /// </summary>
-    public bool UsesRestartableSequences => _storage == SeriesStorage.PerProcessorRestartable;
+    /// <remarks><see cref="MetricRegistryOptions.PartitionCount"/> where set; otherwise read from the machine.</remarks>
+    public int PartitionCount { get; }
+
+    /// <summary>The bytes this registry's series slots take: all of its arena's chunks (pinned object heap), used or not.</summary>
+    internal long SlotBytes => _arena.ReservedBytes;
+
+    /// <summary>The arena of this registry's series (for tests and the harness).</summary>
+    internal PartitionArena Arena => _arena;
 
     /// <summary>The most series one instrument keeps, the overflow series not counted (<see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/>):
     /// an instrument exports at most one more series than this.</summary>
@@ -125,7 +140,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedCounter CreateCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedCounter(name, unit, description, _storage, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
 
     /// <summary>Creates an operation timer (count and elapsed seconds), or returns the one already created with this name.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -138,7 +153,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the operation was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public OperationData CreateOperationData(string name, string? description = null) =>
-        GetOrCreate(name, OperationData.ElapsedUnit, static (n, _) => ExportedFamily.ForOperation(n), () => new OperationData(name, description, _storage, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, OperationData.ElapsedUnit, static (n, _) => ExportedFamily.ForOperation(n), () => new OperationData(name, description, _arena, MaxSeriesPerInstrument, _tagLimits));
 
     /// <summary>
     /// Calls <paramref name="onInstrument"/> for every instrument created so far and, until the
@@ -250,6 +265,31 @@ public sealed class MetricRegistry
         }
 
         return created;
+    }
+
+    // What the machine needs: a region for every processor id a write path can pick.
+    private static int ChoosePartitionCount(int? asked, WritePath writePath)
+    {
+        int needed = writePath switch
+        {
+            WritePath.RestartableSequence => RestartableSequence.PartitionCount,
+            WritePath.InterlockedProcessorId => ProcessorId.PartitionCount,
+            _ => 1,
+        };
+        if (asked is not { } count)
+        {
+            return writePath == WritePath.PerThread ? Math.Max(ThreadLease.IndexCount, Environment.ProcessorCount) : needed;
+        }
+
+        if (count < needed || count > MetricRegistryOptions.MaxPartitionCount)
+        {
+            throw new ArgumentOutOfRangeException(
+                "options",
+                count,
+                $"{nameof(MetricRegistryOptions.PartitionCount)} must be from {needed} (what write path {writePath} needs on this machine) to {MetricRegistryOptions.MaxPartitionCount}.");
+        }
+
+        return count;
     }
 
     private static ArgumentException NameTaken(string name, Instrument owner) => new(

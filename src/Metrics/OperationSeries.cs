@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Cells;
 
 namespace ScalableMetrics;
 
@@ -10,8 +11,11 @@ namespace ScalableMetrics;
 /// <remarks>Thread-safe. Get one from <see cref="OperationData.Bind"/>, once, and keep it.</remarks>
 public sealed class OperationSeries : PartitionedSeries
 {
-    internal OperationSeries(TagSet tags, SeriesStorage storage)
-        : base(tags, storage)
+    /// <summary>The slots an operation series takes in each region: the count, then the elapsed ticks.</summary>
+    internal const int SlotCount = 2;
+
+    internal OperationSeries(TagSet tags, PartitionArena arena)
+        : base(tags, arena, SlotCount)
     {
     }
 
@@ -31,7 +35,7 @@ public sealed class OperationSeries : PartitionedSeries
         }
 
         // TimeSpan ticks are 100 ns; Stopwatch ticks are 1 / Stopwatch.Frequency seconds.
-        AddCountAndSum(1, (long)(elapsed.Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond)));
+        AddPair(1, (long)(elapsed.Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond)));
     }
 
     /// <summary>Records one operation that took <paramref name="elapsedTimestampTicks"/> <see cref="Stopwatch"/> ticks.</summary>
@@ -46,18 +50,21 @@ public sealed class OperationSeries : PartitionedSeries
             ThrowHelper.ThrowElapsedOutOfRange(nameof(elapsedTimestampTicks), elapsedTimestampTicks, elapsedTimestampTicks < 0);
         }
 
-        AddCountAndSum(1, elapsedTimestampTicks);
+        AddPair(1, elapsedTimestampTicks);
     }
 
     /// <summary>Records one operation of <paramref name="elapsedTimestampTicks"/>, known to be zero or positive.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void RecordValidElapsedTicks(long elapsedTimestampTicks) => AddCountAndSum(1, elapsedTimestampTicks);
+    internal void RecordValidElapsedTicks(long elapsedTimestampTicks) => AddPair(1, elapsedTimestampTicks);
+
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="slots"/>: series i's count at 2i, its ticks at 2i + 1.</summary>
+    internal static void ReadAll(PartitionArena arena, OperationSeries[] series, Span<long> slots) => ReadAll(arena, series, SlotCount, slots);
 
     /// <summary>Sums the series' partitions: operations and elapsed time since it was created.</summary>
     /// <returns>The cumulative reading.</returns>
     public OperationReading Read()
     {
-        (long count, long ticks) = ReadPartitions();
+        (long count, long ticks) = ReadPair();
         return new OperationReading(Tags, count, ticks);
     }
 }

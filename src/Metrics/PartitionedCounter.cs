@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Cells;
 
 namespace ScalableMetrics;
 
@@ -18,11 +19,13 @@ namespace ScalableMetrics;
 public sealed class PartitionedCounter : Instrument
 {
     private readonly SeriesTable<CounterSeries> _series;
+    private readonly PartitionArena _arena;
 
-    internal PartitionedCounter(string name, string? unit, string? description, SeriesStorage storage, int maxSeries, TagLimits tagLimits)
+    internal PartitionedCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits)
         : base(name, unit, description)
     {
-        _series = new SeriesTable<CounterSeries>(maxSeries, tagLimits, tags => new CounterSeries(tags, storage));
+        _arena = arena;
+        _series = new SeriesTable<CounterSeries>(maxSeries, tagLimits, tags => new CounterSeries(tags, arena));
     }
 
     /// <inheritdoc/>
@@ -64,13 +67,17 @@ public sealed class PartitionedCounter : Instrument
     public CounterSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
 
     /// <summary>Sums every series' partitions.</summary>
-    /// <returns>One reading per series, in no particular order.</returns>
+    /// <returns>One reading per series, in no particular order; each value at most <see cref="long.MaxValue"/> and never lower than an earlier read of the series returned.</returns>
+    /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
     public IReadOnlyList<CounterReading> Collect()
     {
-        var readings = new List<CounterReading>(_series.Count);
-        foreach (CounterSeries series in _series.Series)
+        CounterSeries[] series = [.. _series.Series];
+        long[] values = new long[series.Length];
+        CounterSeries.ReadAll(_arena, series, values);
+        var readings = new CounterReading[series.Length];
+        for (int i = 0; i < series.Length; i++)
         {
-            readings.Add(new CounterReading(series.Tags, series.Read()));
+            readings[i] = new CounterReading(series[i].Tags, values[i]);
         }
 
         return readings;

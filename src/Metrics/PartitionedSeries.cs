@@ -1,67 +1,67 @@
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
-using ScalableMetrics.Platform;
+using ScalableMetrics.Cells;
+using ScalableMetrics.Diagnostics;
 
 namespace ScalableMetrics;
 
 /// <summary>
 /// One series of a partitioned instrument: its tags and its data (a count and a sum of
-/// <see cref="long"/>s), kept as one padded copy per partition and summed only when read.
+/// <see cref="long"/>s), kept as one slot per partition in the registry's arena and summed only
+/// when read.
 /// </summary>
 /// <remarks>
-/// <para>Three storages (<see cref="SeriesStorage"/>): per processor with a restartable sequence
-/// (a plain add to the cell of the processor the add runs on; processor ids past
-/// <see cref="RestartableSequence.PartitionCount"/> add to one overflow cell with
-/// <see cref="Interlocked"/>, the only cell more than one processor writes), per processor with
-/// <see cref="Interlocked"/> (the cell of the thread's cached processor id), and per thread (a
-/// plain store to the cell at the thread's <see cref="ThreadLease"/> index, which no other
-/// living thread holds).</para>
-/// <para>Writes never take a lock. Reads take the series' lock, so that reads are serialized:
-/// each cell only grows and each read visits every cell after the read before it did, so a
-/// read's result never goes down, and no value is lost or counted twice.</para>
-/// <para>Per thread, a cell outlives its thread: the next thread given the same index goes on
-/// adding to it, one writer after the other, so an ended thread's adds need no moving. When a
-/// thread's index is past the end of the cells, the series moves to a larger array; the old
-/// array is kept and still summed, because a writer that read the old array before the move may
-/// still add to it (once). Nothing is copied, so nothing can be lost in a copy. The arrays at
-/// most double each time, so all of them together hold less than twice the cells of the
-/// last.</para>
-/// <para>The storage sits in this base class rather than in an object of its own, so that an add
-/// through a bound series reaches its cells with one load less.</para>
+/// <para>The series' slots sit at the same offset in every partition's region of one arena chunk
+/// (<see cref="ArenaChunk"/>), beside other series' slots: 8 bytes per slot per partition, padding
+/// only between regions. An add goes to <c>slot in region 0 + partition × region stride</c> by the
+/// registry's <see cref="Diagnostics.WritePath"/>, told apart by one field: a plain add inside a
+/// restartable sequence (<see cref="RestartableWritePath"/>), an atomic add on the cached
+/// processor id's region (<see cref="InterlockedWritePath"/>), or a plain store to the thread
+/// index's region (<see cref="PerThreadSlots"/>). Every write saturates at
+/// <see cref="long.MaxValue"/>.</para>
+/// <para>Writes never take a lock. Reads take the arena's read lock, so that reads are
+/// serialized: each slot only grows and each read visits every slot after the read before it
+/// did, so a read's result never goes down, and no value is lost or counted twice.</para>
+/// <para>The write path's fields sit in this base class rather than in an object of their own, so
+/// that an add through a bound series reaches its slot with one load less.</para>
 /// </remarks>
 public abstract unsafe class PartitionedSeries
 {
-    private readonly PaddedCell[]? _processorCells;
+    // Fields ordered and sized so that the object is 64 bytes: every series has one.
 
-    // Cell 0 of _processorCells where the storage is PerProcessorRestartable, else null. The
-    // array is allocated on the pinned object heap, so this address holds for the series' life.
-    private readonly PaddedCell* _restartableCells;
+    // Per processor: the series' first slot in region 0 and the chunk's region stride.
+    private readonly long* _slotInRegion0;
+    private readonly nint _regionStride;
 
-    // Per thread: the cells indexed by ThreadLease index, else null; replaced (under _lock) by a
-    // larger array when a thread's index is past its end.
-    private PaddedCell[]? _threadCells;
+    // Where the slots are (per thread: the first range); the chunk holds its memory alive.
+    private readonly ArenaChunk _chunk;
+    private readonly int _firstSlot;
 
-    // Per thread: every array _threadCells has held before, still summed by reads (see remarks).
-    private PaddedCell[][] _outgrownThreadCells = [];
-    private readonly Lock _lock = new();
+    // The discriminator: which of the fields above an add uses, and how.
+    private readonly WritePath _writePath;
 
-    private protected PartitionedSeries(TagSet tags, SeriesStorage storage)
+    // Slots per series: 1 for a counter (the sum), 2 for an operation (the count, then the sum).
+    private readonly byte _slotCount;
+
+    // Per thread: the current slots, replaced (under the arena's read lock) where a thread index
+    // is past their regions; null otherwise.
+    private PerThreadSlots? _threadSlots;
+
+    private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount)
     {
         Tags = tags;
-        if (storage == SeriesStorage.PerProcessorRestartable)
+        _writePath = arena.WritePath;
+        _slotCount = checked((byte)slotCount);
+        SlotRange slots = arena.Allocate(slotCount);
+        _chunk = slots.Chunk;
+        _firstSlot = slots.FirstSlot;
+        if (_writePath == WritePath.PerThread)
         {
-            // One cell per processor id, then the overflow cell.
-            _processorCells = GC.AllocateArray<PaddedCell>(RestartableSequence.PartitionCount + 1, pinned: true);
-            _restartableCells = (PaddedCell*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(_processorCells));
-        }
-        else if (storage == SeriesStorage.PerProcessorInterlocked)
-        {
-            _processorCells = new PaddedCell[ProcessorId.PartitionCount];
+            _threadSlots = new PerThreadSlots(slots, []);
         }
         else
         {
-            // Room for every index handed out so far; a thread given a later one grows the array.
-            _threadCells = new PaddedCell[ThreadLease.IndexCount];
+            _slotInRegion0 = slots.SlotInRegion0;
+            _regionStride = _chunk.RegionStride;
         }
     }
 
@@ -69,173 +69,189 @@ public abstract unsafe class PartitionedSeries
     public TagSet Tags { get; }
 
     /// <summary>The strategy this series was created with.</summary>
-    internal PartitionStrategy Strategy => _processorCells is null ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
+    internal PartitionStrategy Strategy => _writePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
 
-    /// <summary>How this series keeps and updates its cells, read off which cells it has.</summary>
-    internal SeriesStorage Storage =>
-        _restartableCells != null ? SeriesStorage.PerProcessorRestartable
-        : _processorCells is not null ? SeriesStorage.PerProcessorInterlocked
-        : SeriesStorage.PerThread;
+    /// <summary>How this series takes an add.</summary>
+    internal WritePath WritePath => _writePath;
 
-    /// <summary>The number of per-processor cells, the overflow cell included; 0 for a per-thread series.</summary>
-    internal int ProcessorCellCount => _processorCells?.Length ?? 0;
+    /// <summary>Where the series' slots are now.</summary>
+    internal SlotRange Slots => _threadSlots?.Range ?? new SlotRange(_chunk, _firstSlot);
 
-    /// <summary>The number of thread cells, in the current array and the outgrown ones (per-thread storage; 0 otherwise).</summary>
-    internal int ThreadCellCount
-    {
-        get
-        {
-            lock (_lock)
-            {
-                return (_threadCells?.Length ?? 0) + _outgrownThreadCells.Sum(cells => cells.Length);
-            }
-        }
-    }
+    /// <summary>The regions the series' slots are in now (per thread: thread indexes with a slot).</summary>
+    internal int RegionCount => Slots.Chunk.RegionCount;
 
-    /// <summary>Adds <paramref name="sum"/> to the calling partition's sum.</summary>
+    /// <summary>Per thread: the regions of the current slots and the outgrown ones together; otherwise <see cref="RegionCount"/>.</summary>
+    internal int TotalRegionCount => Volatile.Read(ref _threadSlots)?.TotalRegionCount ?? RegionCount;
+
+    /// <summary>Adds <paramref name="value"/> (zero or positive) to slot <paramref name="slot"/> of the calling partition.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void AddSum(long sum)
+    private protected void Add(int slot, long value)
     {
-        // The default storage first, with one field that tells it apart; then per thread, with
-        // the one field it needs anyway.
-        PaddedCell* restartableCells = _restartableCells;
-        if (restartableCells != null)
+        // The default path first, with the one field that tells it apart; then per thread.
+        WritePath writePath = _writePath;
+        if (writePath == WritePath.RestartableSequence)
         {
-            AddRestartable(&restartableCells->Sum, sum);
-            return;
-        }
-
-        PaddedCell[]? threadCells = _threadCells;
-        if (threadCells is not null)
-        {
-            ref PaddedCell threadCell = ref GetThreadCell(threadCells);
-            Volatile.Write(ref threadCell.Sum, threadCell.Sum + sum);
-            return;
-        }
-
-        PaddedCell[] cells = _processorCells!;
-
-        // CurrentPartition() < PartitionCount == cells.Length, so a bounds check would be redundant.
-        ref PaddedCell cell = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(cells), ProcessorId.CurrentPartition());
-        Interlocked.Add(ref cell.Sum, sum);
-    }
-
-    /// <summary>Adds <paramref name="count"/> operations of <paramref name="sum"/> to the calling partition's count and sum.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void AddCountAndSum(long count, long sum)
-    {
-        // In the same order as AddSum.
-        PaddedCell* restartableCells = _restartableCells;
-        if (restartableCells != null)
-        {
-            // Two sequences, each of which commits once: the count and the sum may land in two
-            // processors' cells if the thread moves between them, and each is still exact.
-            AddRestartable(&restartableCells->Count, count);
-            AddRestartable(&restartableCells->Sum, sum);
-            return;
-        }
-
-        PaddedCell[]? threadCells = _threadCells;
-        if (threadCells is not null)
-        {
-            ref PaddedCell threadCell = ref GetThreadCell(threadCells);
-            Volatile.Write(ref threadCell.Count, threadCell.Count + count);
-            Volatile.Write(ref threadCell.Sum, threadCell.Sum + sum);
-            return;
-        }
-
-        PaddedCell[] cells = _processorCells!;
-        ref PaddedCell cell = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(cells), ProcessorId.CurrentPartition());
-        Interlocked.Add(ref cell.Count, count);
-        Interlocked.Add(ref cell.Sum, sum);
-    }
-
-    /// <summary>Sums every partition. Thread-safe; serialized with other reads of this series.</summary>
-    /// <remarks>The count and the sum are each exact as of some instant during the read, not necessarily the same instant.</remarks>
-    private protected (long Count, long Sum) ReadPartitions()
-    {
-        lock (_lock)
-        {
-            long count = 0;
-            long sum = 0;
-            if (_processorCells is { } processorCells)
+            if (!RestartableWritePath.TryAdd(_slotInRegion0 + slot, _regionStride, value))
             {
-                AddUp(processorCells, ref count, ref sum);
-                return (count, sum);
+                RestartableWritePath.AddToOverflowRegion(new SlotRange(_chunk, _firstSlot), slot, value);
             }
 
-            foreach (PaddedCell[] outgrown in _outgrownThreadCells)
+            return;
+        }
+
+        if (writePath == WritePath.PerThread)
+        {
+            long* threadSlot = _threadSlots!.SlotOf(ThreadLease.CurrentIndex);
+            if (threadSlot == null)
             {
-                AddUp(outgrown, ref count, ref sum);
+                threadSlot = GetNewThreadSlot();
             }
 
-            AddUp(_threadCells!, ref count, ref sum);
-            return (count, sum);
+            SaturatingCell.AddSingleWriter(threadSlot + slot, value);
+            return;
         }
+
+        InterlockedWritePath.Add(_slotInRegion0 + slot, _regionStride, value);
     }
 
-    // Adds to the field at firstCellField's offset in the current processor's cell, or in the
-    // overflow cell (after the last processor's) where the processor has no cell of its own.
+    /// <summary>Adds <paramref name="first"/> to slot 0 and <paramref name="second"/> to slot 1 of the calling partition (both zero or positive).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void AddRestartable(long* firstCellField, long value)
+    private protected void AddPair(long first, long second)
     {
-        if (!RestartableSequence.TryAdd(firstCellField, PaddedCell.Size, value))
+        // In the same order as Add.
+        WritePath writePath = _writePath;
+        if (writePath == WritePath.RestartableSequence)
         {
-            AddToOverflowCell(firstCellField, value);
-        }
-    }
-
-    // The overflow cell is written by any processor, so always atomically.
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void AddToOverflowCell(long* firstCellField, long value) =>
-        Interlocked.Add(ref *(long*)((byte*)firstCellField + ((nint)RestartableSequence.PartitionCount * PaddedCell.Size)), value);
-
-    private static void AddUp(PaddedCell[] cells, ref long count, ref long sum)
-    {
-        for (int i = 0; i < cells.Length; i++)
-        {
-            count += Volatile.Read(ref cells[i].Count);
-            sum += Volatile.Read(ref cells[i].Sum);
-        }
-    }
-
-    // Per thread: the calling thread's cell, which only this thread writes (with plain stores)
-    // while it lives.
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private ref PaddedCell GetThreadCell(PaddedCell[] cells)
-    {
-        int index = ThreadLease.CurrentIndex;
-        if ((uint)index < (uint)cells.Length)
-        {
-            return ref cells[index];
+            // Two sequences, each of which commits once: the two may land in two processors'
+            // regions if the thread moves between them, and each is still exact.
+            Add(0, first);
+            Add(1, second);
+            return;
         }
 
-        return ref GetNewThreadCell();
-    }
-
-    // Per thread, where the thread has no index yet, or its index is past the end of the cells:
-    // takes an index, and moves to a larger array if need be.
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private ref PaddedCell GetNewThreadCell()
-    {
-        int index = ThreadLease.AcquireIndexForCurrentThread();
-        PaddedCell[] cells = Volatile.Read(ref _threadCells)!;
-        if (index >= cells.Length)
+        if (writePath == WritePath.PerThread)
         {
-            lock (_lock)
+            long* threadSlot = _threadSlots!.SlotOf(ThreadLease.CurrentIndex);
+            if (threadSlot == null)
             {
-                cells = _threadCells!;
-                if (index >= cells.Length)
+                threadSlot = GetNewThreadSlot();
+            }
+
+            SaturatingCell.AddSingleWriter(threadSlot, first);
+            SaturatingCell.AddSingleWriter(threadSlot + 1, second);
+            return;
+        }
+
+        long* processorSlot = InterlockedWritePath.CurrentSlot(_slotInRegion0, _regionStride);
+        SaturatingCell.AddAtomic(processorSlot, first);
+        SaturatingCell.AddAtomic(processorSlot + 1, second);
+    }
+
+    /// <summary>Sums slot <paramref name="slot"/> over every partition, saturating. Thread-safe; serialized with other reads of the registry.</summary>
+    private protected long ReadSlot(int slot)
+    {
+        lock (_chunk.Arena.ReadLock)
+        {
+            return SumSlot(slot);
+        }
+    }
+
+    /// <summary>Sums slots 0 and 1 over every partition, each exact as of some instant during the read, not necessarily the same one.</summary>
+    private protected (long First, long Second) ReadPair()
+    {
+        lock (_chunk.Arena.ReadLock)
+        {
+            return (SumSlot(0), SumSlot(1));
+        }
+    }
+
+    /// <summary>
+    /// Sums <paramref name="slotsPerSeries"/> slots of every series of <paramref name="arena"/> in
+    /// <paramref name="series"/> into <paramref name="totals"/> (series i's slot k at
+    /// i × <paramref name="slotsPerSeries"/> + k): chunk by chunk, region by region, vectorized.
+    /// Serialized with every other read of the arena.
+    /// </summary>
+    private protected static void ReadAll(PartitionArena arena, IReadOnlyList<PartitionedSeries> series, int slotsPerSeries, Span<long> totals)
+    {
+        lock (arena.ReadLock)
+        {
+            var ranges = new SlotRange[series.Count];
+            List<(int Series, PerThreadSlots Slots)>? outgrown = null;
+            for (int i = 0; i < ranges.Length; i++)
+            {
+                // Per thread, one read of the current slots gives both the range and its outgrown ones.
+                if (Volatile.Read(ref series[i]._threadSlots) is { } threadSlots)
                 {
-                    // Not copied: writers that read the old array may still add to it (see remarks).
-                    var larger = new PaddedCell[Math.Max(Math.Max(index + 1, ThreadLease.IndexCount), 2 * cells.Length)];
-                    _outgrownThreadCells = [.. _outgrownThreadCells, cells];
-                    Volatile.Write(ref _threadCells, larger);
-                    cells = larger;
+                    ranges[i] = threadSlots.Range;
+                    if (threadSlots.Outgrown.Length > 0)
+                    {
+                        (outgrown ??= []).Add((i, threadSlots));
+                    }
+                }
+                else
+                {
+                    ranges[i] = new SlotRange(series[i]._chunk, series[i]._firstSlot);
+                }
+            }
+
+            arena.SumRanges(ranges, slotsPerSeries, totals);
+            foreach ((int index, PerThreadSlots threadSlots) in outgrown ?? [])
+            {
+                for (int k = 0; k < slotsPerSeries; k++)
+                {
+                    ref long total = ref totals[(index * slotsPerSeries) + k];
+                    foreach (PerThreadSlots old in threadSlots.Outgrown)
+                    {
+                        total = SaturatingSum.Add(total, old.Range.Chunk.SumSlot(old.Range.FirstSlot + k));
+                    }
                 }
             }
         }
+    }
 
-        return ref cells[index];
+    private long SumSlot(int slot)
+    {
+        if (Volatile.Read(ref _threadSlots) is not { } threadSlots)
+        {
+            return _chunk.SumSlot(_firstSlot + slot);
+        }
+
+        long sum = threadSlots.Range.Chunk.SumSlot(threadSlots.Range.FirstSlot + slot);
+        foreach (PerThreadSlots old in threadSlots.Outgrown)
+        {
+            sum = SaturatingSum.Add(sum, old.Range.Chunk.SumSlot(old.Range.FirstSlot + slot));
+        }
+
+        return sum;
+    }
+
+    // Per thread, where the thread has no index yet, or its index is past the current slots'
+    // regions: takes an index, and moves the series to slots with enough regions if need be.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private long* GetNewThreadSlot()
+    {
+        int index = ThreadLease.AcquireIndexForCurrentThread();
+        long* threadSlot = Volatile.Read(ref _threadSlots)!.SlotOf(index);
+        if (threadSlot != null)
+        {
+            return threadSlot;
+        }
+
+        PartitionArena arena = _chunk.Arena;
+        lock (arena.ReadLock)
+        {
+            PerThreadSlots current = _threadSlots!;
+            threadSlot = current.SlotOf(index);
+            if (threadSlot == null)
+            {
+                // Not copied: writers that read the old slots may still add to them (see PerThreadSlots).
+                SlotRange range = arena.Allocate(_slotCount, Math.Max(index + 1, ThreadLease.IndexCount));
+                var moved = new PerThreadSlots(range, [.. current.Outgrown, current]);
+                Volatile.Write(ref _threadSlots, moved);
+                threadSlot = moved.SlotOf(index);
+            }
+        }
+
+        return threadSlot;
     }
 }

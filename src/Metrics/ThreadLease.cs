@@ -4,9 +4,9 @@ namespace ScalableMetrics;
 
 /// <summary>
 /// Gives each thread that writes a per-thread series a small index, its lease, for as long as it
-/// lives; an ended thread's index goes to a later thread. Per-thread series keep their cells in
-/// an array indexed by it, so the index's holders write a cell one after the other, never two at
-/// once.
+/// lives; an ended thread's index goes to a later thread. Per-thread series keep one region per
+/// index (<see cref="Cells.PerThreadSlots"/>), so the index's holders write a slot one after the
+/// other, never two at once.
 /// </summary>
 /// <remarks>
 /// The index lives in a primitive <c>[ThreadStatic]</c> (<see cref="ThreadStatics"/>), one TLS

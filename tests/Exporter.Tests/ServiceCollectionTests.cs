@@ -142,11 +142,11 @@ public sealed class ServiceCollectionTests
         using IHost host = builder.Build();
 
         MetricRegistry registry = host.Services.GetRequiredService<MetricRegistry>();
-        Assert.False(registry.UsesRestartableSequences);
+        Assert.NotEqual(ScalableMetrics.Diagnostics.WritePath.RestartableSequence, registry.WritePath);
         Assert.Equal(ProcessorId.IsSupported ? PartitionStrategy.PerProcessor : PartitionStrategy.PerThread, registry.Strategy);
 
         using ServiceProvider defaults = new ServiceCollection().AddScalableMetrics().BuildServiceProvider();
-        Assert.Equal(RestartableSequence.IsSupported && ProcessorId.IsSupported, defaults.GetRequiredService<MetricRegistry>().UsesRestartableSequences);
+        Assert.Equal(RestartableSequence.IsSupported && ProcessorId.IsSupported, defaults.GetRequiredService<MetricRegistry>().WritePath == ScalableMetrics.Diagnostics.WritePath.RestartableSequence);
     }
 
     [Fact]

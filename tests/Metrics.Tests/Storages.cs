@@ -2,7 +2,7 @@ using ScalableMetrics.Platform;
 
 namespace ScalableMetrics.Tests;
 
-/// <summary>The three ways a series can keep its cells, as theory data: each names the registry options that ask for it.</summary>
+/// <summary>The three write paths, as theory data: each names the registry options that ask for it. Where the process cannot carry one out, the registry falls back (its <see cref="MetricRegistry.WritePath"/> says which), and the test runs on that.</summary>
 internal static class Storages
 {
     public const string PerProcessorRestartable = "per-processor-restartable";
@@ -17,13 +17,5 @@ internal static class Storages
         PerProcessorInterlocked => new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = false },
         PerThread => new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread },
         _ => throw new ArgumentOutOfRangeException(nameof(storage), storage, "Not a storage name."),
-    };
-
-    /// <summary>The storage a registry created with <see cref="Options"/> uses in this process: a per-processor one falls back where the OS cannot carry it out.</summary>
-    public static SeriesStorage Expected(string storage) => storage switch
-    {
-        PerProcessorRestartable when RestartableSequence.IsSupported && ProcessorId.IsSupported => SeriesStorage.PerProcessorRestartable,
-        PerProcessorRestartable or PerProcessorInterlocked when ProcessorId.IsSupported => SeriesStorage.PerProcessorInterlocked,
-        _ => SeriesStorage.PerThread,
     };
 }

@@ -1,5 +1,7 @@
 namespace ScalableMetrics.Tests;
 
+/// <summary>Thread indexes are process-wide: these tests count them, so no other test may take any meanwhile.</summary>
+[Collection(ProcessWideStateCollection.Name)]
 public class ThreadChurnTests
 {
     [Fact]
@@ -23,27 +25,27 @@ public class ThreadChurnTests
             });
         }
 
-        // Indexes of ended threads go to later threads, which add on to their cells: far fewer
-        // indexes were handed out than threads ran (3,200), the series' arrays together hold
-        // fewer than 4 cells per index (they at most double), and nothing was lost in the
-        // hand-overs.
+        // Indexes of ended threads go to later threads, which add on to their slots: far fewer
+        // indexes were handed out than threads ran (3,200), the series' slots together span
+        // fewer than 4 regions per index (region counts at least double when they grow), and
+        // nothing was lost in the hand-overs.
         Assert.InRange(ThreadLease.IndexCount - indexesBefore, 0, Threads / 10);
-        Assert.InRange(series.ThreadCellCount, 1, (4 * ThreadLease.IndexCount) - 1);
+        Assert.InRange(series.TotalRegionCount, 1, (4 * Math.Max(ThreadLease.IndexCount, series.Slots.Chunk.Arena.RegionCount / 2)) - 1);
         Assert.Equal((long)Threads * AddsPerThread, series.Read());
         Assert.Equal((long)Threads * AddsPerThread, series.Read());
     }
 
     [Fact]
-    public void AddsToAnOutgrownArrayStillCount()
+    public void AddsToOutgrownSlotsStillCount()
     {
         var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
         CounterSeries series = registry.CreateCounter("test.grow").Bind();
         series.Add(5);
-        int cellsBefore = series.ThreadCellCount;
+        int regionsBefore = series.TotalRegionCount;
 
-        // More threads holding an index at once than the first array has cells: at least 32 get
-        // indexes past its end, so the series moves to larger arrays while others are adding.
-        int concurrent = cellsBefore + 32;
+        // More threads holding an index at once than the first slots have regions: at least 32
+        // get indexes past them, so the series moves to slots with more regions while others add.
+        int concurrent = regionsBefore + 32;
         const int AddsPerThread = 10_000;
         using var allHoldAnIndex = new Barrier(concurrent);
         ConcurrentWriters.Run(concurrent, _ =>
@@ -56,9 +58,34 @@ public class ThreadChurnTests
             }
         });
 
-        Assert.True(series.ThreadCellCount > cellsBefore, $"the cells did not grow past {cellsBefore}");
+        Assert.True(series.TotalRegionCount > regionsBefore, $"the regions did not grow past {regionsBefore}");
         Assert.Equal(5 + ((long)concurrent * AddsPerThread), series.Read());
         series.Add(5);
         Assert.Equal(10 + ((long)concurrent * AddsPerThread), series.Read());
+    }
+
+    [Fact]
+    public void ThreadsThatLiveOneAfterAnotherLeaveThePerThreadRegionCountBounded()
+    {
+        // Two registries: one created before the threads run, one after; per-thread regions are
+        // sized by the thread indexes handed out, which ended threads give back.
+        var before = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        CounterSeries series = before.CreateCounter("test.sequential").Bind();
+        const int Threads = 256;
+        for (int t = 0; t < Threads; t++)
+        {
+            var thread = new Thread(() => series.Add(1));
+            thread.Start();
+            thread.Join();
+        }
+
+        // Without reuse, 256 threads would have taken 256 indexes and the series 256 regions or
+        // more. With it the index table stays within twice the peak of live writers plus 64 (the
+        // sweep's bound; live writers here: this thread and the test runner's few).
+        Assert.Equal(Threads, series.Read());
+        Assert.InRange(ThreadLease.IndexCount, 1, Threads / 2);
+        Assert.InRange(series.TotalRegionCount, 1, Threads - 1);
+        var after = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        Assert.InRange(after.PartitionCount, 1, Math.Max(Threads / 2, Environment.ProcessorCount));
     }
 }

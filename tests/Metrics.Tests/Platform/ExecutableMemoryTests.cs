@@ -3,7 +3,7 @@ using ScalableMetrics.Platform;
 
 namespace ScalableMetrics.Tests.Platform;
 
-[Collection(RseqCollection.Name)]
+[Collection(ProcessWideStateCollection.Name)]
 public class ExecutableMemoryTests
 {
     [LinuxFact]

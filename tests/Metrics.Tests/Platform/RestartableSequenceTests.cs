@@ -2,12 +2,13 @@ using System.Diagnostics;
 using System.Numerics;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
+using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
 using Xunit.Abstractions;
 
 namespace ScalableMetrics.Tests.Platform;
 
-[Collection(RseqCollection.Name)]
+[Collection(ProcessWideStateCollection.Name)]
 public unsafe class RestartableSequenceTests(ITestOutputHelper output)
 {
     // struct rseq's mm_cid and cpu_id, from the kernel's include/uapi/linux/rseq.h, written out
@@ -167,7 +168,7 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
     {
         var registry = new MetricRegistry(Storages.Options(Storages.PerProcessorRestartable));
         CounterSeries series = registry.CreateCounter("test.restarts").Bind();
-        Assert.Equal(SeriesStorage.PerProcessorRestartable, series.Storage);
+        Assert.Equal(WritePath.RestartableSequence, series.WritePath);
         int threads = Math.Max(8, Environment.ProcessorCount * 4);
         const int AddsPerCheck = 10_000;
         const int EnoughRestarts = 10;
@@ -229,17 +230,18 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
     [Fact]
     public void RegistryUsesRestartableSequencesOnlyWhenAskedAndSupported()
     {
-        Assert.Equal(RestartableSequence.IsSupported && ProcessorId.IsSupported, new MetricRegistry().UsesRestartableSequences);
-        Assert.False(new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked)).UsesRestartableSequences);
-        Assert.False(new MetricRegistry(Storages.Options(Storages.PerThread)).UsesRestartableSequences);
+        Assert.Equal(RestartableSequence.IsSupported && ProcessorId.IsSupported, new MetricRegistry().WritePath == WritePath.RestartableSequence);
+        Assert.NotEqual(WritePath.RestartableSequence, new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked)).WritePath);
+        Assert.Equal(WritePath.PerThread, new MetricRegistry(Storages.Options(Storages.PerThread)).WritePath);
 
-        CounterSeries interlocked = new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked)).CreateCounter("test.interlocked").Bind();
-        Assert.Equal(Storages.Expected(Storages.PerProcessorInterlocked), interlocked.Storage);
+        var interlockedRegistry = new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked));
+        CounterSeries interlocked = interlockedRegistry.CreateCounter("test.interlocked").Bind();
+        Assert.Equal(interlockedRegistry.WritePath, interlocked.WritePath);
         if (RestartableSequence.IsSupported)
         {
             CounterSeries restartable = new MetricRegistry().CreateCounter("test.restartable").Bind();
-            Assert.Equal(RestartableSequence.PartitionCount + 1, restartable.ProcessorCellCount);
-            Assert.Equal(ProcessorId.PartitionCount, interlocked.ProcessorCellCount);
+            Assert.Equal(RestartableSequence.PartitionCount + 1, restartable.RegionCount);
+            Assert.Equal(ProcessorId.PartitionCount, interlocked.RegionCount);
         }
     }
 }

@@ -1,0 +1,106 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace ScalableMetrics.Cells;
+
+/// <summary>
+/// One block of an arena: <see cref="RegionCount"/> regions, one per partition, each holding
+/// <see cref="SlotCapacity"/> slots of 8 bytes; a series' slots sit at the same offset in every
+/// region.
+/// </summary>
+/// <remarks>
+/// <para>Layout (after Linux <c>mm/percpu.c</c> and tcmalloc's per-CPU caches):</para>
+/// <code>
+/// Region0 ─► [ region 0: slot 0 | slot 1 | … | slot n-1 | pad to 128 B ]   written by partition 0 only
+///            [ region 1: slot 0 | slot 1 | … | slot n-1 | pad to 128 B ]   written by partition 1 only
+///            …
+///            [ region R-1 …                                            ]
+/// slot s of partition p = Region0 + p × RegionStride + s × 8
+/// </code>
+/// <para>Regions start on 128-byte boundaries and are a multiple of 128 bytes long, so two
+/// partitions never write the same 128-byte block (Intel's spatial prefetcher pairs 64-byte
+/// lines); inside a region many series sit side by side, as only its partition writes it. The
+/// memory is a zeroed array on the pinned object heap: it never moves, so a writer may hold a
+/// slot's address, and the chunk (kept alive by every series in it) frees it when the last of
+/// them is gone.</para>
+/// <para>Slots are handed out by the arena under its lock; values are written by the write paths
+/// and read by <see cref="SumRegions"/> and <see cref="SumSlot"/>. Every slot holds a value in
+/// [0, <see cref="long.MaxValue"/>]: writers saturate.</para>
+/// </remarks>
+internal sealed unsafe class ArenaChunk
+{
+    /// <summary>Regions start on, and are a multiple of, this many bytes: two 64-byte cache lines.</summary>
+    public const int RegionAlignment = 128;
+
+    /// <summary>The bytes of one slot: one <see cref="long"/>.</summary>
+    public const int SlotSize = sizeof(long);
+
+    private readonly byte[] _memory;
+
+    public ArenaChunk(PartitionArena arena, int index, int regionCount, int slotCapacity)
+    {
+        Arena = arena;
+        Index = index;
+        RegionCount = regionCount;
+        SlotCapacity = slotCapacity;
+        RegionStride = ((nint)slotCapacity * SlotSize + RegionAlignment - 1) & ~(nint)(RegionAlignment - 1);
+
+        // One alignment's worth more than the regions, to start region 0 on a 128-byte boundary.
+        _memory = GC.AllocateArray<byte>(checked((int)(RegionStride * regionCount) + RegionAlignment), pinned: true);
+        nint start = (nint)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(_memory));
+        Region0 = (long*)((start + RegionAlignment - 1) & ~(nint)(RegionAlignment - 1));
+    }
+
+    /// <summary>The arena this chunk belongs to.</summary>
+    public PartitionArena Arena { get; }
+
+    /// <summary>This chunk's position in its arena, 0 for the first.</summary>
+    public int Index { get; }
+
+    /// <summary>The number of regions (partitions, plus the overflow region with restartable sequences).</summary>
+    public int RegionCount { get; }
+
+    /// <summary>The number of slots in each region.</summary>
+    public int SlotCapacity { get; }
+
+    /// <summary>Bytes from one region to the next: a multiple of <see cref="RegionAlignment"/>.</summary>
+    public nint RegionStride { get; }
+
+    /// <summary>Slot 0 of region 0, 128-byte aligned.</summary>
+    public long* Region0 { get; }
+
+    /// <summary>Slots handed out so far (from slot 0 up); written under the arena's allocation lock.</summary>
+    public int UsedSlots { get; set; }
+
+    /// <summary>The bytes this chunk holds: its array, whose header and alignment slack included.</summary>
+    public long ReservedBytes => _memory.Length + (3 * sizeof(long));
+
+    /// <summary>Slot <paramref name="slot"/> of region <paramref name="region"/>.</summary>
+    public long* SlotAddress(int region, int slot) => (long*)((byte*)Region0 + (region * RegionStride)) + slot;
+
+    /// <summary>
+    /// Sums slots [<paramref name="firstSlot"/>, <paramref name="firstSlot"/> + sums.Length) over
+    /// every region into <paramref name="sums"/>, saturating at <see cref="long.MaxValue"/>; region
+    /// by region, so that each region is read as one contiguous run, vectorized.
+    /// </summary>
+    public void SumRegions(int firstSlot, Span<long> sums)
+    {
+        sums.Clear();
+        for (int region = 0; region < RegionCount; region++)
+        {
+            SaturatingSum.AddInto(sums, new ReadOnlySpan<long>(SlotAddress(region, firstSlot), sums.Length));
+        }
+    }
+
+    /// <summary>Sums one slot over every region, saturating at <see cref="long.MaxValue"/>: a strided walk, for reading one series.</summary>
+    public long SumSlot(int slot)
+    {
+        long sum = 0;
+        for (int region = 0; region < RegionCount; region++)
+        {
+            sum = SaturatingSum.Add(sum, Volatile.Read(ref *SlotAddress(region, slot)));
+        }
+
+        return sum;
+    }
+}

@@ -1,0 +1,168 @@
+using ScalableMetrics.Diagnostics;
+
+namespace ScalableMetrics.Cells;
+
+/// <summary>
+/// A registry's slots: hands each series a range of slots that is the same in every partition's
+/// region (<see cref="ArenaChunk"/>), and sums them at collection. Thread-safe.
+/// </summary>
+/// <remarks>
+/// <para>Grows by new chunks, never by moving: a writer may hold a slot's address, so a live
+/// slot never moves and no value is ever copied. Chunks grow geometrically, from
+/// <see cref="FirstChunkSlots"/> slots per region (128 bytes) doubling up to
+/// <see cref="MaxChunkSlots"/> (4 KB per region), then stay at that size, so that a registry with
+/// few series keeps little and one with many wastes at most the unused tail of its last chunk.</para>
+/// <para>Per thread (<see cref="WritePath.PerThread"/>) the region count grows too: a chunk has one
+/// region per thread index handed out when it was made, and a series whose writer holds an index
+/// past its chunk's regions gets a new range in a chunk with more (<see cref="PerThreadSlots"/>).</para>
+/// <para>Reads of every series of the registry are serialized by <see cref="ReadLock"/>: each
+/// slot only grows, and each read visits every slot after the read before it did, so no read
+/// returns less than an earlier one.</para>
+/// </remarks>
+internal sealed class PartitionArena
+{
+    /// <summary>Slots per region in the first chunk: one 128-byte block.</summary>
+    public const int FirstChunkSlots = ArenaChunk.RegionAlignment / ArenaChunk.SlotSize;
+
+    /// <summary>Slots per region from which chunks stop growing: 4 KB per region.</summary>
+    public const int MaxChunkSlots = 512;
+
+    private readonly Lock _allocationLock = new();
+    private readonly List<ArenaChunk> _chunks = [];
+    private ArenaChunk? _current;
+    private int _nextChunkSlots = FirstChunkSlots;
+    private int _regionCount;
+    private long[] _scratch = [];
+
+    /// <summary>Creates an arena.</summary>
+    /// <param name="writePath">How its slots are written.</param>
+    /// <param name="regionCount">Regions in each chunk; per thread, in the first chunks (it grows with the thread indexes).</param>
+    public PartitionArena(WritePath writePath, int regionCount)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(regionCount, 1);
+        WritePath = writePath;
+        _regionCount = regionCount;
+    }
+
+    /// <summary>How this arena's slots are written.</summary>
+    public WritePath WritePath { get; }
+
+    /// <summary>The regions a new chunk gets; per thread, it only grows.</summary>
+    public int RegionCount => Volatile.Read(ref _regionCount);
+
+    /// <summary>Taken by every read of this arena's slots: see remarks.</summary>
+    public Lock ReadLock { get; } = new();
+
+    /// <summary>The number of chunks so far.</summary>
+    public int ChunkCount
+    {
+        get
+        {
+            lock (_allocationLock)
+            {
+                return _chunks.Count;
+            }
+        }
+    }
+
+    /// <summary>The bytes the arena's chunks hold (regions, alignment slack and array headers).</summary>
+    public long ReservedBytes
+    {
+        get
+        {
+            lock (_allocationLock)
+            {
+                return _chunks.Sum(chunk => chunk.ReservedBytes);
+            }
+        }
+    }
+
+    /// <summary>Hands out <paramref name="slotCount"/> adjacent slots, zero, in a chunk with at least <paramref name="minimumRegionCount"/> regions.</summary>
+    /// <param name="slotCount">Slots the series needs: 1 for a counter, 2 for an operation.</param>
+    /// <param name="minimumRegionCount">Per thread: one more than the writer's thread index; 0 for any.</param>
+    public SlotRange Allocate(int slotCount, int minimumRegionCount = 0)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(slotCount, 1);
+        lock (_allocationLock)
+        {
+            ArenaChunk? chunk = _current;
+            if (minimumRegionCount > _regionCount)
+            {
+                // Per thread, an index past every region so far: new chunks get twice the regions
+                // at least, so a series moves O(log threads) times.
+                Volatile.Write(ref _regionCount, Math.Max(minimumRegionCount, 2 * _regionCount));
+            }
+
+            if (chunk is null || chunk.UsedSlots + slotCount > chunk.SlotCapacity || chunk.RegionCount < minimumRegionCount)
+            {
+                int capacity = Math.Max(_nextChunkSlots, slotCount);
+                chunk = new ArenaChunk(this, _chunks.Count, _regionCount, capacity);
+                _chunks.Add(chunk);
+                _current = chunk;
+                _nextChunkSlots = Math.Min(MaxChunkSlots, 2 * _nextChunkSlots);
+            }
+
+            var range = new SlotRange(chunk, chunk.UsedSlots);
+            chunk.UsedSlots += slotCount;
+            return range;
+        }
+    }
+
+    /// <summary>
+    /// Sums each range's <paramref name="slotsPerRange"/> slots over every region into
+    /// <paramref name="totals"/> (range i's slot k at i × <paramref name="slotsPerRange"/> + k),
+    /// saturating at <see cref="long.MaxValue"/>. Chunk by chunk: each chunk's regions are read
+    /// once, each as a contiguous run over the span of slots the ranges use, vectorized, rather
+    /// than one strided walk per series. The caller holds <see cref="ReadLock"/>.
+    /// </summary>
+    public void SumRanges(ReadOnlySpan<SlotRange> ranges, int slotsPerRange, Span<long> totals)
+    {
+        // Chunks made after the ranges were read hold none of them: the count read now covers all.
+        int chunkCount = ChunkCount;
+        Span<int> low = chunkCount <= 256 ? stackalloc int[chunkCount] : new int[chunkCount];
+        Span<int> high = chunkCount <= 256 ? stackalloc int[chunkCount] : new int[chunkCount];
+        Span<int> scratchStart = chunkCount <= 256 ? stackalloc int[chunkCount] : new int[chunkCount];
+        low.Fill(int.MaxValue);
+        high.Clear();
+        foreach (SlotRange range in ranges)
+        {
+            int index = range.Chunk.Index;
+            low[index] = Math.Min(low[index], range.FirstSlot);
+            high[index] = Math.Max(high[index], range.FirstSlot + slotsPerRange);
+        }
+
+        // One scratch array for every chunk's sums, kept between reads (under ReadLock).
+        int scratchLength = 0;
+        for (int c = 0; c < chunkCount; c++)
+        {
+            scratchStart[c] = scratchLength;
+            scratchLength += Math.Max(0, high[c] - low[c]);
+        }
+
+        if (_scratch.Length < scratchLength)
+        {
+            _scratch = new long[scratchLength];
+        }
+
+        ArenaChunk[] chunks;
+        lock (_allocationLock)
+        {
+            chunks = [.. _chunks.Take(chunkCount)];
+        }
+
+        for (int c = 0; c < chunkCount; c++)
+        {
+            if (high[c] > low[c])
+            {
+                chunks[c].SumRegions(low[c], _scratch.AsSpan(scratchStart[c], high[c] - low[c]));
+            }
+        }
+
+        for (int i = 0; i < ranges.Length; i++)
+        {
+            int index = ranges[i].Chunk.Index;
+            int at = scratchStart[index] + ranges[i].FirstSlot - low[index];
+            _scratch.AsSpan(at, slotsPerRange).CopyTo(totals.Slice(i * slotsPerRange, slotsPerRange));
+        }
+    }
+}

@@ -1,0 +1,27 @@
+using System.Runtime.CompilerServices;
+using ScalableMetrics.Diagnostics;
+using ScalableMetrics.Platform;
+
+namespace ScalableMetrics.Cells;
+
+/// <summary>
+/// <see cref="WritePath.RestartableSequence"/>: a plain add to the current processor's region
+/// inside a restartable sequence; processor ids past the regions add to the overflow region, the
+/// last one, which any processor may write, so atomically.
+/// </summary>
+internal static unsafe class RestartableWritePath
+{
+    /// <summary>Regions an arena for this path needs: one per partition, then the overflow region.</summary>
+    public static int RegionCount(int partitionCount) => partitionCount + 1;
+
+    /// <summary>Adds <paramref name="value"/> (zero or positive) to the slot at <paramref name="slotInRegion0"/> in the calling processor's region, saturating.</summary>
+    /// <returns><see langword="false"/>, with nothing added, where the processor has no region: then call <see cref="AddToOverflowRegion"/>.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryAdd(long* slotInRegion0, nint regionStride, long value) =>
+        RestartableSequence.TryAdd(slotInRegion0, regionStride, value);
+
+    /// <summary>Adds to slot <paramref name="slot"/> of <paramref name="range"/> in the overflow region, atomically and saturating.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void AddToOverflowRegion(SlotRange range, int slot, long value) =>
+        SaturatingCell.AddAtomic(range.Chunk.SlotAddress(range.Chunk.RegionCount - 1, range.FirstSlot + slot), value);
+}

@@ -1,0 +1,10 @@
+namespace ScalableMetrics.Cells;
+
+/// <summary>A series' slots in an arena: <paramref name="FirstSlot"/> and the ones after it, in every region of <paramref name="Chunk"/>.</summary>
+/// <param name="Chunk">The chunk the slots are in; holding it keeps its memory alive.</param>
+/// <param name="FirstSlot">The first slot's index in each region.</param>
+internal readonly unsafe record struct SlotRange(ArenaChunk Chunk, int FirstSlot)
+{
+    /// <summary>The first slot in region 0: the address every write path offsets by partition × <see cref="ArenaChunk.RegionStride"/>.</summary>
+    public long* SlotInRegion0 => Chunk.Region0 + FirstSlot;
+}
