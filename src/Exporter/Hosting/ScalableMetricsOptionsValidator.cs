@@ -23,6 +23,11 @@ internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<Scalabl
             failures.Add($"{nameof(ScalableMetricsOptions.MaxSeriesPerInstrument)} must be at least 2; it is {options.MaxSeriesPerInstrument}.");
         }
 
+        if (options.MaxInstruments < 1)
+        {
+            failures.Add($"{nameof(ScalableMetricsOptions.MaxInstruments)} must be at least 1; it is {options.MaxInstruments}.");
+        }
+
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 }

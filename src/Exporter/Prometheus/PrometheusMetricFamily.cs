@@ -9,11 +9,7 @@ namespace ScalableMetrics.Exporter.Prometheus;
 /// </summary>
 internal sealed class PrometheusMetricFamily
 {
-    private const string ScopeNameLabel = "otel_scope_name";
-    private const string ScopeVersionLabel = "otel_scope_version";
-    private const string ScopeAttributePrefix = "otel_scope_";
-
-    private PrometheusMetricFamily(string name, PrometheusType type, string? help, KeyValuePair<string, object?>[] scopeLabels)
+    private PrometheusMetricFamily(string name, PrometheusType type, string? help, KeyValuePair<string, string>[] scopeLabels)
     {
         Name = name;
         Type = type;
@@ -29,7 +25,10 @@ internal sealed class PrometheusMetricFamily
 
     /// <summary><c>otel_scope_name</c>, <c>otel_scope_version</c> if the meter has one, and
     /// <c>otel_scope_&lt;key&gt;</c> for each of the meter's tags; names already sanitized.</summary>
-    public KeyValuePair<string, object?>[] ScopeLabels { get; }
+    public KeyValuePair<string, string>[] ScopeLabels { get; }
+
+    /// <summary>The names of the family's samples; see <see cref="PrometheusNames.SampleNames"/>.</summary>
+    public string[] SampleNames => PrometheusNames.SampleNames(Name, Type);
 
     /// <summary>The Prometheus type of a metric, or <see cref="PrometheusType.Unsupported"/>.</summary>
     public static PrometheusType TypeOf(MetricType metricType) => metricType switch
@@ -46,17 +45,17 @@ internal sealed class PrometheusMetricFamily
         PrometheusType type = TypeOf(metric.MetricType);
         string name = PrometheusNames.MetricName(metric.Name, metric.Unit, type);
 
-        var scopeLabels = new List<KeyValuePair<string, object?>> { new(ScopeNameLabel, metric.MeterName) };
+        var scopeLabels = new List<KeyValuePair<string, string>> { new(PrometheusNames.ScopeNameLabel, metric.MeterName) };
         if (!string.IsNullOrEmpty(metric.MeterVersion))
         {
-            scopeLabels.Add(new(ScopeVersionLabel, metric.MeterVersion));
+            scopeLabels.Add(new(PrometheusNames.ScopeVersionLabel, metric.MeterVersion));
         }
 
         if (metric.MeterTags is { } meterTags)
         {
             foreach (KeyValuePair<string, object?> tag in meterTags)
             {
-                scopeLabels.Add(new(PrometheusNames.SanitizeLabelName(ScopeAttributePrefix + tag.Key), tag.Value));
+                scopeLabels.Add(new(PrometheusNames.SanitizeLabelName(PrometheusNames.ScopeLabelPrefix + tag.Key), PrometheusNames.FormatLabelValue(tag.Value)));
             }
         }
 

@@ -1,4 +1,7 @@
+using System.Collections;
+using System.Globalization;
 using System.Text;
+using System.Text.Json;
 
 namespace ScalableMetrics.Exporter.Prometheus;
 
@@ -9,6 +12,44 @@ namespace ScalableMetrics.Exporter.Prometheus;
 /// </summary>
 internal static class PrometheusNames
 {
+    /// <summary>The label that names the meter (the instrumentation scope) of a sample.</summary>
+    public const string ScopeNameLabel = "otel_scope_name";
+
+    /// <summary>The label that carries the meter's version, when it has one.</summary>
+    public const string ScopeVersionLabel = "otel_scope_version";
+
+    /// <summary>What every scope label starts with; no tag label may.</summary>
+    public const string ScopeLabelPrefix = "otel_scope_";
+
+    /// <summary>
+    /// The names a family's samples are stored under: the family name for counters and gauges,
+    /// and <c>_sum</c>, <c>_count</c> (and <c>_bucket</c> for histograms) after it.
+    /// </summary>
+    public static string[] SampleNames(string family, PrometheusType type) => type switch
+    {
+        PrometheusType.Summary => [family, family + "_sum", family + "_count"],
+        PrometheusType.Histogram => [family, family + "_bucket", family + "_sum", family + "_count"],
+        _ => [family],
+    };
+
+    /// <summary>
+    /// A tag value as a label value: strings as they are, <c>true</c>/<c>false</c>, integers in
+    /// the invariant culture, floating-point numbers in shortest round-trip form with <c>NaN</c>,
+    /// <c>+Inf</c>, <c>-Inf</c>, arrays as JSON arrays (OpenTelemetry's Prometheus compatibility
+    /// specification); unescaped.
+    /// </summary>
+    public static string FormatLabelValue(object? value) => value switch
+    {
+        null => string.Empty,
+        string text => text,
+        bool flag => flag ? "true" : "false",
+        double number => FormatDouble(number),
+        float number => FormatDouble(number),
+        IFormattable formattable and not IEnumerable => formattable.ToString(null, CultureInfo.InvariantCulture),
+        IEnumerable sequence => JsonSerializer.Serialize(sequence.Cast<object?>()),
+        _ => Convert.ToString(value, CultureInfo.InvariantCulture) ?? string.Empty,
+    };
+
     /// <summary>
     /// The metric family name: the sanitized instrument name, then the unit's suffix unless the
     /// name already ends with it, then <c>_total</c> for counters or <c>_ratio</c> for gauges of
@@ -116,6 +157,11 @@ internal static class PrometheusNames
 
         return mapped.Length == 0 ? mapped : SanitizeMetricName(mapped).Trim('_');
     }
+
+    private static string FormatDouble(double value) =>
+        double.IsFinite(value) ? value.ToString("R", CultureInfo.InvariantCulture)
+        : double.IsNaN(value) ? "NaN"
+        : value > 0 ? "+Inf" : "-Inf";
 
     private static bool IsValidLabelName(string key)
     {

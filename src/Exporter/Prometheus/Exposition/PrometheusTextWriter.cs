@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Globalization;
 using System.Text;
 
-namespace ScalableMetrics.Exporter.Prometheus;
+namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
 /// A growable UTF-8 buffer with the few writes the text exposition format needs: names as they
@@ -31,6 +31,13 @@ internal sealed class PrometheusTextWriter
     {
         GetSpan(1)[0] = value;
         _length++;
+    }
+
+    /// <summary>Writes UTF-8 bytes as they are: text already in the format.</summary>
+    public void Write(ReadOnlySpan<byte> utf8)
+    {
+        utf8.CopyTo(GetSpan(utf8.Length));
+        _length += utf8.Length;
     }
 
     /// <summary>Writes <paramref name="text"/> unescaped: for names and fixed syntax.</summary>
