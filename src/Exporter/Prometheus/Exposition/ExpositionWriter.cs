@@ -128,6 +128,7 @@ internal sealed class ExpositionWriter
         string series = Encoding.UTF8.GetString(_text.WrittenSpan[start..]);
         if (!_written.Add(series))
         {
+            _text.Truncate(start);
             throw new InvalidOperationException($"The exposition repeats the series {series}; Prometheus would keep the first sample and drop this one.");
         }
     }

@@ -25,6 +25,9 @@ internal sealed class PrometheusTextWriter
 
     public void Clear() => _length = 0;
 
+    /// <summary>Drops what was written after the first <paramref name="length"/> bytes.</summary>
+    public void Truncate(int length) => _length = Math.Min(_length, length);
+
     public override string ToString() => Encoding.UTF8.GetString(WrittenSpan);
 
     public void Write(byte value)
