@@ -27,9 +27,12 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     /// <summary>The content type of <see cref="ScrapeAsync"/>'s result: <c>text/plain; version=0.0.4; charset=utf-8</c>.</summary>
     public const string ContentType = "text/plain; version=0.0.4; charset=utf-8";
 
+    // Collections joined and refused in a row before a scrape gives up: each refused one is a
+    // ForceFlush that overlapped the call, which takes microseconds.
+    private const int MaxCollectAttempts = 100;
+
     private readonly PrometheusSerializer _serializer;
     private PrometheusCollection? _latest;
-    private long _exports;
     private bool _disposed;
 
     /// <summary>Creates an exporter that writes every meter of its <c>MeterProvider</c>.</summary>
@@ -77,15 +80,33 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
             ?? throw new InvalidOperationException($"The {nameof(PrometheusPullExporter)} is not attached to a MeterProvider: add it with AddReader(new BaseExportingMetricReader(exporter)).");
 
         // The reader runs one collection at a time; a call made during one (a ForceFlush, another
-        // scrape) waits for it and returns its result without exporting again. Either way, an
-        // export that completed during the call is at least as new as the call.
-        long exportsBefore = Volatile.Read(ref _exports);
-        if (!collect(Timeout.Infinite) || Volatile.Read(ref _exports) == exportsBefore)
+        // scrape) waits for it and returns its result without exporting again. A ForceFlush's
+        // collection is refused by a pull reader (only a pull may collect) and a call that joined
+        // it returns false: collect again then, a bounded number of times. Each export leaves a
+        // result of its own, so the newest is whole and at least as new as the call.
+        PrometheusCollection? collection = null;
+        for (int attempt = 0; attempt < MaxCollectAttempts && collection is null; attempt++)
+        {
+            if (collect(Timeout.Infinite))
+            {
+                collection = Volatile.Read(ref _latest);
+            }
+            else if (Collect is null || _disposed)
+            {
+                break;
+            }
+            else
+            {
+                Thread.Yield();
+            }
+        }
+
+        if (collection is null)
         {
             throw new InvalidOperationException("The MeterProvider's collection failed or was shut down; nothing was exported.");
         }
 
-        return Task.FromResult(Volatile.Read(ref _latest)!);
+        return Task.FromResult(collection);
     }
 
     /// <summary>Serializes <paramref name="batch"/> into a result of its own; called by the reader during a collection.</summary>
@@ -96,7 +117,6 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
         // The reader never runs two collections at once, so the serializer's scratch state is
         // used by one export at a time; the result is new and never changed after this.
         Volatile.Write(ref _latest, _serializer.Write(batch));
-        Interlocked.Increment(ref _exports);
         return ExportResult.Success;
     }
 
