@@ -21,15 +21,17 @@ namespace ScalableMetrics.Exporter;
 /// result. The reader must use cumulative temporality (the default) for the counters to be what
 /// Prometheus expects.</para>
 /// </remarks>
-[ExportModes(ExportModes.Pull)]
+// Push too: a pull-only reader refuses every collection but a pull's, so a ForceFlush's collection
+// would fail, and with it a scrape that joined it. Supporting push, the reader exports that
+// collection too, into a result of its own, which the scrape that joined it takes.
+[ExportModes(ExportModes.Pull | ExportModes.Push)]
 public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricExporter
 {
     /// <summary>The content type of <see cref="ScrapeAsync"/>'s result: <c>text/plain; version=0.0.4; charset=utf-8</c>.</summary>
     public const string ContentType = "text/plain; version=0.0.4; charset=utf-8";
 
-    // Collections joined and refused in a row before a scrape gives up: each refused one is a
-    // ForceFlush that overlapped the call, which takes microseconds.
-    private const int MaxCollectAttempts = 100;
+    // Failed collections in a row before a scrape gives up.
+    private const int MaxCollectAttempts = 3;
 
     private readonly PrometheusSerializer _serializer;
     private PrometheusCollection? _latest;
@@ -80,10 +82,10 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
             ?? throw new InvalidOperationException($"The {nameof(PrometheusPullExporter)} is not attached to a MeterProvider: add it with AddReader(new BaseExportingMetricReader(exporter)).");
 
         // The reader runs one collection at a time; a call made during one (a ForceFlush, another
-        // scrape) waits for it and returns its result without exporting again. A ForceFlush's
-        // collection is refused by a pull reader (only a pull may collect) and a call that joined
-        // it returns false: collect again then, a bounded number of times. Each export leaves a
-        // result of its own, so the newest is whole and at least as new as the call.
+        // scrape) waits for it and returns its result without exporting again. Each export
+        // leaves a result of its own, so the newest is whole and at least as new as the
+        // collection this call waited for. A collection refused or failed is tried again, a
+        // bounded number of times, unless the reader is gone.
         PrometheusCollection? collection = null;
         for (int attempt = 0; attempt < MaxCollectAttempts && collection is null; attempt++)
         {
@@ -94,10 +96,6 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
             else if (Collect is null || _disposed)
             {
                 break;
-            }
-            else
-            {
-                Thread.Yield();
             }
         }
 
