@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # End-to-end check of the sample API and its Prometheus endpoint, run from the repository root:
 #   bash scripts/e2e.sh
-# Builds samples/WebApi in Release, starts it on a free loopback port, sends exactly
-# $REQUESTS requests to /hello with ApacheBench while scraping /metrics every 100 ms, and fails
-# unless every scrape's /hello 200 count is at least the one before, promtool accepts a scrape,
-# ab reports no failed request, and the counter equals ab's "Complete requests" once ab is done.
-# Installs ab (apache2-utils), promtool (prometheus) and curl from Debian's packages if missing.
+# Builds samples/WebApi in Release, starts it on a free loopback port with its awkward series
+# (--Sample:AwkwardSeries=true, see samples/WebApi/AwkwardSeries.cs), starts a real Prometheus
+# server (temporary config and storage, 1 s scrape interval, on a free loopback port) scraping
+# it, sends exactly $REQUESTS requests to /hello with ApacheBench while scraping /metrics every
+# 100 ms, and fails unless every scrape's /hello 200 count is at least the one before, promtool
+# accepts a scrape, ab reports no failed request, the counter equals ab's "Complete requests"
+# once ab is done, and Prometheus' HTTP API returns the exact value of every awkward series and
+# of the /hello count (scripts/e2e-check-prometheus.py).
+# Installs ab (apache2-utils), prometheus and promtool (prometheus) and curl from Debian's
+# packages if missing.
 set -euo pipefail
 
 REQUESTS=200000
@@ -24,9 +29,9 @@ fail() {
 install_missing_tools() {
   local missing=()
   command -v ab >/dev/null 2>&1 || missing+=(apache2-utils)
-  command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+  { command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1; } || missing+=(prometheus)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
-  # Only promtool is wanted from prometheus; the script installs no recommends (node exporter, ...).
+  # The script installs no recommends of prometheus (node exporter, ...).
   bash scripts/install-packages.sh "${missing[@]}"
 }
 
@@ -63,8 +68,46 @@ scrape_loop() {
   done
 }
 
+# A free TCP port on the loopback interface.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Starts Prometheus scraping the sample every second; sets PROMETHEUS_URL and PROMETHEUS_PID.
+start_prometheus() {
+  local port target=${BASE_URL#http://}
+  port=$(free_port)
+  printf '%s\n' \
+    'global:' \
+    '  scrape_interval: 1s' \
+    '  scrape_timeout: 1s' \
+    'scrape_configs:' \
+    '  - job_name: sample' \
+    '    static_configs:' \
+    "      - targets: ['$target']" >"$WORK/prometheus.yml"
+  prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+    --web.listen-address="127.0.0.1:$port" >"$WORK/prometheus.log" 2>&1 &
+  PROMETHEUS_PID=$!
+  PROMETHEUS_URL="http://127.0.0.1:$port"
+  for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
+    if ! kill -0 "$PROMETHEUS_PID" 2>/dev/null; then
+      tail -n 20 "$WORK/prometheus.log" >&2
+      fail "prometheus exited during start-up"
+    fi
+    if curl -sf --max-time 2 -o /dev/null "$PROMETHEUS_URL/-/ready"; then
+      return
+    fi
+    sleep 0.1
+  done
+  fail "prometheus was not ready within $STARTUP_TIMEOUT_SECONDS s"
+}
+
 cleanup() {
   local status=$?
+  if [[ -n ${PROMETHEUS_PID:-} ]]; then
+    kill "$PROMETHEUS_PID" 2>/dev/null || true
+    wait "$PROMETHEUS_PID" 2>/dev/null || true
+  fi
   if [[ -n ${SCRAPER_PID:-} ]]; then
     kill "$SCRAPER_PID" 2>/dev/null || true
     wait "$SCRAPER_PID" 2>/dev/null || true
@@ -92,7 +135,8 @@ dotnet build samples/WebApi -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
 }
 
 # Port 0: the sample binds a free port and prints it ("Listening on http://127.0.0.1:PORT").
-dotnet samples/WebApi/bin/Release/net10.0/ScalableMetrics.Samples.WebApi.dll --urls http://127.0.0.1:0 >"$WORK/app.log" 2>&1 &
+dotnet samples/WebApi/bin/Release/net10.0/ScalableMetrics.Samples.WebApi.dll --urls http://127.0.0.1:0 \
+  --Sample:AwkwardSeries=true >"$WORK/app.log" 2>&1 &
 APP_PID=$!
 
 BASE_URL=
@@ -108,6 +152,9 @@ for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
 done
 [[ -n $BASE_URL ]] || fail "the sample did not answer within $STARTUP_TIMEOUT_SECONDS s"
 echo "e2e: sample listening on $BASE_URL (pid $APP_PID)"
+
+start_prometheus
+echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL, scraping every 1 s"
 
 curl -sf -o "$WORK/before.prom" "$BASE_URL/metrics" || fail "scrape before the load failed"
 before=$(hello_count "$WORK/before.prom")
@@ -144,6 +191,12 @@ else
   promtool_verdict="FAILED (exit $promtool_status): $promtool_output"
 fi
 
+echo "e2e: checking the values Prometheus stored"
+prometheus_status=0
+python3 scripts/e2e-check-prometheus.py "$PROMETHEUS_URL" ScalableMetrics "$counted" >"$WORK/prometheus-check.txt" 2>&1 || prometheus_status=$?
+prometheus_checks=$(grep -c '^ok' "$WORK/prometheus-check.txt" || true)
+prometheus_failures=$(grep -c '^FAIL' "$WORK/prometheus-check.txt" || true)
+
 scrapes=$(wc -l <"$WORK/counts" 2>/dev/null || echo 0)
 last_during_load=$(tail -n 1 "$WORK/counts" 2>/dev/null || echo 0)
 
@@ -153,6 +206,9 @@ echo "requests failed (ab):    $failed"
 echo "requests counted:        $counted"
 echo "scrapes taken:           $scrapes during the load (last saw $last_during_load), all non-decreasing: $([[ -s $WORK/scrape.errors ]] && echo no || echo yes)"
 echo "promtool check metrics:  $promtool_verdict"
+echo "prometheus (real server): $prometheus_checks values exact, $prometheus_failures wrong"
+echo
+cat "$WORK/prometheus-check.txt"
 echo
 grep -E '^(# (HELP|TYPE) )?webapi_' "$WORK/final.prom"
 echo
@@ -165,4 +221,5 @@ echo
 ((counted == completed)) || fail "counted $counted requests, ab completed $completed"
 ((last_during_load <= counted)) || fail "a scrape during the load saw $last_during_load, more than the final $counted"
 ((promtool_status == 0)) || fail "promtool rejected the scrape"
+((prometheus_status == 0)) || fail "Prometheus did not store the exact values (see above)"
 echo "e2e: PASS"

@@ -17,7 +17,8 @@ public static class WebApiApp
     private static readonly byte[] s_helloBody = "Hello from ScalableMetrics!\n"u8.ToArray();
 
     /// <summary>Builds the application; start it with <c>RunAsync</c> or <c>StartAsync</c>.</summary>
-    /// <param name="args">Command-line arguments, e.g. <c>--urls http://127.0.0.1:0</c> for any free port.</param>
+    /// <param name="args">Command-line arguments, e.g. <c>--urls http://127.0.0.1:0</c> for any free port,
+    /// <c>--Sample:AwkwardSeries=true</c> for the series of <see cref="AwkwardSeries"/>.</param>
     /// <returns>The application, not yet started. Once started, it prints <c>Listening on URL</c>
     /// for each address it is bound to, with the real port.</returns>
     public static WebApplication Create(string[] args)
@@ -35,6 +36,11 @@ public static class WebApiApp
         builder.AddScalableMetrics();
 
         WebApplication app = builder.Build();
+        if (app.Configuration.GetValue<bool>(AwkwardSeries.ConfigurationKey))
+        {
+            AwkwardSeries.Record(app.Services.GetRequiredService<MetricRegistry>());
+        }
+
         app.UseMiddleware<RequestMetricsMiddleware>();
         app.MapGet("/hello", HelloAsync);
         app.MapPrometheusScrapingEndpoint();

@@ -17,80 +17,110 @@ namespace ScalableMetrics.Exporter;
 /// of unit <c>1</c> get <c>_ratio</c>; every sample carries <c>otel_scope_name</c> (and
 /// <c>otel_scope_version</c> when the meter has one). Monotonic sums are counters, other sums and
 /// gauges are gauges, explicit-bucket histograms are histograms; exponential histograms are left out.</para>
-/// <para>Scrapes run one at a time: a scrape that arrives during another waits for it, then
-/// collects afresh. The reader must use cumulative temporality (the default) for the counters to
-/// be what Prometheus expects.</para>
+/// <para>A scrape that arrives during another collection of the reader waits for it and takes its
+/// result. The reader must use cumulative temporality (the default) for the counters to be what
+/// Prometheus expects.</para>
 /// </remarks>
-[ExportModes(ExportModes.Pull)]
+// Push too: a pull-only reader refuses every collection but a pull's, so a ForceFlush's collection
+// would fail, and with it a scrape that joined it. Supporting push, the reader exports that
+// collection too, into a result of its own, which the scrape that joined it takes.
+[ExportModes(ExportModes.Pull | ExportModes.Push)]
 public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricExporter
 {
     /// <summary>The content type of <see cref="ScrapeAsync"/>'s result: <c>text/plain; version=0.0.4; charset=utf-8</c>.</summary>
     public const string ContentType = "text/plain; version=0.0.4; charset=utf-8";
 
-    private readonly SemaphoreSlim _scrapeLock = new(1, 1);
-    private readonly PrometheusSerializer _serializer = new();
-    private bool _exported;
+    // Failed collections in a row before a scrape gives up.
+    private const int MaxCollectAttempts = 3;
+
+    private readonly PrometheusSerializer _serializer;
+    private PrometheusCollection? _latest;
     private bool _disposed;
+
+    /// <summary>Creates an exporter that writes every meter of its <c>MeterProvider</c>.</summary>
+    public PrometheusPullExporter()
+        : this(excludedMeterName: null)
+    {
+    }
+
+    /// <summary>Creates an exporter that leaves out the meter <paramref name="excludedMeterName"/>:
+    /// the bridge's, whose instruments the scrape writes from the registry itself.</summary>
+    internal PrometheusPullExporter(string? excludedMeterName)
+    {
+        _serializer = new PrometheusSerializer { ExcludedMeterName = excludedMeterName };
+    }
 
     /// <summary>
     /// The reader's collect function, set by <see cref="BaseExportingMetricReader"/> when the
     /// exporter is added to it; <see langword="null"/> before that and after the reader is disposed.
     /// </summary>
-    /// <remarks>Call <see cref="ScrapeAsync"/> rather than this: it is what serializes scrapes.</remarks>
+    /// <remarks>Call <see cref="ScrapeAsync"/> rather than this: it is what takes the collection's result.</remarks>
     public Func<int, bool>? Collect { get; set; }
 
     /// <summary>
     /// Collects every metric of the <c>MeterProvider</c> and returns it in the Prometheus text format.
     /// </summary>
-    /// <param name="cancellationToken">Cancels the wait for a scrape in progress; a collection,
-    /// once started, runs to its end.</param>
-    /// <returns>The UTF-8 text of the scrape, a new array the caller owns; its content type is <see cref="ContentType"/>.</returns>
+    /// <param name="cancellationToken">Checked before the collection starts; a collection, once
+    /// started, runs to its end.</param>
+    /// <returns>The UTF-8 text of the scrape, an array the caller must not change; its content type is <see cref="ContentType"/>.</returns>
     /// <exception cref="InvalidOperationException">The exporter is not (or no longer) attached to a
     /// reader of a <c>MeterProvider</c>, or the collection failed.</exception>
     /// <exception cref="ObjectDisposedException">The exporter is disposed.</exception>
-    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
-    public async Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default)
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled before the collection.</exception>
+    /// <remarks>Thread-safe, and independent of other collections of the same reader (a
+    /// <c>ForceFlush</c>, another scrape): each collection writes its own result, and a scrape
+    /// takes the result of the collection it waited for.</remarks>
+    public async Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default) =>
+        (await CollectAsync(cancellationToken).ConfigureAwait(false)).Text;
+
+    /// <summary>Collects the <c>MeterProvider</c>; see <see cref="ScrapeAsync"/>.</summary>
+    internal Task<PrometheusCollection> CollectAsync(CancellationToken cancellationToken = default)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        await _scrapeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
-        try
+        cancellationToken.ThrowIfCancellationRequested();
+        Func<int, bool> collect = Collect
+            ?? throw new InvalidOperationException($"The {nameof(PrometheusPullExporter)} is not attached to a MeterProvider: add it with AddReader(new BaseExportingMetricReader(exporter)).");
+
+        // The reader runs one collection at a time; a call made during one (a ForceFlush, another
+        // scrape) waits for it and returns its result without exporting again. Each export
+        // leaves a result of its own, so the newest is whole and at least as new as the
+        // collection this call waited for. A collection refused or failed is tried again, a
+        // bounded number of times, unless the reader is gone.
+        PrometheusCollection? collection = null;
+        for (int attempt = 0; attempt < MaxCollectAttempts && collection is null; attempt++)
         {
-            Func<int, bool> collect = Collect
-                ?? throw new InvalidOperationException($"The {nameof(PrometheusPullExporter)} is not attached to a MeterProvider: add it with AddReader(new BaseExportingMetricReader(exporter)).");
-
-            _serializer.Output.Clear();
-            _exported = false;
-
-            // Collect calls Export on this thread before it returns. It can also return without
-            // calling it, when it joined a collection someone else had started (a ForceFlush).
-            if (!collect(Timeout.Infinite) || !_exported)
+            if (collect(Timeout.Infinite))
             {
-                throw new InvalidOperationException("The MeterProvider's collection failed or was shut down; nothing was exported.");
+                collection = Volatile.Read(ref _latest);
             }
+            else if (Collect is null || _disposed)
+            {
+                break;
+            }
+        }
 
-            return _serializer.Output.WrittenSpan.ToArray();
-        }
-        finally
+        if (collection is null)
         {
-            _scrapeLock.Release();
+            throw new InvalidOperationException("The MeterProvider's collection failed or was shut down; nothing was exported.");
         }
+
+        return Task.FromResult(collection);
     }
 
-    /// <summary>Serializes <paramref name="batch"/>; called by the reader during <see cref="Collect"/>.</summary>
+    /// <summary>Serializes <paramref name="batch"/> into a result of its own; called by the reader during a collection.</summary>
     /// <param name="batch">The collected metrics.</param>
     /// <returns><see cref="ExportResult.Success"/>.</returns>
     public override ExportResult Export(in Batch<Metric> batch)
     {
-        _serializer.Write(batch);
-        _exported = true;
+        // The reader never runs two collections at once, so the serializer's scratch state is
+        // used by one export at a time; the result is new and never changed after this.
+        Volatile.Write(ref _latest, _serializer.Write(batch));
         return ExportResult.Success;
     }
 
     /// <inheritdoc/>
     protected override void Dispose(bool disposing)
     {
-        // Not the semaphore: a scrape may still be inside it, and it holds no unmanaged handle
-        // unless its AvailableWaitHandle is asked for, which nothing here does.
         _disposed = true;
         base.Dispose(disposing);
     }

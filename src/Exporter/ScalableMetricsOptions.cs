@@ -16,6 +16,14 @@ public sealed class ScalableMetricsOptions
     /// <remarks>Default: <see cref="MeterBridge.DefaultMeterName"/> (<c>ScalableMetrics</c>). Must not be empty.</remarks>
     public string MeterName { get; set; } = MeterBridge.DefaultMeterName;
 
+    /// <summary>The default of <see cref="MaxInstruments"/>: 1000, <see cref="MetricRegistryOptions.DefaultMaxInstruments"/>.</summary>
+    public const int DefaultMaxInstruments = MetricRegistryOptions.DefaultMaxInstruments;
+
+    /// <summary>The version of the meter the registry's instruments are published on; it becomes
+    /// the <c>otel_scope_version</c> label of every sample of the registry.</summary>
+    /// <remarks>Default: <see langword="null"/> (no version, no label).</remarks>
+    public string? MeterVersion { get; set; }
+
     /// <summary>How the registry partitions each series.</summary>
     /// <remarks>Default: <see cref="PartitionStrategy.PerProcessor"/> (per thread where no processor id can be had).</remarks>
     public PartitionStrategy Strategy { get; set; } = PartitionStrategy.PerProcessor;
@@ -25,9 +33,35 @@ public sealed class ScalableMetricsOptions
     /// <remarks>Default: <see langword="true"/>.</remarks>
     public bool UseRestartableSequences { get; set; } = true;
 
-    /// <summary>The most series one instrument keeps before new tag sets go to its overflow series.</summary>
+    /// <summary>The most series one instrument keeps before new tag sets go to its overflow series
+    /// (tagged <c>otel.metric.overflow=true</c>). The Prometheus scrape shows exactly these; the
+    /// OpenTelemetry <c>MeterProvider</c>'s cardinality limit for the registry's meter is set from
+    /// it, so that OpenTelemetry neither caps them nor adds an overflow series of its own.</summary>
     /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxSeriesPerInstrument"/> (2000). Must be at least 2.</remarks>
     public int MaxSeriesPerInstrument { get; set; } = MetricRegistryOptions.DefaultMaxSeriesPerInstrument;
+
+    /// <summary>The most instruments the registry holds. The OpenTelemetry <c>MeterProvider</c>'s
+    /// metric stream limit is set from it (two streams per instrument, an <see cref="OperationData"/>
+    /// being two instruments there, plus OpenTelemetry's default 1000 for other meters), so that it
+    /// drops none of the registry's instruments.</summary>
+    /// <remarks>Default: <see cref="DefaultMaxInstruments"/> (1000). Must be at least 1.</remarks>
+    public int MaxInstruments { get; set; } = DefaultMaxInstruments;
+
+    /// <summary>The partitions each series keeps a slot for; see <see cref="MetricRegistryOptions.PartitionCount"/>.</summary>
+    /// <remarks>Default: <see langword="null"/> (read from the machine). Below what the machine needs, the host fails to start.</remarks>
+    public int? PartitionCount { get; set; }
+
+    /// <summary>The most tags one series carries; see <see cref="MetricRegistryOptions.MaxTagsPerSeries"/>.</summary>
+    /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxTagsPerSeries"/> (64).</remarks>
+    public int MaxTagsPerSeries { get; set; } = MetricRegistryOptions.DefaultMaxTagsPerSeries;
+
+    /// <summary>The longest tag key, in UTF-16 characters; see <see cref="MetricRegistryOptions.MaxTagKeyLength"/>.</summary>
+    /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxTagKeyLength"/> (255).</remarks>
+    public int MaxTagKeyLength { get; set; } = MetricRegistryOptions.DefaultMaxTagKeyLength;
+
+    /// <summary>The longest tag value as printed, in UTF-16 characters; see <see cref="MetricRegistryOptions.MaxTagValueLength"/>.</summary>
+    /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxTagValueLength"/> (1024).</remarks>
+    public int MaxTagValueLength { get; set; } = MetricRegistryOptions.DefaultMaxTagValueLength;
 
     /// <summary>The steps added by <see cref="ConfigureMeterProvider"/>, in order.</summary>
     /// <remarks>Default: none.</remarks>
@@ -38,6 +72,11 @@ public sealed class ScalableMetricsOptions
     /// reader are added: another reader or exporter (e.g. <c>b =&gt; b.AddOtlpExporter()</c>),
     /// more meters, views or a resource.
     /// </summary>
+    /// <remarks>The Prometheus scrape writes the registry from the registry itself, and the
+    /// families of the meters these steps add from the <c>MeterProvider</c>. The registry's meter
+    /// joins the <c>MeterProvider</c> only when there is a step, for the readers a step adds
+    /// (OTLP, ...): without one, nothing would read it there, and a scrape would sum every
+    /// series twice.</remarks>
     /// <param name="configure">The step; steps run in the order they were added.</param>
     /// <returns>These options, to chain calls.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="configure"/> is null.</exception>
@@ -47,4 +86,17 @@ public sealed class ScalableMetricsOptions
         _meterProviderConfigurations.Add(configure);
         return this;
     }
+
+    /// <summary>The registry's settings taken from these options.</summary>
+    internal MetricRegistryOptions ToRegistryOptions() => new()
+    {
+        Strategy = Strategy,
+        UseRestartableSequences = UseRestartableSequences,
+        PartitionCount = PartitionCount,
+        MaxSeriesPerInstrument = MaxSeriesPerInstrument,
+        MaxInstruments = MaxInstruments,
+        MaxTagsPerSeries = MaxTagsPerSeries,
+        MaxTagKeyLength = MaxTagKeyLength,
+        MaxTagValueLength = MaxTagValueLength,
+    };
 }

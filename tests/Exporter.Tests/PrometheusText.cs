@@ -1,10 +1,15 @@
+using System.Globalization;
 using System.Text;
 
 namespace ScalableMetrics.Exporter.Tests;
 
 /// <summary>
-/// A strict reader of the text exposition format 0.0.4, enough to check what the exporter writes:
-/// it throws on any line it does not understand, so malformed output fails the tests.
+/// A strict reader of the text exposition format 0.0.4, used on every scrape the tests take: it
+/// fails on any line it does not understand, on a family's <c># HELP</c> or <c># TYPE</c> line
+/// given twice or after its samples, on a sample outside the family its lines belong to, on two
+/// samples Prometheus would store as one series (same name, same labels once sorted and with
+/// empty values dropped: it keeps the first and drops the rest), and on a negative counter,
+/// summary or histogram count or sum.
 /// </summary>
 public static class PrometheusText
 {
@@ -17,14 +22,52 @@ public static class PrometheusText
         }
 
         Assert.EndsWith("\n", text);
+        var helped = new HashSet<string>(StringComparer.Ordinal);
+        var typed = new Dictionary<string, string>(StringComparer.Ordinal);
+        var sampled = new HashSet<string>(StringComparer.Ordinal);
+        var series = new HashSet<string>(StringComparer.Ordinal);
+        string? family = null;
         foreach (string line in text[..^1].Split('\n'))
         {
             if (line.StartsWith("# HELP ", StringComparison.Ordinal) || line.StartsWith("# TYPE ", StringComparison.Ordinal))
             {
+                string[] parts = line.Split(' ', 4);
+                string name = parts[2];
+                Assert.Matches("^[a-zA-Z_:][a-zA-Z0-9_:]*$", name);
+                Assert.False(sampled.Contains(name), $"{parts[1]} for {name} after its samples: {line}");
+                if (parts[1] == "HELP")
+                {
+                    Assert.True(helped.Add(name), $"HELP given twice for {name}");
+                    Assert.False(typed.ContainsKey(name), $"HELP after TYPE for {name}");
+                }
+                else
+                {
+                    Assert.Equal(4, parts.Length);
+                    Assert.Contains(parts[3], new[] { "counter", "gauge", "summary", "histogram", "untyped" });
+                    Assert.True(typed.TryAdd(name, parts[3]), $"TYPE given twice for {name}");
+                }
+
+                family = name;
                 continue;
             }
 
-            samples.Add(ParseSample(line));
+            Assert.False(line.StartsWith('#'), $"Unknown comment line: {line}");
+            PrometheusSample sample = ParseSample(line);
+            string type = family is null ? "untyped" : typed.GetValueOrDefault(family, "untyped");
+            string owner = family is not null && BelongsTo(sample.Name, family, type) ? family : sample.Name;
+            Assert.True(owner == family || !typed.ContainsKey(sample.Name), $"Sample outside its family's lines: {line}");
+            sampled.Add(owner);
+            family = owner;
+
+            string key = sample.Name + "{" + string.Join(",", sample.Labels.Where(l => l.Value.Length > 0).OrderBy(l => l.Key, StringComparer.Ordinal).Select(l => l.Key + "=" + l.Value)) + "}";
+            Assert.True(series.Add(key), $"Two samples of one series as Prometheus stores it: {key}");
+            bool mustNotBeNegative = type == "counter" || (type is "summary" or "histogram" && sample.Name != family);
+            if (mustNotBeNegative)
+            {
+                Assert.False(sample.NumericValue < 0, $"Negative {type} value: {line}");
+            }
+
+            samples.Add(sample);
         }
 
         return samples;
@@ -33,6 +76,19 @@ public static class PrometheusText
     /// <summary>The one sample named <paramref name="name"/> whose labels include all of <paramref name="labels"/>.</summary>
     public static PrometheusSample Single(IReadOnlyList<PrometheusSample> samples, string name, params (string Name, string Value)[] labels) =>
         Assert.Single(samples, sample => sample.Name == name && labels.All(label => sample.Labels.TryGetValue(label.Name, out string? value) && value == label.Value));
+
+    /// <summary>The sample named <paramref name="name"/> whose labels are exactly <paramref name="labels"/> (empty values left out).</summary>
+    public static PrometheusSample Exact(IReadOnlyList<PrometheusSample> samples, string name, IReadOnlyDictionary<string, string> labels) =>
+        Assert.Single(samples, sample => sample.Name == name
+            && sample.Labels.Count(l => l.Value.Length > 0) == labels.Count(l => l.Value.Length > 0)
+            && labels.Where(l => l.Value.Length > 0).All(l => sample.Labels.TryGetValue(l.Key, out string? value) && value == l.Value));
+
+    private static bool BelongsTo(string sample, string family, string type) => type switch
+    {
+        "summary" => sample == family || sample == family + "_sum" || sample == family + "_count",
+        "histogram" => sample == family + "_bucket" || sample == family + "_sum" || sample == family + "_count",
+        _ => sample == family,
+    };
 
     private static PrometheusSample ParseSample(string line)
     {
@@ -58,6 +114,7 @@ public static class PrometheusText
 
                 string labelName = line[nameStart..i];
                 Assert.Matches("^[a-zA-Z_][a-zA-Z0-9_]*$", labelName);
+                Assert.False(labelName.StartsWith("__", StringComparison.Ordinal), $"Reserved label name in: {line}");
                 Assert.Equal('"', line[i + 1]);
                 i += 2;
                 var value = new StringBuilder();
@@ -87,6 +144,11 @@ public static class PrometheusText
                 if (line[i] == ',')
                 {
                     i++;
+                    Assert.NotEqual('}', line[i]);
+                }
+                else
+                {
+                    Assert.Equal('}', line[i]);
                 }
             }
 
@@ -96,6 +158,7 @@ public static class PrometheusText
         Assert.Equal(' ', line[i]);
         string number = line[(i + 1)..];
         Assert.Matches(@"^([-+]?[0-9.]+([eE][-+]?[0-9]+)?|NaN|[+-]Inf)$", number);
+        _ = double.Parse(number.Replace("Inf", "Infinity", StringComparison.Ordinal), CultureInfo.InvariantCulture);
         return new PrometheusSample(name, labels, number);
     }
 }

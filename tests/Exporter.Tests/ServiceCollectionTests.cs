@@ -42,7 +42,7 @@ public sealed class ServiceCollectionTests
             counter.Add(10, new KeyValuePair<string, object?>("n", i));
         }
 
-        string text = Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusPullExporter>().ScrapeAsync());
+        string text = Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusScraper>().ScrapeAsync());
         IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(text);
 
         // MaxSeriesPerInstrument = 3: three series, then the overflow series takes the rest.
@@ -77,6 +77,8 @@ public sealed class ServiceCollectionTests
         Assert.Equal("ScalableMetrics", options.MeterName);
         Assert.Equal(PartitionStrategy.PerProcessor, options.Strategy);
         Assert.Equal(2000, options.MaxSeriesPerInstrument);
+        Assert.Equal(1000, options.MaxInstruments);
+        Assert.Null(options.MeterVersion);
         Assert.Empty(options.MeterProviderConfigurations);
     }
 
@@ -89,12 +91,14 @@ public sealed class ServiceCollectionTests
             o.MeterName = "";
             o.MaxSeriesPerInstrument = 1;
             o.Strategy = (PartitionStrategy)42;
+            o.MaxInstruments = 0;
         });
         using ServiceProvider provider = services.BuildServiceProvider();
 
         OptionsValidationException error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<MetricRegistry>());
 
-        Assert.Equal(3, error.Failures.Count());
+        Assert.Equal(4, error.Failures.Count());
+        Assert.Contains("MaxInstruments", error.Message);
         Assert.Contains("MeterName", error.Message);
         Assert.Contains("MaxSeriesPerInstrument", error.Message);
         Assert.Contains("Strategy", error.Message);

@@ -13,10 +13,11 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     public const string DefaultScrapePath = "/metrics";
 
     /// <summary>
-    /// Maps <c>GET <paramref name="path"/></c> to a Prometheus scrape: it collects the
-    /// <c>MeterProvider</c> that <c>AddScalableMetrics</c> registered and answers in the text
-    /// exposition format 0.0.4 (<see cref="PrometheusPullExporter.ContentType"/>). Scrapes run one
-    /// at a time; concurrent ones wait. A failed collection answers 500.
+    /// Maps <c>GET <paramref name="path"/></c> to a Prometheus scrape by the <see cref="PrometheusScraper"/>
+    /// that <c>AddScalableMetrics</c> registered: the registry, read directly, then the other meters
+    /// of its <c>MeterProvider</c>, in the text exposition format 0.0.4
+    /// (<see cref="PrometheusScraper.ContentType"/>). Scrapes run one at a time; concurrent ones
+    /// wait. A failed collection answers 500.
     /// </summary>
     /// <param name="endpoints">The endpoint route builder, e.g. the <c>WebApplication</c>.</param>
     /// <param name="path">The route pattern.</param>
@@ -33,26 +34,26 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
         // even where no hosted service runs.
         _ = endpoints.ServiceProvider.GetService<ScalableMetricsMeterProvider>()
             ?? throw new InvalidOperationException("ScalableMetrics is not registered: call services.AddScalableMetrics() (or builder.AddScalableMetrics()) first.");
-        PrometheusPullExporter exporter = endpoints.ServiceProvider.GetRequiredService<PrometheusPullExporter>();
+        PrometheusScraper scraper = endpoints.ServiceProvider.GetRequiredService<PrometheusScraper>();
 
-        return endpoints.MapGet(path, context => ScrapeAsync(exporter, context)).WithDisplayName("Prometheus scrape");
+        return endpoints.MapGet(path, context => ScrapeAsync(scraper, context)).WithDisplayName("Prometheus scrape");
     }
 
-    private static async Task ScrapeAsync(PrometheusPullExporter exporter, HttpContext context)
+    private static async Task ScrapeAsync(PrometheusScraper scraper, HttpContext context)
     {
         byte[] body;
         try
         {
-            body = await exporter.ScrapeAsync(context.RequestAborted).ConfigureAwait(false);
+            body = await scraper.ScrapeAsync(context.RequestAborted).ConfigureAwait(false);
         }
-        catch (InvalidOperationException)
+        catch (Exception exception) when (exception is InvalidOperationException or ObjectDisposedException)
         {
             context.Response.StatusCode = StatusCodes.Status500InternalServerError;
             return;
         }
 
         context.Response.StatusCode = StatusCodes.Status200OK;
-        context.Response.ContentType = PrometheusPullExporter.ContentType;
+        context.Response.ContentType = PrometheusScraper.ContentType;
         context.Response.ContentLength = body.Length;
         await context.Response.Body.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
     }

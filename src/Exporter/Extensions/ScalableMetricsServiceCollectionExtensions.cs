@@ -1,5 +1,6 @@
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using ScalableMetrics;
 using ScalableMetrics.Exporter;
@@ -11,10 +12,11 @@ namespace Microsoft.Extensions.DependencyInjection;
 public static class ScalableMetricsServiceCollectionExtensions
 {
     /// <summary>
-    /// Registers a singleton <see cref="MetricRegistry"/>, a <see cref="MeterBridge"/> that publishes
-    /// it, a <see cref="PrometheusPullExporter"/>, and an OpenTelemetry <c>MeterProvider</c> that
-    /// reads the bridge's meter through the exporter, built when the host starts and disposed with
-    /// the container. Map the scrape endpoint with <c>MapPrometheusScrapingEndpoint</c>.
+    /// Registers a singleton <see cref="MetricRegistry"/>, a <see cref="PrometheusScraper"/> that
+    /// writes it (and the other meters of the <c>MeterProvider</c>) for Prometheus, a
+    /// <see cref="MeterBridge"/> that publishes it as a meter, a <see cref="PrometheusPullExporter"/>,
+    /// and an OpenTelemetry <c>MeterProvider</c>, built when the host starts and disposed with the
+    /// container. Map the scrape endpoint with <c>MapPrometheusScrapingEndpoint</c>.
     /// </summary>
     /// <param name="services">The service collection.</param>
     /// <returns><paramref name="services"/>, to chain calls.</returns>
@@ -48,17 +50,27 @@ public static class ScalableMetricsServiceCollectionExtensions
         services.TryAddSingleton(static provider =>
         {
             ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
-            return new MetricRegistry(new MetricRegistryOptions
-            {
-                Strategy = value.Strategy,
-                UseRestartableSequences = value.UseRestartableSequences,
-                MaxSeriesPerInstrument = value.MaxSeriesPerInstrument,
-            });
+            return new MetricRegistry(value.ToRegistryOptions());
         });
-        services.TryAddSingleton(static provider => new MeterBridge(
-            provider.GetRequiredService<MetricRegistry>(),
+        services.TryAddSingleton(static provider =>
+        {
+            ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+            return new MeterBridge(provider.GetRequiredService<MetricRegistry>(), value.MeterName, value.MeterVersion);
+        });
+
+        // The bridge's meter is written from the registry itself: the exporter leaves it out.
+        services.TryAddSingleton(static provider => new PrometheusPullExporter(
             provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.MeterName));
-        services.TryAddSingleton<PrometheusPullExporter>();
+        services.TryAddSingleton(static provider =>
+        {
+            ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+            return new PrometheusScraper(
+                provider.GetRequiredService<MetricRegistry>(),
+                value.MeterName,
+                value.MeterVersion,
+                provider.GetRequiredService<PrometheusPullExporter>(),
+                provider.GetService<ILogger<PrometheusScraper>>());
+        });
         services.TryAddSingleton<ScalableMetricsMeterProvider>();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());
         return services;

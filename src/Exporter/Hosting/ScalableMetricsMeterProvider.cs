@@ -5,13 +5,18 @@ using OpenTelemetry.Metrics;
 namespace ScalableMetrics.Exporter.Hosting;
 
 /// <summary>
-/// The OpenTelemetry <c>MeterProvider</c> that <c>AddScalableMetrics</c> builds: it listens to the
-/// bridge's meter and has the Prometheus pull reader, then whatever the options add.
+/// The OpenTelemetry <c>MeterProvider</c> that <c>AddScalableMetrics</c> builds: the Prometheus
+/// pull reader (for the meters the options add; the registry's is written from the registry),
+/// then whatever the options add.
 /// </summary>
 /// <remarks>
+/// <para>The bridge's meter is added only when the options have <c>ConfigureMeterProvider</c>
+/// steps, for the readers they add (OTLP, ...), with OpenTelemetry's limits set from the
+/// registry's (<see cref="OpenTelemetryLimits"/>). Without a step nothing else would read it,
+/// and every scrape would run the bridge's callbacks, summing every series a second time.</para>
 /// A type of its own rather than a <see cref="MeterProvider"/> registration, so that it neither
 /// takes nor loses the place of a <c>MeterProvider</c> the application registers itself.
-/// Disposed with the container, which shuts the provider down.
+/// <para>Disposed with the container, which shuts the provider down.</para>
 /// </remarks>
 internal sealed class ScalableMetricsMeterProvider : IDisposable
 {
@@ -23,10 +28,14 @@ internal sealed class ScalableMetricsMeterProvider : IDisposable
             TemporalityPreference = MetricReaderTemporalityPreference.Cumulative,
         };
 
-        MeterProviderBuilder builder = Sdk.CreateMeterProviderBuilder()
-            .AddMeter(bridge.MeterName)
-            .AddReader(reader);
-        foreach (Action<MeterProviderBuilder> configure in options.Value.MeterProviderConfigurations)
+        ScalableMetricsOptions value = options.Value;
+        MeterProviderBuilder builder = Sdk.CreateMeterProviderBuilder().AddReader(reader);
+        if (value.MeterProviderConfigurations.Count > 0)
+        {
+            builder.AddRegistryMeter(bridge.MeterName, value.MaxSeriesPerInstrument, value.MaxInstruments);
+        }
+
+        foreach (Action<MeterProviderBuilder> configure in value.MeterProviderConfigurations)
         {
             configure(builder);
         }

@@ -23,6 +23,25 @@ internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<Scalabl
             failures.Add($"{nameof(ScalableMetricsOptions.MaxSeriesPerInstrument)} must be at least 2; it is {options.MaxSeriesPerInstrument}.");
         }
 
+        if (options.MaxInstruments < 1)
+        {
+            failures.Add($"{nameof(ScalableMetricsOptions.MaxInstruments)} must be at least 1; it is {options.MaxInstruments}.");
+        }
+
+        if (failures.Count == 0)
+        {
+            // The registry's own checks (tag limits, a partition count this machine can use), so
+            // that the rules live in one place: creating a registry allocates no slot yet.
+            try
+            {
+                _ = new MetricRegistry(options.ToRegistryOptions());
+            }
+            catch (ArgumentException e)
+            {
+                failures.Add(e.Message);
+            }
+        }
+
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 }

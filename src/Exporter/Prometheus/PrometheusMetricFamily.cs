@@ -9,11 +9,7 @@ namespace ScalableMetrics.Exporter.Prometheus;
 /// </summary>
 internal sealed class PrometheusMetricFamily
 {
-    private const string ScopeNameLabel = "otel_scope_name";
-    private const string ScopeVersionLabel = "otel_scope_version";
-    private const string ScopeAttributePrefix = "otel_scope_";
-
-    private PrometheusMetricFamily(string name, PrometheusType type, string? help, KeyValuePair<string, object?>[] scopeLabels)
+    private PrometheusMetricFamily(string name, PrometheusType type, string? help, KeyValuePair<string, string>[] scopeLabels)
     {
         Name = name;
         Type = type;
@@ -29,7 +25,18 @@ internal sealed class PrometheusMetricFamily
 
     /// <summary><c>otel_scope_name</c>, <c>otel_scope_version</c> if the meter has one, and
     /// <c>otel_scope_&lt;key&gt;</c> for each of the meter's tags; names already sanitized.</summary>
-    public KeyValuePair<string, object?>[] ScopeLabels { get; }
+    public KeyValuePair<string, string>[] ScopeLabels { get; }
+
+    /// <summary>
+    /// The names the family's samples are stored under: the family name for counters and gauges,
+    /// and <c>_sum</c>, <c>_count</c> (and <c>_bucket</c> for histograms) after it.
+    /// </summary>
+    public string[] SampleNames => Type switch
+    {
+        PrometheusType.Summary => [Name, Name + "_sum", Name + "_count"],
+        PrometheusType.Histogram => [Name, Name + "_bucket", Name + "_sum", Name + "_count"],
+        _ => [Name],
+    };
 
     /// <summary>The Prometheus type of a metric, or <see cref="PrometheusType.Unsupported"/>.</summary>
     public static PrometheusType TypeOf(MetricType metricType) => metricType switch
@@ -44,22 +51,30 @@ internal sealed class PrometheusMetricFamily
     public static PrometheusMetricFamily Create(Metric metric)
     {
         PrometheusType type = TypeOf(metric.MetricType);
-        string name = PrometheusNames.MetricName(metric.Name, metric.Unit, type);
+        string name = ExportedNames.MetricName(metric.Name, metric.Unit, ToExportedKind(type));
 
-        var scopeLabels = new List<KeyValuePair<string, object?>> { new(ScopeNameLabel, metric.MeterName) };
+        var scopeLabels = new List<KeyValuePair<string, string>> { new(ExportedNames.ScopeNameLabel, metric.MeterName) };
         if (!string.IsNullOrEmpty(metric.MeterVersion))
         {
-            scopeLabels.Add(new(ScopeVersionLabel, metric.MeterVersion));
+            scopeLabels.Add(new(ExportedNames.ScopeVersionLabel, metric.MeterVersion));
         }
 
         if (metric.MeterTags is { } meterTags)
         {
             foreach (KeyValuePair<string, object?> tag in meterTags)
             {
-                scopeLabels.Add(new(PrometheusNames.SanitizeLabelName(ScopeAttributePrefix + tag.Key), tag.Value));
+                scopeLabels.Add(new(ExportedNames.SanitizeLabelName(ExportedNames.ScopeLabelPrefix + tag.Key), ExportedNames.FormatLabelValue(tag.Value)));
             }
         }
 
         return new PrometheusMetricFamily(name, type, string.IsNullOrEmpty(metric.Description) ? null : metric.Description, [.. scopeLabels]);
     }
+
+    private static ExportedKind ToExportedKind(PrometheusType type) => type switch
+    {
+        PrometheusType.Counter => ExportedKind.Counter,
+        PrometheusType.Histogram => ExportedKind.Histogram,
+        PrometheusType.Summary => ExportedKind.Summary,
+        _ => ExportedKind.Gauge,
+    };
 }

@@ -1,6 +1,6 @@
 namespace ScalableMetrics.Exporter.Prometheus;
 
-/// <summary>The Prometheus metric type an OpenTelemetry metric is written as.</summary>
+/// <summary>The Prometheus metric type a family is written as.</summary>
 internal enum PrometheusType
 {
     /// <summary>Not written: a type the text format 0.0.4 cannot carry (exponential histograms).</summary>
@@ -14,4 +14,7 @@ internal enum PrometheusType
 
     /// <summary>An explicit-bucket histogram: <c>_bucket</c>, <c>_sum</c> and <c>_count</c> samples.</summary>
     Histogram,
+
+    /// <summary>A summary without quantiles: <c>_sum</c> and <c>_count</c> samples (an <see cref="OperationData"/>).</summary>
+    Summary,
 }

@@ -15,7 +15,14 @@ internal static class ExportedNames
     /// <summary>What the table's overflow series is tagged with, and no caller's tag may be named like.</summary>
     public const string OverflowTagKey = "otel.metric.overflow";
 
-    private const string ScopeLabelPrefix = "otel_scope_";
+    /// <summary>The label that names the meter (the instrumentation scope) of every sample.</summary>
+    public const string ScopeNameLabel = "otel_scope_name";
+
+    /// <summary>The label that carries the meter's version, where it has one.</summary>
+    public const string ScopeVersionLabel = "otel_scope_version";
+
+    /// <summary>What every scope label starts with; no tag's label may.</summary>
+    public const string ScopeLabelPrefix = "otel_scope_";
 
     // Label names the exposition writes itself (scope labels, histogram and summary labels, the
     // overflow series' label) or that Prometheus keeps for its own ('__' prefix).
@@ -162,7 +169,9 @@ internal static class ExportedNames
     /// The printed form of a tag value, as the exposition writes it: a string as it is (a lone
     /// surrogate as U+FFFD, which is what UTF-8 encoding writes for it); an integer in the
     /// invariant culture; a double as its shortest round-trip form (<c>"R"</c>), or <c>NaN</c>,
-    /// <c>+Inf</c>, <c>-Inf</c>; a bool as <c>true</c> or <c>false</c>.
+    /// <c>+Inf</c>, <c>-Inf</c>; a bool as <c>true</c> or <c>false</c>; an array (OpenTelemetry
+    /// attributes of other meters may be arrays) as a JSON array, as OpenTelemetry's Prometheus
+    /// compatibility specification asks.
     /// </summary>
     public static string FormatLabelValue(object? value) => value switch
     {
@@ -172,6 +181,7 @@ internal static class ExportedNames
         double number => FormatDouble(number),
         float number => FormatDouble(number),
         long number => number.ToString(CultureInfo.InvariantCulture),
+        System.Collections.IEnumerable sequence => ReplaceLoneSurrogates(System.Text.Json.JsonSerializer.Serialize(sequence.Cast<object?>())),
         _ => ReplaceLoneSurrogates(Convert.ToString(value, CultureInfo.InvariantCulture) ?? string.Empty),
     };
 

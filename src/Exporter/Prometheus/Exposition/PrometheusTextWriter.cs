@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Globalization;
 using System.Text;
 
-namespace ScalableMetrics.Exporter.Prometheus;
+namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
 /// A growable UTF-8 buffer with the few writes the text exposition format needs: names as they
@@ -25,12 +25,22 @@ internal sealed class PrometheusTextWriter
 
     public void Clear() => _length = 0;
 
+    /// <summary>Drops what was written after the first <paramref name="length"/> bytes.</summary>
+    public void Truncate(int length) => _length = Math.Min(_length, length);
+
     public override string ToString() => Encoding.UTF8.GetString(WrittenSpan);
 
     public void Write(byte value)
     {
         GetSpan(1)[0] = value;
         _length++;
+    }
+
+    /// <summary>Writes UTF-8 bytes as they are: text already in the format.</summary>
+    public void Write(ReadOnlySpan<byte> utf8)
+    {
+        utf8.CopyTo(GetSpan(utf8.Length));
+        _length += utf8.Length;
     }
 
     /// <summary>Writes <paramref name="text"/> unescaped: for names and fixed syntax.</summary>

@@ -1,0 +1,46 @@
+namespace ScalableMetrics.Samples.WebApi;
+
+/// <summary>
+/// A fixed set of series with awkward names and tags and known values, recorded at start when the
+/// configuration says <c>Sample:AwkwardSeries=true</c> (e.g. <c>--Sample:AwkwardSeries=true</c>), so
+/// that <c>scripts/e2e.sh</c> can check that a real Prometheus reads back each exact value.
+/// </summary>
+/// <remarks>
+/// Each awkward case has an instrument of its own, so that no two cases could be taken for one
+/// series. <c>scripts/e2e-check-prometheus.py</c> holds the expected series; keep the two in step.
+/// </remarks>
+public static class AwkwardSeries
+{
+    /// <summary>The configuration key that turns the awkward series on.</summary>
+    public const string ConfigurationKey = "Sample:AwkwardSeries";
+
+    /// <summary>How many tag sets the overflow case records into, one each: 50 more than the default series limit (2000).</summary>
+    public const int OverflowTagSets = 2050;
+
+    /// <summary>Records every awkward series into <paramref name="registry"/>.</summary>
+    /// <param name="registry">The sample's registry.</param>
+    public static void Record(MetricRegistry registry)
+    {
+        ArgumentNullException.ThrowIfNull(registry);
+        registry.CreateCounter("awkward.dotted-name/with.slash", "{item}", "Dots, a dash and a slash in the name.").Add(11);
+        registry.CreateCounter("awkward.quotes", description: "A \"quoted\" help with a back\\slash\nand a second line.").Add(12, Tag("path", "say \"hi\" \\ back\\slash"));
+        registry.CreateCounter("awkward.newline", description: "A newline in a tag value.").Add(13, Tag("note", "line1\nline2"));
+        registry.CreateCounter("awkward.unicode", description: "Unicode in a tag key and value.").Add(14, Tag("città", "naïve ✓ 日本"));
+        registry.CreateCounter("awkward.empty", description: "An empty tag value, which Prometheus stores as no label.").Add(15, Tag("a", string.Empty), Tag("b", "x"));
+        registry.CreateCounter("awkward.status.int", description: "A status code tagged as a number.").Add(16, Tag("code", 200));
+        registry.CreateCounter("awkward.status.string", description: "A status code tagged as a string.").Add(17, Tag("code", "200"));
+        registry.CreateCounter("awkward.sent", "By", "A unit that becomes a suffix.").Add(18, Tag("dir", "in"));
+
+        OperationData operation = registry.CreateOperationData("awkward.op-time", "A dash in an operation's name.");
+        operation.Record(TimeSpan.FromMilliseconds(250), Tag("db", "users"));
+        operation.Record(TimeSpan.FromMilliseconds(250), Tag("db", "users"));
+
+        PartitionedCounter overflow = registry.CreateCounter("awkward.overflow", description: "More tag sets than the series limit.");
+        for (int i = 0; i < OverflowTagSets; i++)
+        {
+            overflow.Add(1, Tag("n", i));
+        }
+    }
+
+    private static KeyValuePair<string, object?> Tag(string key, object? value) => new(key, value);
+}

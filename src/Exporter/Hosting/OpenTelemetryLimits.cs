@@ -1,0 +1,43 @@
+using OpenTelemetry.Metrics;
+
+namespace ScalableMetrics.Exporter.Hosting;
+
+/// <summary>
+/// OpenTelemetry's limits, set from the registry's so that one set of limits holds: what the
+/// registry keeps, a reader of the <c>MeterProvider</c> sees, with no cap and no overflow series
+/// of OpenTelemetry's own.
+/// </summary>
+internal static class OpenTelemetryLimits
+{
+    /// <summary>OpenTelemetry's default metric stream limit, kept for the meters other than the registry's.</summary>
+    public const int OtherMeterStreams = 1000;
+
+    /// <summary>
+    /// The cardinality limit of the bridge's instruments: the registry's series limit, plus one
+    /// for the registry's overflow series, which OpenTelemetry sees as one more tag set
+    /// (<c>otel.metric.overflow=true</c>). OpenTelemetry 1.20.1 counts neither the series without
+    /// tags nor its own overflow point against the limit (<c>MetricStreamConfiguration.CardinalityLimit</c>);
+    /// <c>OpenTelemetryLimitsTests</c> shows that this value is enough. With one less, OpenTelemetry
+    /// folds the last tag set it meets into an overflow point of its own: where that is a series of
+    /// the registry's, the scrape holds two <c>otel_metric_overflow="true"</c> samples (seen while
+    /// the registry handed its series out in no set order); the registry now hands them out in
+    /// creation order, its overflow series last, which hides the gap rather than closing it.
+    /// </summary>
+    public static int CardinalityLimit(int maxSeriesPerInstrument) =>
+        maxSeriesPerInstrument >= int.MaxValue - 1 ? int.MaxValue : maxSeriesPerInstrument + 1;
+
+    /// <summary>The metric stream limit: two per registry instrument (an <see cref="OperationData"/>
+    /// is two instruments on the bridge's meter) and OpenTelemetry's default for the other meters.</summary>
+    public static int MaxMetricStreams(int maxInstruments) =>
+        (int)Math.Min(int.MaxValue, (2L * maxInstruments) + OtherMeterStreams);
+
+    /// <summary>Adds the bridge's meter to <paramref name="builder"/> with both limits.</summary>
+    public static MeterProviderBuilder AddRegistryMeter(this MeterProviderBuilder builder, string meterName, int maxSeriesPerInstrument, int maxInstruments)
+    {
+        var streamConfiguration = new MetricStreamConfiguration { CardinalityLimit = CardinalityLimit(maxSeriesPerInstrument) };
+        return builder
+            .AddMeter(meterName)
+            .AddView(instrument => string.Equals(instrument.Meter.Name, meterName, StringComparison.Ordinal) ? streamConfiguration : null)
+            .SetMaxMetricStreams(MaxMetricStreams(maxInstruments));
+    }
+}

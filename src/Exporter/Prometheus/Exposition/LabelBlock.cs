@@ -1,0 +1,120 @@
+using System.Text;
+
+namespace ScalableMetrics.Exporter.Prometheus.Exposition;
+
+/// <summary>
+/// The labels of one series, rendered once as the UTF-8 text between the braces of its samples
+/// (<c>otel_scope_name="m",code="200"</c>): scope labels first, then the series' tag labels,
+/// sanitized, sorted by label name, values escaped, empty values left out.
+/// </summary>
+/// <remarks>
+/// Two blocks are equal when their text is: because the tag labels are sorted and empty values
+/// dropped, that is exactly when Prometheus would store the two series as one (prometheus/common
+/// <c>model.LabelSet</c>: a label with an empty value is no label). Immutable and thread-safe.
+/// </remarks>
+internal sealed class LabelBlock : IEquatable<LabelBlock>
+{
+    private readonly byte[] _utf8;
+    private readonly int _hashCode;
+
+    private LabelBlock(byte[] utf8)
+    {
+        _utf8 = utf8;
+        var hash = new HashCode();
+        hash.AddBytes(utf8);
+        _hashCode = hash.ToHashCode();
+    }
+
+    /// <summary>The rendered labels, without the braces; empty for a series without labels.</summary>
+    public ReadOnlySpan<byte> Utf8 => _utf8;
+
+    /// <summary>
+    /// Renders <paramref name="scopeLabels"/> as they are, then <paramref name="tags"/>: each key
+    /// sanitized (<see cref="ExportedNames.SanitizeLabelName"/>), a key that would name a scope
+    /// label (<c>otel_scope_*</c>) written as <c>tag_otel_scope_*</c> so that no tag can pass for
+    /// the scope, keys that sanitize alike merged into one label whose values are joined by
+    /// <c>;</c> in the order of the original keys (OpenTelemetry's Prometheus compatibility
+    /// specification), and labels whose value is empty left out.
+    /// </summary>
+    /// <param name="scopeLabels">Label names already valid, values already formatted.</param>
+    /// <param name="tags">The series' tags, in any order.</param>
+    public static LabelBlock Create(ReadOnlySpan<KeyValuePair<string, string>> scopeLabels, IEnumerable<KeyValuePair<string, object?>> tags)
+    {
+        // Ordered by original key first, so that merged values keep that order; then by label
+        // name (OrderBy is stable), so that equal label sets render to equal text.
+        List<KeyValuePair<string, string>> labels = [.. tags
+            .OrderBy(static tag => tag.Key, StringComparer.Ordinal)
+            .Select(static tag => new KeyValuePair<string, string>(TagLabelName(tag.Key), ExportedNames.FormatLabelValue(tag.Value)))
+            .OrderBy(static label => label.Key, StringComparer.Ordinal)];
+
+        var text = new StringBuilder();
+        foreach (KeyValuePair<string, string> label in scopeLabels)
+        {
+            Append(text, label.Key, label.Value);
+        }
+
+        for (int i = 0; i < labels.Count;)
+        {
+            string name = labels[i].Key;
+            string value = labels[i].Value;
+            for (i++; i < labels.Count && string.Equals(labels[i].Key, name, StringComparison.Ordinal); i++)
+            {
+                value = value + ";" + labels[i].Value;
+            }
+
+            Append(text, name, value);
+        }
+
+        return new LabelBlock(Encoding.UTF8.GetBytes(text.ToString()));
+    }
+
+    /// <summary>Whether <paramref name="labelName"/> is one the writer keeps for the scope.</summary>
+    public static bool IsScopeLabelName(string labelName) =>
+        labelName.StartsWith(ExportedNames.ScopeLabelPrefix, StringComparison.Ordinal);
+
+    /// <inheritdoc/>
+    public bool Equals(LabelBlock? other) =>
+        other is not null && (ReferenceEquals(this, other) || (_hashCode == other._hashCode && _utf8.AsSpan().SequenceEqual(other._utf8)));
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => Equals(obj as LabelBlock);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _hashCode;
+
+    /// <inheritdoc/>
+    public override string ToString() => Encoding.UTF8.GetString(_utf8);
+
+    private static string TagLabelName(string key)
+    {
+        string name = ExportedNames.SanitizeLabelName(key);
+        return IsScopeLabelName(name) ? "tag_" + name : name;
+    }
+
+    private static void Append(StringBuilder text, string name, string value)
+    {
+        if (value.Length == 0)
+        {
+            return;
+        }
+
+        if (text.Length > 0)
+        {
+            text.Append(',');
+        }
+
+        text.Append(name).Append("=\"");
+        foreach (char c in value)
+        {
+            switch (c)
+            {
+                case '\\': text.Append(@"\\"); break;
+                case '"': text.Append("\\\""); break;
+                case '\n': text.Append(@"\n"); break;
+                default: text.Append(c); break;
+            }
+        }
+
+        text.Append('"');
+    }
+}

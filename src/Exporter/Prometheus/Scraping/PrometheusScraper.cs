@@ -1,0 +1,81 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Exporter.Prometheus.Sources;
+
+namespace ScalableMetrics.Exporter;
+
+/// <summary>
+/// Answers a Prometheus scrape: the registry's instruments, read straight from their series, then
+/// the families of a <c>MeterProvider</c>'s other meters, in the text exposition format 0.0.4.
+/// </summary>
+/// <remarks>
+/// <para>The registry's part shows exactly the series the registry keeps, with its limits only:
+/// past <see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/> its overflow series
+/// (<c>otel_metric_overflow="true"</c>), and no other; no cap on the number of instruments.
+/// A <see cref="PartitionedCounter"/> is a counter <c>B_total</c>; an <see cref="OperationData"/>
+/// a summary <c>S_seconds</c> of samples <c>S_seconds_sum</c> and <c>S_seconds_count</c>.</para>
+/// <para>No family is written twice and no two samples are ones Prometheus would store as one:
+/// a family of the <c>MeterProvider</c> whose name the registry's part already wrote is left out
+/// and logged once as a warning, and a tag can never take the place of a scope label.</para>
+/// <para>Thread-safe. Scrapes run one at a time; one that arrives during another waits, then
+/// reads afresh. Independent of the <c>MeterProvider</c>'s other collections (a <c>ForceFlush</c>,
+/// another reader): they share no buffer with a scrape.</para>
+/// </remarks>
+public sealed class PrometheusScraper
+{
+    /// <summary>The content type of <see cref="ScrapeAsync"/>'s result: <c>text/plain; version=0.0.4; charset=utf-8</c>.</summary>
+    public const string ContentType = PrometheusPullExporter.ContentType;
+
+    private readonly SemaphoreSlim _scrapeLock = new(1, 1);
+    private readonly RegistrySource _registry;
+    private readonly MeterProviderSource? _otherMeters;
+    private readonly ExpositionWriter _output = new();
+    private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
+
+    /// <summary>Creates a scraper of <paramref name="registry"/> and, optionally, of a <c>MeterProvider</c>'s other meters.</summary>
+    /// <param name="registry">The registry whose instruments every scrape writes.</param>
+    /// <param name="scopeName">The <c>otel_scope_name</c> label of the registry's samples: the bridge's meter name.</param>
+    /// <param name="scopeVersion">The <c>otel_scope_version</c> label, or <see langword="null"/> for none.</param>
+    /// <param name="otherMeters">An exporter on a reader of a <c>MeterProvider</c> whose families
+    /// follow the registry's, or <see langword="null"/> for none. Create it so that it leaves the
+    /// bridge's meter out, or the registry's families are left out of its part (and logged).</param>
+    /// <param name="logger">Where the families and series left out are reported; <see langword="null"/> for nowhere.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="scopeName"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="scopeName"/> is empty or white space.</exception>
+    public PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion = null, PrometheusPullExporter? otherMeters = null, ILogger<PrometheusScraper>? logger = null)
+    {
+        ArgumentNullException.ThrowIfNull(registry);
+        ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
+        ILogger log = logger ?? (ILogger)NullLogger.Instance;
+        _registry = new RegistrySource(registry, scopeName, scopeVersion, log);
+        _otherMeters = otherMeters is null ? null : new MeterProviderSource(otherMeters, log);
+    }
+
+    /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape.</summary>
+    /// <param name="cancellationToken">Cancels the wait for a scrape in progress; a scrape, once started, runs to its end.</param>
+    /// <returns>The UTF-8 text, a new array the caller owns; its content type is <see cref="ContentType"/>.</returns>
+    /// <exception cref="InvalidOperationException">The <c>MeterProvider</c>'s collection failed, or its exporter is not attached to one.</exception>
+    /// <exception cref="ObjectDisposedException">The <c>MeterProvider</c>'s exporter is disposed.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
+    public async Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default)
+    {
+        await _scrapeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            _output.Clear();
+            _takenNames.Clear();
+            _registry.Write(_output, _takenNames);
+            if (_otherMeters is not null)
+            {
+                await _otherMeters.WriteAsync(_output, _takenNames, CancellationToken.None).ConfigureAwait(false);
+            }
+
+            return _output.ToArray();
+        }
+        finally
+        {
+            _scrapeLock.Release();
+        }
+    }
+}

@@ -1,0 +1,39 @@
+using Microsoft.Extensions.Logging;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+
+namespace ScalableMetrics.Exporter.Prometheus.Sources;
+
+/// <summary>
+/// Writes what a <c>MeterProvider</c> collects for meters other than the bridge's (e.g. ASP.NET
+/// Core's), through the <see cref="PrometheusPullExporter"/> on one of its readers, after the
+/// registry's families: a family whose name (or a sample name) the scrape already wrote is left
+/// out and logged once, never written twice.
+/// </summary>
+/// <remarks>Not thread-safe: a scrape at a time (see <c>PrometheusScraper</c>).</remarks>
+internal sealed partial class MeterProviderSource(PrometheusPullExporter exporter, ILogger logger)
+{
+    private readonly HashSet<string> _warned = new(StringComparer.Ordinal);
+
+    public async Task WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
+    {
+        PrometheusCollection collection = await exporter.CollectAsync(cancellationToken).ConfigureAwait(false);
+        foreach (PrometheusCollection.Family family in collection.Families)
+        {
+            if (family.SampleNames.Any(takenNames.Contains))
+            {
+                if (_warned.Add(family.Name))
+                {
+                    LogFamilyTaken(logger, family.Name);
+                }
+
+                continue;
+            }
+
+            takenNames.UnionWith(family.SampleNames);
+            output.WriteRaw(collection.Text.AsSpan(family.Start, family.Length));
+        }
+    }
+
+    [LoggerMessage(EventId = 3, Level = LogLevel.Warning, Message = "The family '{Family}' of the MeterProvider is left out of the Prometheus exposition: the scrape already writes a family of that name (or one of its sample names) from the registry.")]
+    private static partial void LogFamilyTaken(ILogger logger, string family);
+}

@@ -1,0 +1,113 @@
+using System.Diagnostics.Metrics;
+using System.Text;
+using Microsoft.Extensions.Logging;
+using OpenTelemetry;
+using OpenTelemetry.Metrics;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>
+/// The writer's guards for what the registry should refuse: it never writes two samples
+/// Prometheus would store as one, nor a family twice, and a tag never merges into a scope label.
+/// </summary>
+public sealed class ExpositionGuardTests
+{
+    private const string Scope = "test.guards";
+
+    [Fact]
+    public async Task Tag_sets_that_export_alike_are_one_series_and_one_sample()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("alike");
+        counter.Add(3, new KeyValuePair<string, object?>("code", 200));
+        counter.Add(4, new KeyValuePair<string, object?>("code", "200"));
+        counter.Add(5);
+        counter.Add(6, new KeyValuePair<string, object?>("a", ""));
+        var logger = new ListLogger();
+
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await ScrapeAsync(new PrometheusScraper(registry, Scope, logger: logger)));
+
+        // The registry merged them (its identity rule), so the writer's guard had nothing to do.
+        Assert.Equal(2, counter.SeriesCount);
+        Assert.Equal("7", PrometheusText.Single(samples, "alike_total", ("code", "200")).Value);
+        Assert.Equal("11", PrometheusText.Exact(samples, "alike_total", new Dictionary<string, string> { ["otel_scope_name"] = Scope }).Value);
+        Assert.Empty(logger.Messages);
+    }
+
+    [Fact]
+    public async Task An_instrument_whose_family_name_is_taken_is_refused_and_the_first_one_is_scraped()
+    {
+        var registry = new MetricRegistry();
+        registry.CreateCounter("a.b").Add(1);
+
+        ArgumentException refused = Assert.Throws<ArgumentException>(() => registry.CreateCounter("a_b"));
+
+        Assert.Contains("'a.b'", refused.Message, StringComparison.Ordinal);
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await ScrapeAsync(new PrometheusScraper(registry, Scope)));
+        Assert.Equal("1", PrometheusText.Single(samples, "a_b_total").Value);
+    }
+
+    [Fact]
+    public async Task Another_meters_family_of_a_registry_name_is_left_out_and_logged_once()
+    {
+        string meterName = "test.other." + Guid.NewGuid().ToString("N");
+        using var meter = new Meter(meterName);
+        var exporter = new PrometheusPullExporter();
+        using MeterProvider provider = Sdk.CreateMeterProviderBuilder().AddMeter(meterName).AddReader(new BaseExportingMetricReader(exporter)).Build();
+        meter.CreateCounter<long>("shared").Add(40);
+        meter.CreateCounter<long>("spoofing").Add(1, new KeyValuePair<string, object?>("otel_scope_name", "evil"));
+        var registry = new MetricRegistry();
+        registry.CreateCounter("shared").Add(2);
+        var logger = new ListLogger();
+        var scraper = new PrometheusScraper(registry, Scope, otherMeters: exporter, logger: logger);
+
+        string text = await ScrapeAsync(scraper);
+        await ScrapeAsync(scraper);
+
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(text);
+        Assert.Equal("2", PrometheusText.Single(samples, "shared_total").Value);
+        Assert.Equal(Scope, PrometheusText.Single(samples, "shared_total").Labels["otel_scope_name"]);
+        Assert.Single(logger.Messages, m => m.Contains("'shared_total'", StringComparison.Ordinal));
+
+        // A tag named like the scope label stays a tag; the scope label is the meter's alone.
+        PrometheusSample spoofing = PrometheusText.Single(samples, "spoofing_total");
+        Assert.Equal(meterName, spoofing.Labels["otel_scope_name"]);
+        Assert.Equal("evil", spoofing.Labels["tag_otel_scope_name"]);
+    }
+
+    [Fact]
+    public void The_writer_throws_on_a_repeated_series_when_checking()
+    {
+        LabelBlock labels = LabelBlock.Create([new("otel_scope_name", "m")], [new("b", "1"), new("a", "")]);
+        LabelBlock same = LabelBlock.Create([new("otel_scope_name", "m")], [new("b", 1L)]);
+        var writer = new ExpositionWriter { ChecksDuplicates = true };
+        writer.WriteSample("x_total", string.Empty, labels, null, 0, 1L);
+
+        Assert.Equal(labels, same);
+        Assert.Throws<InvalidOperationException>(() => writer.WriteSample("x_total", string.Empty, same, null, 0, 2L));
+        writer.WriteSample("x", "_bucket", labels, "le", 1, 1L);
+        writer.WriteSample("x", "_bucket", labels, "le", double.PositiveInfinity, 1L);
+        Assert.Equal("x_total{otel_scope_name=\"m\",b=\"1\"} 1\nx_bucket{otel_scope_name=\"m\",b=\"1\",le=\"1\"} 1\nx_bucket{otel_scope_name=\"m\",b=\"1\",le=\"+Inf\"} 1\n", writer.ToString());
+    }
+
+    private static async Task<string> ScrapeAsync(PrometheusScraper scraper) => Encoding.UTF8.GetString(await scraper.ScrapeAsync());
+
+    private sealed class ListLogger : ILogger<PrometheusScraper>
+    {
+        public List<string> Messages { get; } = [];
+
+        public IDisposable? BeginScope<TState>(TState state)
+            where TState : notnull => null;
+
+        public bool IsEnabled(LogLevel logLevel) => true;
+
+        public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+        {
+            lock (Messages)
+            {
+                Messages.Add(formatter(state, exception));
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+using System.Text;
+using OpenTelemetry;
+using OpenTelemetry.Metrics;
+using ScalableMetrics.Exporter.Hosting;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>
+/// OpenTelemetry's limits set from the registry's: a reader of the <c>MeterProvider</c> (an OTLP
+/// exporter, say; here a second Prometheus exporter) sees exactly the registry's series, with no
+/// cap and no overflow series of OpenTelemetry's own.
+/// </summary>
+public sealed class OpenTelemetryLimitsTests
+{
+    private const int MaxSeries = 10;
+    private const int TagSets = MaxSeries + 5;
+
+    [Fact]
+    public async Task The_cardinality_limit_lets_every_registry_series_through_and_adds_no_overflow_of_its_own()
+    {
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await ReadThroughOpenTelemetry(OpenTelemetryLimits.CardinalityLimit(MaxSeries)));
+
+        // The registry keeps MaxSeries tag sets and sends the other five to its overflow series.
+        Assert.Equal(MaxSeries + 1, samples.Count);
+        Assert.Equal(TagSets, samples.Sum(s => s.NumericValue));
+        Assert.Equal("5", PrometheusText.Single(samples, "limited_total", ("otel_metric_overflow", "true")).Value);
+        Assert.All(Enumerable.Range(0, MaxSeries), i => Assert.Equal("1", PrometheusText.Single(samples, "limited_total", ("n", i.ToString(System.Globalization.CultureInfo.InvariantCulture))).Value));
+    }
+
+    private static async Task<string> ReadThroughOpenTelemetry(int cardinalityLimit)
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = MaxSeries });
+        string meterName = "test.limits." + Guid.NewGuid().ToString("N");
+        using var bridge = new MeterBridge(registry, meterName);
+        var exporter = new PrometheusPullExporter();
+        using MeterProvider provider = Sdk.CreateMeterProviderBuilder()
+            .AddMeter(meterName)
+            .AddView(instrument => instrument.Meter.Name == meterName ? new MetricStreamConfiguration { CardinalityLimit = cardinalityLimit } : null)
+            .AddReader(new BaseExportingMetricReader(exporter))
+            .Build();
+        PartitionedCounter counter = registry.CreateCounter("limited");
+        for (int i = 0; i < TagSets; i++)
+        {
+            counter.Add(1, new KeyValuePair<string, object?>("n", i));
+        }
+
+        return Encoding.UTF8.GetString(await exporter.ScrapeAsync());
+    }
+}
