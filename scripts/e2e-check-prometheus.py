@@ -26,6 +26,9 @@ SERIES = [
     ("awkward_status_int_total", {"code": "200"}, "16"),
     ("awkward_status_string_total", {"code": "200"}, "17"),
     ("awkward_sent_bytes_total", {"dir": "in"}, "18"),
+    ("awkward_merged_total", {"code": "200"}, "21"),
+    ("awkward_merged_total", {}, "15"),
+    ("awkward_spellings_total", {"http_route": "/x"}, "120"),
     ("awkward_op_time_seconds_sum", {"db": "users"}, "0.5"),
     ("awkward_op_time_seconds_count", {"db": "users"}, "2"),
     ("awkward_overflow_total", {"otel_metric_overflow": "true"}, "50"),
@@ -35,6 +38,8 @@ SERIES = [
 # (PromQL, exact value)
 AGGREGATES = [
     ("count(awkward_overflow_total)", "2001"),
+    ("count(awkward_merged_total)", "2"),
+    ("count(awkward_spellings_total)", "1"),
     ("sum(awkward_overflow_total)", "2050"),
     ('count(awkward_overflow_total{otel_metric_overflow=""})', "2000"),
     ('count({__name__=~"awkward_.*",otel_scope_name!="%s"})' % SCOPE, None),  # no series outside the scope: empty result

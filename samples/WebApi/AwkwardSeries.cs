@@ -31,6 +31,23 @@ public static class AwkwardSeries
         registry.CreateCounter("awkward.status.string", description: "A status code tagged as a string.").Add(17, Tag("code", "200"));
         registry.CreateCounter("awkward.sent", "By", "A unit that becomes a suffix.").Add(18, Tag("dir", "in"));
 
+        // Tag sets that Prometheus would store as one series are one series of the registry: the
+        // scrape must show one sample holding all of them (1 + 2 + 3 + 4 + 5 + 6 = 21), and one
+        // untagged sample holding the empty-valued tag's and the untagged adds (7 + 8 = 15).
+        PartitionedCounter merged = registry.CreateCounter("awkward.merged", description: "Tag sets that export alike, merged into one series.");
+        merged.Add(1, Tag("code", 200));
+        merged.Add(2, Tag("code", "200"));
+        merged.Add(3, Tag("code", 200.0));
+        merged.Add(4, Tag("code", (byte)200));
+        merged.Add(5, Tag("code", 200L));
+        merged.Add(6, Tag("code", "200"));
+        merged.Add(7, Tag("a", string.Empty));
+        merged.Add(8);
+        PartitionedCounter spellings = registry.CreateCounter("awkward.spellings", description: "Tag keys that sanitize alike, merged into one series.");
+        spellings.Add(30, Tag("http.route", "/x"));
+        spellings.Add(40, Tag("http_route", "/x"));
+        spellings.Add(50, Tag("http-route", "/x"));
+
         OperationData operation = registry.CreateOperationData("awkward.op-time", "A dash in an operation's name.");
         operation.Record(TimeSpan.FromMilliseconds(250), Tag("db", "users"));
         operation.Record(TimeSpan.FromMilliseconds(250), Tag("db", "users"));

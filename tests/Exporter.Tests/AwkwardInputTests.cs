@@ -90,6 +90,22 @@ public sealed class AwkwardInputTests
     }
 
     [Fact]
+    public async Task The_samples_awkward_series_scrape_strictly_with_the_merged_sums()
+    {
+        // What scripts/e2e.sh has a real Prometheus read back, checked here on the text.
+        var registry = new MetricRegistry();
+        ScalableMetrics.Samples.WebApi.AwkwardSeries.Record(registry);
+
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(Encoding.UTF8.GetString(await new PrometheusScraper(registry, Scope).ScrapeAsync()));
+
+        Assert.Equal("21", PrometheusText.Single(samples, "awkward_merged_total", ("code", "200")).Value);
+        Assert.Equal("15", PrometheusText.Exact(samples, "awkward_merged_total", new Dictionary<string, string> { ["otel_scope_name"] = Scope }).Value);
+        Assert.Equal("120", PrometheusText.Single(samples, "awkward_spellings_total", ("http_route", "/x")).Value);
+        Assert.Equal(2, samples.Count(s => s.Name == "awkward_merged_total"));
+        Assert.Equal(ScalableMetrics.Samples.WebApi.AwkwardSeries.OverflowTagSets, samples.Where(s => s.Name == "awkward_overflow_total").Sum(s => s.NumericValue));
+    }
+
+    [Fact]
     public async Task Help_text_escapes_backslash_and_newline()
     {
         var registry = new MetricRegistry();
