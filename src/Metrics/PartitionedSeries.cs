@@ -16,7 +16,7 @@ namespace ScalableMetrics;
 /// registry's <see cref="Diagnostics.WritePath"/>, told apart by one field: a plain add inside a
 /// restartable sequence (<see cref="RestartableWritePath"/>), an atomic add on the cached
 /// processor id's region (<see cref="InterlockedWritePath"/>), or a plain store to the thread
-/// index's region (<see cref="PerThreadSlots"/>). Every write saturates at
+/// index's region (<see cref="ArenaChunk.ThreadSlot"/>). Every write saturates at
 /// <see cref="long.MaxValue"/>.</para>
 /// <para>Writes never take a lock. Reads take the arena's read lock, so that reads are
 /// serialized: each slot only grows and each read visits every slot after the read before it
@@ -26,14 +26,17 @@ namespace ScalableMetrics;
 /// </remarks>
 public abstract unsafe class PartitionedSeries
 {
-    // Fields ordered and sized so that the object is 64 bytes: every series has one.
+    // Fields ordered and sized so that the object is 56 bytes: every series has one.
 
     // Per processor: the series' first slot in region 0 and the chunk's region stride.
     private readonly long* _slotInRegion0;
     private readonly nint _regionStride;
 
-    // Where the slots are (per thread: the first range); the chunk holds its memory alive.
-    private readonly ArenaChunk _chunk;
+    // Where the slots are; the chunk holds its memory alive. Per thread, the chunk is replaced
+    // by a successor with more regions (under the arena's read lock) where a thread index is
+    // past its regions: the same slot offset in every generation, so a writer that read either
+    // chunk adds to this series' slot, and reads sum every generation.
+    private ArenaChunk _chunk;
     private readonly int _firstSlot;
 
     // The discriminator: which of the fields above an add uses, and how.
@@ -41,10 +44,6 @@ public abstract unsafe class PartitionedSeries
 
     // Slots per series: 1 for a counter (the sum), 2 for an operation (the count, then the sum).
     private readonly byte _slotCount;
-
-    // Per thread: the current slots, replaced (under the arena's read lock) where a thread index
-    // is past their regions; null otherwise.
-    private PerThreadSlots? _threadSlots;
 
     private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount)
     {
@@ -54,11 +53,7 @@ public abstract unsafe class PartitionedSeries
         SlotRange slots = arena.Allocate(slotCount);
         _chunk = slots.Chunk;
         _firstSlot = slots.FirstSlot;
-        if (_writePath == WritePath.PerThread)
-        {
-            _threadSlots = new PerThreadSlots(slots, []);
-        }
-        else
+        if (_writePath != WritePath.PerThread)
         {
             _slotInRegion0 = slots.SlotInRegion0;
             _regionStride = _chunk.RegionStride;
@@ -75,13 +70,13 @@ public abstract unsafe class PartitionedSeries
     internal WritePath WritePath => _writePath;
 
     /// <summary>Where the series' slots are now.</summary>
-    internal SlotRange Slots => _threadSlots?.Range ?? new SlotRange(_chunk, _firstSlot);
+    internal SlotRange Slots => new(Volatile.Read(ref _chunk), _firstSlot);
 
     /// <summary>The regions the series' slots are in now (per thread: thread indexes with a slot).</summary>
     internal int RegionCount => Slots.Chunk.RegionCount;
 
-    /// <summary>Per thread: the regions of the current slots and the outgrown ones together; otherwise <see cref="RegionCount"/>.</summary>
-    internal int TotalRegionCount => Volatile.Read(ref _threadSlots)?.TotalRegionCount ?? RegionCount;
+    /// <summary>Per thread: the regions of every generation of the series' chunk, the outgrown ones included (what a read sums); otherwise <see cref="RegionCount"/>.</summary>
+    internal int TotalRegionCount => Volatile.Read(ref _chunk).FirstGeneration.TotalRegionCount();
 
     /// <summary>Adds <paramref name="value"/> (zero or positive) to slot <paramref name="slot"/> of the calling partition.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -101,7 +96,7 @@ public abstract unsafe class PartitionedSeries
 
         if (writePath == WritePath.PerThread)
         {
-            long* threadSlot = _threadSlots!.SlotOf(ThreadLease.CurrentIndex);
+            long* threadSlot = _chunk.ThreadSlot(ThreadLease.CurrentIndex, _firstSlot);
             if (threadSlot == null)
             {
                 threadSlot = GetNewThreadSlot();
@@ -131,7 +126,7 @@ public abstract unsafe class PartitionedSeries
 
         if (writePath == WritePath.PerThread)
         {
-            long* threadSlot = _threadSlots!.SlotOf(ThreadLease.CurrentIndex);
+            long* threadSlot = _chunk.ThreadSlot(ThreadLease.CurrentIndex, _firstSlot);
             if (threadSlot == null)
             {
                 threadSlot = GetNewThreadSlot();
@@ -175,63 +170,28 @@ public abstract unsafe class PartitionedSeries
     {
         lock (arena.ReadLock)
         {
+            // Per thread, a range's chunk may be any generation: the arena sums them all.
             var ranges = new SlotRange[series.Count];
-            List<(int Series, PerThreadSlots Slots)>? outgrown = null;
             for (int i = 0; i < ranges.Length; i++)
             {
-                // Per thread, one read of the current slots gives both the range and its outgrown ones.
-                if (Volatile.Read(ref series[i]._threadSlots) is { } threadSlots)
-                {
-                    ranges[i] = threadSlots.Range;
-                    if (threadSlots.Outgrown.Length > 0)
-                    {
-                        (outgrown ??= []).Add((i, threadSlots));
-                    }
-                }
-                else
-                {
-                    ranges[i] = new SlotRange(series[i]._chunk, series[i]._firstSlot);
-                }
+                ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
             }
 
             arena.SumRanges(ranges, slotsPerSeries, totals);
-            foreach ((int index, PerThreadSlots threadSlots) in outgrown ?? [])
-            {
-                for (int k = 0; k < slotsPerSeries; k++)
-                {
-                    ref long total = ref totals[(index * slotsPerSeries) + k];
-                    foreach (PerThreadSlots old in threadSlots.Outgrown)
-                    {
-                        total = SaturatingSum.Add(total, old.Range.Chunk.SumSlot(old.Range.FirstSlot + k));
-                    }
-                }
-            }
         }
     }
 
-    private long SumSlot(int slot)
-    {
-        if (Volatile.Read(ref _threadSlots) is not { } threadSlots)
-        {
-            return _chunk.SumSlot(_firstSlot + slot);
-        }
+    private long SumSlot(int slot) => Volatile.Read(ref _chunk).FirstGeneration.SumSlot(_firstSlot + slot);
 
-        long sum = threadSlots.Range.Chunk.SumSlot(threadSlots.Range.FirstSlot + slot);
-        foreach (PerThreadSlots old in threadSlots.Outgrown)
-        {
-            sum = SaturatingSum.Add(sum, old.Range.Chunk.SumSlot(old.Range.FirstSlot + slot));
-        }
-
-        return sum;
-    }
-
-    // Per thread, where the thread has no index yet, or its index is past the current slots'
-    // regions: takes an index, and moves the series to slots with enough regions if need be.
+    // Per thread, where the thread has no index yet, or its index is past the chunk's regions:
+    // takes an index, and moves the series to a generation of its chunk with enough regions if
+    // need be. Nothing is copied: writers that read the old chunk may still add to it, and reads
+    // sum every generation.
     [MethodImpl(MethodImplOptions.NoInlining)]
     private long* GetNewThreadSlot()
     {
         int index = ThreadLease.AcquireIndexForCurrentThread();
-        long* threadSlot = Volatile.Read(ref _threadSlots)!.SlotOf(index);
+        long* threadSlot = Volatile.Read(ref _chunk).ThreadSlot(index, _firstSlot);
         if (threadSlot != null)
         {
             return threadSlot;
@@ -240,15 +200,14 @@ public abstract unsafe class PartitionedSeries
         PartitionArena arena = _chunk.Arena;
         lock (arena.ReadLock)
         {
-            PerThreadSlots current = _threadSlots!;
-            threadSlot = current.SlotOf(index);
+            // Under the lock, so that the chunk only ever moves to a later generation.
+            ArenaChunk current = _chunk;
+            threadSlot = current.ThreadSlot(index, _firstSlot);
             if (threadSlot == null)
             {
-                // Not copied: writers that read the old slots may still add to them (see PerThreadSlots).
-                SlotRange range = arena.Allocate(_slotCount, Math.Max(index + 1, ThreadLease.IndexCount));
-                var moved = new PerThreadSlots(range, [.. current.Outgrown, current]);
-                Volatile.Write(ref _threadSlots, moved);
-                threadSlot = moved.SlotOf(index);
+                ArenaChunk wider = arena.Widen(current, Math.Max(index + 1, ThreadLease.IndexCount));
+                Volatile.Write(ref _chunk, wider);
+                threadSlot = wider.ThreadSlot(index, _firstSlot);
             }
         }
 

@@ -5,7 +5,7 @@ namespace ScalableMetrics;
 /// <summary>
 /// Gives each thread that writes a per-thread series a small index, its lease, for as long as it
 /// lives; an ended thread's index goes to a later thread. Per-thread series keep one region per
-/// index (<see cref="Cells.PerThreadSlots"/>), so the index's holders write a slot one after the
+/// index (<see cref="Cells.ArenaChunk.ThreadSlot"/>), so the index's holders write a slot one after the
 /// other, never two at once.
 /// </summary>
 /// <remarks>

@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using ScalableMetrics.Diagnostics;
 
 namespace ScalableMetrics.Cells;
 
@@ -23,6 +24,12 @@ namespace ScalableMetrics.Cells;
 /// memory is a zeroed array on the pinned object heap: it never moves, so a writer may hold a
 /// slot's address, and the chunk (kept alive by every series in it) frees it when the last of
 /// them is gone.</para>
+/// <para>Per thread (<see cref="WritePath.PerThread"/>) a chunk whose regions run out of thread
+/// indexes gets a successor (<see cref="PartitionArena.Widen"/>): the same slots in more regions,
+/// shared by every series of the chunk. A series that moves keeps its slot offset and replaces
+/// only its chunk reference, so a writer that read either chunk writes its own slot; a chunk's
+/// generations are summed together, so the adds a writer made to an outgrown one still count and
+/// nothing is ever copied.</para>
 /// <para>Slots are handed out by the arena under its lock; values are written by the write paths
 /// and read by <see cref="SumRegions"/> and <see cref="SumSlot"/>. Every slot holds a value in
 /// [0, <see cref="long.MaxValue"/>]: writers saturate.</para>
@@ -37,10 +44,19 @@ internal sealed unsafe class ArenaChunk
 
     private readonly byte[] _memory;
 
-    public ArenaChunk(PartitionArena arena, int index, int regionCount, int slotCapacity)
+    private ArenaChunk? _successor;
+
+    /// <summary>Creates a chunk of zeroed slots.</summary>
+    /// <param name="arena">The arena it belongs to.</param>
+    /// <param name="index">Its position in the arena; a successor takes its first generation's.</param>
+    /// <param name="regionCount">Its regions.</param>
+    /// <param name="slotCapacity">Its slots in each region.</param>
+    /// <param name="firstGeneration">For a successor, the chunk whose slots it widens; null for a new one.</param>
+    public ArenaChunk(PartitionArena arena, int index, int regionCount, int slotCapacity, ArenaChunk? firstGeneration = null)
     {
         Arena = arena;
         Index = index;
+        FirstGeneration = firstGeneration ?? this;
         RegionCount = regionCount;
         SlotCapacity = slotCapacity;
         RegionStride = ((nint)slotCapacity * SlotSize + RegionAlignment - 1) & ~(nint)(RegionAlignment - 1);
@@ -57,6 +73,16 @@ internal sealed unsafe class ArenaChunk
     /// <summary>This chunk's position in its arena, 0 for the first.</summary>
     public int Index { get; }
 
+    /// <summary>The chunk whose slots this one widens, or this one: the generation the arena handed the slots out from.</summary>
+    public ArenaChunk FirstGeneration { get; }
+
+    /// <summary>Per thread: the same slots in more regions, once a thread index outgrows these; written once, under the arena's allocation lock.</summary>
+    public ArenaChunk? Successor
+    {
+        get => Volatile.Read(ref _successor);
+        set => Volatile.Write(ref _successor, value);
+    }
+
     /// <summary>The number of regions (partitions, plus the overflow region with restartable sequences).</summary>
     public int RegionCount { get; }
 
@@ -72,35 +98,59 @@ internal sealed unsafe class ArenaChunk
     /// <summary>Slots handed out so far (from slot 0 up); written under the arena's allocation lock.</summary>
     public int UsedSlots { get; set; }
 
-    /// <summary>The bytes this chunk holds: its array, whose header and alignment slack included.</summary>
-    public long ReservedBytes => _memory.Length + (3 * sizeof(long));
+    /// <summary>The bytes this chunk and its successors hold: their arrays, headers and alignment slack included.</summary>
+    public long ReservedBytes => _memory.Length + (3 * sizeof(long)) + (Successor?.ReservedBytes ?? 0);
 
     /// <summary>Slot <paramref name="slot"/> of region <paramref name="region"/>.</summary>
     public long* SlotAddress(int region, int slot) => (long*)((byte*)Region0 + (region * RegionStride)) + slot;
 
+    /// <summary>Per thread: slot <paramref name="slot"/> of thread index <paramref name="index"/>'s region, or null where the index (-1: none yet) has no region here.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public long* ThreadSlot(int index, int slot) =>
+        (uint)index < (uint)RegionCount ? (long*)((byte*)Region0 + (index * RegionStride)) + slot : null;
+
     /// <summary>
     /// Sums slots [<paramref name="firstSlot"/>, <paramref name="firstSlot"/> + sums.Length) over
-    /// every region into <paramref name="sums"/>, saturating at <see cref="long.MaxValue"/>; region
-    /// by region, so that each region is read as one contiguous run, vectorized.
+    /// every region of this chunk and of its successors into <paramref name="sums"/>, saturating
+    /// at <see cref="long.MaxValue"/>; region by region, so that each region is read as one
+    /// contiguous run, vectorized. Call it on the first generation.
     /// </summary>
     public void SumRegions(int firstSlot, Span<long> sums)
     {
         sums.Clear();
-        for (int region = 0; region < RegionCount; region++)
+        for (ArenaChunk? generation = this; generation is not null; generation = generation.Successor)
         {
-            SaturatingSum.AddInto(sums, new ReadOnlySpan<long>(SlotAddress(region, firstSlot), sums.Length));
+            for (int region = 0; region < generation.RegionCount; region++)
+            {
+                SaturatingSum.AddInto(sums, new ReadOnlySpan<long>(generation.SlotAddress(region, firstSlot), sums.Length));
+            }
         }
     }
 
-    /// <summary>Sums one slot over every region, saturating at <see cref="long.MaxValue"/>: a strided walk, for reading one series.</summary>
+    /// <summary>Sums one slot over every region of this chunk and of its successors, saturating at <see cref="long.MaxValue"/>: a strided walk, for reading one series. Call it on the first generation.</summary>
     public long SumSlot(int slot)
     {
         long sum = 0;
-        for (int region = 0; region < RegionCount; region++)
+        for (ArenaChunk? generation = this; generation is not null; generation = generation.Successor)
         {
-            sum = SaturatingSum.Add(sum, Volatile.Read(ref *SlotAddress(region, slot)));
+            for (int region = 0; region < generation.RegionCount; region++)
+            {
+                sum = SaturatingSum.Add(sum, Volatile.Read(ref *generation.SlotAddress(region, slot)));
+            }
         }
 
         return sum;
+    }
+
+    /// <summary>The regions of this chunk and of its successors: what a read of one of its slots walks. Call it on the first generation.</summary>
+    public int TotalRegionCount()
+    {
+        int total = 0;
+        for (ArenaChunk? generation = this; generation is not null; generation = generation.Successor)
+        {
+            total += generation.RegionCount;
+        }
+
+        return total;
     }
 }

@@ -14,7 +14,8 @@ namespace ScalableMetrics.Cells;
 /// few series keeps little and one with many wastes at most the unused tail of its last chunk.</para>
 /// <para>Per thread (<see cref="WritePath.PerThread"/>) the region count grows too: a chunk has one
 /// region per thread index handed out when it was made, and a series whose writer holds an index
-/// past its chunk's regions gets a new range in a chunk with more (<see cref="PerThreadSlots"/>).</para>
+/// past its chunk's regions moves to the chunk's successor, the same slots in more regions
+/// (<see cref="Widen"/>).</para>
 /// <para>Reads of every series of the registry are serialized by <see cref="ReadLock"/>: each
 /// slot only grows, and each read visits every slot after the read before it did, so no read
 /// returns less than an earlier one.</para>
@@ -77,23 +78,17 @@ internal sealed class PartitionArena
         }
     }
 
-    /// <summary>Hands out <paramref name="slotCount"/> adjacent slots, zero, in a chunk with at least <paramref name="minimumRegionCount"/> regions.</summary>
+    /// <summary>Hands out <paramref name="slotCount"/> adjacent slots, zero, in the current chunk or a new one of <see cref="RegionCount"/> regions.</summary>
     /// <param name="slotCount">Slots the series needs: 1 for a counter, 2 for an operation.</param>
-    /// <param name="minimumRegionCount">Per thread: one more than the writer's thread index; 0 for any.</param>
-    public SlotRange Allocate(int slotCount, int minimumRegionCount = 0)
+    public SlotRange Allocate(int slotCount)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(slotCount, 1);
         lock (_allocationLock)
         {
             ArenaChunk? chunk = _current;
-            if (minimumRegionCount > _regionCount)
-            {
-                // Per thread, an index past every region so far: new chunks get twice the regions
-                // at least, so a series moves O(log threads) times.
-                Volatile.Write(ref _regionCount, Math.Max(minimumRegionCount, 2 * _regionCount));
-            }
-
-            if (chunk is null || chunk.UsedSlots + slotCount > chunk.SlotCapacity || chunk.RegionCount < minimumRegionCount)
+            // Per thread, the current chunk may have fewer regions than new chunks get: its
+            // successors, made already, hold its slots in as many.
+            if (chunk is null || chunk.UsedSlots + slotCount > chunk.SlotCapacity)
             {
                 int capacity = Math.Max(_nextChunkSlots, slotCount);
                 chunk = new ArenaChunk(this, _chunks.Count, _regionCount, capacity);
@@ -105,6 +100,34 @@ internal sealed class PartitionArena
             var range = new SlotRange(chunk, chunk.UsedSlots);
             chunk.UsedSlots += slotCount;
             return range;
+        }
+    }
+
+    /// <summary>
+    /// Per thread: the first generation of <paramref name="chunk"/>'s slots, from it on, with at
+    /// least <paramref name="minimumRegionCount"/> regions, made if need be. A new generation gets
+    /// twice the regions of the one before at least, and new chunks as many, so that a series
+    /// moves O(log threads) times and its generations together hold fewer than twice the regions
+    /// of its last.
+    /// </summary>
+    public ArenaChunk Widen(ArenaChunk chunk, int minimumRegionCount)
+    {
+        lock (_allocationLock)
+        {
+            while (chunk.RegionCount < minimumRegionCount)
+            {
+                if (chunk.Successor is not { } successor)
+                {
+                    int regions = Math.Max(Math.Max(minimumRegionCount, 2 * chunk.RegionCount), _regionCount);
+                    Volatile.Write(ref _regionCount, regions);
+                    successor = new ArenaChunk(this, chunk.Index, regions, chunk.SlotCapacity, chunk.FirstGeneration);
+                    chunk.Successor = successor;
+                }
+
+                chunk = successor;
+            }
+
+            return chunk;
         }
     }
 
@@ -126,6 +149,7 @@ internal sealed class PartitionArena
         high.Clear();
         foreach (SlotRange range in ranges)
         {
+            // A range's chunk may be a successor: its index is its first generation's, whose sum covers it.
             int index = range.Chunk.Index;
             low[index] = Math.Min(low[index], range.FirstSlot);
             high[index] = Math.Max(high[index], range.FirstSlot + slotsPerRange);

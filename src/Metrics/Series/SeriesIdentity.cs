@@ -32,9 +32,46 @@ internal static class SeriesIdentity
     }
 
     /// <summary>
+    /// A 32-bit hash of <paramref name="labels"/>, seeded per process (<see cref="HashCode"/>):
+    /// equal label sets hash alike; unequal ones rarely, and never by a caller's choice.
+    /// </summary>
+    public static int Hash(ReadOnlySpan<KeyValuePair<string, string>> labels)
+    {
+        var hash = default(HashCode);
+        foreach (KeyValuePair<string, string> label in labels)
+        {
+            hash.Add(label.Key, StringComparer.Ordinal);
+            hash.Add(label.Value.Length);
+            hash.Add(label.Value, StringComparer.Ordinal);
+        }
+
+        return hash.ToHashCode();
+    }
+
+    /// <summary>Whether two label sets (as <see cref="Labels"/> makes them) are equal: the same names with the same values, ordinal.</summary>
+    public static bool Equal(ReadOnlySpan<KeyValuePair<string, string>> first, ReadOnlySpan<KeyValuePair<string, string>> second)
+    {
+        if (first.Length != second.Length)
+        {
+            return false;
+        }
+
+        for (int i = 0; i < first.Length; i++)
+        {
+            if (!string.Equals(first[i].Key, second[i].Key, StringComparison.Ordinal) || !string.Equals(first[i].Value, second[i].Value, StringComparison.Ordinal))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>
     /// One string that is equal for two label sets exactly when they are equal: each label as
     /// <c>name=length:value</c> then a line feed. A label name holds only <c>[A-Za-z0-9_]</c> and
-    /// the value's length says where it ends, so no value can forge a boundary.
+    /// the value's length says where it ends, so no value can forge a boundary. For tests and
+    /// diagnostics: the series table keeps no key (<see cref="SeriesIdentityIndex"/>).
     /// </summary>
     public static string Key(ReadOnlySpan<KeyValuePair<string, string>> labels)
     {

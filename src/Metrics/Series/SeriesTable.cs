@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Runtime.CompilerServices;
 
 namespace ScalableMetrics;
@@ -24,20 +23,23 @@ namespace ScalableMetrics;
 /// (as OpenTelemetry's cardinality limit does), found without a lock and without allocating: a
 /// tag set that would have been an alias of an existing series goes there too, unless it was
 /// met before the limit was reached. No value is lost.</para>
+/// <para><b>Memory.</b> Every series costs the table a few slots of 8 bytes and no object of its
+/// own: a reference in the lookup (<see cref="SeriesByTags"/>), one in the creation-order array,
+/// and an (identity hash, index) pair (<see cref="SeriesIdentityIndex"/>); no identity key or
+/// exported label is kept, they are recomputed on the path that creates a series.</para>
 /// <para>Thread-safe.</para>
 /// </remarks>
 /// <typeparam name="TSeries">The instrument's bound series type.</typeparam>
 internal sealed class SeriesTable<TSeries>
-    where TSeries : class
+    where TSeries : PartitionedSeries
 {
     private static readonly TagSet s_overflowTags = TagSet.Create(new KeyValuePair<string, object?>(ExportedNames.OverflowTagKey, true));
 
     // Every tag set met (created or alias) to its series: read without a lock, written under _lock.
-    private readonly ConcurrentDictionary<TagSet, TSeries> _byTags = new(TagSetComparer.Instance);
-    private readonly ConcurrentDictionary<TagSet, TSeries>.AlternateLookup<ReadOnlySpan<KeyValuePair<string, object?>>> _lookup;
+    private readonly SeriesByTags _byTags = new();
 
-    // Exported identity (SeriesIdentity.Key) to series; only under _lock.
-    private readonly Dictionary<string, TSeries> _byIdentity = new(StringComparer.Ordinal);
+    // Exported identity hash to the series' index in _series; only under _lock.
+    private readonly SeriesIdentityIndex _byIdentity = new();
     private readonly Func<TagSet, TSeries> _createSeries;
     private readonly TagLimits _tagLimits;
     private readonly Lock _lock = new();
@@ -60,7 +62,6 @@ internal sealed class SeriesTable<TSeries>
         MaxSeries = maxSeries;
         _tagLimits = tagLimits;
         _createSeries = createSeries;
-        _lookup = _byTags.GetAlternateLookup<ReadOnlySpan<KeyValuePair<string, object?>>>();
     }
 
     /// <summary>The most series this table creates for callers' tag sets before it sends new tag sets to the overflow series.</summary>
@@ -89,7 +90,8 @@ internal sealed class SeriesTable<TSeries>
             return _untagged ?? GetOrAddUntagged();
         }
 
-        return _lookup.TryGetValue(tags, out TSeries? found) ? found : GetOrAddMissed(tags);
+        // Every entry was made by _createSeries, so is a TSeries: no cast check.
+        return _byTags.Find(tags) is { } found ? Unsafe.As<TSeries>(found) : GetOrAddMissed(tags);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -121,19 +123,20 @@ internal sealed class SeriesTable<TSeries>
     private TSeries GetOrAddSlow(ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         TagSet tagSet = TagSet.Create(tags);
-        string identity = SeriesIdentity.Key(tagSet.ExportedLabels);
+        KeyValuePair<string, string>[] labels = SeriesIdentity.Labels(tagSet);
+        int identityHash = SeriesIdentity.Hash(labels);
         lock (_lock)
         {
-            if (_byTags.TryGetValue(tagSet, out TSeries? found))
+            if (_byTags.Find(tagSet.AsSpan()) is { } found)
             {
-                return found;
+                return Unsafe.As<TSeries>(found);
             }
 
-            if (_byIdentity.TryGetValue(identity, out TSeries? same))
+            if (FindByIdentity(identityHash, labels) is { } same)
             {
                 if (_aliasCount < MaxSeries)
                 {
-                    _byTags.TryAdd(tagSet, same);
+                    _byTags.AddAlias(tagSet, same);
                     _aliasCount++;
                 }
 
@@ -146,12 +149,28 @@ internal sealed class SeriesTable<TSeries>
             }
 
             TSeries created = _createSeries(tagSet);
+            _byIdentity.Add(identityHash, _count);
             Append(created);
-            _byIdentity.Add(identity, created);
-            _byTags.TryAdd(tagSet, created);
+            _byTags.Add(created);
             Volatile.Write(ref _createdCount, _createdCount + 1);
             return created;
         }
+    }
+
+    // Under _lock. A hash only names candidates: each is confirmed by its labels, recomputed
+    // from its tags rather than kept (they would cost every series an array and a string a tag).
+    private TSeries? FindByIdentity(int identityHash, ReadOnlySpan<KeyValuePair<string, string>> labels)
+    {
+        foreach (int index in _byIdentity.Find(identityHash))
+        {
+            TSeries candidate = _series[index];
+            if (SeriesIdentity.Equal(SeriesIdentity.Labels(candidate.Tags), labels))
+            {
+                return candidate;
+            }
+        }
+
+        return null;
     }
 
     // Under _lock.

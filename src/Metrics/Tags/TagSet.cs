@@ -16,7 +16,6 @@ public sealed class TagSet : IReadOnlyList<KeyValuePair<string, object?>>, IEqua
 {
     private readonly KeyValuePair<string, object?>[] _tags;
     private readonly int _hashCode;
-    private KeyValuePair<string, string>[]? _exportedLabels;
 
     /// <summary>The empty tag set: the series of measurements made without tags.</summary>
     public static TagSet Empty { get; } = new([]);
@@ -75,9 +74,10 @@ public sealed class TagSet : IReadOnlyList<KeyValuePair<string, object?>>, IEqua
 
     /// <summary>
     /// The labels this tag set exports as (<see cref="SeriesIdentity.Labels"/>): sanitized names,
-    /// printed values, empty values left out, sorted by name. Computed once, on first use.
+    /// printed values, empty values left out, sorted by name. Computed on each use, not kept: every
+    /// series has a tag set, and only the path that creates a series needs them.
     /// </summary>
-    internal KeyValuePair<string, string>[] ExportedLabels => _exportedLabels ??= SeriesIdentity.Labels(this);
+    internal KeyValuePair<string, string>[] ExportedLabels => SeriesIdentity.Labels(this);
 
     /// <summary>The tags as a span, in ordinal key order, without copying.</summary>
     /// <returns>A read-only view of the tags.</returns>
