@@ -88,4 +88,66 @@ public class ThreadChurnTests
         var after = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
         Assert.InRange(after.PartitionCount, 1, Math.Max(Threads / 2, Environment.ProcessorCount));
     }
+
+    [Fact]
+    public void AddsRacingAMoveToWiderRegionsLandExactlyOnce()
+    {
+        // Writers that hold an index add without pause while later threads, each with an index
+        // past the regions, move the series to a wider generation: the move publishes the new
+        // slot pointer before the new region count, so an add reads either both old, the old
+        // count with the new pointer, or both new, and lands once in a slot that reads sum.
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        CounterSeries counter = registry.CreateCounter("test.race.move").Bind();
+        OperationSeries operation = registry.CreateOperationData("test.race.move.op").Bind();
+        const int Writers = 2;
+        const int LateThreads = 96;
+        long written = 0;
+        using var stop = new ManualResetEventSlim();
+        var writers = Enumerable.Range(0, Writers).Select(_ => new Thread(() =>
+        {
+            long mine = 0;
+            while (!stop.IsSet)
+            {
+                counter.Increment();
+                operation.RecordElapsedTicks(1);
+                mine++;
+            }
+
+            Interlocked.Add(ref written, mine);
+        })).ToArray();
+        foreach (Thread writer in writers)
+        {
+            writer.Start();
+        }
+
+        // Late threads live at once (each keeps its index, so each is past the ones before).
+        using var allDone = new CountdownEvent(LateThreads);
+        using var release = new ManualResetEventSlim();
+        var late = Enumerable.Range(0, LateThreads).Select(_ => new Thread(() =>
+        {
+            counter.Increment();
+            operation.RecordElapsedTicks(1);
+            allDone.Signal();
+            release.Wait();
+        })).ToArray();
+        foreach (Thread thread in late)
+        {
+            thread.Start();
+            Thread.Sleep(1);
+        }
+
+        allDone.Wait();
+        stop.Set();
+        release.Set();
+        foreach (Thread thread in writers.Concat(late))
+        {
+            thread.Join();
+        }
+
+        Assert.True(counter.TotalRegionCount > LateThreads, $"the regions did not grow past {LateThreads} ({counter.TotalRegionCount})");
+        Assert.Equal(written + LateThreads, counter.Read());
+        OperationReading reading = operation.Read();
+        Assert.Equal(written + LateThreads, reading.Count);
+        Assert.Equal(written + LateThreads, reading.ElapsedTimestampTicks);
+    }
 }

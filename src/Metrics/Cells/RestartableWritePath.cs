@@ -20,8 +20,9 @@ internal static unsafe class RestartableWritePath
     public static bool TryAdd(long* slotInRegion0, nint regionStride, long value) =>
         RestartableSequence.TryAdd(slotInRegion0, regionStride, value);
 
-    /// <summary>Adds to slot <paramref name="slot"/> of <paramref name="range"/> in the overflow region, atomically and saturating.</summary>
+    /// <summary>Adds to the slot at <paramref name="slotInRegion0"/> in the overflow region (the chunk's last, <paramref name="overflowRegion"/>), atomically and saturating.</summary>
+    /// <remarks>Takes only primitives, so that the inlined add around its call keeps its registers (a struct argument made the JIT spill the series on every add, seen in its output).</remarks>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    public static void AddToOverflowRegion(SlotRange range, int slot, long value) =>
-        SaturatingCell.AddAtomic(range.Chunk.SlotAddress(range.Chunk.RegionCount - 1, range.FirstSlot + slot), value);
+    public static void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value) =>
+        SaturatingCell.AddAtomic((long*)((byte*)slotInRegion0 + (overflowRegion * regionStride)), value);
 }
