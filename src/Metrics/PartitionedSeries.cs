@@ -100,7 +100,7 @@ public abstract unsafe class PartitionedSeries
             // Straight-line where the thread's index has a region (one bounds check), from the
             // series' own fields: a pointer the fast path might leave null cost a test and two
             // taken jumps, and reaching the chunk's fields three loads and a multiply, on every
-            // add (seen in the JIT's output; about a fifth of the add in the scaling harness).
+            // add (seen in the JIT's output, and measured: perf/results/README.md).
             int regionCount = Volatile.Read(ref _threadRegionCount);
             int index = ThreadLease.CurrentIndex;
             if ((uint)index < (uint)regionCount)

@@ -60,9 +60,9 @@ internal sealed unsafe class ArenaChunk
         FirstGeneration = firstGeneration ?? this;
         RegionCount = regionCount;
         SlotCapacity = slotCapacity;
-        // A power of two, at least one alignment: the per-thread add then finds a region with a
-        // shift rather than a multiply (the multiply by a stride read from memory made that add
-        // about a sixth slower, seen in the scaling harness). Capacities are powers of two already
+        // A power of two, at least one alignment: an add then finds a region with a shift rather
+        // than a multiply by a stride read from memory, which the per-thread add measurably paid
+        // for (perf/results/README.md). Capacities are powers of two already
         // (FirstChunkSlots doubling to MaxChunkSlots); a larger request rounds up.
         RegionStrideShift = BitOperations.Log2(BitOperations.RoundUpToPowerOf2((uint)Math.Max((long)slotCapacity * SlotSize, RegionAlignment)));
         RegionStride = (nint)1 << RegionStrideShift;
