@@ -90,10 +90,10 @@ public abstract unsafe class PartitionedSeries
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private protected void Add(int slot, long value)
     {
-        // Per thread first: a thread-local region and a plain store. The default path, the
-        // restartable sequence, is an unmanaged call across which the JIT keeps the series on
-        // the stack; tested first, it placed the series' reload where the paths meet, and the
-        // per-thread add paid a store and a reload on every add (seen in the JIT's output).
+        // Per thread tested first, then the restartable sequence. The order is the JIT's
+        // layout of the three inlined paths, not their frequency: with the restartable test
+        // first, the per-thread add ran markedly slower in the scaling harness, while per
+        // thread first costs the restartable add one compare (perf/results/README.md).
         WritePath writePath = _writePath;
         if (writePath == WritePath.PerThread)
         {
