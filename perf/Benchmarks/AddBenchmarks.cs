@@ -1,31 +1,29 @@
 // Last results, on the 2-core VM (2 logical cores; read ratios within one run, not absolutes):
-//   dotnet run -c Release --project perf/Benchmarks -- --filter '*' --anyCategories add --job short --iterationCount 7
-//   one process per benchmark (BenchmarkDotNet default toolchain); per-thread cells in one array per series (commit 6178c04)
+//   dotnet run -c Release --project perf/Benchmarks -- --filter '*AddBenchmarks.InterlockedIncrement' \
+//       '*AddBenchmarks.Partitioned*' '*AddBenchmarks.OpenTelemetry' '*TagBenchmarks*' --job short
+//   dense per-partition arenas (8-byte slots, saturating adds); the same run at commit 426be8e
+//   (padded cells), and what the differences come from: perf/results/README.md
 //
 // BenchmarkDotNet v0.14.0, Debian GNU/Linux 12 (bookworm)
-// Intel Xeon Processor, 1 CPU, 2 logical and 2 physical cores
+// AMD EPYC, 1 CPU, 2 logical and 2 physical cores
 // .NET SDK 10.0.401
-//   [Host]     : .NET 10.0.12 (10.0.1226.42308), X64 RyuJIT AVX-512F+CD+BW+DQ+VL+VBMI
+//   [Host]   : .NET 10.0.12 (10.0.1226.42308), X64 RyuJIT AVX-512F+CD+BW+DQ+VL+VBMI
 //
-// IterationCount=7  LaunchCount=1  WarmupCount=3
+// Job=ShortRun  IterationCount=3  LaunchCount=1  WarmupCount=3
 //
-// | Method                                            | Mean       | Error     | StdDev    | Median     | Ratio | RatioSD | Allocated | Alloc Ratio |
-// |-------------------------------------------------- |-----------:|----------:|----------:|-----------:|------:|--------:|----------:|------------:|
-// | 'Interlocked.Increment (shared-interlocked)'      |  8.5778 ns | 0.2219 ns | 0.0791 ns |  8.5765 ns |  1.00 |    0.01 |         - |          NA |
-// | array-unpadded                                    |  1.8408 ns | 4.3900 ns | 1.9492 ns |  1.0461 ns |  0.21 |    0.21 |         - |          NA |
-// | array-padded                                      |  0.3364 ns | 0.5853 ns | 0.2599 ns |  0.2014 ns |  0.04 |    0.03 |         - |          NA |
-// | 'partitioned (PerProcessor, bound)'               |  2.1804 ns | 0.1779 ns | 0.0635 ns |  2.1789 ns |  0.25 |    0.01 |         - |          NA |
-// | 'partitioned-interlocked (PerProcessor, no rseq)' | 10.0209 ns | 3.0069 ns | 1.0723 ns |  9.7173 ns |  1.17 |    0.12 |         - |          NA |
-// | 'partitioned-per-thread (bound)'                  |  3.2636 ns | 0.4163 ns | 0.1848 ns |  3.1915 ns |  0.38 |    0.02 |         - |          NA |
-// | partitioned-ttas                                  | 10.7232 ns | 1.8090 ns | 0.8032 ns | 10.5878 ns |  1.25 |    0.09 |         - |          NA |
-// | partitioned-monitor                               | 28.8485 ns | 1.0913 ns | 0.4845 ns | 28.8026 ns |  3.36 |    0.06 |         - |          NA |
-// | 'opentelemetry Counter<long>.Add'                 | 16.6812 ns | 5.7777 ns | 2.5653 ns | 15.9287 ns |  1.94 |    0.28 |         - |          NA |
+// | Method                                            | Mean      | Error     | StdDev    | Ratio | RatioSD | Allocated | Alloc Ratio |
+// |-------------------------------------------------- |----------:|----------:|----------:|------:|--------:|----------:|------------:|
+// | 'Interlocked.Increment (shared-interlocked)'      |  4.180 ns | 0.5466 ns | 0.0300 ns |  1.00 |    0.01 |         - |          NA |
+// | 'partitioned (PerProcessor, bound)'               |  1.037 ns | 1.4096 ns | 0.0773 ns |  0.25 |    0.02 |         - |          NA |
+// | 'partitioned-interlocked (PerProcessor, no rseq)' |  5.936 ns | 1.1610 ns | 0.0636 ns |  1.42 |    0.02 |         - |          NA |
+// | 'partitioned-per-thread (bound)'                  |  1.338 ns | 0.1853 ns | 0.0102 ns |  0.32 |    0.00 |         - |          NA |
+// | partitioned-ttas                                  |  5.987 ns | 0.7567 ns | 0.0415 ns |  1.43 |    0.01 |         - |          NA |
+// | partitioned-monitor                               | 12.865 ns | 1.3312 ns | 0.0730 ns |  3.08 |    0.02 |         - |          NA |
+// | 'opentelemetry Counter<long>.Add'                 |  9.637 ns | 0.5150 ns | 0.0282 ns |  2.31 |    0.02 |         - |          NA |
 //
-// Earlier runs: with restartable sequences and the previous per-thread storage (a cell object per
-// thread, commit ea9b968): Interlocked.Increment 8.12 ns, partitioned 2.86 ns, partitioned-per-thread
-// 3.70 ns; before restartable sequences (commit 2d7bb00): Interlocked.Increment 7.17 ns, partitioned
-// (then cached processor id + Interlocked) 6.54 ns, partitioned-per-thread 2.17 ns.
-// The per-thread figure swings by about 1.5 ns between runs of the same code (1.7 to 3.4 ns seen).
+// Earlier, on an Intel Xeon 2-core VM with padded cells (commit 6178c04): Interlocked.Increment
+// 8.58 ns, partitioned 2.18 ns, partitioned-per-thread 3.26 ns; the per-thread figure swung by
+// about 1.5 ns between runs of the same code there.
 
 using System.Diagnostics.Metrics;
 using BenchmarkDotNet.Attributes;
