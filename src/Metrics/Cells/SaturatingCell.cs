@@ -10,29 +10,12 @@ namespace ScalableMetrics.Cells;
 internal static unsafe class SaturatingCell
 {
     /// <summary>Adds with a plain load and store: for a slot only the calling thread writes.</summary>
-    /// <remarks>
-    /// The overflow test is a branch to an out-of-line store, not a conditional move: repeated adds
-    /// to one slot form a chain through it (store, forwarded load, add, store), and a select in
-    /// that chain (the JIT's <c>test</c> and <c>cmovge</c>) made each add measurably slower than
-    /// the old memory-destination <c>inc</c>, where a predicted branch stays off the chain
-    /// (perf/results/README.md).
-    /// </remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void AddSingleWriter(long* slot, long value)
     {
         long result = *slot + value;
-        if (result < 0)
-        {
-            SaturateSingleWriter(slot);
-            return;
-        }
-
-        Volatile.Write(ref *slot, result);
+        Volatile.Write(ref *slot, result < 0 ? long.MaxValue : result);
     }
-
-    // The only writer of the slot took it past long.MaxValue: it stays there.
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void SaturateSingleWriter(long* slot) => Volatile.Write(ref *slot, long.MaxValue);
 
     /// <summary>
     /// Adds atomically: for a slot several threads may write at once. One compare-and-swap of the
