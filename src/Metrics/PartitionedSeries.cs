@@ -49,14 +49,10 @@ public abstract unsafe class PartitionedSeries
     // The discriminator: which of the fields above an add uses, and how.
     private readonly WritePath _writePath;
 
-    // Slots per series: 1 for a counter (the sum), 2 for an operation (the count, then the sum).
-    private readonly byte _slotCount;
-
     private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount)
     {
         Tags = tags;
         _writePath = arena.WritePath;
-        _slotCount = checked((byte)slotCount);
         SlotRange slots = arena.Allocate(slotCount);
         _chunk = slots.Chunk;
         _firstSlot = slots.FirstSlot;
@@ -115,6 +111,9 @@ public abstract unsafe class PartitionedSeries
 
         if (writePath == WritePath.RestartableSequence)
         {
+            // Written out here rather than through AddRestartable: the same code, but calling
+            // the helper changed the JIT's layout of this method, and the restartable add ran
+            // at 0.84 of its former ratio in the scaling harness (perf/results/README.md).
             long* slotInRegion0 = _slotInRegion0 + slot;
             nint regionStride = (nint)1 << _regionStrideShift;
             if (!RestartableWritePath.TryAdd(slotInRegion0, regionStride, value))
@@ -128,6 +127,20 @@ public abstract unsafe class PartitionedSeries
         InterlockedWritePath.Add(_slotInRegion0 + slot, (nint)1 << _regionStrideShift, value);
     }
 
+    // The restartable write path for AddPair: a plain add to the calling processor's region
+    // inside a restartable sequence; where the processor has no region, an atomic add to the
+    // overflow region, the chunk's last. (Add writes the same code out; see there.)
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void AddRestartable(int slot, long value)
+    {
+        long* slotInRegion0 = _slotInRegion0 + slot;
+        nint regionStride = (nint)1 << _regionStrideShift;
+        if (!RestartableWritePath.TryAdd(slotInRegion0, regionStride, value))
+        {
+            RestartableWritePath.AddToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
+        }
+    }
+
     /// <summary>Adds <paramref name="first"/> to slot 0 and <paramref name="second"/> to slot 1 of the calling partition (both zero or positive).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private protected void AddPair(long first, long second)
@@ -138,8 +151,8 @@ public abstract unsafe class PartitionedSeries
         {
             // Two sequences, each of which commits once: the two may land in two processors'
             // regions if the thread moves between them, and each is still exact.
-            Add(0, first);
-            Add(1, second);
+            AddRestartable(0, first);
+            AddRestartable(1, second);
             return;
         }
 

@@ -79,8 +79,9 @@ public sealed class ExpositionGuardTests
     [Fact]
     public void The_writer_throws_on_a_repeated_series_when_checking()
     {
-        LabelBlock labels = LabelBlock.Create([new("otel_scope_name", "m")], [new("b", "1"), new("a", "")]);
-        LabelBlock same = LabelBlock.Create([new("otel_scope_name", "m")], [new("b", 1L)]);
+        var scratch = new PrometheusTextWriter();
+        LabelBlock labels = LabelBlock.Create(scratch, [new("otel_scope_name", "m")], [new("b", "1"), new("a", "")]);
+        LabelBlock same = LabelBlock.Create(scratch, [new("otel_scope_name", "m")], [new("b", 1L)]);
         var writer = new ExpositionWriter { ChecksDuplicates = true };
         writer.WriteSample("x_total", string.Empty, labels, null, 0, 1L);
 

@@ -119,10 +119,12 @@ public class SeriesIdentityTests
 
     internal static void AssertOneSeriesPerIdentity(IEnumerable<TagSet> series)
     {
-        var identities = new HashSet<string>(StringComparer.Ordinal);
+        var identities = new List<KeyValuePair<string, string>[]>();
         foreach (TagSet tags in series)
         {
-            Assert.True(identities.Add(SeriesIdentity.Key(tags.ExportedLabels)), $"Two series export as {tags}.");
+            KeyValuePair<string, string>[] labels = SeriesIdentity.Labels(tags);
+            Assert.True(!identities.Exists(seen => SeriesIdentity.Equal(seen, labels)), $"Two series export as {tags}.");
+            identities.Add(labels);
         }
     }
 

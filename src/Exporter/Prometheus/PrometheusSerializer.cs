@@ -20,6 +20,7 @@ internal sealed class PrometheusSerializer
     private readonly Dictionary<string, int> _familyOrder = new(StringComparer.Ordinal);
     private readonly List<Entry> _entries = [];
     private readonly List<KeyValuePair<string, object?>> _tags = [];
+    private readonly PrometheusTextWriter _labelScratch = new();
     private readonly List<PrometheusCollection.Family> _written = [];
 
     /// <summary>The metrics of this meter are left out: the registry's, written from the registry itself.</summary>
@@ -105,7 +106,7 @@ internal sealed class PrometheusSerializer
 
             // Built per point and scrape: an OpenTelemetry point has no object to cache it on.
             // These are other meters' metrics; the registry's series keep theirs.
-            LabelBlock labels = LabelBlock.Create(family.ScopeLabels, _tags);
+            LabelBlock labels = LabelBlock.Create(_labelScratch, family.ScopeLabels, _tags);
             if (family.Type != PrometheusType.Histogram)
             {
                 if (isLong)

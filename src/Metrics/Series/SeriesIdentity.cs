@@ -1,6 +1,3 @@
-using System.Globalization;
-using System.Text;
-
 namespace ScalableMetrics;
 
 /// <summary>
@@ -65,27 +62,5 @@ internal static class SeriesIdentity
         }
 
         return true;
-    }
-
-    /// <summary>
-    /// One string that is equal for two label sets exactly when they are equal: each label as
-    /// <c>name=length:value</c> then a line feed. A label name holds only <c>[A-Za-z0-9_]</c> and
-    /// the value's length says where it ends, so no value can forge a boundary. For tests and
-    /// diagnostics: the series table keeps no key (<see cref="SeriesIdentityIndex"/>).
-    /// </summary>
-    public static string Key(ReadOnlySpan<KeyValuePair<string, string>> labels)
-    {
-        if (labels.IsEmpty)
-        {
-            return string.Empty;
-        }
-
-        var builder = new StringBuilder();
-        foreach (KeyValuePair<string, string> label in labels)
-        {
-            builder.Append(label.Key).Append('=').Append(label.Value.Length.ToString(CultureInfo.InvariantCulture)).Append(':').Append(label.Value).Append('\n');
-        }
-
-        return builder.ToString();
     }
 }

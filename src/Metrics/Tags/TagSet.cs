@@ -72,13 +72,6 @@ public sealed class TagSet : IReadOnlyList<KeyValuePair<string, object?>>, IEqua
         return new TagSet(normalized);
     }
 
-    /// <summary>
-    /// The labels this tag set exports as (<see cref="SeriesIdentity.Labels"/>): sanitized names,
-    /// printed values, empty values left out, sorted by name. Computed on each use, not kept: every
-    /// series has a tag set, and only the path that creates a series needs them.
-    /// </summary>
-    internal KeyValuePair<string, string>[] ExportedLabels => SeriesIdentity.Labels(this);
-
     /// <summary>The tags as a span, in ordinal key order, without copying.</summary>
     /// <returns>A read-only view of the tags.</returns>
     public ReadOnlySpan<KeyValuePair<string, object?>> AsSpan() => _tags;

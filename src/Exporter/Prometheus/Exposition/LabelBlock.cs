@@ -36,9 +36,11 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     /// <c>;</c> in the order of the original keys (OpenTelemetry's Prometheus compatibility
     /// specification), and labels whose value is empty left out.
     /// </summary>
+    /// <param name="scratch">Where the block is rendered (cleared first): the writer's label-value
+    /// escaping is the exposition's one escaping. The caller's, reused from block to block.</param>
     /// <param name="scopeLabels">Label names already valid, values already formatted.</param>
     /// <param name="tags">The series' tags, in any order.</param>
-    public static LabelBlock Create(ReadOnlySpan<KeyValuePair<string, string>> scopeLabels, IEnumerable<KeyValuePair<string, object?>> tags)
+    public static LabelBlock Create(PrometheusTextWriter scratch, ReadOnlySpan<KeyValuePair<string, string>> scopeLabels, IEnumerable<KeyValuePair<string, object?>> tags)
     {
         // Ordered by original key first, so that merged values keep that order; then by label
         // name (OrderBy is stable), so that equal label sets render to equal text.
@@ -47,10 +49,10 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
             .Select(static tag => new KeyValuePair<string, string>(TagLabelName(tag.Key), ExportedNames.FormatLabelValue(tag.Value)))
             .OrderBy(static label => label.Key, StringComparer.Ordinal)];
 
-        var text = new StringBuilder();
+        scratch.Clear();
         foreach (KeyValuePair<string, string> label in scopeLabels)
         {
-            Append(text, label.Key, label.Value);
+            Append(scratch, label.Key, label.Value);
         }
 
         for (int i = 0; i < labels.Count;)
@@ -62,10 +64,10 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
                 value = value + ";" + labels[i].Value;
             }
 
-            Append(text, name, value);
+            Append(scratch, name, value);
         }
 
-        return new LabelBlock(Encoding.UTF8.GetBytes(text.ToString()));
+        return new LabelBlock(scratch.WrittenSpan.ToArray());
     }
 
     /// <summary>Whether <paramref name="labelName"/> is one the writer keeps for the scope.</summary>
@@ -91,30 +93,21 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
         return IsScopeLabelName(name) ? "tag_" + name : name;
     }
 
-    private static void Append(StringBuilder text, string name, string value)
+    private static void Append(PrometheusTextWriter text, string name, string value)
     {
         if (value.Length == 0)
         {
             return;
         }
 
-        if (text.Length > 0)
+        if (!text.WrittenSpan.IsEmpty)
         {
-            text.Append(',');
+            text.Write((byte)',');
         }
 
-        text.Append(name).Append("=\"");
-        foreach (char c in value)
-        {
-            switch (c)
-            {
-                case '\\': text.Append(@"\\"); break;
-                case '"': text.Append("\\\""); break;
-                case '\n': text.Append(@"\n"); break;
-                default: text.Append(c); break;
-            }
-        }
-
-        text.Append('"');
+        text.Write(name);
+        text.Write("=\"");
+        text.WriteLabelValue(value);
+        text.Write((byte)'"');
     }
 }
