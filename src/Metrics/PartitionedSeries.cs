@@ -24,7 +24,7 @@ namespace ScalableMetrics;
 /// <para>The write path's fields sit in this base class rather than in an object of their own, so
 /// that an add through a bound series reaches its slot with one load less.</para>
 /// </remarks>
-public abstract unsafe class PartitionedSeries
+public abstract unsafe class PartitionedSeries : Series
 {
     // Fields ordered and sized so that the object is 56 bytes: every series has one.
 
@@ -50,8 +50,8 @@ public abstract unsafe class PartitionedSeries
     private readonly WritePath _writePath;
 
     private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount)
+        : base(tags)
     {
-        Tags = tags;
         _writePath = arena.WritePath;
         SlotRange slots = arena.Allocate(slotCount);
         _chunk = slots.Chunk;
@@ -63,9 +63,6 @@ public abstract unsafe class PartitionedSeries
             _threadRegionCount = _chunk.RegionCount;
         }
     }
-
-    /// <summary>The tags that name this series.</summary>
-    public TagSet Tags { get; }
 
     /// <summary>The strategy this series was created with.</summary>
     internal PartitionStrategy Strategy => _writePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
@@ -172,6 +169,148 @@ public abstract unsafe class PartitionedSeries
         SaturatingCell.AddAtomic(processorSlot + 1, second);
     }
 
+    /// <summary>Adds <paramref name="first"/> to slot <paramref name="firstSlot"/> and <paramref name="second"/> to slot <paramref name="secondSlot"/> of the calling partition (both zero or positive, both saturating): a bucket count and a total.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected void AddTwo(int firstSlot, long first, int secondSlot, long second)
+    {
+        WritePath writePath = _writePath;
+        if (writePath == WritePath.PerThread)
+        {
+            long* threadSlot = ThreadSlotInRegion0();
+            SaturatingCell.AddSingleWriter(threadSlot + firstSlot, first);
+            SaturatingCell.AddSingleWriter(threadSlot + secondSlot, second);
+            return;
+        }
+
+        if (writePath == WritePath.RestartableSequence)
+        {
+            AddRestartable(firstSlot, first);
+            AddRestartable(secondSlot, second);
+            return;
+        }
+
+        long* processorSlot = InterlockedWritePath.CurrentSlot(_slotInRegion0, (nint)1 << _regionStrideShift);
+        SaturatingCell.AddAtomic(processorSlot + firstSlot, first);
+        SaturatingCell.AddAtomic(processorSlot + secondSlot, second);
+    }
+
+    /// <summary>Adds <paramref name="value"/>, of either sign, to slot <paramref name="slot"/> of the calling partition, wrapping (<see cref="SlotSum.Wrapping"/>): the slot's wrapping sum over partitions is the exact total whenever that fits a <see cref="long"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected void AddWrapping(int slot, long value)
+    {
+        WritePath writePath = _writePath;
+        if (writePath == WritePath.PerThread)
+        {
+            WrappingCell.AddSingleWriter(ThreadSlotInRegion0() + slot, value);
+            return;
+        }
+
+        long* slotInRegion0 = _slotInRegion0 + slot;
+        nint regionStride = (nint)1 << _regionStrideShift;
+        if (writePath == WritePath.RestartableSequence)
+        {
+            if (!RestartableWritePath.TryAddWrapping(slotInRegion0, regionStride, value))
+            {
+                RestartableWritePath.AddWrappingToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
+            }
+
+            return;
+        }
+
+        InterlockedWritePath.AddWrapping(slotInRegion0, regionStride, value);
+    }
+
+    /// <summary>Adds <paramref name="value"/> (finite: callers refuse NaN) to the <see cref="double"/> slot <paramref name="slot"/> of the calling partition (<see cref="SlotSum.Double"/>).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected void AddDouble(int slot, double value)
+    {
+        WritePath writePath = _writePath;
+        if (writePath == WritePath.PerThread)
+        {
+            DoubleCell.AddSingleWriter(ThreadSlotInRegion0() + slot, value);
+            return;
+        }
+
+        long* slotInRegion0 = _slotInRegion0 + slot;
+        nint regionStride = (nint)1 << _regionStrideShift;
+        if (writePath == WritePath.RestartableSequence)
+        {
+            if (!RestartableWritePath.TryAddDouble(slotInRegion0, regionStride, value))
+            {
+                RestartableWritePath.AddDoubleToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
+            }
+
+            return;
+        }
+
+        InterlockedWritePath.AddDouble(slotInRegion0, regionStride, value);
+    }
+
+    /// <summary>Adds 1 to slot <paramref name="countSlot"/> (saturating) and <paramref name="value"/> to the <see cref="double"/> slot <paramref name="doubleSlot"/> of the calling partition: a histogram's bucket count and sum. Each lands exactly once, not necessarily in the same partition.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected void AddCountAndDouble(int countSlot, int doubleSlot, double value)
+    {
+        WritePath writePath = _writePath;
+        if (writePath == WritePath.PerThread)
+        {
+            long* threadSlot = ThreadSlotInRegion0();
+            SaturatingCell.AddSingleWriter(threadSlot + countSlot, 1);
+            DoubleCell.AddSingleWriter(threadSlot + doubleSlot, value);
+            return;
+        }
+
+        nint regionStride = (nint)1 << _regionStrideShift;
+        if (writePath == WritePath.RestartableSequence)
+        {
+            // Two sequences, each of which commits once (as in AddPair).
+            AddRestartable(countSlot, 1);
+            long* sumInRegion0 = _slotInRegion0 + doubleSlot;
+            if (!RestartableWritePath.TryAddDouble(sumInRegion0, regionStride, value))
+            {
+                RestartableWritePath.AddDoubleToOverflowRegion(sumInRegion0, regionStride, _chunk.RegionCount - 1, value);
+            }
+
+            return;
+        }
+
+        long* processorSlot = InterlockedWritePath.CurrentSlot(_slotInRegion0, regionStride);
+        SaturatingCell.AddAtomic(processorSlot + countSlot, 1);
+        DoubleCell.AddAtomic(processorSlot + doubleSlot, value);
+    }
+
+    /// <summary>Sums the wrapping slot <paramref name="slot"/> over every partition. Thread-safe; serialized with other reads of the registry.</summary>
+    private protected long ReadSlotWrapping(int slot)
+    {
+        lock (_chunk.Arena.ReadLock)
+        {
+            return Volatile.Read(ref _chunk).FirstGeneration.SumSlotWrapping(_firstSlot + slot);
+        }
+    }
+
+    /// <summary>Sums the <see cref="double"/> slot <paramref name="slot"/> over every partition. Thread-safe; serialized with other reads of the registry.</summary>
+    private protected double ReadSlotDouble(int slot)
+    {
+        lock (_chunk.Arena.ReadLock)
+        {
+            return Volatile.Read(ref _chunk).FirstGeneration.SumSlotDouble(_firstSlot + slot);
+        }
+    }
+
+    /// <summary>Sums the saturating slots <paramref name="firstSlot"/> to <paramref name="firstSlot"/> + <paramref name="counts"/>.Length - 1 into <paramref name="counts"/> and the <see cref="double"/> slot <paramref name="doubleSlot"/> into the result, under one hold of the read lock.</summary>
+    private protected double ReadSlotsAndDouble(int firstSlot, Span<long> counts, int doubleSlot)
+    {
+        lock (_chunk.Arena.ReadLock)
+        {
+            ArenaChunk first = Volatile.Read(ref _chunk).FirstGeneration;
+            for (int i = 0; i < counts.Length; i++)
+            {
+                counts[i] = first.SumSlot(_firstSlot + firstSlot + i);
+            }
+
+            return first.SumSlotDouble(_firstSlot + doubleSlot);
+        }
+    }
+
     /// <summary>Sums slot <paramref name="slot"/> over every partition, saturating. Thread-safe; serialized with other reads of the registry.</summary>
     private protected long ReadSlot(int slot)
     {
@@ -209,6 +348,59 @@ public abstract unsafe class PartitionedSeries
 
             arena.SumRanges(ranges, slotsPerSeries, totals);
         }
+    }
+
+    /// <summary>
+    /// As <see cref="ReadAll(PartitionArena, IReadOnlyList{PartitionedSeries}, int, Span{long})"/>,
+    /// every slot summed by <paramref name="kind"/> (<see cref="SlotSum.Double"/>: the totals are doubles' bits).
+    /// </summary>
+    private protected static void ReadAll(PartitionArena arena, IReadOnlyList<PartitionedSeries> series, int slotsPerSeries, Span<long> totals, SlotSum kind)
+    {
+        lock (arena.ReadLock)
+        {
+            var ranges = new SlotRange[series.Count];
+            for (int i = 0; i < ranges.Length; i++)
+            {
+                ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
+            }
+
+            arena.SumRanges(ranges, slotsPerSeries, totals, kind);
+        }
+    }
+
+    /// <summary>
+    /// Reads every series in <paramref name="series"/> of <paramref name="arena"/>: its
+    /// <paramref name="slotsPerSeries"/> slots summed saturating into <paramref name="totals"/>
+    /// (as <see cref="ReadAll(PartitionArena, IReadOnlyList{PartitionedSeries}, int, Span{long})"/>), except
+    /// its <see cref="double"/> slot <paramref name="doubleSlot"/>, summed as doubles into
+    /// <paramref name="doubles"/>[i]; under one hold of the read lock (a histogram: bucket counts and sum).
+    /// </summary>
+    private protected static void ReadAllWithDouble(PartitionArena arena, IReadOnlyList<PartitionedSeries> series, int slotsPerSeries, int doubleSlot, Span<long> totals, Span<double> doubles)
+    {
+        lock (arena.ReadLock)
+        {
+            var ranges = new SlotRange[series.Count];
+            for (int i = 0; i < ranges.Length; i++)
+            {
+                ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
+            }
+
+            arena.SumRanges(ranges, slotsPerSeries, totals, SlotSum.Saturating);
+            for (int i = 0; i < ranges.Length; i++)
+            {
+                // A strided walk of one slot per series: cheaper than summing every slot again as doubles.
+                doubles[i] = ranges[i].Chunk.FirstGeneration.SumSlotDouble(ranges[i].FirstSlot + doubleSlot);
+            }
+        }
+    }
+
+    // Per thread: the calling thread's slot 0 of this series, taking an index or widening the chunk if need be (as Add does).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private long* ThreadSlotInRegion0()
+    {
+        int regionCount = Volatile.Read(ref _threadRegionCount);
+        int index = ThreadLease.CurrentIndex;
+        return (uint)index < (uint)regionCount ? (long*)((byte*)_slotInRegion0 + ((nint)index << _regionStrideShift)) : GetNewThreadSlot();
     }
 
     private long SumSlot(int slot) => Volatile.Read(ref _chunk).FirstGeneration.SumSlot(_firstSlot + slot);

@@ -32,7 +32,7 @@ namespace ScalableMetrics.Cells;
 /// generations are summed together, so the adds a writer made to an outgrown one still count and
 /// nothing is ever copied.</para>
 /// <para>Slots are handed out by the arena under its lock; values are written by the write paths
-/// and read by <see cref="SumRegions"/> and <see cref="SumSlot"/>. Every slot holds a value in
+/// and read by <see cref="SumRegions(int, Span{long}, SlotSum)"/> and <see cref="SumSlot"/>. Every slot holds a value in
 /// [0, <see cref="long.MaxValue"/>]: writers saturate.</para>
 /// </remarks>
 internal sealed unsafe class ArenaChunk
@@ -125,14 +125,42 @@ internal sealed unsafe class ArenaChunk
     /// at <see cref="long.MaxValue"/>; region by region, so that each region is read as one
     /// contiguous run, vectorized. Call it on the first generation.
     /// </summary>
-    public void SumRegions(int firstSlot, Span<long> sums)
+    public void SumRegions(int firstSlot, Span<long> sums) => SumRegions(firstSlot, sums, SlotSum.Saturating);
+
+    /// <summary>
+    /// As <see cref="SumRegions(int, Span{long})"/>, with the slots summed by <paramref name="kind"/>:
+    /// for <see cref="SlotSum.Double"/>, <paramref name="sums"/> receives the bits of each
+    /// <see cref="double"/> sum. Slots of the run that hold another kind come out meaningless; the
+    /// caller ignores them.
+    /// </summary>
+    public void SumRegions(int firstSlot, Span<long> sums, SlotSum kind)
     {
         sums.Clear();
         for (ArenaChunk? generation = this; generation is not null; generation = generation.Successor)
         {
             for (int region = 0; region < generation.RegionCount; region++)
             {
-                SaturatingSum.AddInto(sums, new ReadOnlySpan<long>(generation.SlotAddress(region, firstSlot), sums.Length));
+                var slots = new ReadOnlySpan<long>(generation.SlotAddress(region, firstSlot), sums.Length);
+                switch (kind)
+                {
+                    case SlotSum.Saturating:
+                        SaturatingSum.AddInto(sums, slots);
+                        break;
+                    case SlotSum.Wrapping:
+                        for (int i = 0; i < sums.Length; i++)
+                        {
+                            sums[i] = unchecked(sums[i] + Volatile.Read(in slots[i]));
+                        }
+
+                        break;
+                    default:
+                        for (int i = 0; i < sums.Length; i++)
+                        {
+                            sums[i] = BitConverter.DoubleToInt64Bits(BitConverter.Int64BitsToDouble(sums[i]) + BitConverter.Int64BitsToDouble(Volatile.Read(in slots[i])));
+                        }
+
+                        break;
+                }
             }
         }
     }
@@ -146,6 +174,36 @@ internal sealed unsafe class ArenaChunk
             for (int region = 0; region < generation.RegionCount; region++)
             {
                 sum = SaturatingSum.Add(sum, Volatile.Read(ref *generation.SlotAddress(region, slot)));
+            }
+        }
+
+        return sum;
+    }
+
+    /// <summary>Sums one slot that holds wrapping adds (<see cref="SlotSum.Wrapping"/>) over every region of this chunk and of its successors. Call it on the first generation.</summary>
+    public long SumSlotWrapping(int slot)
+    {
+        long sum = 0;
+        for (ArenaChunk? generation = this; generation is not null; generation = generation.Successor)
+        {
+            for (int region = 0; region < generation.RegionCount; region++)
+            {
+                sum = unchecked(sum + Volatile.Read(ref *generation.SlotAddress(region, slot)));
+            }
+        }
+
+        return sum;
+    }
+
+    /// <summary>Sums one slot that holds a <see cref="double"/> (<see cref="SlotSum.Double"/>) over every region of this chunk and of its successors. Call it on the first generation.</summary>
+    public double SumSlotDouble(int slot)
+    {
+        double sum = 0;
+        for (ArenaChunk? generation = this; generation is not null; generation = generation.Successor)
+        {
+            for (int region = 0; region < generation.RegionCount; region++)
+            {
+                sum += DoubleCell.Read(generation.SlotAddress(region, slot));
             }
         }
 

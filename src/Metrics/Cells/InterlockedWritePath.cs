@@ -22,4 +22,14 @@ internal static unsafe class InterlockedWritePath
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void Add(long* slotInRegion0, nint regionStride, long value) =>
         SaturatingCell.AddAtomic(CurrentSlot(slotInRegion0, regionStride), value);
+
+    /// <summary>Adds <paramref name="value"/> (any sign) to the calling processor's slot, wrapping (<see cref="SlotSum.Wrapping"/>).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void AddWrapping(long* slotInRegion0, nint regionStride, long value) =>
+        WrappingCell.AddAtomic(CurrentSlot(slotInRegion0, regionStride), value);
+
+    /// <summary>Adds <paramref name="value"/> to the calling processor's <see cref="double"/> slot (<see cref="SlotSum.Double"/>).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void AddDouble(long* slotInRegion0, nint regionStride, double value) =>
+        DoubleCell.AddAtomic(CurrentSlot(slotInRegion0, regionStride), value);
 }

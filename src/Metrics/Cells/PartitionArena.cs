@@ -138,7 +138,10 @@ internal sealed class PartitionArena
     /// once, each as a contiguous run over the span of slots the ranges use, vectorized, rather
     /// than one strided walk per series. The caller holds <see cref="ReadLock"/>.
     /// </summary>
-    public void SumRanges(ReadOnlySpan<SlotRange> ranges, int slotsPerRange, Span<long> totals)
+    public void SumRanges(ReadOnlySpan<SlotRange> ranges, int slotsPerRange, Span<long> totals) => SumRanges(ranges, slotsPerRange, totals, SlotSum.Saturating);
+
+    /// <summary>As <see cref="SumRanges(ReadOnlySpan{SlotRange}, int, Span{long})"/>, every slot summed by <paramref name="kind"/> (for <see cref="SlotSum.Double"/>, the totals are a double's bits).</summary>
+    public void SumRanges(ReadOnlySpan<SlotRange> ranges, int slotsPerRange, Span<long> totals, SlotSum kind)
     {
         // Chunks made after the ranges were read hold none of them: the count read now covers all.
         int chunkCount = ChunkCount;
@@ -178,7 +181,7 @@ internal sealed class PartitionArena
         {
             if (high[c] > low[c])
             {
-                chunks[c].SumRegions(low[c], _scratch.AsSpan(scratchStart[c], high[c] - low[c]));
+                chunks[c].SumRegions(low[c], _scratch.AsSpan(scratchStart[c], high[c] - low[c]), kind);
             }
         }
 

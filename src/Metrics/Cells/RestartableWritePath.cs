@@ -25,4 +25,26 @@ internal static unsafe class RestartableWritePath
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value) =>
         SaturatingCell.AddAtomic((long*)((byte*)slotInRegion0 + (overflowRegion * regionStride)), value);
+
+    /// <summary>Adds <paramref name="value"/> (any sign) to the slot in the calling processor's region, wrapping (<see cref="SlotSum.Wrapping"/>).</summary>
+    /// <returns><see langword="false"/>, with nothing added, where the processor has no region: then call <see cref="AddWrappingToOverflowRegion"/>.</returns>
+    /// <remarks>Interim: no restartable wrapping add yet, so every add goes to the overflow region (exact, contended).</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryAddWrapping(long* slotInRegion0, nint regionStride, long value) => false;
+
+    /// <summary>Adds to the slot in the overflow region atomically, wrapping.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void AddWrappingToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value) =>
+        WrappingCell.AddAtomic((long*)((byte*)slotInRegion0 + (overflowRegion * regionStride)), value);
+
+    /// <summary>Adds <paramref name="value"/> to the <see cref="double"/> slot in the calling processor's region (<see cref="SlotSum.Double"/>).</summary>
+    /// <returns><see langword="false"/>, with nothing added, where the processor has no region: then call <see cref="AddDoubleToOverflowRegion"/>.</returns>
+    /// <remarks>Interim: no restartable double add yet, so every add goes to the overflow region (exact, contended).</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryAddDouble(long* slotInRegion0, nint regionStride, double value) => false;
+
+    /// <summary>Adds to the <see cref="double"/> slot in the overflow region atomically.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void AddDoubleToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, double value) =>
+        DoubleCell.AddAtomic((long*)((byte*)slotInRegion0 + (overflowRegion * regionStride)), value);
 }

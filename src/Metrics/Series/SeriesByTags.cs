@@ -19,20 +19,20 @@ namespace ScalableMetrics;
 /// </remarks>
 internal sealed class SeriesByTags
 {
-    private PartitionedSeries?[] _series = new PartitionedSeries?[8];
+    private Series?[] _series = new Series?[8];
     private int _seriesCount;
     private Alias?[]? _aliases;
     private int _aliasCount;
 
     /// <summary>The series whose tags, or one of whose aliases, equal <paramref name="tags"/> (the caller's, any order), or null.</summary>
-    public PartitionedSeries? Find(ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    public Series? Find(ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         int hash = TagSetComparer.Hash(tags);
-        PartitionedSeries?[] table = Volatile.Read(ref _series);
+        Series?[] table = Volatile.Read(ref _series);
         int mask = table.Length - 1;
         for (int i = hash & mask; ; i = (i + 1) & mask)
         {
-            PartitionedSeries? series = table[i];
+            Series? series = table[i];
             if (series is null)
             {
                 break;
@@ -49,12 +49,12 @@ internal sealed class SeriesByTags
     }
 
     /// <summary>Adds <paramref name="series"/> under its own tags, which no entry holds yet. Under the series table's lock.</summary>
-    public void Add(PartitionedSeries series)
+    public void Add(Series series)
     {
         if ((_seriesCount + 1) * 4 > _series.Length * 3)
         {
-            var grown = new PartitionedSeries?[_series.Length * 2];
-            foreach (PartitionedSeries? entry in _series)
+            var grown = new Series?[_series.Length * 2];
+            foreach (Series? entry in _series)
             {
                 if (entry is not null)
                 {
@@ -70,7 +70,7 @@ internal sealed class SeriesByTags
     }
 
     /// <summary>Adds <paramref name="tags"/>, which no entry holds yet, as an alias of <paramref name="series"/>. Under the series table's lock.</summary>
-    public void AddAlias(TagSet tags, PartitionedSeries series)
+    public void AddAlias(TagSet tags, Series series)
     {
         Alias?[] aliases = _aliases ?? new Alias?[8];
         if ((_aliasCount + 1) * 4 > aliases.Length * 3)
@@ -93,7 +93,7 @@ internal sealed class SeriesByTags
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static PartitionedSeries? FindAlias(Alias?[] aliases, int hash, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    private static Series? FindAlias(Alias?[] aliases, int hash, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         int mask = aliases.Length - 1;
         for (int i = hash & mask; aliases[i] is { } alias; i = (i + 1) & mask)
@@ -121,10 +121,10 @@ internal sealed class SeriesByTags
     }
 
     /// <summary>A tag set that records into a series other than by its own tags.</summary>
-    private sealed class Alias(TagSet tags, PartitionedSeries series)
+    private sealed class Alias(TagSet tags, Series series)
     {
         public TagSet Tags { get; } = tags;
 
-        public PartitionedSeries Series { get; } = series;
+        public Series Series { get; } = series;
     }
 }

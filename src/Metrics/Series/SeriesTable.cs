@@ -31,7 +31,7 @@ namespace ScalableMetrics;
 /// </remarks>
 /// <typeparam name="TSeries">The instrument's bound series type.</typeparam>
 internal sealed class SeriesTable<TSeries>
-    where TSeries : PartitionedSeries
+    where TSeries : Series
 {
     private static readonly TagSet s_overflowTags = TagSet.Create(new KeyValuePair<string, object?>(ExportedNames.OverflowTagKey, true));
 

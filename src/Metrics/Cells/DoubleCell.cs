@@ -1,0 +1,53 @@
+using System.Runtime.CompilerServices;
+
+namespace ScalableMetrics.Cells;
+
+/// <summary>
+/// Adds to one slot that holds a <see cref="double"/>'s bits (<see cref="SlotSum.Double"/>). A
+/// double never wraps: past <see cref="double.MaxValue"/> it is infinite, which is what a read
+/// then shows.
+/// </summary>
+internal static unsafe class DoubleCell
+{
+    /// <summary>Adds with a plain load and store: for a slot only the calling thread writes.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void AddSingleWriter(long* slot, double value)
+    {
+        double* cell = (double*)slot;
+        Volatile.Write(ref *cell, *cell + value);
+    }
+
+    /// <summary>Adds atomically, a compare-and-swap loop: for a slot several threads may write at once.</summary>
+    /// <remarks>Compared as bits, not as doubles: -0.0 equals 0.0 and NaN equals nothing, and either would make a failed swap look like a success, or loop forever.</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void AddAtomic(long* slot, double value)
+    {
+        long current = Volatile.Read(ref *slot);
+        long result = BitConverter.DoubleToInt64Bits(BitConverter.Int64BitsToDouble(current) + value);
+        if (Interlocked.CompareExchange(ref *slot, result, current) != current)
+        {
+            AddAtomicRetry(slot, value);
+        }
+    }
+
+    /// <summary>Reads the slot as a <see cref="double"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static double Read(long* slot) => BitConverter.Int64BitsToDouble(Volatile.Read(ref *slot));
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void AddAtomicRetry(long* slot, double value)
+    {
+        long current = Volatile.Read(ref *slot);
+        while (true)
+        {
+            long result = BitConverter.DoubleToInt64Bits(BitConverter.Int64BitsToDouble(current) + value);
+            long seen = Interlocked.CompareExchange(ref *slot, result, current);
+            if (seen == current)
+            {
+                return;
+            }
+
+            current = seen;
+        }
+    }
+}

@@ -1,0 +1,20 @@
+using System.Runtime.CompilerServices;
+
+namespace ScalableMetrics.Cells;
+
+/// <summary>
+/// Adds of either sign to one slot, wrapping in two's complement: for up-down counters, whose
+/// partitions may hold any value (a thread adds on one processor and subtracts on another) while
+/// their wrapping sum is the exact total whenever that fits a <see cref="long"/>. Saturating a
+/// partition would break that sum, so nothing here saturates.
+/// </summary>
+internal static unsafe class WrappingCell
+{
+    /// <summary>Adds with a plain load and store: for a slot only the calling thread writes.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void AddSingleWriter(long* slot, long value) => Volatile.Write(ref *slot, unchecked(*slot + value));
+
+    /// <summary>Adds atomically: for a slot several threads may write at once.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void AddAtomic(long* slot, long value) => Interlocked.Add(ref *slot, value);
+}
