@@ -51,6 +51,13 @@ internal sealed class ExportedFamily
         return new ExportedFamily(name, ExportedKind.Counter, [total], Distinct(name, total, name + "_created"));
     }
 
+    /// <summary>The family of a gauge (or up-down counter) named <paramref name="instrumentName"/> with <paramref name="unit"/>: a Prometheus gauge <c>B</c>, one sample <c>B</c>.</summary>
+    public static ExportedFamily ForGauge(string instrumentName, string? unit)
+    {
+        string name = ExportedNames.MetricName(instrumentName, unit, ExportedKind.Gauge);
+        return new ExportedFamily(name, ExportedKind.Gauge, [name], [name]);
+    }
+
     /// <summary>The family of an operation named <paramref name="instrumentName"/>.</summary>
     public static ExportedFamily ForOperation(string instrumentName)
     {
@@ -71,6 +78,8 @@ internal sealed class ExportedFamily
     {
         PartitionedCounter => ForCounter(instrument.Name, instrument.Unit),
         OperationData => ForOperation(instrument.Name),
+        Gauge or DoubleGauge or ObservableGauge or ObservableUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
+        ObservableCounter => ForCounter(instrument.Name, instrument.Unit),
         _ => throw new ArgumentException($"No exported family is defined for {instrument.GetType().Name}.", nameof(instrument)),
     };
 
