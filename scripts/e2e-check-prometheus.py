@@ -39,10 +39,10 @@ SERIES = [
     ("awkward_double_total", {"dir": "in"}, "0.5"),
     ("awkward_up_down", {"queue": "q"}, "-7"),
     ("awkward_double_up_down", {}, "-0.25"),
-    ("awkward_gauge", {"pool": "p"}, "-3"),
-    ("awkward_double_gauge_ratio", {}, "0.75"),
+    ("awkward_last_set", {"pool": "p"}, "-3"),
+    ("awkward_fraction_ratio", {}, "0.75"),
     ("awkward_observed_total", {"source": "callback"}, "42"),
-    ("awkward_observed_gauge", {}, "-1.5"),
+    ("awkward_observed_level", {}, "-1.5"),
     ("webapi_requests_total", {"http_route": "/hello", "http_response_status_code": "200"}, HELLO),
     ("webapi_request_duration_seconds_count", {"http_route": "/hello"}, HELLO),
     ("webapi_requests_in_flight", {"http_route": "/hello"}, "0"),
@@ -52,7 +52,7 @@ SERIES = [
 # None for any cumulative counts, _count, _sum or None for any)
 HISTOGRAMS = [
     # 2^-17 (below 1e-05), 0.5, 2 and 2^22 (above 1e+06): one value per bucket.
-    ("awkward_histogram", {"k": "v"}, {"1e-05": "1", "1": "2", "1e+06": "3", "+Inf": "4"}, "4", "4194306.500007629"),
+    ("awkward_buckets", {"k": "v"}, {"1e-05": "1", "1": "2", "1e+06": "3", "+Inf": "4"}, "4", "4194306.500007629"),
     ("awkward_op_buckets_seconds", {"db": "users"}, {"0.1": "0", "1": "2", "+Inf": "2"}, "2", "0.5"),
     ("webapi_request_duration_seconds", {"http_route": "/hello"}, None, HELLO, None),
 ]

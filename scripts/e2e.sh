@@ -7,8 +7,12 @@
 # it, sends exactly $REQUESTS requests to /hello with ApacheBench while scraping /metrics every
 # 100 ms, and fails unless every scrape's /hello 200 count is at least the one before, promtool
 # accepts a scrape, ab reports no failed request, the counter equals ab's "Complete requests"
-# once ab is done, and Prometheus' HTTP API returns the exact value of every awkward series and
-# of the /hello count (scripts/e2e-check-prometheus.py).
+# once ab is done, and Prometheus' HTTP API returns the exact value of every awkward series (every
+# kind of instrument, a callback that throws left out) and of the /hello count, the /hello request
+# duration histogram's _count equal to that count, its buckets cumulative, at ASP.NET Core's
+# advised boundaries and ending in le="+Inf" equal to _count, no /hello request left in flight,
+# and a finite answer to histogram_quantile(0.99, rate(webapi_request_duration_seconds_bucket[1m]))
+# (the 1 s scrape interval gives rate the two samples it needs; scripts/e2e-check-prometheus.py).
 # Installs ab (apache2-utils), prometheus and promtool (prometheus) and curl from Debian's
 # packages if missing.
 set -euo pipefail
