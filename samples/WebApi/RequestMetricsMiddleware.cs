@@ -44,7 +44,8 @@ public sealed class RequestMetricsMiddleware
     /// <param name="next">The rest of the pipeline.</param>
     /// <param name="registry">The registry the instruments are created in.</param>
     /// <param name="logger">Logs the exceptions turned into 500s.</param>
-    public RequestMetricsMiddleware(RequestDelegate next, MetricRegistry registry, ILogger<RequestMetricsMiddleware> logger)
+    /// <param name="endpoints">The application's endpoints, whose duration and in-flight series start at zero.</param>
+    public RequestMetricsMiddleware(RequestDelegate next, MetricRegistry registry, ILogger<RequestMetricsMiddleware> logger, EndpointDataSource endpoints)
     {
         _next = next;
         _logger = logger;
@@ -52,6 +53,16 @@ public sealed class RequestMetricsMiddleware
         _duration = registry.CreateHistogram("webapi.request.duration", "s", "Time spent handling HTTP requests, by route.", DurationBoundaries);
         _inFlight = registry.CreateUpDownCounter("webapi.requests.in_flight", "{request}", "HTTP requests being handled, by route.");
         _countRequest = CountRequest;
+
+        // Every route's series exists from the start, at zero, as Prometheus advises for label
+        // values known in advance: rate() and histogram_quantile() then have a zero to start
+        // from, even when a route's first requests all fall between two scrapes.
+        foreach (string route in endpoints.Endpoints.OfType<RouteEndpoint>().Select(static e => e.RoutePattern.RawText).OfType<string>().Append(UnmatchedRoute).Distinct())
+        {
+            var tag = new KeyValuePair<string, object?>(RouteTag, route);
+            _duration.Bind(tag);
+            _inFlight.Bind(tag);
+        }
     }
 
     /// <summary>Runs the rest of the pipeline, counting and timing the request.</summary>

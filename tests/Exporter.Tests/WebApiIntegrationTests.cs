@@ -110,7 +110,8 @@ public sealed class WebApiIntegrationTests
         handlerMayReturn.Release();
 
         Assert.Equal("1", PrometheusText.Single(samples, "webapi_requests_total", ("http_route", "/slow-tail"), ("http_response_status_code", "200")).Value);
-        Assert.DoesNotContain(samples, s => s.Name == "webapi_request_duration_seconds_count" && s.Labels["http_route"] == "/slow-tail");
+        Assert.Equal("0", PrometheusText.Single(samples, "webapi_request_duration_seconds_count", ("http_route", "/slow-tail")).Value);
+        Assert.Equal("1", PrometheusText.Single(samples, "webapi_requests_in_flight", ("http_route", "/slow-tail")).Value);
         await app.StopAsync();
     }
 
