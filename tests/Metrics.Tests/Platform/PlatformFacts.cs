@@ -42,3 +42,12 @@ public sealed class ObjdumpFactAttribute : FactAttribute
         }
     }
 }
+
+/// <summary>A theory that needs GNU <c>objdump</c> on the PATH, on x86-64; skipped with the reason where it is missing.</summary>
+public sealed class ObjdumpTheoryAttribute : TheoryAttribute
+{
+    public ObjdumpTheoryAttribute()
+    {
+        Skip = new ObjdumpFactAttribute().Skip;
+    }
+}
