@@ -51,3 +51,16 @@ public sealed class ObjdumpTheoryAttribute : TheoryAttribute
         Skip = new ObjdumpFactAttribute().Skip;
     }
 }
+
+/// <summary>A fact that needs restartable sequences and at least two processors the process may run on (to pin one thread past a partition count); skipped with the reason elsewhere.</summary>
+public sealed class RseqTwoProcessorsFactAttribute : FactAttribute
+{
+    public RseqTwoProcessorsFactAttribute()
+    {
+        Skip = new RseqFactAttribute().Skip;
+        if (Skip is null && OperatingSystem.IsLinux() && System.Numerics.BitOperations.PopCount((ulong)(long)System.Diagnostics.Process.GetCurrentProcess().ProcessorAffinity) < 2)
+        {
+            Skip = "needs two processors among the first 64 that the process may run on";
+        }
+    }
+}
