@@ -50,7 +50,7 @@ internal static unsafe class RestartableSequence
     // Incremented by the function's abort path; native memory, since the function holds its address.
     private static readonly long* s_restarts = (long*)NativeMemory.AllocZeroed(sizeof(long));
 
-    // Keeps the function's memory mapped for the process's life.
+    // Keep the functions' memory mapped for the process's life.
     private static readonly RestartableAddFunction? s_function;
     private static readonly RestartableAddFunction? s_wrappingFunction;
     private static readonly RestartableAddFunction? s_doubleFunction;
