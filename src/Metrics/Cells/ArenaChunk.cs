@@ -63,13 +63,15 @@ internal sealed unsafe class ArenaChunk
         Index = index;
         FirstGeneration = firstGeneration ?? this;
         RegionCount = regionCount;
-        SlotCapacity = slotCapacity;
         // A power of two, at least one alignment: an add then finds a region with a shift rather
         // than a multiply by a stride read from memory, which the per-thread add measurably paid
         // for (perf/results/README.md). Capacities are powers of two already
-        // (FirstChunkSlots doubling to MaxChunkSlots); a larger request rounds up.
+        // (FirstChunkSlots doubling to MaxChunkSlots); a larger request (a histogram series of
+        // 17 slots) rounds up, and the chunk then holds as many slots as its stride has room for,
+        // so that the rounding is not wasted.
         RegionStrideShift = BitOperations.Log2(BitOperations.RoundUpToPowerOf2((uint)Math.Max((long)slotCapacity * SlotSize, RegionAlignment)));
         RegionStride = (nint)1 << RegionStrideShift;
+        SlotCapacity = (int)(RegionStride / SlotSize);
 
         // One alignment's worth more than the regions, to start region 0 on a 128-byte boundary.
         _memory = GC.AllocateArray<byte>(checked((int)(RegionStride * regionCount) + RegionAlignment), pinned: true);
