@@ -32,8 +32,12 @@ namespace ScalableMetrics.Cells;
 /// generations are summed together, so the adds a writer made to an outgrown one still count and
 /// nothing is ever copied.</para>
 /// <para>Slots are handed out by the arena under its lock; values are written by the write paths
-/// and read by <see cref="SumRegions(int, Span{long}, SlotSum)"/> and <see cref="SumSlot"/>. Every slot holds a value in
-/// [0, <see cref="long.MaxValue"/>]: writers saturate.</para>
+/// and read by <see cref="SumRegions(int, Span{long}, SlotSum)"/> and the <c>SumSlot</c> methods.
+/// What a slot holds, and so how its partitions add up, is its <see cref="SlotSum"/>, which the
+/// series that owns it knows: saturating values in [0, <see cref="long.MaxValue"/>] (counters,
+/// bucket counts), wrapping values of either sign (up-down counters), or a
+/// <see cref="double"/>'s bits (double counters, histogram sums). Every slot is an aligned 8-byte
+/// word written by one store, so no read sees half of a value.</para>
 /// </remarks>
 internal sealed unsafe class ArenaChunk
 {
@@ -59,13 +63,15 @@ internal sealed unsafe class ArenaChunk
         Index = index;
         FirstGeneration = firstGeneration ?? this;
         RegionCount = regionCount;
-        SlotCapacity = slotCapacity;
         // A power of two, at least one alignment: an add then finds a region with a shift rather
         // than a multiply by a stride read from memory, which the per-thread add measurably paid
         // for (perf/results/README.md). Capacities are powers of two already
-        // (FirstChunkSlots doubling to MaxChunkSlots); a larger request rounds up.
+        // (FirstChunkSlots doubling to MaxChunkSlots); a larger request (a histogram series of
+        // 17 slots) rounds up, and the chunk then holds as many slots as its stride has room for,
+        // so that the rounding is not wasted.
         RegionStrideShift = BitOperations.Log2(BitOperations.RoundUpToPowerOf2((uint)Math.Max((long)slotCapacity * SlotSize, RegionAlignment)));
         RegionStride = (nint)1 << RegionStrideShift;
+        SlotCapacity = (int)(RegionStride / SlotSize);
 
         // One alignment's worth more than the regions, to start region 0 on a 128-byte boundary.
         _memory = GC.AllocateArray<byte>(checked((int)(RegionStride * regionCount) + RegionAlignment), pinned: true);
@@ -147,18 +153,10 @@ internal sealed unsafe class ArenaChunk
                         SaturatingSum.AddInto(sums, slots);
                         break;
                     case SlotSum.Wrapping:
-                        for (int i = 0; i < sums.Length; i++)
-                        {
-                            sums[i] = unchecked(sums[i] + Volatile.Read(in slots[i]));
-                        }
-
+                        WrappingSum.AddInto(sums, slots);
                         break;
                     default:
-                        for (int i = 0; i < sums.Length; i++)
-                        {
-                            sums[i] = BitConverter.DoubleToInt64Bits(BitConverter.Int64BitsToDouble(sums[i]) + BitConverter.Int64BitsToDouble(Volatile.Read(in slots[i])));
-                        }
-
+                        DoubleSum.AddInto(sums, slots);
                         break;
                 }
             }
