@@ -18,6 +18,7 @@ internal static class ImplementationCatalog
         "partitioned-ttas",
         "partitioned-monitor",
         "opentelemetry",
+        "histogram-opentelemetry",
     ];
 
     public static CountingImplementation Create(string id) => id switch
@@ -31,6 +32,7 @@ internal static class ImplementationCatalog
         "partitioned-ttas" => new PartitionedTtas(),
         "partitioned-monitor" => new PartitionedMonitor(),
         "opentelemetry" => new OpenTelemetryCounter(),
+        "histogram-opentelemetry" => new OpenTelemetryHistogram(),
         _ => throw new ArgumentException($"Unknown implementation '{id}'; known: {string.Join(", ", Ids)}.", nameof(id)),
     };
 }
