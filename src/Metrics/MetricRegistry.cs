@@ -142,18 +142,101 @@ public sealed class MetricRegistry
     public PartitionedCounter CreateCounter(string name, string? unit = null, string? description = null) =>
         GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
 
-    /// <summary>Creates an operation timer (count and elapsed seconds), or returns the one already created with this name.</summary>
+    /// <summary>Creates an operation timer (count and elapsed seconds, and with <paramref name="boundaries"/> a count per bucket), or returns the one already created with this name and the same boundaries.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
     /// <param name="description">A description; null for none.</param>
+    /// <param name="boundaries">Bucket boundaries in seconds, strictly increasing and finite, 1 to 256 of them (copied), making the
+    /// operation a latency histogram exported as <c>x_seconds_bucket</c>, <c>_sum</c>, <c>_count</c>; null for none (a summary, count and sum).</param>
     /// <returns>The operation timer; its unit is <see cref="OperationData.ElapsedUnit"/>.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> breaks OpenTelemetry's syntax, is taken by an instrument of another kind,
-    /// or the operation would export under a name an existing instrument exports under (the message names both).</exception>
+    /// or the operation would export under a name an existing instrument exports under (the message names both); or <paramref name="boundaries"/> is empty, longer than 256, holds a NaN or infinite boundary or is not strictly increasing, or differs from the boundaries (or their absence) of the operation of this name (parameter <c>boundaries</c>).</exception>
     /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the operation was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
-    public OperationData CreateOperationData(string name, string? description = null) =>
-        GetOrCreate(name, OperationData.ElapsedUnit, static (n, _) => ExportedFamily.ForOperation(n), () => new OperationData(name, description, _arena, MaxSeriesPerInstrument, _tagLimits));
+    public OperationData CreateOperationData(string name, string? description = null, IReadOnlyList<double>? boundaries = null)
+    {
+        HistogramBuckets? buckets = boundaries is null ? null : HistogramBuckets.Create(boundaries, nameof(boundaries));
+        bool withBuckets = buckets is not null;
+        OperationData operation = GetOrCreate(
+            name,
+            OperationData.ElapsedUnit,
+            (n, _) => ExportedFamily.ForOperation(n, withBuckets),
+            () => new OperationData(name, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
+        if (operation.Buckets is null ? buckets is not null : buckets is null || !operation.Buckets.SameAs(buckets))
+        {
+            throw BoundariesDiffer(operation, operation.Boundaries, boundaries);
+        }
+
+        return operation;
+    }
+
+    /// <summary>Creates a partitioned monotonic counter of <see cref="double"/> values, or returns the one already created with this name and unit.</summary>
+    /// <param name="name">The instrument name, e.g. <c>webapi.response.size</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
+    /// <param name="unit">The unit, e.g. <c>By</c>; null for none.</param>
+    /// <param name="description">A description; null for none.</param>
+    /// <returns>The counter.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
+    /// or the counter would export under a name an existing instrument exports under (the message names both).</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created
+    /// nonetheless, every observer was called, and creating it again returns it.</exception>
+    public PartitionedDoubleCounter CreateDoubleCounter(string name, string? unit = null, string? description = null) =>
+        GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedDoubleCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
+
+    /// <summary>Creates a partitioned up-down counter of <see cref="long"/> values, or returns the one already created with this name and unit.</summary>
+    /// <param name="name">The instrument name, e.g. <c>webapi.requests.in_flight</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
+    /// <param name="unit">The unit, e.g. <c>{request}</c>; null for none.</param>
+    /// <param name="description">A description; null for none.</param>
+    /// <returns>The up-down counter.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
+    /// or the up-down counter would export under a name an existing instrument exports under (the message names both).</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the up-down counter was created
+    /// nonetheless, every observer was called, and creating it again returns it.</exception>
+    public PartitionedUpDownCounter CreateUpDownCounter(string name, string? unit = null, string? description = null) =>
+        GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new PartitionedUpDownCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
+
+    /// <summary>Creates a partitioned up-down counter of <see cref="double"/> values, or returns the one already created with this name and unit.</summary>
+    /// <param name="name">The instrument name, e.g. <c>queue.work.pending</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
+    /// <param name="unit">The unit, e.g. <c>s</c>; null for none.</param>
+    /// <param name="description">A description; null for none.</param>
+    /// <returns>The up-down counter.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
+    /// or the up-down counter would export under a name an existing instrument exports under (the message names both).</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the up-down counter was created
+    /// nonetheless, every observer was called, and creating it again returns it.</exception>
+    public PartitionedDoubleUpDownCounter CreateDoubleUpDownCounter(string name, string? unit = null, string? description = null) =>
+        GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new PartitionedDoubleUpDownCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
+
+    /// <summary>Creates a partitioned histogram with explicit bucket boundaries, or returns the one already created with this name, unit and boundaries.</summary>
+    /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
+    /// <param name="unit">The unit, e.g. <c>s</c> or <c>By</c>; null for none.</param>
+    /// <param name="description">A description; null for none.</param>
+    /// <param name="boundaries">The bucket boundaries, strictly increasing and finite, 1 to 256 of them (copied); null for
+    /// <see cref="PartitionedHistogram.DefaultBoundaries"/>.</param>
+    /// <returns>The histogram.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
+    /// or the histogram would export under a name an existing instrument exports under (the message names both); or <paramref name="boundaries"/> is empty, longer than 256, holds a NaN or infinite boundary or is not strictly increasing, or differs from the boundaries of the histogram of this name (parameter <c>boundaries</c>).</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the histogram was created
+    /// nonetheless, every observer was called, and creating it again returns it.</exception>
+    public PartitionedHistogram CreateHistogram(string name, string? unit = null, string? description = null, IReadOnlyList<double>? boundaries = null)
+    {
+        HistogramBuckets buckets = HistogramBuckets.Create(boundaries ?? PartitionedHistogram.DefaultBoundaries, nameof(boundaries));
+        PartitionedHistogram histogram = GetOrCreate(name, unit, ExportedFamily.ForHistogram, () => new PartitionedHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
+        if (!histogram.Buckets.SameAs(buckets))
+        {
+            throw BoundariesDiffer(histogram, histogram.Boundaries, boundaries ?? PartitionedHistogram.DefaultBoundaries);
+        }
+
+        return histogram;
+    }
 
     /// <summary>
     /// Calls <paramref name="onInstrument"/> for every instrument created so far and, until the
@@ -295,6 +378,13 @@ public sealed class MetricRegistry
     private static ArgumentException NameTaken(string name, Instrument owner) => new(
         $"The name {ExceptionText.Quote(name)} is taken by the {owner.GetType().Name} {ExceptionText.Quote(owner.Name)} (unit {ExceptionText.Quote(owner.Unit)}); names are unique per registry, case-insensitively, and an {nameof(OperationData)} also takes its name followed by '{OperationData.CountNameSuffix}'.",
         "name");
+
+    private static ArgumentException BoundariesDiffer(Instrument existing, IReadOnlyList<double>? existingBoundaries, IReadOnlyList<double>? asked) => new(
+        $"The {existing.GetType().Name} {ExceptionText.Quote(existing.Name)} exists with bucket boundaries {DescribeBoundaries(existingBoundaries)}, not {DescribeBoundaries(asked)}; an instrument's boundaries are fixed when it is created.",
+        "boundaries");
+
+    private static string DescribeBoundaries(IReadOnlyList<double>? boundaries) =>
+        boundaries is null ? "(none)" : ExceptionText.Quote("[" + string.Join(", ", boundaries.Select(b => b.ToString("R", System.Globalization.CultureInfo.InvariantCulture))) + "]");
 
     private static ArgumentException ExportedNameTaken(string kind, string name, string? unit, string exportedName, Instrument owner) => new(
         $"The {kind} {ExceptionText.Quote(name)} (unit {ExceptionText.Quote(unit)}) would export as {ExceptionText.Quote(exportedName)}, which the {owner.GetType().Name} {ExceptionText.Quote(owner.Name)} (unit {ExceptionText.Quote(owner.Unit)}) already exports; two instruments must not meet after Prometheus sanitizing and suffixes.",

@@ -14,6 +14,10 @@ namespace ScalableMetrics;
 /// <para>Time one operation with <c>using (operation.Start()) { ... }</c>, which allocates nothing;
 /// for the hot path, <see cref="Bind"/> the tags once and start scopes on the returned
 /// <see cref="OperationSeries"/>.</para>
+/// <para>With bucket boundaries (in seconds, see <see cref="MetricRegistry.CreateOperationData"/>) it
+/// is a latency histogram: each record also counts in the bucket of its elapsed time, the
+/// boundaries converted once to <see cref="Stopwatch"/> ticks so that a record compares integers, and
+/// it is exported as a Prometheus histogram <c>x_seconds</c>; without, as a summary (count and sum).</para>
 /// </remarks>
 public sealed class OperationData : Instrument
 {
@@ -44,12 +48,20 @@ public sealed class OperationData : Instrument
     /// <summary><see cref="MaxElapsed"/> in <see cref="Stopwatch"/> ticks.</summary>
     internal static long MaxElapsedTimestampTicks { get; } = (long)(TimeSpan.FromDays(1).Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond));
 
-    internal OperationData(string name, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits)
+    internal OperationData(string name, string? description, HistogramBuckets? buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits)
         : base(name, ElapsedUnit, description)
     {
         _arena = arena;
-        _series = new SeriesTable<OperationSeries>(maxSeries, tagLimits, tags => new OperationSeries(tags, arena));
+        Buckets = buckets;
+        TimestampBuckets? timestampBuckets = buckets?.ToTimestampBuckets();
+        _series = new SeriesTable<OperationSeries>(maxSeries, tagLimits, tags => new OperationSeries(tags, arena, timestampBuckets));
     }
+
+    /// <summary>The bucket boundaries in seconds, strictly increasing and finite, or <see langword="null"/> for an operation without buckets.</summary>
+    public IReadOnlyList<double>? Boundaries => Buckets?.Boundaries;
+
+    /// <summary>The boundaries, checked and copied, or null.</summary>
+    internal HistogramBuckets? Buckets { get; }
 
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
@@ -94,12 +106,17 @@ public sealed class OperationData : Instrument
     public IReadOnlyList<OperationReading> Collect()
     {
         OperationSeries[] series = [.. _series.Series];
-        long[] slots = new long[series.Length * OperationSeries.SlotCount];
-        OperationSeries.ReadAll(_arena, series, slots);
+        int bucketCount = Buckets?.BucketCount ?? 0;
+        int slotsPerSeries = bucketCount == 0 ? OperationSeries.SlotCount : bucketCount + 1;
+        long[] slots = new long[series.Length * slotsPerSeries];
+        OperationSeries.ReadAll(_arena, series, slotsPerSeries, slots);
         var readings = new OperationReading[series.Length];
         for (int i = 0; i < series.Length; i++)
         {
-            readings[i] = new OperationReading(series[i].Tags, slots[2 * i], slots[(2 * i) + 1]);
+            int first = i * slotsPerSeries;
+            readings[i] = bucketCount == 0
+                ? new OperationReading(series[i].Tags, slots[first], slots[first + 1])
+                : OperationReading.FromBuckets(series[i].Tags, slots.AsSpan(first, bucketCount).ToArray(), slots[first + bucketCount]);
         }
 
         return readings;

@@ -8,15 +8,23 @@ namespace ScalableMetrics;
 /// One series of an <see cref="OperationData"/>, bound to a fixed tag set: records operations
 /// without a lookup and without allocating.
 /// </summary>
-/// <remarks>Thread-safe. Get one from <see cref="OperationData.Bind"/>, once, and keep it.</remarks>
+/// <remarks>
+/// <para>Thread-safe. Get one from <see cref="OperationData.Bind"/>, once, and keep it.</para>
+/// <para>Its slots in each region: without bucket boundaries, the count, then the elapsed ticks; with
+/// them, one count per bucket (boundaries + 1), then the elapsed ticks, and the count is their sum.</para>
+/// </remarks>
 public sealed class OperationSeries : PartitionedSeries
 {
-    /// <summary>The slots an operation series takes in each region: the count, then the elapsed ticks.</summary>
+    /// <summary>The slots an operation series without buckets takes in each region: the count, then the elapsed ticks.</summary>
     internal const int SlotCount = 2;
 
-    internal OperationSeries(TagSet tags, PartitionArena arena)
-        : base(tags, arena, SlotCount)
+    // Null without bucket boundaries: then the series records through AddPair, as it always has.
+    private readonly TimestampBuckets? _buckets;
+
+    internal OperationSeries(TagSet tags, PartitionArena arena, TimestampBuckets? buckets)
+        : base(tags, arena, SlotCountFor(buckets))
     {
+        _buckets = buckets;
     }
 
     /// <summary>Starts timing one operation; disposing the returned scope records it.</summary>
@@ -35,7 +43,7 @@ public sealed class OperationSeries : PartitionedSeries
         }
 
         // TimeSpan ticks are 100 ns; Stopwatch ticks are 1 / Stopwatch.Frequency seconds.
-        AddPair(1, (long)(elapsed.Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond)));
+        RecordValidElapsedTicks((long)(elapsed.Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond)));
     }
 
     /// <summary>Records one operation that took <paramref name="elapsedTimestampTicks"/> <see cref="Stopwatch"/> ticks.</summary>
@@ -50,21 +58,43 @@ public sealed class OperationSeries : PartitionedSeries
             ThrowHelper.ThrowElapsedOutOfRange(nameof(elapsedTimestampTicks), elapsedTimestampTicks, elapsedTimestampTicks < 0);
         }
 
-        AddPair(1, elapsedTimestampTicks);
+        RecordValidElapsedTicks(elapsedTimestampTicks);
     }
 
     /// <summary>Records one operation of <paramref name="elapsedTimestampTicks"/>, known to be zero or positive.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void RecordValidElapsedTicks(long elapsedTimestampTicks) => AddPair(1, elapsedTimestampTicks);
+    internal void RecordValidElapsedTicks(long elapsedTimestampTicks)
+    {
+        if (_buckets is { } buckets)
+        {
+            // The bucket's count and the ticks, after the bucket counts.
+            AddTwo(buckets.Find(elapsedTimestampTicks), 1, buckets.BucketCount, elapsedTimestampTicks);
+            return;
+        }
 
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="slots"/>: series i's count at 2i, its ticks at 2i + 1.</summary>
-    internal static void ReadAll(PartitionArena arena, OperationSeries[] series, Span<long> slots) => ReadAll(arena, series, SlotCount, slots);
+        AddPair(1, elapsedTimestampTicks);
+    }
+
+    /// <summary>The slots a series takes in each region: <see cref="SlotCount"/> without buckets; a count per bucket and the ticks with them.</summary>
+    internal static int SlotCountFor(TimestampBuckets? buckets) => buckets is null ? SlotCount : buckets.BucketCount + 1;
+
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>, all with <paramref name="slotsPerSeries"/> slots) into <paramref name="slots"/>: series i's slots from i × <paramref name="slotsPerSeries"/>.</summary>
+    internal static void ReadAll(PartitionArena arena, OperationSeries[] series, int slotsPerSeries, Span<long> slots) =>
+        PartitionedSeries.ReadAll(arena, (IReadOnlyList<PartitionedSeries>)series, slotsPerSeries, slots);
 
     /// <summary>Sums the series' partitions: operations and elapsed time since it was created.</summary>
-    /// <returns>The cumulative reading.</returns>
+    /// <returns>The cumulative reading; with bucket boundaries, its <see cref="OperationReading.BucketCounts"/> too.</returns>
     public OperationReading Read()
     {
-        (long count, long ticks) = ReadPair();
-        return new OperationReading(Tags, count, ticks);
+        if (_buckets is not { } buckets)
+        {
+            (long count, long ticks) = ReadPair();
+            return new OperationReading(Tags, count, ticks);
+        }
+
+        int slotCount = buckets.BucketCount + 1;
+        long[] slots = new long[slotCount];
+        ReadAll(Slots.Chunk.Arena, new PartitionedSeries[] { this }, slotCount, slots);
+        return OperationReading.FromBuckets(Tags, slots.AsSpan(0, buckets.BucketCount).ToArray(), slots[buckets.BucketCount]);
     }
 }

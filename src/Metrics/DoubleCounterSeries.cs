@@ -1,0 +1,51 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using ScalableMetrics.Cells;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// One series of a <see cref="PartitionedDoubleCounter"/>, bound to a fixed tag set: adds without
+/// a lookup and without allocating, each to the calling partition's slot.
+/// </summary>
+/// <remarks>
+/// Thread-safe. Get one from <see cref="PartitionedDoubleCounter.Bind"/>, once, and keep it.
+/// The partitions are summed as doubles at a read (subject to floating-point rounding as any sum
+/// of doubles is); every increment is zero or positive, so no partition ever goes down.
+/// </remarks>
+public sealed class DoubleCounterSeries : PartitionedSeries
+{
+    /// <summary>The slots a double counter series takes in each region: its total.</summary>
+    internal const int SlotCount = 1;
+
+    internal DoubleCounterSeries(TagSet tags, PartitionArena arena)
+        : base(tags, arena, SlotCount)
+    {
+    }
+
+    /// <summary>Adds <paramref name="value"/>.</summary>
+    /// <param name="value">The increment, zero or positive and finite.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative, NaN or infinite; nothing is recorded.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Add(double value)
+    {
+        // One comparison pair refuses NaN (every comparison with it is false), negatives and +∞.
+        if (!(value >= 0 && value < double.PositiveInfinity))
+        {
+            ThrowHelper.ThrowBadDoubleIncrement(nameof(value), value);
+        }
+
+        AddDouble(0, value);
+    }
+
+    /// <summary>Adds <paramref name="value"/>, known to be zero or positive and finite.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void AddValid(double value) => AddDouble(0, value);
+
+    /// <summary>Sums the series' partitions: the total added since it was created.</summary>
+    /// <returns>The cumulative value.</returns>
+    public double Read() => ReadSlotDouble(0);
+
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
+    internal static void ReadAll(PartitionArena arena, DoubleCounterSeries[] series, Span<double> values) => ReadAll(arena, series, SlotCount, MemoryMarshal.Cast<double, long>(values), SlotSum.Double);
+}

@@ -1,0 +1,45 @@
+namespace ScalableMetrics;
+
+/// <summary>A histogram series' cumulative buckets, count and sum, as collected. Immutable.</summary>
+/// <remarks>
+/// <see cref="Count"/> is the sum of <see cref="BucketCounts"/>, so that an exposition's <c>_count</c>
+/// always equals its <c>+Inf</c> bucket. <see cref="Sum"/> is read in the same pass but is its own
+/// slot: a record under way while the series is read may show in the buckets and not yet in the
+/// sum, or the other way round.
+/// </remarks>
+public sealed class HistogramReading
+{
+    internal HistogramReading(TagSet tags, IReadOnlyList<double> boundaries, long[] bucketCounts, double sum)
+    {
+        Tags = tags;
+        Boundaries = boundaries;
+        BucketCounts = bucketCounts;
+        Sum = sum;
+        long count = 0;
+        foreach (long bucketCount in bucketCounts)
+        {
+            // Each bucket saturates at long.MaxValue; so does their sum.
+            count = bucketCount > long.MaxValue - count ? long.MaxValue : count + bucketCount;
+        }
+
+        Count = count;
+    }
+
+    /// <summary>The tags that name the series.</summary>
+    public TagSet Tags { get; }
+
+    /// <summary>The histogram's bucket boundaries, strictly increasing (<see cref="PartitionedHistogram.Boundaries"/>).</summary>
+    public IReadOnlyList<double> Boundaries { get; }
+
+    /// <summary>
+    /// Values recorded per bucket, not cumulative: one more entry than <see cref="Boundaries"/>. Entry
+    /// i counts values in (<c>Boundaries[i - 1]</c>, <c>Boundaries[i]</c>]; the last, values above the last boundary.
+    /// </summary>
+    public IReadOnlyList<long> BucketCounts { get; }
+
+    /// <summary>Values recorded: the sum of <see cref="BucketCounts"/> (saturating at <see cref="long.MaxValue"/>).</summary>
+    public long Count { get; }
+
+    /// <summary>The sum of the values recorded; infinite once an infinite value was recorded.</summary>
+    public double Sum { get; }
+}
