@@ -28,6 +28,9 @@ internal static class ImplementationCatalog
         "histogram-opentelemetry",
     ];
 
+    /// <summary>The width of the id column of the terminal's tables: the longest id.</summary>
+    public static int IdWidth { get; } = Ids.Max(id => id.Length);
+
     public static CountingImplementation Create(string id) => id switch
     {
         "shared-interlocked" => new SharedInterlocked(),
