@@ -34,6 +34,12 @@ internal sealed class PartitionedHistogramImplementation : CountingImplementatio
     {
         var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = _strategy });
         _histogram = registry.CreateHistogram("scaling.records", "ms");
+        if (!_histogram.Boundaries.SequenceEqual(HistogramValues.DefaultBoundaries))
+        {
+            // The cycle puts one value in each default bucket; other boundaries would compare unlike work with OpenTelemetry's.
+            throw new InvalidOperationException($"{Id}: the default boundaries are [{string.Join(", ", _histogram.Boundaries)}], not OpenTelemetry's.");
+        }
+
         _series = _histogram.Bind();
     }
 
