@@ -67,13 +67,16 @@ public sealed class OperationSeries : PartitionedSeries
     {
         if (_buckets is { } buckets)
         {
-            // The bucket's count and the ticks, after the bucket counts.
-            AddTwo(buckets.Find(elapsedTimestampTicks), 1, buckets.BucketCount, elapsedTimestampTicks);
+            RecordInBucket(buckets, elapsedTimestampTicks);
             return;
         }
 
         AddPair(1, elapsedTimestampTicks);
     }
+
+    // Out of line, so that the plain path, inlined into every scope's Dispose, stays as small as it was.
+    private void RecordInBucket(TimestampBuckets buckets, long elapsedTimestampTicks) =>
+        AddTwo(buckets.Find(elapsedTimestampTicks), 1, buckets.BucketCount, elapsedTimestampTicks); // the bucket's count; the ticks after the bucket counts
 
     /// <summary>The slots a series takes in each region: <see cref="SlotCount"/> without buckets; a count per bucket and the ticks with them.</summary>
     internal static int SlotCountFor(TimestampBuckets? buckets) => buckets is null ? SlotCount : buckets.BucketCount + 1;
