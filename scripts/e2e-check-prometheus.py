@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Checks, through a real Prometheus server's HTTP API, the exact values of the sample's awkward
-series (samples/WebApi/AwkwardSeries.cs; keep the two in step) and of the /hello request count.
+series (samples/WebApi/AwkwardSeries.cs; keep the two in step), the /hello request count, the
+/hello request duration histogram (its _count is the number of requests, its buckets cumulative,
+ending in le="+Inf" equal to _count) and that the README's 99th-percentile query answers a
+finite number.
 
     python3 scripts/e2e-check-prometheus.py PROMETHEUS_URL SCOPE HELLO_COUNT
 
@@ -9,6 +12,7 @@ exact, 1 otherwise, printing one line per check. Labels are compared whole, as P
 them (minus job and instance), so a label merged, renamed, dropped or added fails the check.
 """
 import json
+import math
 import sys
 import time
 import urllib.parse
@@ -32,8 +36,32 @@ SERIES = [
     ("awkward_op_time_seconds_sum", {"db": "users"}, "0.5"),
     ("awkward_op_time_seconds_count", {"db": "users"}, "2"),
     ("awkward_overflow_total", {"otel_metric_overflow": "true"}, "50"),
+    ("awkward_double_total", {"dir": "in"}, "0.5"),
+    ("awkward_up_down", {"queue": "q"}, "-7"),
+    ("awkward_double_up_down", {}, "-0.25"),
+    ("awkward_last_set", {"pool": "p"}, "-3"),
+    ("awkward_fraction_ratio", {}, "0.75"),
+    ("awkward_observed_total", {"source": "callback"}, "42"),
+    ("awkward_observed_level", {}, "-1.5"),
     ("webapi_requests_total", {"http_route": "/hello", "http_response_status_code": "200"}, HELLO),
+    ("webapi_request_duration_seconds_count", {"http_route": "/hello"}, HELLO),
+    ("webapi_requests_in_flight", {"http_route": "/hello"}, "0"),
 ]
+
+# (family, labels other than le, otel_scope_name, job and instance, {le: cumulative count} or
+# None for any cumulative counts, _count, _sum or None for any)
+HISTOGRAMS = [
+    # 2^-17 (below 1e-05), 0.5, 2 and 2^22 (above 1e+06): one value per bucket.
+    ("awkward_buckets", {"k": "v"}, {"1e-05": "1", "1": "2", "1e+06": "3", "+Inf": "4"}, "4", "4194306.500007629"),
+    ("awkward_op_buckets_seconds", {"db": "users"}, {"0.1": "0", "1": "2", "+Inf": "2"}, "2", "0.5"),
+    ("webapi_request_duration_seconds", {"http_route": "/hello"}, None, HELLO, None),
+]
+
+# ASP.NET Core's advised boundaries for http.server.request.duration, as Go's clients spell them.
+REQUEST_DURATION_LES = ["0.005", "0.01", "0.025", "0.05", "0.075", "0.1", "0.25", "0.5", "0.75", "1", "2.5", "5", "7.5", "10", "+Inf"]
+
+# The README's query: needs two scrapes of the load within the minute.
+QUANTILE_QUERY = "histogram_quantile(0.99, rate(webapi_request_duration_seconds_bucket[1m]))"
 
 # (PromQL, exact value)
 AGGREGATES = [
@@ -43,6 +71,7 @@ AGGREGATES = [
     ("sum(awkward_overflow_total)", "2050"),
     ('count(awkward_overflow_total{otel_metric_overflow=""})', "2000"),
     ('count({__name__=~"awkward_.*",otel_scope_name!="%s"})' % SCOPE, None),  # no series outside the scope: empty result
+    ("count(awkward_throwing)", None),  # its callback throws: left out of every scrape, the rest intact
 ]
 
 
@@ -59,12 +88,52 @@ def check_series(name, labels, value):
     expected = dict(labels, otel_scope_name=SCOPE)
     found = []
     for result in query(name):
-        stored = {k: v for k, v in result["metric"].items() if k not in ("__name__", "job", "instance")}
-        if stored == expected:
+        if stored_labels(result) == expected:
             found.append(result["value"][1])
     if len(found) != 1:
         return False, f"{name}{expected}: {len(found)} series with exactly these labels"
     return found[0] == value, f"{name}{expected} = {found[0]} (expected {value})"
+
+
+def stored_labels(result):
+    return {k: v for k, v in result["metric"].items() if k not in ("__name__", "job", "instance")}
+
+
+def check_histogram(family, labels, buckets, count, total):
+    expected = dict(labels, otel_scope_name=SCOPE)
+    found = {}
+    for result in query(family + "_bucket"):
+        stored = stored_labels(result)
+        le = stored.pop("le", None)
+        if stored == expected and le is not None:
+            found[le] = result["value"][1]
+    les = sorted(found, key=float)
+    counts = [float(found[le]) for le in les]
+    problems = []
+    if not les or les[-1] != "+Inf":
+        problems.append("no le=\"+Inf\" bucket")
+    if any(later < earlier for earlier, later in zip(counts, counts[1:])):
+        problems.append("buckets not cumulative")
+    if buckets is not None and found != buckets:
+        problems.append(f"buckets {found} (expected {buckets})")
+    if family == "webapi_request_duration_seconds" and les != REQUEST_DURATION_LES:
+        problems.append(f"le values {les} (expected {REQUEST_DURATION_LES})")
+    if les and found[les[-1]] != count:
+        problems.append(f"le=\"+Inf\" = {found[les[-1]]} (expected {count})")
+    for suffix, value in (("_count", count), ("_sum", total)):
+        ok, line = check_series(family + suffix, labels, value) if value is not None else (True, "")
+        if not ok:
+            problems.append(line)
+    summary = f"{family}{expected}: {len(les)} buckets, cumulative, le=\"+Inf\" = _count = {count}"
+    return not problems, summary if not problems else f"{family}{expected}: " + "; ".join(problems)
+
+
+def check_quantile():
+    results = query(QUANTILE_QUERY)
+    values = {r["metric"].get("http_route"): r["value"][1] for r in results}
+    hello = values.get("/hello")
+    finite = hello is not None and math.isfinite(float(hello))
+    return finite, f"{QUANTILE_QUERY} = {values} (/hello finite: {finite})"
 
 
 def check_aggregate(promql, value):
@@ -76,7 +145,10 @@ def check_aggregate(promql, value):
 
 
 def run_checks():
-    checks = [check_series(*series) for series in SERIES] + [check_aggregate(*aggregate) for aggregate in AGGREGATES]
+    checks = ([check_series(*series) for series in SERIES]
+              + [check_histogram(*histogram) for histogram in HISTOGRAMS]
+              + [check_quantile()]
+              + [check_aggregate(*aggregate) for aggregate in AGGREGATES])
     return all(ok for ok, _ in checks), checks
 
 

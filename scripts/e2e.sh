@@ -7,8 +7,13 @@
 # it, sends exactly $REQUESTS requests to /hello with ApacheBench while scraping /metrics every
 # 100 ms, and fails unless every scrape's /hello 200 count is at least the one before, promtool
 # accepts a scrape, ab reports no failed request, the counter equals ab's "Complete requests"
-# once ab is done, and Prometheus' HTTP API returns the exact value of every awkward series and
-# of the /hello count (scripts/e2e-check-prometheus.py).
+# once ab is done, and Prometheus' HTTP API returns the exact value of every awkward series (every
+# kind of instrument, a callback that throws left out) and of the /hello count, the /hello request
+# duration histogram's _count equal to that count, its buckets cumulative, at ASP.NET Core's
+# advised boundaries and ending in le="+Inf" equal to _count, no /hello request left in flight,
+# and a finite answer to histogram_quantile(0.99, rate(webapi_request_duration_seconds_bucket[1m]))
+# (rate needs two samples in the minute: Prometheus scrapes every second, and the load starts only
+# once it has stored the /hello series at zero; scripts/e2e-check-prometheus.py).
 # Installs ab (apache2-utils), prometheus and promtool (prometheus) and curl from Debian's
 # packages if missing.
 set -euo pipefail
@@ -102,6 +107,20 @@ start_prometheus() {
   fail "prometheus was not ready within $STARTUP_TIMEOUT_SECONDS s"
 }
 
+# Waits until Prometheus has stored the /hello duration series, at zero since the sample creates
+# it at start: rate() in the quantile query then has a sample from before the load, however
+# short the load is next to the scrape interval.
+wait_for_first_scrape() {
+  local query='webapi_request_duration_seconds_count{http_route="/hello"}'
+  for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
+    if curl -sf --max-time 2 -G --data-urlencode "query=$query" "$PROMETHEUS_URL/api/v1/query" | grep -q '"value"'; then
+      return
+    fi
+    sleep 0.1
+  done
+  fail "prometheus had not scraped the sample within $STARTUP_TIMEOUT_SECONDS s"
+}
+
 cleanup() {
   local status=$?
   if [[ -n ${PROMETHEUS_PID:-} ]]; then
@@ -155,6 +174,7 @@ echo "e2e: sample listening on $BASE_URL (pid $APP_PID)"
 
 start_prometheus
 echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL, scraping every 1 s"
+wait_for_first_scrape
 
 curl -sf -o "$WORK/before.prom" "$BASE_URL/metrics" || fail "scrape before the load failed"
 before=$(hello_count "$WORK/before.prom")

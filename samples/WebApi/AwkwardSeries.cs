@@ -1,3 +1,5 @@
+using System.Diagnostics.Metrics;
+
 namespace ScalableMetrics.Samples.WebApi;
 
 /// <summary>
@@ -52,12 +54,40 @@ public static class AwkwardSeries
         operation.Record(TimeSpan.FromMilliseconds(250), Tag("db", "users"));
         operation.Record(TimeSpan.FromMilliseconds(250), Tag("db", "users"));
 
+        PartitionedDoubleCounter doubles = registry.CreateDoubleCounter("awkward.double", description: "A double counter.");
+        doubles.Add(0.25, Tag("dir", "in"));
+        doubles.Add(0.25, Tag("dir", "in"));
+        registry.CreateUpDownCounter("awkward.up-down", description: "An up-down counter below zero.").Add(-7, Tag("queue", "q"));
+        PartitionedDoubleUpDownCounter doubleUpDown = registry.CreateDoubleUpDownCounter("awkward.double-up-down", description: "A double up-down counter below zero.");
+        doubleUpDown.Add(0.25);
+        doubleUpDown.Add(-0.5);
+        Gauge gauge = registry.CreateGauge("awkward.last-set", description: "A gauge set twice, last below zero.");
+        gauge.Set(5, Tag("pool", "p"));
+        gauge.Set(-3, Tag("pool", "p"));
+        registry.CreateDoubleGauge("awkward.fraction", "1", "A double gauge of unit 1, so _ratio.").Set(0.75);
+        registry.CreateObservableCounter("awkward.observed", static () => [new Measurement<long>(42, Tag("source", "callback"))], description: "An observable counter.");
+        registry.CreateObservableGauge("awkward.observed-level", static () => [new Measurement<double>(-1.5)], description: "An observable gauge below zero.");
+        registry.CreateObservableGauge("awkward.throwing", Unplugged, description: "A callback that throws: left out of every scrape, logged, the rest of the scrape intact.");
+
+        // 2^-17 (below 1e-05), 0.5, 2 and 2^22 (above 1e+06): one value per bucket; every partial sum is exact.
+        PartitionedHistogram histogram = registry.CreateHistogram("awkward.buckets", description: "A histogram whose boundaries Go spells with exponents.", boundaries: [0.00001, 1, 1000000]);
+        foreach (double value in (double[])[Math.ScaleB(1, -17), 0.5, 2, Math.ScaleB(1, 22)])
+        {
+            histogram.Record(value, Tag("k", "v"));
+        }
+
+        OperationData bucketed = registry.CreateOperationData("awkward.op-buckets", "An operation with bucket boundaries: a histogram.", [0.1, 1]);
+        bucketed.Record(TimeSpan.FromMilliseconds(250), Tag("db", "users"));
+        bucketed.Record(TimeSpan.FromMilliseconds(250), Tag("db", "users"));
+
         PartitionedCounter overflow = registry.CreateCounter("awkward.overflow", description: "More tag sets than the series limit.");
         for (int i = 0; i < OverflowTagSets; i++)
         {
             overflow.Add(1, Tag("n", i));
         }
     }
+
+    private static IEnumerable<Measurement<long>> Unplugged() => throw new InvalidOperationException("The awkward callback always fails.");
 
     private static KeyValuePair<string, object?> Tag(string key, object? value) => new(key, value);
 }

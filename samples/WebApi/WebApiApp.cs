@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http.Features;
@@ -6,8 +7,9 @@ namespace ScalableMetrics.Samples.WebApi;
 
 /// <summary>
 /// Builds the sample API: <c>GET /hello</c>, and <c>GET /metrics</c> for Prometheus, every request
-/// counted and timed by <see cref="RequestMetricsMiddleware"/>. Separate from <c>Program</c> so
-/// that tests can start it in-process.
+/// counted and timed by <see cref="RequestMetricsMiddleware"/>, and the observable gauge
+/// <c>webapi.registry.series</c>: how many series the registry keeps. Separate from
+/// <c>Program</c> so that tests can start it in-process.
 /// </summary>
 public static class WebApiApp
 {
@@ -36,9 +38,11 @@ public static class WebApiApp
         builder.AddScalableMetrics();
 
         WebApplication app = builder.Build();
+        MetricRegistry registry = app.Services.GetRequiredService<MetricRegistry>();
+        CreateSeriesGauge(registry);
         if (app.Configuration.GetValue<bool>(AwkwardSeries.ConfigurationKey))
         {
-            AwkwardSeries.Record(app.Services.GetRequiredService<MetricRegistry>());
+            AwkwardSeries.Record(registry);
         }
 
         app.UseMiddleware<RequestMetricsMiddleware>();
@@ -47,6 +51,14 @@ public static class WebApiApp
         app.Lifetime.ApplicationStarted.Register(() => PrintAddresses(app));
         return app;
     }
+
+    // A value the registry already keeps, read only when scraped: an observable gauge, not a gauge set on every change.
+    private static void CreateSeriesGauge(MetricRegistry registry) =>
+        registry.CreateObservableGauge(
+            "webapi.registry.series",
+            () => [new Measurement<long>(registry.Instruments.Sum(static instrument => (long)instrument.SeriesCount))],
+            "{series}",
+            "Series the registry keeps, over all its instruments, overflow series included.");
 
     // Content-Length lets ApacheBench's HTTP/1.0 keep-alive (ab -k) reuse the connection.
     private static Task HelloAsync(HttpContext context)

@@ -9,16 +9,37 @@ namespace ScalableMetrics.Exporter;
 /// reads the partitioned sums when it collects.
 /// </summary>
 /// <remarks>
-/// <para>A <see cref="PartitionedCounter"/> becomes an <see cref="ObservableCounter{T}"/> of
-/// <see cref="long"/> with the same name, unit and description. An <see cref="OperationData"/>
-/// named <c>x</c> becomes two: <c>x</c>, an <see cref="ObservableCounter{T}"/> of <see cref="double"/>
-/// in seconds (the total elapsed time), and <c>x.count</c>, an <see cref="ObservableCounter{T}"/>
-/// of <see cref="long"/> in <c>{operation}</c>. Each series is one measurement with the series' tags.</para>
+/// <para>Each instrument keeps its name, unit and description, and each series is one measurement
+/// with the series' tags:</para>
+/// <list type="table">
+/// <listheader><term>registry instrument</term><description>published as</description></listheader>
+/// <item><term><see cref="PartitionedCounter"/></term><description><see cref="ObservableCounter{T}"/> of <see cref="long"/></description></item>
+/// <item><term><see cref="PartitionedDoubleCounter"/></term><description><see cref="ObservableCounter{T}"/> of <see cref="double"/></description></item>
+/// <item><term><see cref="PartitionedUpDownCounter"/>, <see cref="PartitionedDoubleUpDownCounter"/></term><description><see cref="ObservableUpDownCounter{T}"/> of <see cref="long"/>, <see cref="double"/></description></item>
+/// <item><term><see cref="Gauge"/>, <see cref="DoubleGauge"/></term><description><see cref="ObservableGauge{T}"/> of <see cref="long"/>, <see cref="double"/> (the series set at least once)</description></item>
+/// <item><term><see cref="ScalableMetrics.ObservableCounter"/>, <see cref="ScalableMetrics.ObservableUpDownCounter"/>,
+/// <see cref="ScalableMetrics.ObservableGauge"/></term><description>the observable instrument of the same kind, of
+/// <see cref="double"/> or <see cref="long"/> as the callback reports (<see cref="ObservableInstrument.IsFloatingPoint"/>;
+/// <see cref="long"/> values pass through the registry as <see cref="double"/>, exact up to 2^53). The
+/// callback runs at each collection of a listener, and at each scrape besides; one that throws fails
+/// that instrument's measurement in that collection, as any failing callback of
+/// <see cref="System.Diagnostics.Metrics"/> does (OpenTelemetry reports it in its own diagnostics), and
+/// no other instrument's.</description></item>
+/// <item><term><see cref="OperationData"/> <c>x</c>, with or without bucket boundaries</term><description>two:
+/// <c>x</c>, an <see cref="ObservableCounter{T}"/> of <see cref="double"/> in seconds (the total elapsed time), and
+/// <c>x.count</c>, an <see cref="ObservableCounter{T}"/> of <see cref="long"/> in <c>{operation}</c>. Their
+/// names are reserved by the registry (<see cref="OperationData.CountName"/>).</description></item>
+/// <item><term><see cref="PartitionedHistogram"/></term><description>nothing, and the buckets of an
+/// <see cref="OperationData"/> are not published either: OpenTelemetry .NET cannot take a histogram
+/// someone else aggregated (it has no <c>MetricProducer</c>: open-telemetry/opentelemetry-dotnet#3963),
+/// and an observable instrument carries one number per series. A reader of the bridge (an OTLP
+/// exporter) gets no histogram; scrape the Prometheus endpoint for the buckets, or time the operation
+/// with an <see cref="OperationData"/>, whose count and total time (so the mean) cross as the two counters above.</description></item>
+/// </list>
 /// <para>The partitions are summed only when a listener collects; recording stays as cheap as
 /// without the bridge. An operation's two instruments are read one after the other, so a
 /// collection made while it is being recorded may see one more operation in one than the other.
 /// Thread-safe.</para>
-/// <para>The count's name is <see cref="OperationData.CountName"/>, which the registry reserves.</para>
 /// </remarks>
 public sealed class MeterBridge : IDisposable
 {
@@ -75,11 +96,59 @@ public sealed class MeterBridge : IDisposable
         switch (instrument)
         {
             case PartitionedCounter counter:
-                _meter.CreateObservableCounter(counter.Name, () => Observe(counter), counter.Unit, counter.Description);
+                _meter.CreateObservableCounter(counter.Name, () => ToMeasurements(counter.Collect(), static r => (r.Value, r.Tags)), counter.Unit, counter.Description);
+                break;
+            case PartitionedDoubleCounter counter:
+                _meter.CreateObservableCounter(counter.Name, () => ToMeasurements(counter.Collect()), counter.Unit, counter.Description);
+                break;
+            case PartitionedUpDownCounter counter:
+                _meter.CreateObservableUpDownCounter(counter.Name, () => ToMeasurements(counter.Collect()), counter.Unit, counter.Description);
+                break;
+            case PartitionedDoubleUpDownCounter counter:
+                _meter.CreateObservableUpDownCounter(counter.Name, () => ToMeasurements(counter.Collect()), counter.Unit, counter.Description);
+                break;
+            case Gauge gauge:
+                _meter.CreateObservableGauge(gauge.Name, () => ToMeasurements(gauge.Collect()), gauge.Unit, gauge.Description);
+                break;
+            case DoubleGauge gauge:
+                _meter.CreateObservableGauge(gauge.Name, () => ToMeasurements(gauge.Collect()), gauge.Unit, gauge.Description);
+                break;
+            case ObservableInstrument observable:
+                PublishObservable(observable);
                 break;
             case OperationData operation:
                 _meter.CreateObservableCounter(operation.Name, () => ObserveElapsed(operation), OperationData.ElapsedUnit, operation.Description);
                 _meter.CreateObservableCounter(operation.CountName, () => ObserveCount(operation), OperationCountUnit, CountDescription(operation));
+                break;
+
+            // A PartitionedHistogram cannot cross (see the remarks): it is left out.
+        }
+    }
+
+    private void PublishObservable(ObservableInstrument observable)
+    {
+        string name = observable.Name;
+        string? unit = observable.Unit;
+        string? description = observable.Description;
+        switch (observable)
+        {
+            case ScalableMetrics.ObservableCounter when observable.IsFloatingPoint:
+                _meter.CreateObservableCounter(name, () => ToMeasurements(observable.Collect()), unit, description);
+                break;
+            case ScalableMetrics.ObservableCounter:
+                _meter.CreateObservableCounter(name, () => ToLongMeasurements(observable.Collect()), unit, description);
+                break;
+            case ScalableMetrics.ObservableUpDownCounter when observable.IsFloatingPoint:
+                _meter.CreateObservableUpDownCounter(name, () => ToMeasurements(observable.Collect()), unit, description);
+                break;
+            case ScalableMetrics.ObservableUpDownCounter:
+                _meter.CreateObservableUpDownCounter(name, () => ToLongMeasurements(observable.Collect()), unit, description);
+                break;
+            case ScalableMetrics.ObservableGauge when observable.IsFloatingPoint:
+                _meter.CreateObservableGauge(name, () => ToMeasurements(observable.Collect()), unit, description);
+                break;
+            case ScalableMetrics.ObservableGauge:
+                _meter.CreateObservableGauge(name, () => ToLongMeasurements(observable.Collect()), unit, description);
                 break;
         }
     }
@@ -87,14 +156,21 @@ public sealed class MeterBridge : IDisposable
     private static string? CountDescription(OperationData operation) =>
         operation.Description is { } description ? $"{description} (count of operations)" : null;
 
-    private static Measurement<long>[] Observe(PartitionedCounter counter) =>
-        ToMeasurements(counter.Collect(), static reading => (reading.Value, reading.Tags));
-
     private static Measurement<double>[] ObserveElapsed(OperationData operation) =>
         ToMeasurements(operation.Collect(), static reading => (reading.ElapsedSeconds, reading.Tags));
 
     private static Measurement<long>[] ObserveCount(OperationData operation) =>
         ToMeasurements(operation.Collect(), static reading => (reading.Count, reading.Tags));
+
+    private static Measurement<long>[] ToMeasurements(IReadOnlyList<LongReading> readings) =>
+        ToMeasurements(readings, static reading => (reading.Value, reading.Tags));
+
+    private static Measurement<double>[] ToMeasurements(IReadOnlyList<DoubleReading> readings) =>
+        ToMeasurements(readings, static reading => (reading.Value, reading.Tags));
+
+    // The callback reported longs, which the registry holds as doubles: exact up to 2^53, as in the exposition.
+    private static Measurement<long>[] ToLongMeasurements(IReadOnlyList<DoubleReading> readings) =>
+        ToMeasurements(readings, static reading => ((long)reading.Value, reading.Tags));
 
     // One measurement per series, tagged with the series' tags.
     private static Measurement<T>[] ToMeasurements<TReading, T>(IReadOnlyList<TReading> readings, Func<TReading, (T Value, TagSet Tags)> select)

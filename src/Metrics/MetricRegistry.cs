@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
@@ -238,6 +239,109 @@ public sealed class MetricRegistry
         return histogram;
     }
 
+    /// <summary>Creates a gauge of <see cref="long"/> values (the last value set per series), or returns the one already created with this name and unit.</summary>
+    /// <param name="name">The instrument name, e.g. <c>webapi.queue.length</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
+    /// <param name="unit">The unit, e.g. <c>{item}</c> or <c>By</c>; null for none.</param>
+    /// <param name="description">A description; null for none.</param>
+    /// <returns>The gauge.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
+    /// or the gauge would export under a name an existing instrument exports under (the message names both).</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the gauge was created
+    /// nonetheless, every observer was called, and creating it again returns it.</exception>
+    public Gauge CreateGauge(string name, string? unit = null, string? description = null) =>
+        GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new Gauge(name, unit, description, MaxSeriesPerInstrument, _tagLimits));
+
+    /// <summary>Creates a gauge of <see cref="double"/> values (the last value set per series), or returns the one already created with this name and unit.</summary>
+    /// <param name="name">The instrument name, e.g. <c>webapi.cache.hit_ratio</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
+    /// <param name="unit">The unit, e.g. <c>1</c> or <c>s</c>; null for none.</param>
+    /// <param name="description">A description; null for none.</param>
+    /// <returns>The gauge.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
+    /// or the gauge would export under a name an existing instrument exports under (the message names both).</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the gauge was created
+    /// nonetheless, every observer was called, and creating it again returns it.</exception>
+    public DoubleGauge CreateDoubleGauge(string name, string? unit = null, string? description = null) =>
+        GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new DoubleGauge(name, unit, description, MaxSeriesPerInstrument, _tagLimits));
+
+    /// <summary>Creates an observable counter whose callback reports cumulative <see cref="long"/> totals at every collection.</summary>
+    /// <param name="name">The instrument name; see <see cref="Instrument.Name"/> for the syntax.</param>
+    /// <param name="observe">Called at every collection, never twice at once: the current total of each series (see <see cref="ObservableInstrument"/>).</param>
+    /// <param name="unit">The unit; null for none.</param>
+    /// <param name="description">A description; null for none.</param>
+    /// <returns>The counter.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> or <paramref name="observe"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken (an observable
+    /// instrument is created once: its callback is not replaced), or the counter would export under a name an existing instrument exports under.</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created nonetheless.</exception>
+    public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
+    {
+        ArgumentNullException.ThrowIfNull(observe);
+        return GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new ObservableCounter(name, unit, description, observe, null, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+    }
+
+    /// <summary>Creates an observable counter whose callback reports cumulative <see cref="double"/> totals at every collection.</summary>
+    /// <inheritdoc cref="CreateObservableCounter(string, Func{IEnumerable{Measurement{long}}}, string?, string?)"/>
+    public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
+    {
+        ArgumentNullException.ThrowIfNull(observe);
+        return GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new ObservableCounter(name, unit, description, null, observe, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+    }
+
+    /// <summary>Creates an observable up-down counter whose callback reports <see cref="long"/> totals, of either sign, at every collection.</summary>
+    /// <param name="name">The instrument name; see <see cref="Instrument.Name"/> for the syntax.</param>
+    /// <param name="observe">Called at every collection, never twice at once: the current total of each series (see <see cref="ObservableInstrument"/>).</param>
+    /// <param name="unit">The unit; null for none.</param>
+    /// <param name="description">A description; null for none.</param>
+    /// <returns>The up-down counter.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> or <paramref name="observe"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken (an observable
+    /// instrument is created once: its callback is not replaced), or the instrument would export under a name an existing instrument exports under.</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the instrument was created nonetheless.</exception>
+    public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
+    {
+        ArgumentNullException.ThrowIfNull(observe);
+        return GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new ObservableUpDownCounter(name, unit, description, observe, null, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+    }
+
+    /// <summary>Creates an observable up-down counter whose callback reports <see cref="double"/> totals, of either sign, at every collection.</summary>
+    /// <inheritdoc cref="CreateObservableUpDownCounter(string, Func{IEnumerable{Measurement{long}}}, string?, string?)"/>
+    public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
+    {
+        ArgumentNullException.ThrowIfNull(observe);
+        return GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new ObservableUpDownCounter(name, unit, description, null, observe, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+    }
+
+    /// <summary>Creates an observable gauge whose callback reports <see cref="long"/> values at every collection.</summary>
+    /// <param name="name">The instrument name; see <see cref="Instrument.Name"/> for the syntax.</param>
+    /// <param name="observe">Called at every collection, never twice at once: the current value of each series (see <see cref="ObservableInstrument"/>).</param>
+    /// <param name="unit">The unit; null for none.</param>
+    /// <param name="description">A description; null for none.</param>
+    /// <returns>The gauge.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> or <paramref name="observe"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken (an observable
+    /// instrument is created once: its callback is not replaced), or the gauge would export under a name an existing instrument exports under.</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the gauge was created nonetheless.</exception>
+    public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
+    {
+        ArgumentNullException.ThrowIfNull(observe);
+        return GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new ObservableGauge(name, unit, description, observe, null, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+    }
+
+    /// <summary>Creates an observable gauge whose callback reports <see cref="double"/> values at every collection.</summary>
+    /// <inheritdoc cref="CreateObservableGauge(string, Func{IEnumerable{Measurement{long}}}, string?, string?)"/>
+    public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
+    {
+        ArgumentNullException.ThrowIfNull(observe);
+        return GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new ObservableGauge(name, unit, description, null, observe, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+    }
+
     /// <summary>
     /// Calls <paramref name="onInstrument"/> for every instrument created so far and, until the
     /// returned handle is disposed, for every one created later; each exactly once.
@@ -274,7 +378,7 @@ public sealed class MetricRegistry
         }
     }
 
-    private T GetOrCreate<T>(string name, string? unit, Func<string, string?, ExportedFamily> familyOf, Func<T> create)
+    private T GetOrCreate<T>(string name, string? unit, Func<string, string?, ExportedFamily> familyOf, Func<T> create, bool returnsExisting = true)
         where T : Instrument
     {
         InstrumentNames.Validate(name, unit);
@@ -284,7 +388,7 @@ public sealed class MetricRegistry
         {
             if (_names.TryGetValue(name, out Instrument? existing))
             {
-                if (existing is T same && string.Equals(same.Name, name, StringComparison.OrdinalIgnoreCase) && string.Equals(same.Unit, unit, StringComparison.Ordinal))
+                if (returnsExisting && existing is T same && string.Equals(same.Name, name, StringComparison.OrdinalIgnoreCase) && string.Equals(same.Unit, unit, StringComparison.Ordinal))
                 {
                     return same;
                 }

@@ -1,6 +1,5 @@
 using System.Diagnostics.Metrics;
 using System.Text;
-using Microsoft.Extensions.Logging;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
@@ -93,22 +92,4 @@ public sealed class ExpositionGuardTests
     }
 
     private static async Task<string> ScrapeAsync(PrometheusScraper scraper) => Encoding.UTF8.GetString(await scraper.ScrapeAsync());
-
-    private sealed class ListLogger : ILogger<PrometheusScraper>
-    {
-        public List<string> Messages { get; } = [];
-
-        public IDisposable? BeginScope<TState>(TState state)
-            where TState : notnull => null;
-
-        public bool IsEnabled(LogLevel logLevel) => true;
-
-        public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
-        {
-            lock (Messages)
-            {
-                Messages.Add(formatter(state, exception));
-            }
-        }
-    }
 }

@@ -10,8 +10,8 @@ using ScalableMetrics.Samples.WebApi;
 namespace ScalableMetrics.Exporter.Tests;
 
 /// <summary>
-/// The sample API, started in-process on a free loopback port, counts exactly the requests sent
-/// and serves the count at <c>/metrics</c>.
+/// The sample API, started in-process on a free loopback port, counts and times exactly the
+/// requests sent, and serves the count, the duration histogram and the in-flight count at <c>/metrics</c>.
 /// </summary>
 /// <remarks>
 /// The sample publishes on the default meter name, which any MeterProvider in the process that
@@ -58,23 +58,32 @@ public sealed class WebApiIntegrationTests
         Assert.Equal(HelloRequests.ToString(System.Globalization.CultureInfo.InvariantCulture), hellos.Value);
         Assert.Equal("1", PrometheusText.Single(samples, "webapi_requests_total", ("http_route", RequestMetricsMiddleware.UnmatchedRoute), ("http_response_status_code", "404")).Value);
         Assert.Contains("# TYPE webapi_requests_total counter\n", text);
-        Assert.Contains("# TYPE webapi_request_duration_seconds summary\n", text);
+        Assert.Contains("# TYPE webapi_request_duration_seconds histogram\n", text);
+        Assert.Contains("# TYPE webapi_requests_in_flight gauge\n", text);
+        Assert.Contains("# TYPE webapi_registry_series gauge\n", text);
+        Assert.True(PrometheusText.Single(samples, "webapi_registry_series").NumericValue >= 3, "the registry keeps at least the /hello, 404 and /metrics series");
 
-        // The duration is recorded after the response, so poll briefly for the last ones.
-        double timed = 0;
-        for (int attempt = 0; attempt < 50 && timed < HelloRequests; attempt++)
+        // The duration is recorded, and the request leaves the in-flight count, after the
+        // response: poll briefly for the last ones.
+        IReadOnlyList<PrometheusSample> later = samples;
+        for (int attempt = 0; attempt < 50 && !AllTimed(later); attempt++)
         {
-            IReadOnlyList<PrometheusSample> later = PrometheusText.Parse(await client.GetStringAsync("/metrics"));
-            timed = PrometheusText.Single(later, "webapi_request_duration_seconds_count", ("http_route", "/hello")).NumericValue;
-            if (timed < HelloRequests)
-            {
-                await Task.Delay(100);
-            }
+            await Task.Delay(100);
+            later = PrometheusText.Parse(await client.GetStringAsync("/metrics"));
         }
 
-        Assert.Equal(HelloRequests, timed);
+        PrometheusSample[] buckets = [.. later.Where(s => s.Name == "webapi_request_duration_seconds_bucket" && s.Labels["http_route"] == "/hello")];
+        Assert.Equal([.. RequestMetricsMiddleware.DurationBoundaries.Select(b => b.ToString(System.Globalization.CultureInfo.InvariantCulture)), "+Inf"], buckets.Select(b => b.Labels["le"]));
+        Assert.All(buckets.Zip(buckets.Skip(1)), pair => Assert.True(pair.Second.NumericValue >= pair.First.NumericValue, "buckets not cumulative"));
+        Assert.Equal(HelloRequests, buckets[^1].NumericValue);
+        Assert.Equal(HelloRequests, PrometheusText.Single(later, "webapi_request_duration_seconds_count", ("http_route", "/hello")).NumericValue);
+        Assert.Equal("0", PrometheusText.Single(later, "webapi_requests_in_flight", ("http_route", "/hello")).Value);
         await app.StopAsync();
     }
+
+    private static bool AllTimed(IReadOnlyList<PrometheusSample> samples) =>
+        samples.Any(s => s.Name == "webapi_request_duration_seconds_count" && s.Labels["http_route"] == "/hello" && s.NumericValue == HelloRequests)
+        && samples.Any(s => s.Name == "webapi_requests_in_flight" && s.Labels["http_route"] == "/hello" && s.Value == "0");
 
     [Fact]
     public async Task A_request_is_counted_before_its_response_reaches_the_client()
@@ -101,7 +110,8 @@ public sealed class WebApiIntegrationTests
         handlerMayReturn.Release();
 
         Assert.Equal("1", PrometheusText.Single(samples, "webapi_requests_total", ("http_route", "/slow-tail"), ("http_response_status_code", "200")).Value);
-        Assert.DoesNotContain(samples, s => s.Name == "webapi_request_duration_seconds_count" && s.Labels["http_route"] == "/slow-tail");
+        Assert.Equal("0", PrometheusText.Single(samples, "webapi_request_duration_seconds_count", ("http_route", "/slow-tail")).Value);
+        Assert.Equal("1", PrometheusText.Single(samples, "webapi_requests_in_flight", ("http_route", "/slow-tail")).Value);
         await app.StopAsync();
     }
 

@@ -26,8 +26,10 @@ internal static class OpenTelemetryLimits
     public static int CardinalityLimit(int maxSeriesPerInstrument) =>
         maxSeriesPerInstrument >= int.MaxValue - 1 ? int.MaxValue : maxSeriesPerInstrument + 1;
 
-    /// <summary>The metric stream limit: two per registry instrument (an <see cref="OperationData"/>
-    /// is two instruments on the bridge's meter) and OpenTelemetry's default for the other meters.</summary>
+    /// <summary>The metric stream limit: two per registry instrument and OpenTelemetry's default
+    /// for the other meters. Two is the most any kind takes on the bridge's meter (an
+    /// <see cref="OperationData"/>, with or without buckets, is two counters; every other kind is
+    /// one instrument; a <see cref="PartitionedHistogram"/> none: see <see cref="MeterBridge"/>).</summary>
     public static int MaxMetricStreams(int maxInstruments) =>
         (int)Math.Min(int.MaxValue, (2L * maxInstruments) + OtherMeterStreams);
 

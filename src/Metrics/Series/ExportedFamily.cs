@@ -104,6 +104,8 @@ internal sealed class ExportedFamily
         PartitionedDoubleUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
         PartitionedHistogram => ForHistogram(instrument.Name, instrument.Unit),
         OperationData operation => ForOperation(instrument.Name, operation.Boundaries is not null),
+        Gauge or DoubleGauge or ObservableGauge or ObservableUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
+        ObservableCounter => ForCounter(instrument.Name, instrument.Unit),
         _ => throw new ArgumentException($"No exported family is defined for {instrument.GetType().Name}.", nameof(instrument)),
     };
 

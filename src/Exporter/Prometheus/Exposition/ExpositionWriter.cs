@@ -85,12 +85,42 @@ internal sealed class ExpositionWriter
         _text.Write((byte)'\n');
     }
 
+    /// <summary>
+    /// One histogram series, as prometheus/common's <c>expfmt</c> writes one: a <c>_bucket</c>
+    /// sample per boundary with its <c>le</c> and the cumulative count of the values at most that
+    /// boundary, the <c>le="+Inf"</c> bucket (every value), then <c>_sum</c> and <c>_count</c>.
+    /// </summary>
+    /// <remarks><c>_count</c> is the <c>+Inf</c> bucket's count by construction, so the two agree
+    /// in every scrape. A cumulative count that would pass <see cref="long.MaxValue"/> stays there,
+    /// as the series' saturating cells do.</remarks>
+    /// <param name="name">The family name (<c>B</c> of <c>B_bucket</c>).</param>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="boundaries">The bucket boundaries, increasing.</param>
+    /// <param name="bucketCounts">The count of each bucket, not cumulative: one more than <paramref name="boundaries"/>, the last (b[n-1], +∞).</param>
+    /// <param name="sum">The sum of the values recorded.</param>
+    public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> bucketCounts, double sum)
+    {
+        long cumulative = 0;
+        for (int i = 0; i < boundaries.Count; i++)
+        {
+            cumulative = SaturatingAdd(cumulative, bucketCounts[i]);
+            WriteSample(name, "_bucket", labels, "le", boundaries[i], cumulative);
+        }
+
+        cumulative = SaturatingAdd(cumulative, bucketCounts[boundaries.Count]);
+        WriteSample(name, "_bucket", labels, "le", double.PositiveInfinity, cumulative);
+        WriteSample(name, "_sum", labels, null, 0, sum);
+        WriteSample(name, "_count", labels, null, 0, cumulative);
+    }
+
     /// <summary>Copies text already in the format (a family another writer wrote).</summary>
     public void WriteRaw(ReadOnlySpan<byte> text) => _text.Write(text);
 
     public byte[] ToArray() => _text.WrittenSpan.ToArray();
 
     public override string ToString() => _text.ToString();
+
+    private static long SaturatingAdd(long total, long count) => total > long.MaxValue - count ? long.MaxValue : total + count;
 
     private void WriteNameAndLabels(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
     {

@@ -6,7 +6,7 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
 /// A growable UTF-8 buffer with the few writes the text exposition format needs: names as they
-/// are, label values and help text escaped, numbers in Go's <c>ParseFloat</c> syntax. Reused
+/// are, label values and help text escaped, numbers as Go's <c>strconv.FormatFloat(f, 'g', -1, 64)</c> writes them. Reused
 /// from scrape to scrape, so a steady scrape allocates only its copy of the result. Not thread-safe.
 /// </summary>
 internal sealed class PrometheusTextWriter
@@ -71,21 +71,9 @@ internal sealed class PrometheusTextWriter
         }
     }
 
-    /// <summary>Writes <paramref name="value"/> as Prometheus parses it: shortest round-trip
-    /// digits, and <c>NaN</c>, <c>+Inf</c>, <c>-Inf</c> for the values .NET spells otherwise.</summary>
-    public void Write(double value)
-    {
-        if (double.IsFinite(value))
-        {
-            Span<byte> span = GetSpan(32);
-            value.TryFormat(span, out int written, "R", CultureInfo.InvariantCulture);
-            _length += written;
-        }
-        else
-        {
-            Write(double.IsNaN(value) ? "NaN" : value > 0 ? "+Inf" : "-Inf");
-        }
-    }
+    /// <summary>Writes <paramref name="value"/> as Prometheus' Go clients do (<see cref="PrometheusFloat"/>):
+    /// shortest round-trip digits, and <c>NaN</c>, <c>+Inf</c>, <c>-Inf</c>.</summary>
+    public void Write(double value) => _length += PrometheusFloat.Format(value, GetSpan(PrometheusFloat.MaxLength));
 
     private void WriteEscaped(string text, SearchValues<char> escapes)
     {

@@ -6,11 +6,15 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// </summary>
 /// <remarks>
 /// The names come from the core's exported identity (<see cref="ExportedFamily"/>), the one place
-/// that defines them and that the registry checks at creation: a <see cref="PartitionedCounter"/>
-/// is a counter written as <c>B_total</c> (the text format 0.0.4 names the family after its
-/// sample, as OpenTelemetry's exporter does), where <c>B</c> is the sanitized name and the unit's
-/// suffix; an <see cref="OperationData"/> is a summary family <c>S</c> (the sanitized name and
-/// <c>_seconds</c>) of samples <c>S_sum</c> (seconds) and <c>S_count</c> (operations).
+/// that defines them and that the registry checks at creation. A counter (<see cref="PartitionedCounter"/>,
+/// <see cref="PartitionedDoubleCounter"/>, <see cref="ObservableCounter"/>) is a counter family
+/// named after its one sample <c>B_total</c> (the text format 0.0.4 names the family after its
+/// sample, as OpenTelemetry's exporter does); an up-down counter or a gauge (partitioned, set or
+/// observable) is a gauge <c>B</c>; a <see cref="PartitionedHistogram"/>, and an
+/// <see cref="OperationData"/> with bucket boundaries, a histogram <c>B</c> of samples
+/// <c>B_bucket</c>, <c>B_sum</c>, <c>B_count</c>; an <see cref="OperationData"/> without, a
+/// summary <c>S</c> (the sanitized name and <c>_seconds</c>) of samples <c>S_sum</c> (seconds)
+/// and <c>S_count</c> (operations).
 /// </remarks>
 internal sealed class RegistryFamily
 {
@@ -31,20 +35,30 @@ internal sealed class RegistryFamily
 
     public string? Help { get; }
 
+    /// <summary>Every name the instrument reserves (<see cref="ExportedFamily.ReservedNames"/>), so
+    /// that no other meter's family can be written under one of them.</summary>
     public string[] SampleNames { get; }
 
     public static RegistryFamily Create(Instrument instrument)
     {
-        if (instrument is not (PartitionedCounter or OperationData))
+        ExportedFamily family;
+        try
         {
+            family = ExportedFamily.For(instrument);
+        }
+        catch (ArgumentException)
+        {
+            // A kind of instrument this exporter does not know: a core newer than the exporter.
             return new(instrument, string.Empty, PrometheusType.Unsupported, []);
         }
 
-        // Every name the instrument reserves counts as taken, so that no other meter's family
-        // can be written under one of them.
-        ExportedFamily family = ExportedFamily.For(instrument);
-        return family.Kind == ExportedKind.Counter
-            ? new(instrument, family.SampleNames[0], PrometheusType.Counter, [.. family.ReservedNames])
-            : new(instrument, family.Name, PrometheusType.Summary, [.. family.ReservedNames]);
+        return family.Kind switch
+        {
+            ExportedKind.Counter => new(instrument, family.SampleNames[0], PrometheusType.Counter, [.. family.ReservedNames]),
+            ExportedKind.Gauge => new(instrument, family.Name, PrometheusType.Gauge, [.. family.ReservedNames]),
+            ExportedKind.Histogram => new(instrument, family.Name, PrometheusType.Histogram, [.. family.ReservedNames]),
+            ExportedKind.Summary => new(instrument, family.Name, PrometheusType.Summary, [.. family.ReservedNames]),
+            _ => new(instrument, string.Empty, PrometheusType.Unsupported, []),
+        };
     }
 }

@@ -10,12 +10,20 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// exposition holds exactly the series the registry keeps, its overflow series included.
 /// </summary>
 /// <remarks>
+/// <para>Every kind (<see cref="RegistryFamily"/>): counters as <c>B_total</c>; up-down counters
+/// and gauges as gauges <c>B</c>; histograms, and operations with bucket boundaries, as
+/// <c>B_bucket{le="…"}</c> (cumulative, ending with <c>le="+Inf"</c>), <c>B_sum</c>, <c>B_count</c>;
+/// operations without boundaries as summaries <c>S_sum</c>, <c>S_count</c>; observable
+/// instruments as their kind, read by calling their callback. A family with no sample in a scrape
+/// (no series yet, a gauge never set, a callback that reported nothing) is not written.</para>
 /// <para>Every sample carries <c>otel_scope_name</c> and, when set, <c>otel_scope_version</c>. A
 /// series' label block is built once, on its first scrape, and kept with its tag set.</para>
 /// <para>Two series of one instrument never come out with the same labels: the registry makes
 /// tag sets that export alike one series (<c>SeriesIdentity</c>), and the writer asserts it in
 /// debug builds and tests (<see cref="ExpositionWriter.ChecksDuplicates"/>). A family whose name
 /// (or a sample name) another family of the scrape already wrote is left out and logged once.</para>
+/// <para>An observable instrument whose callback fails is left out of that scrape, its names still
+/// reserved, and the failure logged each time; the rest of the scrape is written as usual.</para>
 /// <para>Not thread-safe: a scrape at a time (see <c>PrometheusScraper</c>).</para>
 /// </remarks>
 internal sealed partial class RegistrySource
@@ -37,13 +45,15 @@ internal sealed partial class RegistrySource
             : [new(ExportedNames.ScopeNameLabel, scopeName), new(ExportedNames.ScopeVersionLabel, scopeVersion)];
     }
 
-    /// <summary>Writes every instrument that has a series, adding its sample names to <paramref name="takenNames"/>.</summary>
+    /// <summary>Writes every instrument that has a sample, adding its reserved names to <paramref name="takenNames"/>.</summary>
     public void Write(ExpositionWriter output, HashSet<string> takenNames)
     {
         foreach (Instrument instrument in _registry.Instruments)
         {
             RegistryFamily family = _families.GetValue(instrument, RegistryFamily.Create);
-            if (family.Type == PrometheusType.Unsupported || instrument.SeriesCount == 0)
+
+            // An observable instrument has no series until its callback is first called: a scrape is what calls it.
+            if (family.Type == PrometheusType.Unsupported || (instrument.SeriesCount == 0 && instrument is not ObservableInstrument))
             {
                 continue;
             }
@@ -60,26 +70,116 @@ internal sealed partial class RegistrySource
             }
 
             takenNames.UnionWith(family.SampleNames);
-            output.WriteHeader(family.Name, family.Type, family.Help);
             switch (instrument)
             {
                 case PartitionedCounter counter:
-                    foreach (CounterReading reading in counter.Collect())
+                    WriteValues(output, family, counter.Collect());
+                    break;
+                case PartitionedDoubleCounter counter:
+                    WriteValues(output, family, counter.Collect());
+                    break;
+                case PartitionedUpDownCounter counter:
+                    WriteValues(output, family, counter.Collect());
+                    break;
+                case PartitionedDoubleUpDownCounter counter:
+                    WriteValues(output, family, counter.Collect());
+                    break;
+                case Gauge gauge:
+                    WriteValues(output, family, gauge.Collect());
+                    break;
+                case DoubleGauge gauge:
+                    WriteValues(output, family, gauge.Collect());
+                    break;
+                case ObservableInstrument observable:
+                    if (TryObserve(observable) is { } observed)
                     {
-                        output.WriteSample(family.Name, string.Empty, Labels(reading.Tags), null, 0, reading.Value);
+                        WriteValues(output, family, observed);
                     }
 
+                    break;
+                case PartitionedHistogram histogram:
+                    WriteHistograms(output, family, histogram.Collect());
                     break;
                 case OperationData operation:
-                    foreach (OperationReading reading in operation.Collect())
-                    {
-                        LabelBlock labels = Labels(reading.Tags);
-                        output.WriteSample(family.Name, "_sum", labels, null, 0, reading.ElapsedSeconds);
-                        output.WriteSample(family.Name, "_count", labels, null, 0, reading.Count);
-                    }
-
+                    WriteOperations(output, family, operation.Boundaries, operation.Collect());
                     break;
             }
+        }
+    }
+
+    private void WriteValues(ExpositionWriter output, RegistryFamily family, IReadOnlyList<CounterReading> readings)
+    {
+        WriteHeaderIfAny(output, family, readings.Count);
+        foreach (CounterReading reading in readings)
+        {
+            output.WriteSample(family.Name, string.Empty, Labels(reading.Tags), null, 0, reading.Value);
+        }
+    }
+
+    private void WriteValues(ExpositionWriter output, RegistryFamily family, IReadOnlyList<LongReading> readings)
+    {
+        WriteHeaderIfAny(output, family, readings.Count);
+        foreach (LongReading reading in readings)
+        {
+            output.WriteSample(family.Name, string.Empty, Labels(reading.Tags), null, 0, reading.Value);
+        }
+    }
+
+    private void WriteValues(ExpositionWriter output, RegistryFamily family, IReadOnlyList<DoubleReading> readings)
+    {
+        WriteHeaderIfAny(output, family, readings.Count);
+        foreach (DoubleReading reading in readings)
+        {
+            output.WriteSample(family.Name, string.Empty, Labels(reading.Tags), null, 0, reading.Value);
+        }
+    }
+
+    private void WriteHistograms(ExpositionWriter output, RegistryFamily family, IReadOnlyList<HistogramReading> readings)
+    {
+        WriteHeaderIfAny(output, family, readings.Count);
+        foreach (HistogramReading reading in readings)
+        {
+            output.WriteHistogram(family.Name, Labels(reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum);
+        }
+    }
+
+    private void WriteOperations(ExpositionWriter output, RegistryFamily family, IReadOnlyList<double>? boundaries, IReadOnlyList<OperationReading> readings)
+    {
+        WriteHeaderIfAny(output, family, readings.Count);
+        foreach (OperationReading reading in readings)
+        {
+            LabelBlock labels = Labels(reading.Tags);
+            if (boundaries is not null && reading.BucketCounts is { } bucketCounts)
+            {
+                output.WriteHistogram(family.Name, labels, boundaries, bucketCounts, reading.ElapsedSeconds);
+            }
+            else
+            {
+                output.WriteSample(family.Name, "_sum", labels, null, 0, reading.ElapsedSeconds);
+                output.WriteSample(family.Name, "_count", labels, null, 0, reading.Count);
+            }
+        }
+    }
+
+    private static void WriteHeaderIfAny(ExpositionWriter output, RegistryFamily family, int sampleCount)
+    {
+        if (sampleCount > 0)
+        {
+            output.WriteHeader(family.Name, family.Type, family.Help);
+        }
+    }
+
+    // The callback is the service's code: whatever it throws is that instrument's failure, not the scrape's.
+    private IReadOnlyList<DoubleReading>? TryObserve(ObservableInstrument observable)
+    {
+        try
+        {
+            return observable.Collect();
+        }
+        catch (InvalidOperationException e)
+        {
+            LogCallbackFailed(_logger, e, observable.Name);
+            return null;
         }
     }
 
@@ -89,4 +189,7 @@ internal sealed partial class RegistrySource
 
     [LoggerMessage(EventId = 1, Level = LogLevel.Warning, Message = "The instrument '{Instrument}' is left out of the Prometheus exposition: the family name '{Family}' (or one of its sample names) is already written by another family.")]
     private static partial void LogFamilyTaken(ILogger logger, string instrument, string family);
+
+    [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "The observable instrument '{Instrument}' is left out of this scrape: its callback failed.")]
+    private static partial void LogCallbackFailed(ILogger logger, Exception exception, string instrument);
 }

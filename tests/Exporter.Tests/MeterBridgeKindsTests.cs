@@ -1,0 +1,149 @@
+using System.Diagnostics.Metrics;
+using OpenTelemetry;
+using OpenTelemetry.Metrics;
+using ScalableMetrics.Exporter.Hosting;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>
+/// Every kind of instrument read back through a real OpenTelemetry <see cref="MeterProvider"/>
+/// (what an OTLP exporter would be handed), with the limits <c>AddScalableMetrics</c> sets: each
+/// kind arrives as its OpenTelemetry metric type with the registry's values; histograms do not
+/// cross (open-telemetry/opentelemetry-dotnet#3963).
+/// </summary>
+public sealed class MeterBridgeKindsTests
+{
+    private static readonly KeyValuePair<string, object?> s_tag = new("k", "v");
+
+    [Fact]
+    public void Every_kind_but_the_histogram_arrives_as_its_opentelemetry_type_with_its_value()
+    {
+        var registry = new MetricRegistry();
+        registry.CreateCounter("counter").Add(5, s_tag);
+        PartitionedDoubleCounter doubleCounter = registry.CreateDoubleCounter("double.counter", "s");
+        doubleCounter.Add(0.5, s_tag);
+        doubleCounter.Add(0.25, s_tag);
+        registry.CreateUpDownCounter("updown").Add(-4, s_tag);
+        registry.CreateDoubleUpDownCounter("double.updown").Add(-0.5, s_tag);
+        registry.CreateGauge("gauge").Set(-9, s_tag);
+        registry.CreateDoubleGauge("double.gauge").Set(1.25, s_tag);
+        registry.CreateObservableCounter("observed.counter", () => [new Measurement<long>(42, s_tag)]);
+        registry.CreateObservableUpDownCounter("observed.updown", () => [new Measurement<double>(-1.5, s_tag)]);
+        registry.CreateObservableGauge("observed.gauge", () => [new Measurement<long>(-3, s_tag)]);
+        OperationData operation = registry.CreateOperationData("operation", boundaries: [0.1, 1]);
+        operation.Record(TimeSpan.FromMilliseconds(250), s_tag);
+        operation.Record(TimeSpan.FromMilliseconds(500), s_tag);
+        registry.CreateHistogram("histogram", boundaries: [1]).Record(0.5, s_tag);
+
+        IReadOnlyDictionary<string, CapturedMetric> metrics = ReadThroughOpenTelemetry(registry);
+
+        Assert.Equal(
+            ["counter", "double.counter", "double.gauge", "double.updown", "gauge", "observed.counter", "observed.gauge", "observed.updown", "operation", "operation.count", "updown"],
+            metrics.Keys.Order(StringComparer.Ordinal));
+        Assert.Equal(new CapturedMetric(MetricType.LongSum, 5), metrics["counter"]);
+        Assert.Equal(new CapturedMetric(MetricType.DoubleSum, 0.75), metrics["double.counter"]);
+        Assert.Equal(new CapturedMetric(MetricType.LongSumNonMonotonic, -4), metrics["updown"]);
+        Assert.Equal(new CapturedMetric(MetricType.DoubleSumNonMonotonic, -0.5), metrics["double.updown"]);
+        Assert.Equal(new CapturedMetric(MetricType.LongGauge, -9), metrics["gauge"]);
+        Assert.Equal(new CapturedMetric(MetricType.DoubleGauge, 1.25), metrics["double.gauge"]);
+        Assert.Equal(new CapturedMetric(MetricType.LongSum, 42), metrics["observed.counter"]);
+        Assert.Equal(new CapturedMetric(MetricType.DoubleSumNonMonotonic, -1.5), metrics["observed.updown"]);
+        Assert.Equal(new CapturedMetric(MetricType.LongGauge, -3), metrics["observed.gauge"]);
+
+        // An operation with buckets crosses as its total time and count, as one without does.
+        Assert.Equal(new CapturedMetric(MetricType.DoubleSum, 0.75), metrics["operation"]);
+        Assert.Equal(new CapturedMetric(MetricType.LongSum, 2), metrics["operation.count"]);
+    }
+
+    [Fact]
+    public void A_throwing_callback_fails_only_its_own_instrument()
+    {
+        var registry = new MetricRegistry();
+        registry.CreateObservableGauge("throwing", Unplugged);
+        registry.CreateObservableGauge("healthy", () => [new Measurement<long>(7, s_tag)]);
+        registry.CreateUpDownCounter("updown").Add(-1, s_tag);
+
+        IReadOnlyDictionary<string, CapturedMetric> metrics = ReadThroughOpenTelemetry(registry);
+
+        Assert.Equal(new CapturedMetric(MetricType.LongGauge, 7), metrics["healthy"]);
+        Assert.Equal(new CapturedMetric(MetricType.LongSumNonMonotonic, -1), metrics["updown"]);
+        Assert.False(metrics.TryGetValue("throwing", out CapturedMetric? thrown) && thrown.Points > 0, "the throwing instrument reported a point");
+    }
+
+    [Fact]
+    public void An_up_down_counter_past_the_series_limit_crosses_with_the_registrys_overflow_series_only()
+    {
+        const int MaxSeries = 10;
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = MaxSeries });
+        PartitionedUpDownCounter counter = registry.CreateUpDownCounter("wide");
+        for (int i = 0; i < MaxSeries + 5; i++)
+        {
+            counter.Add(-1, new KeyValuePair<string, object?>("n", i));
+        }
+
+        List<CapturedPoint> points = ReadPointsThroughOpenTelemetry(registry, MaxSeries)["wide"];
+
+        Assert.Equal(MaxSeries + 1, points.Count);
+        Assert.Equal(-5.0, Assert.Single(points, p => p.Tags.Contains(new("otel.metric.overflow", true))).Value);
+        Assert.Equal(-(MaxSeries + 5.0), points.Sum(p => p.Value));
+    }
+
+    private static IEnumerable<Measurement<double>> Unplugged() => throw new InvalidDataException("sensor unplugged");
+
+    private static Dictionary<string, CapturedMetric> ReadThroughOpenTelemetry(MetricRegistry registry) =>
+        ReadPointsThroughOpenTelemetry(registry, registry.MaxSeriesPerInstrument)
+            .ToDictionary(m => m.Key, m => new CapturedMetric(m.Value.Count == 0 ? default : m.Value[0].Type, m.Value.Sum(p => p.Value), m.Value.Count));
+
+    private static Dictionary<string, List<CapturedPoint>> ReadPointsThroughOpenTelemetry(MetricRegistry registry, int maxSeriesPerInstrument)
+    {
+        string meterName = "test.bridge.kinds." + Guid.NewGuid().ToString("N");
+        var exporter = new CapturingExporter();
+        using var bridge = new MeterBridge(registry, meterName);
+        using MeterProvider provider = Sdk.CreateMeterProviderBuilder()
+            .AddRegistryMeter(meterName, maxSeriesPerInstrument, registry.MaxInstruments)
+            .AddReader(new BaseExportingMetricReader(exporter))
+            .Build();
+
+        Assert.True(provider.ForceFlush());
+        return exporter.Metrics;
+    }
+
+    private sealed record CapturedMetric(MetricType Type, double Value, int Points = 1);
+
+    private sealed record CapturedPoint(MetricType Type, double Value, KeyValuePair<string, object?>[] Tags);
+
+    // The values a reader hands its exporter, copied during the export (OpenTelemetry reuses its points).
+    private sealed class CapturingExporter : BaseExporter<Metric>
+    {
+        public Dictionary<string, List<CapturedPoint>> Metrics { get; } = [];
+
+        public override ExportResult Export(in Batch<Metric> batch)
+        {
+            foreach (Metric metric in batch)
+            {
+                List<CapturedPoint> points = Metrics[metric.Name] = [];
+                foreach (ref readonly MetricPoint point in metric.GetMetricPoints())
+                {
+                    var tags = new List<KeyValuePair<string, object?>>();
+                    foreach (KeyValuePair<string, object?> tag in point.Tags)
+                    {
+                        tags.Add(tag);
+                    }
+
+                    points.Add(new CapturedPoint(metric.MetricType, ValueOf(metric.MetricType, point), [.. tags]));
+                }
+            }
+
+            return ExportResult.Success;
+        }
+
+        private static double ValueOf(MetricType type, in MetricPoint point) => type switch
+        {
+            MetricType.LongSum or MetricType.LongSumNonMonotonic => point.GetSumLong(),
+            MetricType.DoubleSum or MetricType.DoubleSumNonMonotonic => point.GetSumDouble(),
+            MetricType.LongGauge => point.GetGaugeLastValueLong(),
+            MetricType.DoubleGauge => point.GetGaugeLastValueDouble(),
+            _ => throw new InvalidOperationException($"Unexpected metric type {type}."),
+        };
+    }
+}
