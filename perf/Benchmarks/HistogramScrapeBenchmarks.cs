@@ -3,6 +3,7 @@
 
 using BenchmarkDotNet.Attributes;
 using ScalableMetrics.Exporter;
+using ScalableMetrics.Scaling.Implementations;
 
 namespace ScalableMetrics.Benchmarks;
 
@@ -12,8 +13,9 @@ namespace ScalableMetrics.Benchmarks;
 /// Prometheus text scrape of that registry through <see cref="PrometheusScraper.ScrapeAsync"/>
 /// (each series written as 16 cumulative <c>_bucket</c> samples, <c>_sum</c> and <c>_count</c>).
 /// </summary>
-/// <remarks>Every series has recorded one value in each bucket, so no bucket reads 0 and every
-/// partition's region has been written. Each series has one integer tag.</remarks>
+/// <remarks>Every series has recorded one value in each bucket, so no bucket reads 0. Each series
+/// has one integer tag. The setup checks that the scrape holds every series' 16 <c>_bucket</c>
+/// samples, so that an exporter which left histograms out is not measured as a fast one.</remarks>
 [MemoryDiagnoser]
 [BenchmarkCategory("histogram-scrape")]
 public class HistogramScrapeBenchmarks
@@ -32,7 +34,7 @@ public class HistogramScrapeBenchmarks
         for (int i = 0; i < Series; i++)
         {
             HistogramSeries series = _histogram.Bind(new KeyValuePair<string, object?>("series", (long)i));
-            foreach (double value in Scaling.Implementations.HistogramValues.Cycle)
+            foreach (double value in HistogramValues.Cycle)
             {
                 series.Record(value);
             }
@@ -42,6 +44,15 @@ public class HistogramScrapeBenchmarks
         if (_histogram.Collect().Count != Series)
         {
             throw new InvalidOperationException($"Expected {Series} series.");
+        }
+
+        // A scrape that left the histogram out would be measured as a very fast scrape.
+        string text = System.Text.Encoding.UTF8.GetString(_scraper.ScrapeAsync().GetAwaiter().GetResult());
+        int bucketSamples = text.Split('\n').Count(line => line.Contains("_bucket{", StringComparison.Ordinal));
+        int expected = Series * HistogramValues.Count;
+        if (bucketSamples != expected)
+        {
+            throw new InvalidOperationException($"The scrape holds {bucketSamples} _bucket samples, expected {expected} (16 per series).");
         }
     }
 
