@@ -18,8 +18,8 @@ namespace ScalableMetrics.Benchmarks;
 /// <summary>
 /// What the restartable add costs when the region is picked by <c>cpu_id</c> against
 /// <c>mm_cid</c> (the same instructions but the id's displacement), one thread, and the core's
-/// own <see cref="RestartableSequence.TryAdd"/> for reference. Linux x86-64 with rseq only; the
-/// <c>mm_cid</c> case needs Linux 6.3+.
+/// own <see cref="RestartableSequence.TryAdd"/> for reference, and its wrapping and double adds.
+/// Linux x86-64 with rseq only; the <c>mm_cid</c> case needs Linux 6.3+.
 /// </summary>
 [MemoryDiagnoser]
 [BenchmarkCategory("rseq-add")]
@@ -67,4 +67,12 @@ public unsafe class RseqAddBenchmarks
 
     [Benchmark(Description = "RestartableSequence.TryAdd (the core's choice)")]
     public bool CoreTryAdd() => RestartableSequence.TryAdd(_regions, Stride, 1);
+
+    // The wrapping and the double add, each on a slot of its own in the same regions (slots 1
+    // and 2): the same sequence around another body (RestartableOperation).
+    [Benchmark(Description = "RestartableSequence.TryAddWrapping")]
+    public bool CoreTryAddWrapping() => RestartableSequence.TryAddWrapping(_regions + 1, Stride, -1);
+
+    [Benchmark(Description = "RestartableSequence.TryAddDouble")]
+    public bool CoreTryAddDouble() => RestartableSequence.TryAddDouble(_regions + 2, Stride, 0.25);
 }

@@ -32,8 +32,12 @@ namespace ScalableMetrics.Cells;
 /// generations are summed together, so the adds a writer made to an outgrown one still count and
 /// nothing is ever copied.</para>
 /// <para>Slots are handed out by the arena under its lock; values are written by the write paths
-/// and read by <see cref="SumRegions(int, Span{long}, SlotSum)"/> and <see cref="SumSlot"/>. Every slot holds a value in
-/// [0, <see cref="long.MaxValue"/>]: writers saturate.</para>
+/// and read by <see cref="SumRegions(int, Span{long}, SlotSum)"/> and the <c>SumSlot</c> methods.
+/// What a slot holds, and so how its partitions add up, is its <see cref="SlotSum"/>, which the
+/// series that owns it knows: saturating values in [0, <see cref="long.MaxValue"/>] (counters,
+/// bucket counts), wrapping values of either sign (up-down counters), or a
+/// <see cref="double"/>'s bits (double counters, histogram sums). Every slot is an aligned 8-byte
+/// word written by one store, so no read sees half of a value.</para>
 /// </remarks>
 internal sealed unsafe class ArenaChunk
 {
@@ -147,18 +151,10 @@ internal sealed unsafe class ArenaChunk
                         SaturatingSum.AddInto(sums, slots);
                         break;
                     case SlotSum.Wrapping:
-                        for (int i = 0; i < sums.Length; i++)
-                        {
-                            sums[i] = unchecked(sums[i] + Volatile.Read(in slots[i]));
-                        }
-
+                        WrappingSum.AddInto(sums, slots);
                         break;
                     default:
-                        for (int i = 0; i < sums.Length; i++)
-                        {
-                            sums[i] = BitConverter.DoubleToInt64Bits(BitConverter.Int64BitsToDouble(sums[i]) + BitConverter.Int64BitsToDouble(Volatile.Read(in slots[i])));
-                        }
-
+                        DoubleSum.AddInto(sums, slots);
                         break;
                 }
             }

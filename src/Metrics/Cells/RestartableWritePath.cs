@@ -28,9 +28,10 @@ internal static unsafe class RestartableWritePath
 
     /// <summary>Adds <paramref name="value"/> (any sign) to the slot in the calling processor's region, wrapping (<see cref="SlotSum.Wrapping"/>).</summary>
     /// <returns><see langword="false"/>, with nothing added, where the processor has no region: then call <see cref="AddWrappingToOverflowRegion"/>.</returns>
-    /// <remarks>Interim: no restartable wrapping add yet, so every add goes to the overflow region (exact, contended).</remarks>
+    /// <remarks>Also <see langword="false"/> for every add where the process has no wrapping restartable add (<see cref="RestartableSequence.WrappingAddUnavailableReason"/>): the adds then go to the overflow region (exact, contended).</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool TryAddWrapping(long* slotInRegion0, nint regionStride, long value) => false;
+    public static bool TryAddWrapping(long* slotInRegion0, nint regionStride, long value) =>
+        RestartableSequence.TryAddWrapping(slotInRegion0, regionStride, value);
 
     /// <summary>Adds to the slot in the overflow region atomically, wrapping.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -39,9 +40,10 @@ internal static unsafe class RestartableWritePath
 
     /// <summary>Adds <paramref name="value"/> to the <see cref="double"/> slot in the calling processor's region (<see cref="SlotSum.Double"/>).</summary>
     /// <returns><see langword="false"/>, with nothing added, where the processor has no region: then call <see cref="AddDoubleToOverflowRegion"/>.</returns>
-    /// <remarks>Interim: no restartable double add yet, so every add goes to the overflow region (exact, contended).</remarks>
+    /// <remarks>Also <see langword="false"/> for every add where the process has no double restartable add (<see cref="RestartableSequence.DoubleAddUnavailableReason"/>): the adds then go to the overflow region (exact, contended).</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool TryAddDouble(long* slotInRegion0, nint regionStride, double value) => false;
+    public static bool TryAddDouble(long* slotInRegion0, nint regionStride, double value) =>
+        RestartableSequence.TryAddDouble(slotInRegion0, regionStride, value);
 
     /// <summary>Adds to the <see cref="double"/> slot in the overflow region atomically.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]

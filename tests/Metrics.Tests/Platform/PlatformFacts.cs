@@ -42,3 +42,25 @@ public sealed class ObjdumpFactAttribute : FactAttribute
         }
     }
 }
+
+/// <summary>A theory that needs GNU <c>objdump</c> on the PATH, on x86-64; skipped with the reason where it is missing.</summary>
+public sealed class ObjdumpTheoryAttribute : TheoryAttribute
+{
+    public ObjdumpTheoryAttribute()
+    {
+        Skip = new ObjdumpFactAttribute().Skip;
+    }
+}
+
+/// <summary>A fact that needs restartable sequences and at least two processors the process may run on (to pin one thread past a partition count); skipped with the reason elsewhere.</summary>
+public sealed class RseqTwoProcessorsFactAttribute : FactAttribute
+{
+    public RseqTwoProcessorsFactAttribute()
+    {
+        Skip = new RseqFactAttribute().Skip;
+        if (Skip is null && OperatingSystem.IsLinux() && System.Numerics.BitOperations.PopCount((ulong)(long)System.Diagnostics.Process.GetCurrentProcess().ProcessorAffinity) < 2)
+        {
+            Skip = "needs two processors among the first 64 that the process may run on";
+        }
+    }
+}

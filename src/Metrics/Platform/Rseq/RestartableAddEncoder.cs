@@ -47,6 +47,10 @@ namespace ScalableMetrics.Platform;
 /// <para>The descriptor holds <c>version 0, flags 0, start_ip = entry + 0x1a,
 /// post_commit_offset = 0x22, abort_ip = entry + 0x4c</c>. The id is read once and kept in a
 /// register; the registers written (rax, rcx, r8) are caller-saved.</para>
+/// <para>The wrapping and the double add (<see cref="RestartableOperation"/>, where their listings
+/// are) are the same code around another body, without the <c>movabs r8</c>. Each operation is
+/// its own image, rather than one image of three functions: the saturating add's bytes stay
+/// what they were, and one function's failed creation or self-test leaves the others.</para>
 /// </remarks>
 internal static class RestartableAddEncoder
 {
@@ -68,7 +72,20 @@ internal static class RestartableAddEncoder
     /// <returns>The image (descriptor and code) and the offsets in it.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="partitionCount"/> is not positive, or <paramref name="rseqOffset"/> puts a field out of a 32-bit displacement's reach.</exception>
     /// <exception cref="ArgumentException"><paramref name="baseAddress"/> is not aligned.</exception>
-    public static RestartableAddImage Encode(long rseqOffset, RseqIdField idField, int partitionCount, ulong restartCounterAddress, ulong baseAddress)
+    public static RestartableAddImage Encode(long rseqOffset, RseqIdField idField, int partitionCount, ulong restartCounterAddress, ulong baseAddress) =>
+        Encode(rseqOffset, idField, partitionCount, restartCounterAddress, baseAddress, RestartableOperation.SaturatingAdd);
+
+    /// <summary>Encodes the function of <paramref name="operation"/> and its descriptor (the listings are on <see cref="RestartableOperation"/>'s members).</summary>
+    /// <param name="rseqOffset">The thread's <c>struct rseq</c> area, as an offset from the thread pointer (<c>__rseq_offset</c>).</param>
+    /// <param name="idField">Which id picks the region.</param>
+    /// <param name="partitionCount">The number of regions: ids at or above it are not added (the function returns 0).</param>
+    /// <param name="restartCounterAddress">The address of the <see langword="long"/> the abort path increments atomically.</param>
+    /// <param name="baseAddress">Where the image will be placed; a multiple of <see cref="BaseAlignment"/>.</param>
+    /// <param name="operation">What the critical section does to the slot.</param>
+    /// <returns>The image (descriptor and code) and the offsets in it.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="partitionCount"/> is not positive, <paramref name="rseqOffset"/> puts a field out of a 32-bit displacement's reach, or <paramref name="operation"/> is not defined.</exception>
+    /// <exception cref="ArgumentException"><paramref name="baseAddress"/> is not aligned.</exception>
+    public static RestartableAddImage Encode(long rseqOffset, RseqIdField idField, int partitionCount, ulong restartCounterAddress, ulong baseAddress, RestartableOperation operation)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(partitionCount, 1);
         ArgumentOutOfRangeException.ThrowIfLessThan(rseqOffset, int.MinValue);
@@ -78,14 +95,30 @@ internal static class RestartableAddEncoder
             throw new ArgumentException($"The image's base address 0x{baseAddress:x} is not a multiple of {BaseAlignment}.", nameof(baseAddress));
         }
 
+        ReadOnlySpan<byte> body = operation switch
+        {
+            // imul rax, rsi; mov rcx, [rax + rdi]; add rcx, rdx; cmovo rcx, r8; mov [rax + rdi], rcx (the commit)
+            RestartableOperation.SaturatingAdd => [0x48, 0x0F, 0xAF, 0xC6, 0x48, 0x8B, 0x0C, 0x38, 0x48, 0x01, 0xD1, 0x49, 0x0F, 0x40, 0xC8, 0x48, 0x89, 0x0C, 0x38],
+
+            // imul rax, rsi; mov rcx, [rax + rdi]; add rcx, rdx; mov [rax + rdi], rcx (the commit)
+            RestartableOperation.WrappingAdd => [0x48, 0x0F, 0xAF, 0xC6, 0x48, 0x8B, 0x0C, 0x38, 0x48, 0x01, 0xD1, 0x48, 0x89, 0x0C, 0x38],
+
+            // imul rax, rsi; movsd xmm1, [rax + rdi]; addsd xmm1, xmm0; movsd [rax + rdi], xmm1 (the commit)
+            RestartableOperation.DoubleAdd => [0x48, 0x0F, 0xAF, 0xC6, 0xF2, 0x0F, 0x10, 0x0C, 0x38, 0xF2, 0x0F, 0x58, 0xC8, 0xF2, 0x0F, 0x11, 0x0C, 0x38],
+            _ => throw new ArgumentOutOfRangeException(nameof(operation), operation, "Not a restartable operation."),
+        };
+
         int idOffset = idField == RseqIdField.MmCid ? RseqAbi.MmCidOffset : RseqAbi.CpuIdOffset;
         byte[] image = new byte[CodeOffset + 96];
         Span<byte> code = image.AsSpan(CodeOffset);
         int at = 0;
 
-        // entry: movabs r8, long.MaxValue
-        Emit(code, ref at, [0x49, 0xB8]);
-        EmitInt64(code, ref at, long.MaxValue);
+        if (operation == RestartableOperation.SaturatingAdd)
+        {
+            // entry: movabs r8, long.MaxValue, for the cmovo
+            Emit(code, ref at, [0x49, 0xB8]);
+            EmitInt64(code, ref at, long.MaxValue);
+        }
 
         // lea rax, [rip + rel32]: the descriptor
         Emit(code, ref at, [0x48, 0x8D, 0x05]);
@@ -107,8 +140,8 @@ internal static class RestartableAddEncoder
         Emit(code, ref at, [0x73, 0x00]);
         int jaeEnd = at;
 
-        // imul rax, rsi; mov rcx, [rax + rdi]; add rcx, rdx; cmovo rcx, r8; mov [rax + rdi], rcx (the commit)
-        Emit(code, ref at, [0x48, 0x0F, 0xAF, 0xC6, 0x48, 0x8B, 0x0C, 0x38, 0x48, 0x01, 0xD1, 0x49, 0x0F, 0x40, 0xC8, 0x48, 0x89, 0x0C, 0x38]);
+        // The body: the slot in region id, and the operation, whose last instruction, a store, is the commit.
+        Emit(code, ref at, body);
         int postCommit = at;
 
         // mov eax, 1; ret

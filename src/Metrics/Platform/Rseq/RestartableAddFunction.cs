@@ -6,29 +6,42 @@ namespace ScalableMetrics.Platform;
 /// handed out.
 /// </summary>
 /// <remarks>
-/// The process uses one, for its life (<see cref="RestartableSequence"/>); benchmarks make more,
-/// e.g. one per id field, to compare them. Thread-safe to call; dispose only when no thread can
+/// The process uses one per <see cref="RestartableOperation"/>, for its life
+/// (<see cref="RestartableSequence"/>); benchmarks make more, e.g. one per id field, to compare them. Thread-safe to call; dispose only when no thread can
 /// call it any more.
 /// </remarks>
 internal sealed unsafe class RestartableAddFunction : IDisposable
 {
-    // The self-test's slots hold this before the add of SelfTestValue, so that one add shows both
-    // where the value landed and that the add saturates (long.MaxValue - 1 + 5).
-    private const long SelfTestStart = long.MaxValue - 1;
-    private const long SelfTestValue = 5;
+    // The self-tests' slots hold a start value before one add, so that the add shows both where
+    // the value landed and what the operation did to it: saturating, long.MaxValue - 1 + 5 stops
+    // at long.MaxValue; wrapping, it wraps to long.MinValue + 3; double, 0.5 + 0.25 is exactly 0.75.
+    private const long SaturatingStart = long.MaxValue - 1;
+    private const long LongValue = 5;
+    private const double DoubleStart = 0.5;
+    private const double DoubleValue = 0.25;
 
     private readonly ExecutableMemory _memory;
 
-    private RestartableAddFunction(ExecutableMemory memory, int entryOffset, RseqIdField idField, int partitionCount)
+    private RestartableAddFunction(ExecutableMemory memory, int entryOffset, RseqIdField idField, int partitionCount, RestartableOperation operation)
     {
         _memory = memory;
-        Add = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int>)(memory.Address + entryOffset);
+        EntryAddress = memory.Address + entryOffset;
         IdField = idField;
         PartitionCount = partitionCount;
+        Operation = operation;
     }
 
-    /// <summary>The function: <c>(slotInRegion0, regionStride, value) → 1 added, 0 not</c>; see <see cref="RestartableAddEncoder"/>.</summary>
-    public delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int> Add { get; }
+    /// <summary>
+    /// The function, where <see cref="Operation"/> is <see cref="RestartableOperation.SaturatingAdd"/>
+    /// or <see cref="RestartableOperation.WrappingAdd"/>: <c>(slotInRegion0, regionStride, value) → 1 added, 0 not</c>; see <see cref="RestartableAddEncoder"/>.
+    /// </summary>
+    public delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int> Add => (delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int>)EntryAddress;
+
+    /// <summary>The function, where <see cref="Operation"/> is <see cref="RestartableOperation.DoubleAdd"/>: <c>(slotInRegion0, regionStride, value) → 1 added, 0 not</c>.</summary>
+    public delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, double, int> AddDouble => (delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, double, int>)EntryAddress;
+
+    /// <summary>What the function does to the slot.</summary>
+    public RestartableOperation Operation { get; }
 
     /// <summary>The id that picks the region.</summary>
     public RseqIdField IdField { get; }
@@ -37,47 +50,67 @@ internal sealed unsafe class RestartableAddFunction : IDisposable
     public int PartitionCount { get; }
 
     /// <summary>The address of the function's entry point (for disassembly and the W^X check).</summary>
-    public nint EntryAddress => (nint)Add;
+    public nint EntryAddress { get; }
 
-    /// <summary>Creates and self-tests a function; nothing stays mapped where it fails.</summary>
+    /// <summary>Creates and self-tests a saturating add; nothing stays mapped where it fails.</summary>
     /// <param name="rseqOffset">The process's <c>__rseq_offset</c>.</param>
     /// <param name="idField">The id that picks the region.</param>
     /// <param name="partitionCount">The number of regions.</param>
     /// <param name="restartCounter">The native <see langword="long"/> the abort path increments; must outlive the function.</param>
     /// <param name="failure">Why none was made; null on success.</param>
     /// <returns>The function, or null.</returns>
-    public static RestartableAddFunction? TryCreate(long rseqOffset, RseqIdField idField, int partitionCount, long* restartCounter, out string? failure)
+    public static RestartableAddFunction? TryCreate(long rseqOffset, RseqIdField idField, int partitionCount, long* restartCounter, out string? failure) =>
+        TryCreate(rseqOffset, idField, partitionCount, restartCounter, RestartableOperation.SaturatingAdd, out failure);
+
+    /// <summary>Creates and self-tests the function of <paramref name="operation"/>; nothing stays mapped where it fails.</summary>
+    /// <param name="rseqOffset">The process's <c>__rseq_offset</c>.</param>
+    /// <param name="idField">The id that picks the region.</param>
+    /// <param name="partitionCount">The number of regions.</param>
+    /// <param name="restartCounter">The native <see langword="long"/> the abort path increments; must outlive the function.</param>
+    /// <param name="operation">What the function does to the slot.</param>
+    /// <param name="failure">Why none was made; null on success.</param>
+    /// <returns>The function, or null.</returns>
+    public static RestartableAddFunction? TryCreate(long rseqOffset, RseqIdField idField, int partitionCount, long* restartCounter, RestartableOperation operation, out string? failure)
     {
         RestartableAddImage? image = null;
         ExecutableMemory? memory = ExecutableMemory.TryCreate(
             address =>
             {
-                image = RestartableAddEncoder.Encode(rseqOffset, idField, partitionCount, (ulong)restartCounter, address);
+                image = RestartableAddEncoder.Encode(rseqOffset, idField, partitionCount, (ulong)restartCounter, address, operation);
                 return image.Bytes;
             },
             maxLength: 4096,
-            address => SelfTest((delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int>)(address + image!.EntryOffset), rseqOffset, idField, partitionCount),
+            address => SelfTest(address + image!.EntryOffset, operation, rseqOffset, idField, partitionCount),
             out failure);
-        return memory is null ? null : new RestartableAddFunction(memory, image!.EntryOffset, idField, partitionCount);
+        return memory is null ? null : new RestartableAddFunction(memory, image!.EntryOffset, idField, partitionCount, operation);
     }
 
     /// <summary>Unmaps the function; see the remarks.</summary>
     public void Dispose() => _memory.Dispose();
 
-    // Adds once through the new function to slots that hold long.MaxValue - 1, and checks that
-    // exactly one slot changed, to long.MaxValue (saturated), and that it is the slot of the id
-    // the kernel wrote for this thread, read around the add (retried if the thread moved).
-    private static string? SelfTest(delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int> add, long rseqOffset, RseqIdField idField, int partitionCount)
+    // Adds once through the new function to slots that all hold the operation's start value, and
+    // checks that exactly one slot changed, to the operation's result, and that it is the slot of
+    // the id the kernel wrote for this thread, read around the add (retried if the thread moved).
+    private static string? SelfTest(nint entry, RestartableOperation operation, long rseqOffset, RseqIdField idField, int partitionCount)
     {
+        (long start, long expected) = operation switch
+        {
+            RestartableOperation.SaturatingAdd => (SaturatingStart, long.MaxValue),
+            RestartableOperation.WrappingAdd => (SaturatingStart, unchecked(SaturatingStart + LongValue)),
+            _ => (BitConverter.DoubleToInt64Bits(DoubleStart), BitConverter.DoubleToInt64Bits(DoubleStart + DoubleValue)),
+        };
+
         long[] slots = GC.AllocateArray<long>(partitionCount, pinned: true);
         for (int attempt = 0; attempt < 100; attempt++)
         {
-            slots.AsSpan().Fill(SelfTestStart);
+            slots.AsSpan().Fill(start);
             int before = RseqArea.ReadCurrentThreadId(rseqOffset, idField);
             int added;
             fixed (long* first = slots)
             {
-                added = add(first, sizeof(long), SelfTestValue);
+                added = operation == RestartableOperation.DoubleAdd
+                    ? ((delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, double, int>)entry)(first, sizeof(long), DoubleValue)
+                    : ((delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int>)entry)(first, sizeof(long), LongValue);
             }
 
             int after = RseqArea.ReadCurrentThreadId(rseqOffset, idField);
@@ -94,16 +127,16 @@ internal sealed unsafe class RestartableAddFunction : IDisposable
             int changed = 0, landed = -1;
             for (int i = 0; i < slots.Length; i++)
             {
-                if (slots[i] != SelfTestStart)
+                if (slots[i] != start)
                 {
                     changed++;
                     landed = i;
                 }
             }
 
-            return changed == 1 && landed == before && slots[landed] == long.MaxValue
+            return changed == 1 && landed == before && slots[landed] == expected
                 ? null
-                : $"the self-test add did not land once, saturated, in region {before} ({changed} regions changed, region {landed} holds {(landed >= 0 ? slots[landed] : 0)})";
+                : $"the self-test add did not land once, as 0x{expected:x}, in region {before} ({changed} regions changed, region {landed} holds 0x{(landed >= 0 ? slots[landed] : 0):x})";
         }
 
         return $"the thread's {idField} kept changing during the self-test";

@@ -13,7 +13,11 @@ namespace ScalableMetrics.Platform;
 /// <para>At start this class encodes the function (<see cref="RestartableAddEncoder"/>, where its
 /// listing is), places it in executable memory (<see cref="ExecutableMemory"/>) and self-tests it
 /// (<see cref="RestartableAddFunction"/>). Until the self-test has passed,
-/// <see cref="IsSupported"/> is <see langword="false"/> and <see cref="PartitionCount"/> is 1.</para>
+/// <see cref="IsSupported"/> is <see langword="false"/> and <see cref="PartitionCount"/> is 1.
+/// Then it does the same for the wrapping and the double add (<see cref="RestartableOperation"/>);
+/// where one of them fails, its adds are refused (the reason is in
+/// <see cref="WrappingAddUnavailableReason"/> or <see cref="DoubleAddUnavailableReason"/>) and go
+/// to the overflow region, while the saturating add stays in use.</para>
 /// <para>The region is picked by <c>mm_cid</c> where the kernel fills it (Linux 6.3+) and that
 /// needs fewer regions than <c>cpu_id</c> (a process confined to a few processors of a larger
 /// machine: k allowed processors need k regions, where <c>cpu_id</c> needs the highest possible
@@ -38,22 +42,43 @@ internal static unsafe class RestartableSequence
 
     private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int> s_add;
 
+    // Null where the wrapping or the double add could not be created: their adds are then refused,
+    // and callers add to the overflow region (see WrappingAddUnavailableReason).
+    private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int> s_addWrapping;
+    private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, double, int> s_addDouble;
+
     // Incremented by the function's abort path; native memory, since the function holds its address.
     private static readonly long* s_restarts = (long*)NativeMemory.AllocZeroed(sizeof(long));
 
-    // Keeps the function's memory mapped for the process's life.
+    // Keep the functions' memory mapped for the process's life.
     private static readonly RestartableAddFunction? s_function;
+    private static readonly RestartableAddFunction? s_wrappingFunction;
+    private static readonly RestartableAddFunction? s_doubleFunction;
 
     static RestartableSequence()
     {
         PartitionCount = 1;
         UnsupportedReason = TryCreate(out s_function);
+        WrappingAddUnavailableReason = DoubleAddUnavailableReason = UnsupportedReason;
         if (s_function is not null)
         {
             s_add = s_function.Add;
             IdField = s_function.IdField;
             PartitionCount = s_function.PartitionCount;
             IsSupported = true;
+
+            // The same id field and partition count: the arenas have the regions of the saturating add.
+            WrappingAddUnavailableReason = TryCreateAlongside(RestartableOperation.WrappingAdd, out s_wrappingFunction);
+            DoubleAddUnavailableReason = TryCreateAlongside(RestartableOperation.DoubleAdd, out s_doubleFunction);
+            if (s_wrappingFunction is not null)
+            {
+                s_addWrapping = s_wrappingFunction.Add;
+            }
+
+            if (s_doubleFunction is not null)
+            {
+                s_addDouble = s_doubleFunction.AddDouble;
+            }
         }
     }
 
@@ -77,6 +102,23 @@ internal static unsafe class RestartableSequence
     /// <summary>The address of the add's entry point; 0 where <see cref="IsSupported"/> is <see langword="false"/> (for tests and disassembly).</summary>
     internal static nint EntryAddress => (nint)s_add;
 
+    /// <summary>The address of the wrapping add's entry point; 0 where it is unavailable (<see cref="WrappingAddUnavailableReason"/>).</summary>
+    internal static nint WrappingEntryAddress => (nint)s_addWrapping;
+
+    /// <summary>The address of the double add's entry point; 0 where it is unavailable (<see cref="DoubleAddUnavailableReason"/>).</summary>
+    internal static nint DoubleEntryAddress => (nint)s_addDouble;
+
+    /// <summary>
+    /// Why <see cref="TryAddWrapping"/> refuses every add, or null where it adds: where
+    /// <see cref="IsSupported"/> is <see langword="false"/>, or its function failed to be created
+    /// or self-tested. The saturating add is kept either way: a wrapping add the function refuses
+    /// goes to the overflow region, atomically (exact, only contended).
+    /// </summary>
+    internal static string? WrappingAddUnavailableReason { get; }
+
+    /// <summary>Why <see cref="TryAddDouble"/> refuses every add, or null where it adds; as <see cref="WrappingAddUnavailableReason"/>.</summary>
+    internal static string? DoubleAddUnavailableReason { get; }
+
     /// <summary>
     /// How many times the kernel has restarted an add since the process started, because the
     /// thread was preempted, migrated or signalled between reading its id and the add.
@@ -96,6 +138,53 @@ internal static unsafe class RestartableSequence
     /// <returns><see langword="true"/> when added; <see langword="false"/>, with nothing added, where the id is not below <see cref="PartitionCount"/> or the thread has no rseq area (the caller then adds to the overflow region).</returns>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static bool TryAdd(long* slotInRegion0, nint regionStride, long value) => s_add(slotInRegion0, regionStride, value) != 0;
+
+    /// <summary>
+    /// Adds <paramref name="value"/>, of either sign, to the <see langword="long"/> at
+    /// <paramref name="slotInRegion0"/> + id × <paramref name="regionStride"/> bytes inside a
+    /// restartable sequence, wrapping in two's complement. Call only where <see cref="IsSupported"/>.
+    /// </summary>
+    /// <param name="slotInRegion0">The slot in region 0; regions 0 to <see cref="PartitionCount"/> - 1 must be mapped and stay put.</param>
+    /// <param name="regionStride">The distance between two regions, in bytes.</param>
+    /// <param name="value">The value to add.</param>
+    /// <returns><see langword="true"/> when added; <see langword="false"/>, with nothing added, as <see cref="TryAdd"/>, and also wherever <see cref="WrappingAddUnavailableReason"/> is not null.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool TryAddWrapping(long* slotInRegion0, nint regionStride, long value) =>
+        s_addWrapping != null && s_addWrapping(slotInRegion0, regionStride, value) != 0;
+
+    /// <summary>
+    /// Adds <paramref name="value"/> to the <see cref="double"/> at <paramref name="slotInRegion0"/>
+    /// + id × <paramref name="regionStride"/> bytes (8-byte aligned) inside a restartable sequence.
+    /// Call only where <see cref="IsSupported"/>.
+    /// </summary>
+    /// <param name="slotInRegion0">The slot in region 0; regions 0 to <see cref="PartitionCount"/> - 1 must be mapped and stay put.</param>
+    /// <param name="regionStride">The distance between two regions, in bytes.</param>
+    /// <param name="value">The value to add.</param>
+    /// <returns><see langword="true"/> when added; <see langword="false"/>, with nothing added, as <see cref="TryAdd"/>, and also wherever <see cref="DoubleAddUnavailableReason"/> is not null.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool TryAddDouble(long* slotInRegion0, nint regionStride, double value) =>
+        s_addDouble != null && s_addDouble(slotInRegion0, regionStride, value) != 0;
+
+    // Creates the function of another operation for the saturating add's rseq offset, id field
+    // and partition count; only called once that one exists.
+    private static string? TryCreateAlongside(RestartableOperation operation, out RestartableAddFunction? function)
+    {
+        function = null;
+        try
+        {
+            string? failure = RseqArea.TryGetOffset(out long rseqOffset);
+            if (failure is null)
+            {
+                function = RestartableAddFunction.TryCreate(rseqOffset, s_function!.IdField, s_function.PartitionCount, s_restarts, operation, out failure);
+            }
+
+            return failure is null ? null : $"the {operation} function: {failure}";
+        }
+        catch (Exception e) when (e is DllNotFoundException or EntryPointNotFoundException or ArgumentException)
+        {
+            return $"the {operation} function: {e.Message}";
+        }
+    }
 
     private static string? TryCreate(out RestartableAddFunction? function)
     {
