@@ -3,8 +3,13 @@ using ScalableMetrics.Scaling.Implementations;
 namespace ScalableMetrics.Scaling;
 
 /// <summary>Every implementation the harness can measure, in the order results are shown.</summary>
-/// <remarks>prometheus-net is not among them: no version of it is available from our package
-/// source, and a stand-in would not measure prometheus-net.</remarks>
+/// <remarks>
+/// <para>The <c>histogram-*</c> ones record a value per "add" (a bucket count and the sum), the
+/// same cycle of values in each (<see cref="HistogramValues"/>); compare them with each other, and
+/// with the counters only as what a record costs over an add.</para>
+/// <para>prometheus-net is not among them: no version of it is available from our package
+/// source, and a stand-in would not measure prometheus-net.</para>
+/// </remarks>
 internal static class ImplementationCatalog
 {
     public static IReadOnlyList<string> Ids { get; } =
@@ -18,7 +23,13 @@ internal static class ImplementationCatalog
         "partitioned-ttas",
         "partitioned-monitor",
         "opentelemetry",
+        "histogram-partitioned",
+        "histogram-partitioned-per-thread",
+        "histogram-opentelemetry",
     ];
+
+    /// <summary>The width of the id column of the terminal's tables: the longest id.</summary>
+    public static int IdWidth { get; } = Ids.Max(id => id.Length);
 
     public static CountingImplementation Create(string id) => id switch
     {
@@ -31,6 +42,9 @@ internal static class ImplementationCatalog
         "partitioned-ttas" => new PartitionedTtas(),
         "partitioned-monitor" => new PartitionedMonitor(),
         "opentelemetry" => new OpenTelemetryCounter(),
+        "histogram-partitioned" => new PartitionedHistogramImplementation(PartitionStrategy.PerProcessor),
+        "histogram-partitioned-per-thread" => new PartitionedHistogramImplementation(PartitionStrategy.PerThread),
+        "histogram-opentelemetry" => new OpenTelemetryHistogram(),
         _ => throw new ArgumentException($"Unknown implementation '{id}'; known: {string.Join(", ", Ids)}.", nameof(id)),
     };
 }

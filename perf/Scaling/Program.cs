@@ -27,7 +27,7 @@ var pinOption = new Option<bool>("--pin")
 };
 var implOption = new Option<string[]>("--impl")
 {
-    Description = "Comma-separated implementations to measure (default: all).",
+    Description = $"Comma-separated implementations to measure (default: all): {string.Join(", ", ImplementationCatalog.Ids)}.",
     CustomParser = ParseImplementationIds,
     DefaultValueFactory = _ => [.. ImplementationCatalog.Ids],
 };
@@ -81,12 +81,19 @@ var seriesOption = new Option<int[]>("--series")
     CustomParser = result => ParsePositiveList(result, "--series", 10_000_000),
     DefaultValueFactory = _ => [1, 1_000, 10_000, 100_000],
 };
-var memoryCsvOption = new Option<string?>("--csv") { Description = "Write the results to this CSV file (storage,partitions,series,bytes_per_series,collect_ms)." };
-var memory = new Command("memory", "Measures the bytes one counter series costs (GC heap and pinned heap, all-in) and the time of one collection of all series, per write path, partition count and series count.")
+var instrumentOption = new Option<string[]>("--instrument")
 {
-    partitionsOption, seriesOption, memoryCsvOption,
+    Description = $"Comma-separated instrument kinds: {string.Join(", ", MemoryCommand.InstrumentKinds)} (default: all; histogram: default boundaries, 16 buckets).",
+    CustomParser = ParseInstrumentKinds,
+    DefaultValueFactory = _ => [.. MemoryCommand.InstrumentKinds],
+};
+var memoryCsvOption = new Option<string?>("--csv") { Description = $"Write the results to this CSV file ({MemoryCommand.CsvHeader})." };
+var memory = new Command("memory", "Measures the bytes one series costs (GC heap and pinned heap, all-in) and the time of one collection of all series, per instrument kind, write path, partition count and series count.")
+{
+    instrumentOption, partitionsOption, seriesOption, memoryCsvOption,
 };
 memory.SetAction(parseResult => MemoryCommand.Run(
+    parseResult.GetValue(instrumentOption)!,
     parseResult.GetValue(partitionsOption)!,
     parseResult.GetValue(seriesOption)!,
     parseResult.GetValue(memoryCsvOption),
@@ -160,6 +167,28 @@ static string[] ParseImplementationIds(ArgumentResult result)
 
     // Catalog order, whatever order they were given in, so that tables and charts line up across runs.
     return [.. ImplementationCatalog.Ids.Where(selected.Contains)];
+}
+
+static string[] ParseInstrumentKinds(ArgumentResult result)
+{
+    var selected = new HashSet<string>(StringComparer.Ordinal);
+    foreach (string part in SplitList(result))
+    {
+        if (!MemoryCommand.InstrumentKinds.Contains(part))
+        {
+            result.AddError($"--instrument: unknown instrument kind '{part}'; known: {string.Join(", ", MemoryCommand.InstrumentKinds)}.");
+            return [];
+        }
+
+        selected.Add(part);
+    }
+
+    if (selected.Count == 0)
+    {
+        result.AddError("--instrument needs at least one instrument kind.");
+    }
+
+    return [.. MemoryCommand.InstrumentKinds.Where(selected.Contains)];
 }
 
 static IEnumerable<string> SplitList(ArgumentResult result) =>

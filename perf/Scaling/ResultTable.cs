@@ -5,8 +5,9 @@ internal static class ResultTable
 {
     public static void Write(TextWriter output, IReadOnlyList<PointResult> results, int referenceThreads)
     {
-        output.WriteLine($"{"implementation",-24} {"threads",7} {"ops/ms",14} {"ops/ms/thread",14} {"speed-up",9} {"min..max of repeats",27} {"elsewhere",9}");
-        output.WriteLine(new string('-', 24 + 1 + 7 + 1 + 14 + 1 + 14 + 1 + 9 + 1 + 27 + 1 + 9));
+        int idWidth = ImplementationCatalog.IdWidth;
+        output.WriteLine($"{"implementation".PadRight(idWidth)} {"threads",7} {"ops/ms",14} {"ops/ms/thread",14} {"speed-up",9} {"min..max of repeats",27} {"elsewhere",9}");
+        output.WriteLine(new string('-', idWidth + 1 + 7 + 1 + 14 + 1 + 14 + 1 + 9 + 1 + 27 + 1 + 9));
         string? previous = null;
         foreach (PointResult result in results)
         {
@@ -18,7 +19,7 @@ internal static class ResultTable
             previous = result.Implementation;
             string range = $"{result.MinOpsPerMillisecond:N0}..{result.MaxOpsPerMillisecond:N0}";
             string flag = result.Mismatches > 0 ? "  MISMATCH" : string.Empty;
-            output.WriteLine($"{result.Implementation,-24} {result.Threads,7} {result.OpsPerMillisecond,14:N0} {result.OpsPerMillisecondPerThread,14:N0} {result.Speedup,8:0.00}x {range,27} {result.MaxOtherCores,9:0.00}{flag}");
+            output.WriteLine($"{result.Implementation.PadRight(idWidth)} {result.Threads,7} {result.OpsPerMillisecond,14:N0} {result.OpsPerMillisecondPerThread,14:N0} {result.Speedup,8:0.00}x {range,27} {result.MaxOtherCores,9:0.00}{flag}");
         }
 
         output.WriteLine();

@@ -44,7 +44,7 @@ internal static class ScalingRun
                         }
 
                         mismatches += Check(implementation, measurement, log);
-                        log.WriteLine($"  repeat {repeat}/{options.Repeats}  {implementation.Id,-24} {threads,3} threads  {measurement.OpsPerMillisecond,14:N0} ops/ms   elsewhere {measurement.OtherCores:0.00} cores busy, {measurement.StolenCores:0.00} stolen");
+                        log.WriteLine($"  repeat {repeat}/{options.Repeats}  {implementation.Id.PadRight(ImplementationCatalog.IdWidth)} {threads,3} threads  {measurement.OpsPerMillisecond,14:N0} ops/ms   elsewhere {measurement.OtherCores:0.00} cores busy, {measurement.StolenCores:0.00} stolen");
                         if (!samples.TryGetValue((implementation.Id, threads), out List<PointMeasurement>? repeats))
                         {
                             repeats = [];
