@@ -12,12 +12,14 @@ namespace ScalableMetrics;
 internal sealed class HistogramBuckets
 {
     /// <summary>
-    /// From this many boundaries on, <see cref="Find"/> searches binary; below, linear. OpenTelemetry
-    /// .NET's choice (<c>HistogramExplicitBounds.DefaultBoundaryCountForBinarySearch</c>, 50): a
-    /// linear scan of a short array stays in one or two cache lines and predicts well. To be set from
-    /// this library's own measure (perf/Benchmarks).
+    /// From this many boundaries on, <see cref="Find"/> searches binary; below, linear. Measured
+    /// (perf/Benchmarks, category <c>bucket-lookup</c>; figures in perf/results): with values spread
+    /// evenly over the buckets the two cost the same at 32 boundaries, the linear scan wins below
+    /// (a short array stays in one or two cache lines and its branches predict well) and the binary
+    /// search above. Latencies crowd the low buckets, which favours the scan further.
+    /// OpenTelemetry .NET switches at 50 (<c>DefaultBoundaryCountForBinarySearch</c>).
     /// </summary>
-    public const int BinarySearchFromBoundaryCount = 50;
+    public const int BinarySearchFromBoundaryCount = 32;
 
     /// <summary>The most boundaries a histogram takes: a series costs one slot per bucket per partition.</summary>
     public const int MaxBoundaryCount = 256;
