@@ -1,4 +1,4 @@
-// Last results: none yet; taken by the lead on a quiet machine. Run:
+// Results (2 logical cores): perf/results/README.md, section "Instruments (issue 10)". Run:
 //   dotnet run -c Release --project perf/Benchmarks -- --filter '*' --anyCategories bucket-lookup --job short
 // What it is for: the boundary count from which HistogramBuckets.Find should search binary
 // (HistogramBuckets.BinarySearchFromBoundaryCount), read where the ratio falls below 1.

@@ -1,4 +1,4 @@
-// Last results: none yet; taken by the lead on a quiet machine. Run:
+// Results (2 logical cores): perf/results/README.md, section "Instruments (issue 10)". Run:
 //   dotnet run -c Release --project perf/Benchmarks -- --filter '*' --anyCategories histogram-record --job short
 // The bar: 0 bytes allocated per record, bound or unbound with an existing series.
 

@@ -1,4 +1,4 @@
-// Last results: none yet; taken by the lead on a quiet machine. Run:
+// Results (2 logical cores): perf/results/README.md, section "Instruments (issue 10)". Run:
 //   dotnet run -c Release --project perf/Benchmarks -- --filter '*' --anyCategories histogram-scrape --job short
 
 using BenchmarkDotNet.Attributes;
