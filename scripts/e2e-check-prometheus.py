@@ -2,8 +2,11 @@
 """Checks, through a real Prometheus server's HTTP API, the exact values of the sample's awkward
 series (samples/WebApi/AwkwardSeries.cs; keep the two in step), the /hello request count, the
 /hello request duration histogram (its _count is the number of requests, its buckets cumulative,
-ending in le="+Inf" equal to _count) and that the README's 99th-percentile query answers a
-finite number.
+ending in le="+Inf" equal to _count), ASP.NET Core's own http.server.request.duration for /hello
+(taken from the meter Microsoft.AspNetCore.Hosting by the listener: its _count is the number of
+requests too, at the boundaries ASP.NET Core advises), that the runtime's GC and thread-pool
+metrics (meter System.Runtime) and Kestrel's connection metrics are there, and that the README's
+99th-percentile query answers a finite number.
 
     python3 scripts/e2e-check-prometheus.py PROMETHEUS_URL SCOPE HELLO_COUNT
 
@@ -75,6 +78,30 @@ AGGREGATES = [
 ]
 
 
+# ASP.NET Core's http.server.request.duration for the /hello requests ab sent, labelled as
+# Microsoft.AspNetCore.Hosting tags it (ab speaks HTTP/1.0); its meter name is its scope.
+ASPNETCORE_SCOPE = "Microsoft.AspNetCore.Hosting"
+ASPNETCORE_HELLO = {
+    "http_route": "/hello",
+    "http_request_method": "GET",
+    "http_response_status_code": "200",
+    "network_protocol_version": "1.0",
+    "url_scheme": "http",
+}
+
+# (PromQL, predicate on the one value, what the predicate asks): the runtime's and Kestrel's
+# instruments, whose values the sample does not control. dotnet.gc.collections is an observable
+# counter tagged gc.heap.generation; .NET 10 publishes dotnet.thread_pool.thread.count as an
+# observable counter too, hence its _total.
+PRESENT = [
+    ('count(dotnet_gc_collections_total{otel_scope_name="System.Runtime",gc_heap_generation=~"gen0|gen1|gen2"})', lambda v: v == 3, "3 (gen0, gen1, gen2)"),
+    ('dotnet_thread_pool_thread_count_total{otel_scope_name="System.Runtime"}', lambda v: v >= 1, ">= 1"),
+    ('dotnet_process_memory_working_set_bytes{otel_scope_name="System.Runtime"}', lambda v: v > 0, "> 0"),
+    ('count(kestrel_connection_duration_seconds_count{otel_scope_name="Microsoft.AspNetCore.Server.Kestrel"})', lambda v: v >= 1, ">= 1 series"),
+    ('count(kestrel_active_connections{otel_scope_name="Microsoft.AspNetCore.Server.Kestrel"})', lambda v: v >= 1, ">= 1 series"),
+]
+
+
 def query(promql):
     url = PROMETHEUS + "/api/v1/query?" + urllib.parse.urlencode({"query": promql})
     with urllib.request.urlopen(url, timeout=5) as response:
@@ -84,8 +111,8 @@ def query(promql):
     return body["data"]["result"]
 
 
-def check_series(name, labels, value):
-    expected = dict(labels, otel_scope_name=SCOPE)
+def check_series(name, labels, value, scope=SCOPE):
+    expected = dict(labels, otel_scope_name=scope)
     found = []
     for result in query(name):
         if stored_labels(result) == expected:
@@ -99,8 +126,8 @@ def stored_labels(result):
     return {k: v for k, v in result["metric"].items() if k not in ("__name__", "job", "instance")}
 
 
-def check_histogram(family, labels, buckets, count, total):
-    expected = dict(labels, otel_scope_name=SCOPE)
+def check_histogram(family, labels, buckets, count, total, scope=SCOPE):
+    expected = dict(labels, otel_scope_name=scope)
     found = {}
     for result in query(family + "_bucket"):
         stored = stored_labels(result)
@@ -116,12 +143,12 @@ def check_histogram(family, labels, buckets, count, total):
         problems.append("buckets not cumulative")
     if buckets is not None and found != buckets:
         problems.append(f"buckets {found} (expected {buckets})")
-    if family == "webapi_request_duration_seconds" and les != REQUEST_DURATION_LES:
+    if family in ("webapi_request_duration_seconds", "http_server_request_duration_seconds") and les != REQUEST_DURATION_LES:
         problems.append(f"le values {les} (expected {REQUEST_DURATION_LES})")
     if les and found[les[-1]] != count:
         problems.append(f"le=\"+Inf\" = {found[les[-1]]} (expected {count})")
     for suffix, value in (("_count", count), ("_sum", total)):
-        ok, line = check_series(family + suffix, labels, value) if value is not None else (True, "")
+        ok, line = check_series(family + suffix, labels, value, scope) if value is not None else (True, "")
         if not ok:
             problems.append(line)
     summary = f"{family}{expected}: {len(les)} buckets, cumulative, le=\"+Inf\" = _count = {count}"
@@ -136,6 +163,12 @@ def check_quantile():
     return finite, f"{QUANTILE_QUERY} = {values} (/hello finite: {finite})"
 
 
+def check_present(promql, predicate, wanted):
+    result = query(promql)
+    got = float(result[0]["value"][1]) if len(result) == 1 else None
+    return got is not None and predicate(got), f"{promql} = {got} (expected {wanted})"
+
+
 def check_aggregate(promql, value):
     result = query(promql)
     if value is None:
@@ -147,6 +180,10 @@ def check_aggregate(promql, value):
 def run_checks():
     checks = ([check_series(*series) for series in SERIES]
               + [check_histogram(*histogram) for histogram in HISTOGRAMS]
+              # Every /hello request, in ASP.NET Core's own histogram, in one series.
+              + [check_histogram("http_server_request_duration_seconds", ASPNETCORE_HELLO, None, HELLO, None, ASPNETCORE_SCOPE)]
+              + [check_aggregate('sum(http_server_request_duration_seconds_count{http_route="/hello"})', HELLO)]
+              + [check_present(*present) for present in PRESENT]
               + [check_quantile()]
               + [check_aggregate(*aggregate) for aggregate in AGGREGATES])
     return all(ok for ok, _ in checks), checks

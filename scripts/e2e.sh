@@ -11,7 +11,10 @@
 # kind of instrument, a callback that throws left out) and of the /hello count, the /hello request
 # duration histogram's _count equal to that count, its buckets cumulative, at ASP.NET Core's
 # advised boundaries and ending in le="+Inf" equal to _count, no /hello request left in flight,
-# and a finite answer to histogram_quantile(0.99, rate(webapi_request_duration_seconds_bucket[1m]))
+# ASP.NET Core's own http_server_request_duration_seconds_count{http_route="/hello",...} (meter
+# Microsoft.AspNetCore.Hosting, taken through AddMeter) equal to that count too, the runtime's GC
+# and thread-pool metrics (System.Runtime) and Kestrel's connection metrics present, and a finite
+# answer to histogram_quantile(0.99, rate(webapi_request_duration_seconds_bucket[1m]))
 # (rate needs two samples in the minute: Prometheus scrapes every second, and the load starts only
 # once it has stored the /hello series at zero; scripts/e2e-check-prometheus.py).
 # Installs ab (apache2-utils), prometheus and promtool (prometheus) and curl from Debian's
@@ -230,7 +233,7 @@ echo "prometheus (real server): $prometheus_checks values exact, $prometheus_fai
 echo
 cat "$WORK/prometheus-check.txt"
 echo
-grep -E '^(# (HELP|TYPE) )?webapi_' "$WORK/final.prom"
+grep -E '^(# (HELP|TYPE) )?(webapi_|http_server_request_duration_seconds_count|dotnet_gc_collections|dotnet_thread_pool_thread_count)' "$WORK/final.prom"
 echo
 
 [[ ! -s $WORK/scrape.errors ]] || fail "scrapes during the load: $(head -n 5 "$WORK/scrape.errors" | tr '\n' ';')"
