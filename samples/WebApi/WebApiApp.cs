@@ -7,14 +7,24 @@ namespace ScalableMetrics.Samples.WebApi;
 
 /// <summary>
 /// Builds the sample API: <c>GET /hello</c>, and <c>GET /metrics</c> for Prometheus, every request
-/// counted and timed by <see cref="RequestMetricsMiddleware"/>, and the observable gauge
-/// <c>webapi.registry.series</c>: how many series the registry keeps. Separate from
+/// counted and timed by <see cref="RequestMetricsMiddleware"/>, the observable gauge
+/// <c>webapi.registry.series</c> (how many series the registry keeps), and the instruments of the
+/// <see cref="TakenMeters"/>, ASP.NET Core's, Kestrel's and the runtime's own. Separate from
 /// <c>Program</c> so that tests can start it in-process.
 /// </summary>
 public static class WebApiApp
 {
     /// <summary>Where the API listens when neither <c>--urls</c> nor configuration says.</summary>
     public const string DefaultUrl = "http://127.0.0.1:5000";
+
+    /// <summary>
+    /// The meters whose instruments the registry takes, with no change to the code that records
+    /// into them: ASP.NET Core's request metrics (<c>http.server.request.duration</c>,
+    /// <c>http.server.active_requests</c>), Kestrel's connection metrics and the runtime's GC,
+    /// thread-pool, JIT and process metrics. Their exported names (<c>http_server_*</c>,
+    /// <c>kestrel_*</c>, <c>dotnet_*</c>) meet none of the sample's own (<c>webapi_*</c>).
+    /// </summary>
+    public static readonly IReadOnlyList<string> TakenMeters = ["Microsoft.AspNetCore.Hosting", "Microsoft.AspNetCore.Server.Kestrel", "System.Runtime"];
 
     private static readonly byte[] s_helloBody = "Hello from ScalableMetrics!\n"u8.ToArray();
 
@@ -35,7 +45,7 @@ public static class WebApiApp
 
         // Per-request logs at Information would make the console the bottleneck of a load test.
         builder.Logging.AddFilter("Microsoft.AspNetCore", LogLevel.Warning);
-        builder.AddScalableMetrics();
+        builder.AddScalableMetrics(options => options.AddMeter([.. TakenMeters]));
 
         WebApplication app = builder.Build();
         MetricRegistry registry = app.Services.GetRequiredService<MetricRegistry>();
