@@ -11,7 +11,9 @@ namespace ScalableMetrics.Exporter.Tests;
 
 /// <summary>
 /// The sample API, started in-process on a free loopback port, counts and times exactly the
-/// requests sent, and serves the count, the duration histogram and the in-flight count at <c>/metrics</c>.
+/// requests sent, and serves the count, the duration histogram and the in-flight count at
+/// <c>/metrics</c>, with ASP.NET Core's, Kestrel's and the runtime's instruments taken through
+/// <c>AddMeter</c>, each once.
 /// </summary>
 /// <remarks>
 /// The sample publishes on the default meter name, which any MeterProvider in the process that
@@ -84,6 +86,66 @@ public sealed class WebApiIntegrationTests
     private static bool AllTimed(IReadOnlyList<PrometheusSample> samples) =>
         samples.Any(s => s.Name == "webapi_request_duration_seconds_count" && s.Labels["http_route"] == "/hello" && s.NumericValue == HelloRequests)
         && samples.Any(s => s.Name == "webapi_requests_in_flight" && s.Labels["http_route"] == "/hello" && s.Value == "0");
+
+    [Fact]
+    public async Task Serves_aspnetcore_kestrel_and_runtime_instruments_once_with_every_hello_request_in_http_server_request_duration()
+    {
+        await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0"]);
+        await app.StartAsync();
+        using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
+
+        await Task.WhenAll(Enumerable.Range(0, 5).Select(async _ =>
+        {
+            for (int i = 0; i < HelloRequests / 5; i++)
+            {
+                using HttpResponseMessage hello = await client.GetAsync("/hello");
+                Assert.Equal(HttpStatusCode.OK, hello.StatusCode);
+            }
+        }));
+
+        // ASP.NET Core records http.server.request.duration when the request ends, after the
+        // response has left: poll briefly for the last ones.
+        string text = await client.GetStringAsync("/metrics");
+        for (int attempt = 0; attempt < 50 && AspNetCoreHelloCount(PrometheusText.Parse(text)) != HelloRequests; attempt++)
+        {
+            await Task.Delay(100);
+            text = await client.GetStringAsync("/metrics");
+        }
+
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(text);
+        (string, string)[] hello =
+        [
+            ("otel_scope_name", "Microsoft.AspNetCore.Hosting"), ("http_route", "/hello"), ("http_request_method", "GET"),
+            ("http_response_status_code", "200"), ("url_scheme", "http"), ("network_protocol_version", "1.1"),
+        ];
+        Assert.Equal(HelloRequests, PrometheusText.Single(samples, "http_server_request_duration_seconds_count", hello).NumericValue);
+        Assert.Equal(HelloRequests, AspNetCoreHelloCount(samples));
+        PrometheusSample[] buckets = [.. samples.Where(s => s.Name == "http_server_request_duration_seconds_bucket" && s.Labels.GetValueOrDefault("http_route") == "/hello")];
+        Assert.Equal([.. RequestMetricsMiddleware.DurationBoundaries.Select(b => b.ToString(System.Globalization.CultureInfo.InvariantCulture)), "+Inf"], buckets.Select(b => b.Labels["le"]));
+        Assert.Equal(HelloRequests, buckets[^1].NumericValue);
+
+        // Each instrument once: one family, its TYPE written once (PrometheusText also refuses a
+        // TYPE twice and two samples of one series), whatever else reads those meters.
+        foreach (string family in (string[])[
+            "http_server_request_duration_seconds histogram", "http_server_active_requests gauge",
+            "kestrel_active_connections gauge", "kestrel_connection_duration_seconds histogram",
+            "dotnet_gc_collections_total counter", "dotnet_thread_pool_thread_count_total counter", "dotnet_process_memory_working_set_bytes gauge",
+            "webapi_request_duration_seconds histogram"])
+        {
+            Assert.Equal(1, Occurrences(text, "# TYPE " + family + "\n"));
+        }
+
+        Assert.Equal(["gen0", "gen1", "gen2"], samples.Where(s => s.Name == "dotnet_gc_collections_total").Select(s => s.Labels["gc_heap_generation"]).Order(StringComparer.Ordinal));
+        Assert.Equal("System.Runtime", PrometheusText.Single(samples, "dotnet_thread_pool_thread_count_total").Labels["otel_scope_name"]);
+        Assert.True(PrometheusText.Single(samples, "dotnet_thread_pool_thread_count_total").NumericValue >= 1, "the thread pool has at least the thread that served the scrape");
+        await app.StopAsync();
+    }
+
+    private static double AspNetCoreHelloCount(IReadOnlyList<PrometheusSample> samples) =>
+        samples.Where(s => s.Name == "http_server_request_duration_seconds_count" && s.Labels.GetValueOrDefault("http_route") == "/hello").Sum(s => s.NumericValue);
+
+    private static int Occurrences(string text, string line) =>
+        (text.Length - text.Replace(line, string.Empty, StringComparison.Ordinal).Length) / line.Length;
 
     [Fact]
     public async Task A_request_is_counted_before_its_response_reaches_the_client()
