@@ -25,6 +25,11 @@ REQUESTS=200000
 CONCURRENCY=8
 SCRAPE_INTERVAL_US=100000
 STARTUP_TIMEOUT_SECONDS=60
+# promtool's lint problems (exit 3) accepted, each for one family only: names the runtime gives its
+# own System.Runtime gauges ("non-histogram and non-summary metrics should not have "_count"
+# suffix"), exported as OpenTelemetry's Prometheus conversion writes them. Any other lint problem,
+# and any parse error (exit 1), fails.
+ACCEPTED_LINT_FAMILIES=" dotnet_process_cpu_count dotnet_timer_count dotnet_assembly_count "
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1
@@ -208,8 +213,13 @@ non2xx=$(awk '/^Non-2xx responses:/ { print $3 }' "$WORK/ab.txt")
 echo "e2e: checking the final scrape with promtool"
 promtool_status=0
 promtool_output=$(promtool check metrics <"$WORK/final.prom" 2>&1) || promtool_status=$?
+promtool_unaccepted=$(printf '%s\n' "$promtool_output" | awk -v accepted="$ACCEPTED_LINT_FAMILIES" 'NF && index(accepted, " " $1 " ") == 0')
+promtool_accepted=$(printf '%s\n' "$promtool_output" | awk -v accepted="$ACCEPTED_LINT_FAMILIES" 'NF && index(accepted, " " $1 " ") > 0 { print $1 }' | tr '\n' ' ')
+if ((promtool_status == 3)) && [[ -z $promtool_unaccepted ]]; then
+  promtool_status=0
+fi
 if ((promtool_status == 0)); then
-  promtool_verdict="OK${promtool_output:+ ($promtool_output)}"
+  promtool_verdict="OK${promtool_accepted:+ (lint accepted on names the runtime gives: $promtool_accepted)}"
 else
   promtool_verdict="FAILED (exit $promtool_status): $promtool_output"
 fi
