@@ -11,13 +11,25 @@ internal static class AllocationCheck
             action();
         }
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int i = 0; i < 10_000; i++)
+        // Up to three rounds, one of which must allocate nothing: a one-off allocation of the
+        // runtime's (seen once in a full run, with other test classes starting listeners and
+        // providers beside this one) passes, while an allocation per call fails every round.
+        long allocated = 0;
+        for (int round = 0; round < 3; round++)
         {
-            action();
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < 10_000; i++)
+            {
+                action();
+            }
+
+            allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            if (allocated == 0)
+            {
+                return;
+            }
         }
 
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.True(allocated == 0, $"{allocated} bytes were allocated in 10,000 calls.");
+        Assert.Fail($"{allocated} bytes were allocated in 10,000 calls, in each of three rounds.");
     }
 }

@@ -1,0 +1,90 @@
+using System.Diagnostics.Metrics;
+using System.Text;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>The listener path through <c>AddScalableMetrics</c>: one aggregation, one export, and the container's meter factory.</summary>
+public sealed class ListenerEndpointTests
+{
+    [Fact]
+    public async Task AListenedInstrumentIsExportedOnceWithItsMeterAsScopeEvenWhenTheMeterProviderAddsItsMeter()
+    {
+        string meterName = "test.endpoint." + Guid.NewGuid().ToString("N");
+        var services = new ServiceCollection();
+        services.AddMetrics();
+        services.AddScalableMetrics(o => o
+            .AddMeter(meterName)
+            .ConfigureMeterProvider(b => b.AddMeter(meterName)));
+        await using ServiceProvider provider = services.BuildServiceProvider(validateScopes: true);
+        foreach (IHostedService hosted in provider.GetServices<IHostedService>())
+        {
+            await hosted.StartAsync(CancellationToken.None);
+        }
+
+        using var meter = new Meter(meterName, "1.2");
+        Counter<long> counter = meter.CreateCounter<long>("listened.requests", "{request}");
+        Histogram<double> duration = meter.CreateHistogram("listened.duration", "s", null, null, new InstrumentAdvice<double> { HistogramBucketBoundaries = [0.1, 1] });
+        for (int i = 0; i < 7; i++)
+        {
+            counter.Add(1, new KeyValuePair<string, object?>("http.route", "/hello"));
+            duration.Record(0.5, new KeyValuePair<string, object?>("http.route", "/hello"));
+        }
+
+        string text = Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusScraper>().ScrapeAsync());
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(text);
+
+        PrometheusSample total = Assert.Single(samples, s => s.Name == "listened_requests_total");
+        Assert.Equal("7", total.Value);
+        Assert.Equal(meterName, total.Labels["otel_scope_name"]);
+        Assert.Equal("1.2", total.Labels["otel_scope_version"]);
+        Assert.Equal("7", Assert.Single(samples, s => s.Name == "listened_duration_seconds_count").Value);
+        Assert.Equal("7", Assert.Single(samples, s => s.Name == "listened_duration_seconds_bucket" && s.Labels["le"] == "1").Value);
+        Assert.Equal(1, CountOccurrences(text, "# TYPE listened_requests_total counter") + CountOccurrences(text, "# TYPE listened_requests counter"));
+
+        // The MeterProvider's own part (which the scrape would have left out as a duplicate) does not aggregate it at all.
+        string otherMeters = Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusPullExporter>().ScrapeAsync());
+        Assert.DoesNotContain("listened_", otherMeters, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task TheBridgeMeterComesFromTheContainersMeterFactory()
+    {
+        var services = new ServiceCollection();
+        services.AddMetrics();
+        services.AddScalableMetrics(o => o.MeterName = "test.factory." + Guid.NewGuid().ToString("N"));
+        Meter? bridgeMeter = null;
+        using var listener = new MeterListener();
+        await using (ServiceProvider provider = services.BuildServiceProvider(validateScopes: true))
+        {
+            MeterBridge bridge = provider.GetRequiredService<MeterBridge>();
+            IMeterFactory factory = provider.GetRequiredService<IMeterFactory>();
+            provider.GetRequiredService<MetricRegistry>().CreateCounter("factory.counter").Add(1);
+            listener.InstrumentPublished = (instrument, _) =>
+            {
+                if (instrument.Meter.Name == bridge.MeterName)
+                {
+                    bridgeMeter = instrument.Meter;
+                }
+            };
+            listener.Start();
+            Assert.NotNull(bridgeMeter);
+            Assert.Same(factory, bridgeMeter.Scope);
+        }
+
+        // Disposing the container disposed the factory, and with it the bridge's meter: its instrument is no longer enabled anywhere.
+        Assert.DoesNotContain(bridgeMeter!.Name, PublishedMeterNames());
+    }
+
+    private static List<string> PublishedMeterNames()
+    {
+        var names = new List<string>();
+        using var listener = new MeterListener { InstrumentPublished = (instrument, _) => names.Add(instrument.Meter.Name) };
+        listener.Start();
+        return names;
+    }
+
+    private static int CountOccurrences(string text, string value) =>
+        (text.Length - text.Replace(value, string.Empty, StringComparison.Ordinal).Length) / value.Length;
+}
