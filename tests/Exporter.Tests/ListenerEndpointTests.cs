@@ -49,6 +49,39 @@ public sealed class ListenerEndpointTests
     }
 
     [Fact]
+    public async Task TwoContainersInOneProcessEachTakeOnlyTheirOwnFactorysMeterOfATakenName()
+    {
+        string meterName = "test.isolation." + Guid.NewGuid().ToString("N");
+        await using ServiceProvider first = await StartedProvider(meterName);
+        await using ServiceProvider second = await StartedProvider(meterName);
+        Counter<long> firstCounter = first.GetRequiredService<IMeterFactory>().Create(meterName).CreateCounter<long>("isolated.requests");
+        Counter<long> secondCounter = second.GetRequiredService<IMeterFactory>().Create(meterName).CreateCounter<long>("isolated.requests");
+
+        firstCounter.Add(3);
+        secondCounter.Add(5);
+
+        foreach ((ServiceProvider provider, string expected) in new[] { (first, "3"), (second, "5") })
+        {
+            IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusScraper>().ScrapeAsync()));
+            Assert.Equal(expected, Assert.Single(samples, s => s.Name == "isolated_requests_total").Value);
+        }
+    }
+
+    private static async Task<ServiceProvider> StartedProvider(string meterName)
+    {
+        var services = new ServiceCollection();
+        services.AddMetrics();
+        services.AddScalableMetrics(o => o.AddMeter(meterName));
+        ServiceProvider provider = services.BuildServiceProvider(validateScopes: true);
+        foreach (IHostedService hosted in provider.GetServices<IHostedService>())
+        {
+            await hosted.StartAsync(CancellationToken.None);
+        }
+
+        return provider;
+    }
+
+    [Fact]
     public async Task TheBridgeMeterComesFromTheContainersMeterFactory()
     {
         var services = new ServiceCollection();

@@ -66,7 +66,8 @@ public static class ScalableMetricsServiceCollectionExtensions
                 value.Meters,
                 value.MeterName,
                 () => new MetricRegistry(value.ToRegistryOptions()),
-                provider.GetService<ILoggerFactory>()?.CreateLogger<MeterListenerHost>() ?? (ILogger)Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance);
+                provider.GetService<ILoggerFactory>()?.CreateLogger<MeterListenerHost>() ?? (ILogger)Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance,
+                provider.GetService<IMeterFactory>());
         });
 
         // The bridge's meter is written from the registry itself: the exporter leaves it out.

@@ -29,13 +29,19 @@ internal sealed partial class MeterListenerHost : IDisposable
     private readonly string _bridgeMeterName;
     private readonly Func<MetricRegistry> _createRegistry;
     private readonly ILogger _logger;
+
+    // The container's factory, where it has one: a meter another container's factory made
+    // belongs to that container (.NET's IMeterFactory guidance), and taking it too would count
+    // another host's measurements here (two hosts in one process, as tests run them).
+    private readonly IMeterFactory? _meterFactory;
     private readonly ConcurrentDictionary<(string Name, string? Version), ListenedScope> _scopes = new();
     private readonly Lock _startLock = new();
     private MeterListener? _listener;
     private bool _disposed;
 
-    public MeterListenerHost(IEnumerable<string> meters, string bridgeMeterName, Func<MetricRegistry> createRegistry, ILogger logger)
+    public MeterListenerHost(IEnumerable<string> meters, string bridgeMeterName, Func<MetricRegistry> createRegistry, ILogger logger, IMeterFactory? meterFactory = null)
     {
+        _meterFactory = meterFactory;
         _matcher = new MeterNameMatcher(meters);
         _bridgeMeterName = bridgeMeterName;
         _createRegistry = createRegistry;
@@ -74,6 +80,10 @@ internal sealed partial class MeterListenerHost : IDisposable
         }
     }
 
+    /// <summary>Whether <paramref name="meter"/> is a process-wide one (no scope, e.g. <c>System.Runtime</c>) or was made by this container's <see cref="IMeterFactory"/>; true for every meter where the container has no factory.</summary>
+    public bool IsOfThisContainer(Meter meter) =>
+        _meterFactory is null || meter.Scope is null || ReferenceEquals(meter.Scope, _meterFactory);
+
     public void Dispose()
     {
         lock (_startLock)
@@ -88,7 +98,7 @@ internal sealed partial class MeterListenerHost : IDisposable
 
     private void OnInstrumentPublished(SdmInstrument instrument, MeterListener listener)
     {
-        if (!Takes(instrument.Meter.Name))
+        if (!Takes(instrument.Meter.Name) || !IsOfThisContainer(instrument.Meter))
         {
             return;
         }
