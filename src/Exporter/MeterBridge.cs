@@ -67,10 +67,27 @@ public sealed class MeterBridge : IDisposable
     /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="meterName"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="meterName"/> is empty or white space.</exception>
     public MeterBridge(MetricRegistry registry, string meterName, string? meterVersion = null)
+        : this(registry, meterName, meterVersion, meterFactory: null)
+    {
+    }
+
+    /// <summary>Starts publishing <paramref name="registry"/> on a meter named <paramref name="meterName"/>,
+    /// created by <paramref name="meterFactory"/> where there is one.</summary>
+    /// <param name="registry">The registry to publish.</param>
+    /// <param name="meterName">The meter's name: what an OpenTelemetry <c>MeterProvider</c> must <c>AddMeter</c>.</param>
+    /// <param name="meterVersion">The meter's version, or <see langword="null"/> for none.</param>
+    /// <param name="meterFactory">The container's meter factory (<c>services.AddMetrics()</c>), which then owns
+    /// the meter: it is scoped to the container and disposed with it, as .NET's guidance for libraries asks.
+    /// <see langword="null"/> for a meter of the bridge's own, disposed by <see cref="Dispose"/>.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="meterName"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="meterName"/> is empty or white space.</exception>
+    public MeterBridge(MetricRegistry registry, string meterName, string? meterVersion, IMeterFactory? meterFactory)
     {
         ArgumentNullException.ThrowIfNull(registry);
         ArgumentException.ThrowIfNullOrWhiteSpace(meterName);
-        _meter = new Meter(meterName, meterVersion);
+        _meter = meterFactory is null
+            ? new Meter(meterName, meterVersion)
+            : meterFactory.Create(new MeterOptions(meterName) { Version = meterVersion });
         _subscription = registry.ObserveInstruments(Publish);
     }
 
@@ -85,6 +102,7 @@ public sealed class MeterBridge : IDisposable
     public void Dispose()
     {
         // Unsubscribe first: once it returns the registry will not call Publish on a disposed meter.
+        // A factory's meter ignores this Dispose; the factory disposes it with the container.
         _subscription.Dispose();
         _meter.Dispose();
     }

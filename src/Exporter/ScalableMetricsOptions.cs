@@ -63,6 +63,48 @@ public sealed class ScalableMetricsOptions
     /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxTagValueLength"/> (1024).</remarks>
     public int MaxTagValueLength { get; set; } = MetricRegistryOptions.DefaultMaxTagValueLength;
 
+    /// <summary>
+    /// The names of the <see cref="System.Diagnostics.Metrics.Meter"/>s whose instruments the
+    /// registry aggregates itself, through a <see cref="System.Diagnostics.Metrics.MeterListener"/>
+    /// (<c>Microsoft.AspNetCore.Hosting</c>, <c>System.Runtime</c>, <c>MyCompany.*</c>): every
+    /// instrument of a matching meter, present and future, is recorded into a registry instrument
+    /// of the same kind, name, unit, description and tags, exported with <c>otel_scope_name</c>
+    /// the meter's name. Such a meter is not also aggregated by the <c>MeterProvider</c>.
+    /// </summary>
+    /// <remarks>
+    /// <para>Default: none. Bound from configuration as a list (<c>ScalableMetrics:Meters:0</c>).
+    /// Names match as OpenTelemetry's <c>AddMeter</c> matches them: case-insensitively, where
+    /// <c>*</c> stands for any run of characters and <c>?</c> for one. An empty name makes the
+    /// options invalid (the host does not start); see <see cref="AddMeter"/>.</para>
+    /// </remarks>
+    public IList<string> Meters { get; } = new List<string>();
+
+    /// <summary>
+    /// Adds meter names (or wildcard patterns) to <see cref="Meters"/>: the instruments of every
+    /// meter they match are aggregated by the registry, through a <c>MeterListener</c>, instead of
+    /// the <c>MeterProvider</c>.
+    /// </summary>
+    /// <param name="names">Meter names, matched case-insensitively; <c>*</c> matches any run of
+    /// characters and <c>?</c> one (<c>MyCompany.*</c>), as in OpenTelemetry's <c>AddMeter</c>.</param>
+    /// <returns>These options, to chain calls.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="names"/>, or one of its names, is null.</exception>
+    /// <exception cref="ArgumentException">One of <paramref name="names"/> is empty or white space; none is added.</exception>
+    public ScalableMetricsOptions AddMeter(params string[] names)
+    {
+        ArgumentNullException.ThrowIfNull(names);
+        foreach (string name in names)
+        {
+            ArgumentException.ThrowIfNullOrWhiteSpace(name, nameof(names));
+        }
+
+        foreach (string name in names)
+        {
+            Meters.Add(name);
+        }
+
+        return this;
+    }
+
     /// <summary>The steps added by <see cref="ConfigureMeterProvider"/>, in order.</summary>
     /// <remarks>Default: none.</remarks>
     public IReadOnlyList<Action<MeterProviderBuilder>> MeterProviderConfigurations => _meterProviderConfigurations;

@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -5,6 +6,7 @@ using Microsoft.Extensions.Options;
 using ScalableMetrics;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.Listening;
 
 namespace Microsoft.Extensions.DependencyInjection;
 
@@ -55,7 +57,16 @@ public static class ScalableMetricsServiceCollectionExtensions
         services.TryAddSingleton(static provider =>
         {
             ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
-            return new MeterBridge(provider.GetRequiredService<MetricRegistry>(), value.MeterName, value.MeterVersion);
+            return new MeterBridge(provider.GetRequiredService<MetricRegistry>(), value.MeterName, value.MeterVersion, provider.GetService<IMeterFactory>());
+        });
+        services.TryAddSingleton(static provider =>
+        {
+            ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+            return new MeterListenerHost(
+                value.Meters,
+                value.MeterName,
+                () => new MetricRegistry(value.ToRegistryOptions()),
+                provider.GetService<ILoggerFactory>()?.CreateLogger<MeterListenerHost>() ?? (ILogger)Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance);
         });
 
         // The bridge's meter is written from the registry itself: the exporter leaves it out.
@@ -69,7 +80,8 @@ public static class ScalableMetricsServiceCollectionExtensions
                 value.MeterName,
                 value.MeterVersion,
                 provider.GetRequiredService<PrometheusPullExporter>(),
-                provider.GetService<ILogger<PrometheusScraper>>());
+                provider.GetService<ILogger<PrometheusScraper>>(),
+                provider.GetRequiredService<MeterListenerHost>());
         });
         services.TryAddSingleton<ScalableMetricsMeterProvider>();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());

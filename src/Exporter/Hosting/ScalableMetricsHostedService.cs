@@ -1,17 +1,20 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using ScalableMetrics.Exporter.Listening;
 
 namespace ScalableMetrics.Exporter.Hosting;
 
 /// <summary>
 /// Builds the <see cref="ScalableMetricsMeterProvider"/> (and with it the bridge) when the host
-/// starts, so that collection is live before the first scrape rather than built by it.
+/// starts, so that collection is live before the first scrape rather than built by it, and starts
+/// the <see cref="MeterListenerHost"/> for the meters the options name (disposed with the container).
 /// </summary>
 internal sealed class ScalableMetricsHostedService(IServiceProvider services) : IHostedService
 {
     public Task StartAsync(CancellationToken cancellationToken)
     {
         services.GetRequiredService<ScalableMetricsMeterProvider>();
+        services.GetRequiredService<MeterListenerHost>().Start();
         return Task.CompletedTask;
     }
 

@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Options;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
+using ScalableMetrics.Exporter.Listening;
 
 namespace ScalableMetrics.Exporter.Hosting;
 
@@ -16,11 +17,13 @@ namespace ScalableMetrics.Exporter.Hosting;
 /// and every scrape would run the bridge's callbacks, summing every series a second time.</para>
 /// A type of its own rather than a <see cref="MeterProvider"/> registration, so that it neither
 /// takes nor loses the place of a <c>MeterProvider</c> the application registers itself.
+/// <para>The meters of <see cref="ScalableMetricsOptions.Meters"/> are dropped by a view: the
+/// <see cref="MeterListenerHost"/> aggregates them, and the endpoint shows each instrument once.</para>
 /// <para>Disposed with the container, which shuts the provider down.</para>
 /// </remarks>
 internal sealed class ScalableMetricsMeterProvider : IDisposable
 {
-    public ScalableMetricsMeterProvider(MeterBridge bridge, PrometheusPullExporter exporter, IOptions<ScalableMetricsOptions> options)
+    public ScalableMetricsMeterProvider(MeterBridge bridge, PrometheusPullExporter exporter, MeterListenerHost listened, IOptions<ScalableMetricsOptions> options)
     {
         var reader = new BaseExportingMetricReader(exporter)
         {
@@ -38,6 +41,14 @@ internal sealed class ScalableMetricsMeterProvider : IDisposable
         foreach (Action<MeterProviderBuilder> configure in value.MeterProviderConfigurations)
         {
             configure(builder);
+        }
+
+        // One aggregation, one export: a meter the listener takes is dropped here, should a step
+        // add it too (OpenTelemetry then does not even enable its instruments). The view comes
+        // after the steps' views, which may still make streams of their own for it.
+        if (value.Meters.Count > 0)
+        {
+            builder.AddView(instrument => listened.Takes(instrument.Meter.Name) ? MetricStreamConfiguration.Drop : null);
         }
 
         Provider = builder.Build();

@@ -13,6 +13,14 @@ internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<Scalabl
             failures.Add($"{nameof(ScalableMetricsOptions.MeterName)} must not be empty.");
         }
 
+        for (int i = 0; i < options.Meters.Count; i++)
+        {
+            if (string.IsNullOrWhiteSpace(options.Meters[i]))
+            {
+                failures.Add($"{nameof(ScalableMetricsOptions.Meters)}[{i}] must not be empty.");
+            }
+        }
+
         if (!Enum.IsDefined(options.Strategy))
         {
             failures.Add($"{nameof(ScalableMetricsOptions.Strategy)} '{options.Strategy}' is not a defined {nameof(PartitionStrategy)}.");

@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 
@@ -30,6 +31,9 @@ public sealed class PrometheusScraper
     private readonly SemaphoreSlim _scrapeLock = new(1, 1);
     private readonly RegistrySource _registry;
     private readonly MeterProviderSource? _otherMeters;
+    private readonly MeterListenerHost? _listened;
+    private readonly ILogger _logger;
+    private readonly Dictionary<ListenedScope, RegistrySource> _listenedSources = [];
     private readonly ExpositionWriter _output = new();
     private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
 
@@ -44,10 +48,18 @@ public sealed class PrometheusScraper
     /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="scopeName"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="scopeName"/> is empty or white space.</exception>
     public PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion = null, PrometheusPullExporter? otherMeters = null, ILogger<PrometheusScraper>? logger = null)
+        : this(registry, scopeName, scopeVersion, otherMeters, logger, listened: null)
+    {
+    }
+
+    /// <summary>Creates a scraper that also writes the registries of the meters <paramref name="listened"/> takes, each with its meter's scope labels, after <paramref name="registry"/>'s.</summary>
+    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, PrometheusPullExporter? otherMeters, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened)
     {
         ArgumentNullException.ThrowIfNull(registry);
         ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
         ILogger log = logger ?? (ILogger)NullLogger.Instance;
+        _logger = log;
+        _listened = listened;
         _registry = new RegistrySource(registry, scopeName, scopeVersion, log);
         _otherMeters = otherMeters is null ? null : new MeterProviderSource(otherMeters, log);
     }
@@ -66,6 +78,20 @@ public sealed class PrometheusScraper
             _output.Clear();
             _takenNames.Clear();
             _registry.Write(_output, _takenNames);
+            if (_listened is not null)
+            {
+                foreach (ListenedScope scope in _listened.Scopes.OrderBy(s => s.MeterName, StringComparer.Ordinal).ThenBy(s => s.MeterVersion, StringComparer.Ordinal))
+                {
+                    if (!_listenedSources.TryGetValue(scope, out RegistrySource? source))
+                    {
+                        source = new RegistrySource(scope.Registry, scope.MeterName, scope.MeterVersion, _logger);
+                        _listenedSources.Add(scope, source);
+                    }
+
+                    source.Write(_output, _takenNames);
+                }
+            }
+
             if (_otherMeters is not null)
             {
                 await _otherMeters.WriteAsync(_output, _takenNames, CancellationToken.None).ConfigureAwait(false);

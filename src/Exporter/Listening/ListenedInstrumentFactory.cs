@@ -1,0 +1,125 @@
+using System.Diagnostics.Metrics;
+using SdmInstrument = System.Diagnostics.Metrics.Instrument;
+
+namespace ScalableMetrics.Exporter.Listening;
+
+/// <summary>
+/// Creates, for a System.Diagnostics.Metrics instrument, the registry instrument of the same
+/// kind, name, unit and description, and the listener state that records into it.
+/// </summary>
+internal static class ListenedInstrumentFactory
+{
+    /// <summary>The listener state of <paramref name="source"/>, or null for a kind the registry does not have.</summary>
+    /// <exception cref="ArgumentException">The registry refuses the name, the unit, or a name taken by another kind.</exception>
+    /// <exception cref="InvalidOperationException">The registry holds its most instruments.</exception>
+    public static ListenedInstrument? Create(SdmInstrument source, MetricRegistry registry, ListenerDrops drops)
+    {
+        Type definition = source.GetType().IsGenericType ? source.GetType().GetGenericTypeDefinition() : source.GetType();
+        Type? valueType = source.GetType().IsGenericType ? source.GetType().GetGenericArguments()[0] : null;
+        if (valueType is null)
+        {
+            return null;
+        }
+
+        bool floating = MeasurementDispatch.IsFloatingPoint(valueType);
+        string name = source.Name;
+        string? unit = source.Unit;
+        string? description = source.Description;
+        KeyValuePair<string, object?>[] tags = SourceTags(source);
+
+        if (definition == typeof(Counter<>))
+        {
+            return floating
+                ? new ListenedDoubleCounter(registry.CreateDoubleCounter(name, unit, description), tags, drops)
+                : new ListenedCounter(registry.CreateCounter(name, unit, description), tags, drops);
+        }
+
+        if (definition == typeof(UpDownCounter<>))
+        {
+            return floating
+                ? new ListenedDoubleUpDownCounter(registry.CreateDoubleUpDownCounter(name, unit, description), tags, drops)
+                : new ListenedUpDownCounter(registry.CreateUpDownCounter(name, unit, description), tags, drops);
+        }
+
+        if (definition == typeof(Histogram<>))
+        {
+            return new ListenedHistogram(CreateHistogram(registry, name, unit, description, AdvisedBoundaries(source)), tags, drops);
+        }
+
+        if (definition == typeof(Gauge<>))
+        {
+            return floating
+                ? new ListenedDoubleGauge(registry.CreateDoubleGauge(name, unit, description), tags, drops)
+                : new ListenedGauge(registry.CreateGauge(name, unit, description), tags, drops);
+        }
+
+        if (definition == typeof(ObservableCounter<>) || definition == typeof(ObservableUpDownCounter<>) || definition == typeof(ObservableGauge<>))
+        {
+            var observable = new ListenedObservable(source, tags, drops);
+            if (definition == typeof(ObservableCounter<>))
+            {
+                _ = floating ? registry.CreateObservableCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableCounter(name, observable.ObserveLongs, unit, description);
+            }
+            else if (definition == typeof(ObservableUpDownCounter<>))
+            {
+                _ = floating ? registry.CreateObservableUpDownCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableUpDownCounter(name, observable.ObserveLongs, unit, description);
+            }
+            else
+            {
+                _ = floating ? registry.CreateObservableGauge(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableGauge(name, observable.ObserveLongs, unit, description);
+            }
+
+            return observable;
+        }
+
+        return null;
+    }
+
+    // Advice the registry refuses (not strictly increasing, NaN, more than 256) is ignored for the
+    // default boundaries, as OpenTelemetry ignores it.
+    private static PartitionedHistogram CreateHistogram(MetricRegistry registry, string name, string? unit, string? description, double[]? advised)
+    {
+        if (advised is not null)
+        {
+            try
+            {
+                return registry.CreateHistogram(name, unit, description, advised);
+            }
+            catch (ArgumentException e) when (e.ParamName == "boundaries")
+            {
+                // The default below; a histogram of this name with other boundaries throws there.
+            }
+        }
+
+        return registry.CreateHistogram(name, unit, description);
+    }
+
+    // The instrument's own tags, then its meter's (OpenTelemetry's scope attributes): a key both
+    // have keeps the instrument's value, as the more specific.
+    private static KeyValuePair<string, object?>[] SourceTags(SdmInstrument source)
+    {
+        var tags = new List<KeyValuePair<string, object?>>();
+        foreach (KeyValuePair<string, object?> tag in (source.Tags ?? []).Concat(source.Meter.Tags ?? []))
+        {
+            if (!tags.Exists(t => string.Equals(t.Key, tag.Key, StringComparison.Ordinal)))
+            {
+                tags.Add(tag);
+            }
+        }
+
+        return [.. tags];
+    }
+
+    // InstrumentAdvice<T>.HistogramBucketBoundaries, as doubles; null (the default boundaries) where none were advised.
+    private static double[]? AdvisedBoundaries(SdmInstrument source) => source switch
+    {
+        Histogram<byte> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+        Histogram<short> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+        Histogram<int> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+        Histogram<long> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+        Histogram<float> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+        Histogram<double> h => h.Advice?.HistogramBucketBoundaries?.ToArray(),
+        Histogram<decimal> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+        _ => null,
+    };
+}

@@ -1,0 +1,11 @@
+namespace ScalableMetrics.Exporter.Listening;
+
+/// <summary>
+/// The registry that aggregates the listened instruments of the meters of one name and version:
+/// its families are exported with <c>otel_scope_name</c> = <see cref="MeterName"/> (and
+/// <c>otel_scope_version</c> = <see cref="MeterVersion"/>), as OpenTelemetry exports that meter's.
+/// </summary>
+/// <param name="Registry">The registry, disposed of (dropped) with the listener.</param>
+/// <param name="MeterName">The source meters' name.</param>
+/// <param name="MeterVersion">The source meters' version, or null.</param>
+internal sealed record ListenedScope(MetricRegistry Registry, string MeterName, string? MeterVersion);

@@ -1,0 +1,322 @@
+using System.Diagnostics.Metrics;
+using System.Runtime.CompilerServices;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>The MeterListener path: each System.Diagnostics.Metrics kind lands, exactly, in a registry instrument of its kind.</summary>
+public sealed class MeterListenerTests
+{
+    private const int Threads = 4;
+    private const int PerThread = 20_000;
+    private static readonly KeyValuePair<string, object?> s_route = new("http.route", "/hello");
+
+    [Fact]
+    public void CounterOfLongIsExactUnderConcurrentWritersAndReads()
+    {
+        using var listened = new ListenedMeter();
+        Counter<long> counter = listened.Meter.CreateCounter<long>("requests", "{request}", "Requests.");
+        PartitionedCounter target = listened.Instrument<PartitionedCounter>("requests");
+        long lastRead = 0;
+        ListenerWriters.Run(
+            Threads,
+            t =>
+            {
+                for (int i = 0; i < PerThread; i++)
+                {
+                    counter.Add(1);
+                    counter.Add(2, s_route);
+                }
+            },
+            () =>
+            {
+                long read = target.Collect().Sum(r => r.Value);
+                Assert.True(read >= lastRead, $"A read went down: {read} after {lastRead}.");
+                lastRead = read;
+            });
+
+        Assert.Equal("{request}", target.Unit);
+        Assert.Equal("Requests.", target.Description);
+        Assert.Equal(Threads * PerThread, target.Collect().Single(r => r.Tags.Count == 0).Value);
+        Assert.Equal(2L * Threads * PerThread, target.Collect().Single(r => r.Tags.Count == 1).Value);
+    }
+
+    [Fact]
+    public void CounterOfDoubleIsExactUnderConcurrentWritersAndReads()
+    {
+        using var listened = new ListenedMeter();
+        Counter<double> counter = listened.Meter.CreateCounter<double>("bytes");
+        PartitionedDoubleCounter target = listened.Instrument<PartitionedDoubleCounter>("bytes");
+        ListenerWriters.Run(
+            Threads,
+            _ =>
+            {
+                for (int i = 0; i < PerThread; i++)
+                {
+                    counter.Add(0.25, s_route);
+                }
+            },
+            () => Assert.True(target.Collect().Sum(r => r.Value) <= 0.25 * Threads * PerThread));
+
+        Assert.Equal(0.25 * Threads * PerThread, target.Collect().Single().Value);
+    }
+
+    [Fact]
+    public void UpDownCounterOfIntIsExactUnderConcurrentWritersAndReads()
+    {
+        using var listened = new ListenedMeter();
+        UpDownCounter<int> counter = listened.Meter.CreateUpDownCounter<int>("in_flight");
+        PartitionedUpDownCounter target = listened.Instrument<PartitionedUpDownCounter>("in_flight");
+        ListenerWriters.Run(
+            Threads,
+            _ =>
+            {
+                for (int i = 0; i < PerThread; i++)
+                {
+                    counter.Add(3, s_route);
+                    counter.Add(-1, s_route);
+                }
+            },
+            () => _ = target.Collect());
+
+        Assert.Equal(2L * Threads * PerThread, target.Collect().Single().Value);
+    }
+
+    [Fact]
+    public void HistogramOfDoubleTakesTheAdvisedBoundariesAndIsExactUnderConcurrentWriters()
+    {
+        using var listened = new ListenedMeter();
+        Histogram<double> histogram = listened.Meter.CreateHistogram("duration", "s", null, tags: null, new InstrumentAdvice<double> { HistogramBucketBoundaries = [0.1, 1] });
+        PartitionedHistogram target = listened.Instrument<PartitionedHistogram>("duration");
+        Assert.Equal([0.1, 1], target.Boundaries);
+        ListenerWriters.Run(
+            Threads,
+            _ =>
+            {
+                for (int i = 0; i < PerThread; i++)
+                {
+                    histogram.Record(0.05, s_route);
+                    histogram.Record(0.5, s_route);
+                    histogram.Record(5);
+                }
+            },
+            () =>
+            {
+                foreach (HistogramReading reading in target.Collect())
+                {
+                    Assert.Equal(reading.Count, reading.BucketCounts.Sum());
+                }
+            });
+
+        HistogramReading tagged = target.Collect().Single(r => r.Tags.Count == 1);
+        Assert.Equal([Threads * PerThread, Threads * PerThread, 0], tagged.BucketCounts);
+        Assert.Equal(0.55 * Threads * PerThread, tagged.Sum, 6);
+        Assert.Equal([0, 0, Threads * PerThread], target.Collect().Single(r => r.Tags.Count == 0).BucketCounts);
+    }
+
+    [Fact]
+    public void HistogramWithoutAdviceTakesTheDefaultBoundaries()
+    {
+        using var listened = new ListenedMeter();
+        listened.Meter.CreateHistogram<long>("size");
+        Assert.Equal(PartitionedHistogram.DefaultBoundaries, listened.Instrument<PartitionedHistogram>("size").Boundaries);
+    }
+
+    [Fact]
+    public void GaugeOfLongKeepsTheLastValueSetUnderConcurrentWriters()
+    {
+        using var listened = new ListenedMeter();
+        Gauge<long> gauge = listened.Meter.CreateGauge<long>("queue.length");
+        Gauge target = listened.Instrument<Gauge>("queue.length");
+        ListenerWriters.Run(
+            Threads,
+            t =>
+            {
+                for (int i = 0; i < PerThread; i++)
+                {
+                    gauge.Record(t, s_route);
+                }
+            },
+            () => Assert.All(target.Collect(), r => Assert.InRange(r.Value, 0, Threads - 1)));
+
+        gauge.Record(42, s_route);
+        Assert.Equal(42, target.Collect().Single().Value);
+    }
+
+    [Fact]
+    public void ObservableGaugeIsReadAtCollectionWithConcurrentReaders()
+    {
+        using var listened = new ListenedMeter();
+        long value = 0;
+        listened.Meter.CreateObservableGauge("temperature", () => new Measurement<long>(Volatile.Read(ref value), s_route));
+        ObservableGauge target = listened.Instrument<ObservableGauge>("temperature");
+        ListenerWriters.Run(
+            Threads,
+            _ =>
+            {
+                for (int i = 0; i < 200; i++)
+                {
+                    double read = target.Collect().Single().Value;
+                    Assert.InRange(read, 0, 1000);
+                }
+            },
+            () => Interlocked.Exchange(ref value, Math.Min(1000, value + 1)));
+
+        Volatile.Write(ref value, 7);
+        DoubleReading reading = target.Collect().Single();
+        Assert.Equal(7, reading.Value);
+        Assert.Equal("/hello", reading.Tags.Single().Value);
+    }
+
+    [Fact]
+    public void ObservableCounterAndUpDownCounterMapToTheirKinds()
+    {
+        using var listened = new ListenedMeter();
+        listened.Meter.CreateObservableCounter("ticks", () => 12.5);
+        listened.Meter.CreateObservableUpDownCounter("balance", () => -3);
+        Assert.Equal(12.5, listened.Instrument<ObservableCounter>("ticks").Collect().Single().Value);
+        Assert.True(listened.Instrument<ObservableCounter>("ticks").IsFloatingPoint);
+        Assert.Equal(-3, listened.Instrument<ObservableUpDownCounter>("balance").Collect().Single().Value);
+    }
+
+    [Fact]
+    public void EveryNumericTypeMapsToTheLongOrDoubleInstrument()
+    {
+        using var listened = new ListenedMeter();
+        listened.Meter.CreateCounter<byte>("b").Add(200);
+        listened.Meter.CreateCounter<short>("s").Add(30_000);
+        listened.Meter.CreateCounter<int>("i").Add(2_000_000_000);
+        listened.Meter.CreateCounter<long>("l").Add(long.MaxValue / 2);
+        listened.Meter.CreateCounter<float>("f").Add(1.5f);
+        listened.Meter.CreateCounter<double>("d").Add(2.25);
+        listened.Meter.CreateCounter<decimal>("m").Add(3.75m);
+
+        Assert.Equal(200, listened.Instrument<PartitionedCounter>("b").Collect().Single().Value);
+        Assert.Equal(30_000, listened.Instrument<PartitionedCounter>("s").Collect().Single().Value);
+        Assert.Equal(2_000_000_000, listened.Instrument<PartitionedCounter>("i").Collect().Single().Value);
+        Assert.Equal(long.MaxValue / 2, listened.Instrument<PartitionedCounter>("l").Collect().Single().Value);
+        Assert.Equal(1.5, listened.Instrument<PartitionedDoubleCounter>("f").Collect().Single().Value);
+        Assert.Equal(2.25, listened.Instrument<PartitionedDoubleCounter>("d").Collect().Single().Value);
+        Assert.Equal(3.75, listened.Instrument<PartitionedDoubleCounter>("m").Collect().Single().Value);
+
+        listened.Meter.CreateUpDownCounter<short>("uds").Add(-5);
+        listened.Meter.CreateUpDownCounter<float>("udf").Add(-0.5f);
+        listened.Meter.CreateGauge<byte>("gb").Record(9);
+        listened.Meter.CreateGauge<decimal>("gm").Record(0.5m);
+        listened.Meter.CreateHistogram<int>("hi").Record(7);
+        Assert.Equal(-5, listened.Instrument<PartitionedUpDownCounter>("uds").Collect().Single().Value);
+        Assert.Equal(-0.5, listened.Instrument<PartitionedDoubleUpDownCounter>("udf").Collect().Single().Value);
+        Assert.Equal(9, listened.Instrument<Gauge>("gb").Collect().Single().Value);
+        Assert.Equal(0.5, listened.Instrument<DoubleGauge>("gm").Collect().Single().Value);
+        Assert.Equal(7, listened.Instrument<PartitionedHistogram>("hi").Collect().Single().Sum);
+    }
+
+    [Fact]
+    public void AnInstrumentCreatedAfterTheListenerStartedIsPickedUp()
+    {
+        using var listened = new ListenedMeter();
+        Assert.Empty(listened.Host.Scopes);
+        Counter<long> late = listened.Meter.CreateCounter<long>("late");
+        late.Add(5);
+        Assert.Equal(5, listened.Instrument<PartitionedCounter>("late").Collect().Single().Value);
+    }
+
+    [Fact]
+    public void InstrumentTagsAndMeterTagsJoinEverySeriesAndAMeasuredTagWins()
+    {
+        using var listened = new ListenedMeter([new("service.tier", "edge"), new("zone", "meter")]);
+        Counter<long> counter = listened.Meter.CreateCounter<long>("tagged", null, null, [new KeyValuePair<string, object?>("zone", "instrument")]);
+        counter.Add(1);
+        counter.Add(1, new KeyValuePair<string, object?>("zone", "measured"));
+
+        PartitionedCounter target = listened.Instrument<PartitionedCounter>("tagged");
+        Assert.Equal(2, target.Collect().Count);
+        Assert.Contains(target.Collect(), r => r.Tags.Count == 2 && r.Tags.Any(t => t.Key == "zone" && (string)t.Value! == "instrument") && r.Tags.Any(t => t.Key == "service.tier"));
+        Assert.Contains(target.Collect(), r => r.Tags.Count == 2 && r.Tags.Any(t => t.Key == "zone" && (string)t.Value! == "measured"));
+    }
+
+    [Fact]
+    public void MeasurementsTheRegistryRefusesAreDroppedAndCountedNeverThrown()
+    {
+        using var listened = new ListenedMeter();
+        Counter<long> counter = listened.Meter.CreateCounter<long>("drops");
+        Histogram<double> histogram = listened.Meter.CreateHistogram<double>("drops.histogram");
+        counter.Add(-1);
+        counter.Add(1, new KeyValuePair<string, object?>("", "empty key"));
+        histogram.Record(double.NaN);
+        counter.Add(4);
+
+        Assert.Equal(3, listened.Host.Drops.Count);
+        Assert.Equal(4, listened.Instrument<PartitionedCounter>("drops").Collect().Single().Value);
+        Assert.Equal(0, listened.Instrument<PartitionedHistogram>("drops.histogram").SeriesCount);
+    }
+
+    [Fact]
+    public void WildcardsTakeMatchingMetersOnly()
+    {
+        string prefix = "test.wildcard." + Guid.NewGuid().ToString("N");
+        using var host = new Listening.MeterListenerHost([prefix + ".*"], "ScalableMetrics", () => new MetricRegistry(), Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance);
+        host.Start();
+        using var taken = new Meter(prefix + ".Orders");
+        using var left = new Meter(prefix + "Orders");
+        taken.CreateCounter<long>("c").Add(1);
+        left.CreateCounter<long>("c").Add(1);
+        Assert.Equal([prefix + ".Orders"], host.Scopes.Select(s => s.MeterName));
+        Assert.False(host.Takes("ScalableMetrics"));
+    }
+
+    [Fact]
+    public void ADisposedMeterIsReleasedAndItsSeriesStayReadable()
+    {
+        using var listened = new ListenedMeter();
+        WeakReference meter = CreateUseAndDisposeMeter(listened.Name);
+        for (int i = 0; i < 5 && meter.IsAlive; i++)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+
+        Assert.False(meter.IsAlive, "The disposed meter is still reachable.");
+        Assert.Equal(3, listened.Instrument<PartitionedCounter>("gone").Collect().Single().Value);
+        Assert.Empty(listened.Instrument<ObservableGauge>("gone.gauge").Collect());
+    }
+
+    [Fact]
+    public void ADisposedListenerStopsListeningAndKeepsItsSeries()
+    {
+        using var listened = new ListenedMeter();
+        Counter<long> counter = listened.Meter.CreateCounter<long>("short.lived");
+        counter.Add(2);
+        Assert.True(counter.Enabled);
+        listened.Host.Dispose();
+        Assert.False(counter.Enabled);
+        counter.Add(5);
+        Assert.Equal(2, listened.Instrument<PartitionedCounter>("short.lived").Collect().Single().Value);
+    }
+
+    [Fact]
+    public void AMeasurementAllocatesNothingOnceItsSeriesExists()
+    {
+        using var listened = new ListenedMeter();
+        Counter<long> counter = listened.Meter.CreateCounter<long>("alloc.counter");
+        Histogram<double> histogram = listened.Meter.CreateHistogram<double>("alloc.histogram");
+        Counter<long> withSourceTags = listened.Meter.CreateCounter<long>("alloc.tagged", null, null, [new KeyValuePair<string, object?>("component", "x")]);
+        KeyValuePair<string, object?> method = new("http.request.method", "GET");
+        KeyValuePair<string, object?> status = new("http.response.status_code", 200);
+
+        AllocationCheck.DoesNotAllocate(() => counter.Add(1));
+        AllocationCheck.DoesNotAllocate(() => counter.Add(1, s_route));
+        AllocationCheck.DoesNotAllocate(() => counter.Add(1, s_route, method, status));
+        AllocationCheck.DoesNotAllocate(() => histogram.Record(0.2, s_route));
+        AllocationCheck.DoesNotAllocate(() => withSourceTags.Add(1, s_route));
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static WeakReference CreateUseAndDisposeMeter(string name)
+    {
+        var meter = new Meter(name);
+        meter.CreateCounter<long>("gone").Add(3);
+        meter.CreateObservableGauge("gone.gauge", () => 1L);
+        meter.Dispose();
+        return new WeakReference(meter);
+    }
+}
