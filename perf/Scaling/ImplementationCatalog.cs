@@ -4,7 +4,7 @@ namespace ScalableMetrics.Scaling;
 
 /// <summary>Every implementation the harness can measure, in the order results are shown.</summary>
 /// <remarks>
-/// <para>The <c>histogram-*</c> ones record a value per "add" (a bucket count and the sum), the
+/// <para>The <c>histogram-*</c> ones and <c>listener-histogram</c> record a value per "add" (a bucket count and the sum), the
 /// same cycle of values in each (<see cref="HistogramValues"/>); compare them with each other, and
 /// with the counters only as what a record costs over an add.</para>
 /// <para>prometheus-net is not among them: no version of it is available from our package
@@ -23,9 +23,11 @@ internal static class ImplementationCatalog
         "partitioned-ttas",
         "partitioned-monitor",
         "opentelemetry",
+        "listener-counter",
         "histogram-partitioned",
         "histogram-partitioned-per-thread",
         "histogram-opentelemetry",
+        "listener-histogram",
     ];
 
     /// <summary>The width of the id column of the terminal's tables: the longest id.</summary>
@@ -42,9 +44,11 @@ internal static class ImplementationCatalog
         "partitioned-ttas" => new PartitionedTtas(),
         "partitioned-monitor" => new PartitionedMonitor(),
         "opentelemetry" => new OpenTelemetryCounter(),
+        "listener-counter" => new ListenerCounter(),
         "histogram-partitioned" => new PartitionedHistogramImplementation(PartitionStrategy.PerProcessor),
         "histogram-partitioned-per-thread" => new PartitionedHistogramImplementation(PartitionStrategy.PerThread),
         "histogram-opentelemetry" => new OpenTelemetryHistogram(),
+        "listener-histogram" => new ListenerHistogram(),
         _ => throw new ArgumentException($"Unknown implementation '{id}'; known: {string.Join(", ", Ids)}.", nameof(id)),
     };
 }

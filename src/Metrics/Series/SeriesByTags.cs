@@ -9,7 +9,8 @@ namespace ScalableMetrics;
 /// </summary>
 /// <remarks>
 /// <para>Linear probing, at most three quarters full, never deleted from. A lookup hashes the
-/// caller's tags in place (<see cref="TagSetComparer.Hash"/>), compares that with each probed
+/// caller's tags in place (<see cref="TagSetComparer.Hash(ReadOnlySpan{KeyValuePair{string, object}}, StringHashCache)"/>,
+/// the strings its series were created with hashed once, <see cref="StringHashCache"/>), compares that with each probed
 /// series' stored hash, and only then the tags (<see cref="TagSetComparer.MatchesStored"/>): it
 /// allocates nothing and takes no lock.</para>
 /// <para>Writes are made under the series table's lock. A slot goes from null to a fully built
@@ -19,6 +20,9 @@ namespace ScalableMetrics;
 /// </remarks>
 internal sealed class SeriesByTags
 {
+    // The hashes of the strings the series were created with, so that a caller passing the same
+    // strings does not hash their characters again on every lookup.
+    private readonly StringHashCache _strings = new();
     private Series?[] _series = new Series?[8];
     private int _seriesCount;
     private Alias?[]? _aliases;
@@ -27,7 +31,7 @@ internal sealed class SeriesByTags
     /// <summary>The series whose tags, or one of whose aliases, equal <paramref name="tags"/> (the caller's, any order), or null.</summary>
     public Series? Find(ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
-        int hash = TagSetComparer.Hash(tags);
+        int hash = TagSetComparer.Hash(tags, _strings);
         Series?[] table = Volatile.Read(ref _series);
         int mask = table.Length - 1;
         for (int i = hash & mask; ; i = (i + 1) & mask)
@@ -67,6 +71,7 @@ internal sealed class SeriesByTags
 
         Insert(_series, series.Tags.GetHashCode(), series);
         _seriesCount++;
+        CacheStrings(series.Tags);
     }
 
     /// <summary>Adds <paramref name="tags"/>, which no entry holds yet, as an alias of <paramref name="series"/>. Under the series table's lock.</summary>
@@ -88,6 +93,7 @@ internal sealed class SeriesByTags
         }
 
         Insert(aliases, tags.GetHashCode(), new Alias(tags, series));
+        CacheStrings(tags);
         Volatile.Write(ref _aliases, aliases);
         _aliasCount++;
     }
@@ -105,6 +111,19 @@ internal sealed class SeriesByTags
         }
 
         return null;
+    }
+
+    // Under the series table's lock.
+    private void CacheStrings(TagSet tags)
+    {
+        foreach (KeyValuePair<string, object?> tag in tags.AsSpan())
+        {
+            _strings.Add(tag.Key);
+            if (tag.Value is string text)
+            {
+                _strings.Add(text);
+            }
+        }
     }
 
     private static void Insert<T>(T?[] table, int hash, T entry)

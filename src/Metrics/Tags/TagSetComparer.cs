@@ -30,6 +30,23 @@ internal sealed class TagSetComparer : IEqualityComparer<TagSet>, IAlternateEqua
         return hash;
     }
 
+    /// <summary>
+    /// <see cref="Hash(ReadOnlySpan{KeyValuePair{string, object}})"/>, the same value, with the
+    /// hashes of keys and string values that <paramref name="strings"/> holds taken from it.
+    /// </summary>
+    public static int Hash(ReadOnlySpan<KeyValuePair<string, object?>> tags, StringHashCache strings)
+    {
+        int hash = tags.Length;
+        foreach (KeyValuePair<string, object?> tag in tags)
+        {
+            int keyHash = tag.Key is { } key ? strings.Hash(key) : 0;
+            int valueHash = tag.Value is string text ? strings.Hash(text) : TagValues.Hash(tag.Value);
+            hash += HashCode.Combine(keyHash, valueHash);
+        }
+
+        return hash;
+    }
+
     /// <summary>Whether <paramref name="tags"/> (the caller's, any order) name the same series as <paramref name="stored"/> (normalized, distinct keys).</summary>
     public static bool MatchesStored(ReadOnlySpan<KeyValuePair<string, object?>> stored, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
