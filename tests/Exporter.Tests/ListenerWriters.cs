@@ -28,10 +28,13 @@ internal static class ListenerWriters
         }
 
         gate.Set();
-        while (threads.Any(t => t.IsAlive))
+
+        // At least once, right as the writers start (fast writers may all end before a first check).
+        do
         {
             whileRunning();
         }
+        while (threads.Any(t => t.IsAlive));
 
         foreach (Thread thread in threads)
         {

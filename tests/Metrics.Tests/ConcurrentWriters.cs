@@ -29,10 +29,13 @@ internal static class ConcurrentWriters
         gate.Set();
         if (whileRunning is not null)
         {
-            while (threads.Any(t => t.IsAlive))
+            // At least once, right as the writers start: fast writers (per thread, on a quiet
+            // machine) could otherwise all finish before the first check that they are alive.
+            do
             {
                 whileRunning();
             }
+            while (threads.Any(t => t.IsAlive));
         }
 
         foreach (Thread thread in threads)
