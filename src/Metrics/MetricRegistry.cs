@@ -239,6 +239,45 @@ public sealed class MetricRegistry
         return histogram;
     }
 
+    /// <summary>Creates an exponential-bucket (native) histogram, or returns the one already created with this name, unit and layout.</summary>
+    /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
+    /// <param name="unit">The unit, e.g. <c>s</c> or <c>By</c>; null for none.</param>
+    /// <param name="description">A description; null for none.</param>
+    /// <param name="scale">The scale it records at, from -10 to 20: base 2^(2^-scale), relative error base − 1 (scale 3: about 9 %). Fixed for the instrument; readings may downscale.</param>
+    /// <param name="minValue">The smallest value told apart from zero: values at or below its bucket's lower boundary count in the zero bucket. Positive, finite, normal.</param>
+    /// <param name="maxValue">The largest value kept in its own bucket: larger values count in its bucket. Finite, above <paramref name="minValue"/>.</param>
+    /// <param name="maxBuckets">The most buckets a reading spans (at least 2): readings downscale until their non-empty buckets fit.</param>
+    /// <returns>The histogram.</returns>
+    /// <remarks>Each series takes one slot per bucket from <paramref name="minValue"/> to <paramref name="maxValue"/>, plus two, in every partition:
+    /// 243 slots (1,944 bytes) per partition with the defaults; at most <c>512</c> buckets. See <see cref="PartitionedExponentialHistogram"/> for why the scale is fixed.</remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The scale, a value bound or <paramref name="maxBuckets"/> is out of range, or the range takes more than 512 buckets at that scale.</exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
+    /// the histogram exists with another layout, or it would export under a name an existing instrument exports under (the message names both).</exception>
+    /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
+    /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the histogram was created
+    /// nonetheless, every observer was called, and creating it again returns it.</exception>
+    public PartitionedExponentialHistogram CreateExponentialHistogram(
+        string name,
+        string? unit = null,
+        string? description = null,
+        int scale = PartitionedExponentialHistogram.DefaultScale,
+        double minValue = PartitionedExponentialHistogram.DefaultMinValue,
+        double maxValue = PartitionedExponentialHistogram.DefaultMaxValue,
+        int maxBuckets = PartitionedExponentialHistogram.DefaultMaxBuckets)
+    {
+        ExponentialBuckets buckets = ExponentialBuckets.Create(scale, minValue, maxValue, maxBuckets);
+        PartitionedExponentialHistogram histogram = GetOrCreate(name, unit, ExportedFamily.ForHistogram, () => new PartitionedExponentialHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
+        if (!histogram.Buckets.SameAs(buckets))
+        {
+            throw new ArgumentException(
+                $"The {nameof(PartitionedExponentialHistogram)} {ExceptionText.Quote(histogram.Name)} exists with {histogram.Buckets}, not {buckets}; an instrument's layout is fixed when it is created.",
+                nameof(scale));
+        }
+
+        return histogram;
+    }
+
     /// <summary>Creates a gauge of <see cref="long"/> values (the last value set per series), or returns the one already created with this name and unit.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.queue.length</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
     /// <param name="unit">The unit, e.g. <c>{item}</c> or <c>By</c>; null for none.</param>

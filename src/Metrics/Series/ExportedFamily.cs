@@ -102,7 +102,7 @@ internal sealed class ExportedFamily
         PartitionedDoubleCounter => ForCounter(instrument.Name, instrument.Unit),
         PartitionedUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
         PartitionedDoubleUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
-        PartitionedHistogram => ForHistogram(instrument.Name, instrument.Unit),
+        PartitionedHistogram or PartitionedExponentialHistogram => ForHistogram(instrument.Name, instrument.Unit),
         OperationData operation => ForOperation(instrument.Name, operation.Boundaries is not null),
         Gauge or DoubleGauge or ObservableGauge or ObservableUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
         ObservableCounter => ForCounter(instrument.Name, instrument.Unit),
