@@ -11,11 +11,11 @@ namespace ScalableMetrics;
 /// </summary>
 internal sealed class ExponentialBuckets
 {
-    /// <summary>The lowest scale: OpenTelemetry's minimum, base 2^1024, where all of double fits two buckets.</summary>
-    public const int MinScale = -10;
+    /// <summary>The lowest scale: Prometheus' lowest native histogram schema, base 2^16 (OpenTelemetry goes to -10).</summary>
+    public const int MinScale = -4;
 
-    /// <summary>The highest scale: OpenTelemetry's maximum, base 2^(2^-20).</summary>
-    public const int MaxScale = 20;
+    /// <summary>The highest scale: Prometheus' highest native histogram schema, base 2^(2^-8) (OpenTelemetry goes to 20), so that every reading exports as it is.</summary>
+    public const int MaxScale = 8;
 
     /// <summary>The most positive buckets an instrument takes: a series costs one slot per bucket per partition.</summary>
     public const int MaxBucketCount = 512;
@@ -61,7 +61,7 @@ internal sealed class ExponentialBuckets
     {
         if (scale is < MinScale or > MaxScale)
         {
-            throw new ArgumentOutOfRangeException(nameof(scale), scale, $"The scale must be from {MinScale} to {MaxScale}, OpenTelemetry's range.");
+            throw new ArgumentOutOfRangeException(nameof(scale), scale, $"The scale must be from {MinScale} to {MaxScale}, Prometheus' native histogram schemas.");
         }
 
         if (!double.IsNormal(minValue) || minValue <= 0)

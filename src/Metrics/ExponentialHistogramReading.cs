@@ -9,7 +9,8 @@ namespace ScalableMetrics;
 /// with base = 2^(2^-<see cref="Scale"/>): OpenTelemetry's <c>ExponentialHistogramDataPoint</c> and
 /// Prometheus' native histogram (schema = scale) read the same.</para>
 /// <para>Downscaling by k (scale − k) merges each 2^k adjacent buckets into one, index i into i >> k,
-/// as OpenTelemetry's exponential histogram does when its buckets outgrow their maximum; the counts stay exact.</para>
+/// as OpenTelemetry's exponential histogram does when its buckets outgrow their maximum; the counts stay exact.
+/// It stops at scale -4, Prometheus' lowest schema, even where the buckets still span more.</para>
 /// <para><see cref="Count"/> is the zero count plus the bucket counts. <see cref="Sum"/> is read in the
 /// same pass but is its own slot: a record under way may show in one and not yet in the other.</para>
 /// </remarks>
@@ -72,7 +73,7 @@ public sealed class ExponentialHistogramReading
         int firstIndex = buckets.MinIndex + first;
         int lastIndex = buckets.MinIndex + last;
         int shift = 0;
-        while ((lastIndex >> shift) - (firstIndex >> shift) + 1 > buckets.MaxBuckets)
+        while ((lastIndex >> shift) - (firstIndex >> shift) + 1 > buckets.MaxBuckets && buckets.Scale - shift > ExponentialBuckets.MinScale)
         {
             shift++;
         }

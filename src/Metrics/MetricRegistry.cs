@@ -243,7 +243,7 @@ public sealed class MetricRegistry
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
     /// <param name="unit">The unit, e.g. <c>s</c> or <c>By</c>; null for none.</param>
     /// <param name="description">A description; null for none.</param>
-    /// <param name="scale">The scale it records at, from -10 to 20: base 2^(2^-scale), relative error base − 1 (scale 3: about 9 %). Fixed for the instrument; readings may downscale.</param>
+    /// <param name="scale">The scale it records at, from -4 to 8 (Prometheus' native histogram schemas; OpenTelemetry allows -10 to 20): base 2^(2^-scale), relative error base − 1 (scale 3: about 9 %). Fixed for the instrument; readings may downscale.</param>
     /// <param name="minValue">The smallest value told apart from zero: values at or below its bucket's lower boundary count in the zero bucket. Positive, finite, normal.</param>
     /// <param name="maxValue">The largest value kept in its own bucket: larger values count in its bucket. Finite, above <paramref name="minValue"/>.</param>
     /// <param name="maxBuckets">The most buckets a reading spans (at least 2): readings downscale until their non-empty buckets fit.</param>

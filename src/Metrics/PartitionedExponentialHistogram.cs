@@ -55,7 +55,7 @@ public sealed class PartitionedExponentialHistogram : Instrument
         _series = new SeriesTable<ExponentialHistogramSeries>(maxSeries, tagLimits, tags => new ExponentialHistogramSeries(tags, arena, buckets));
     }
 
-    /// <summary>The scale the instrument records at (from -10 to 20): base 2^(2^-scale).</summary>
+    /// <summary>The scale the instrument records at (from -4 to 8, Prometheus' native histogram schemas): base 2^(2^-scale).</summary>
     public int Scale => Buckets.Scale;
 
     /// <summary>Values at or below this count in the zero bucket.</summary>

@@ -102,6 +102,19 @@ public class ExponentialHistogramTests
     }
 
     [Fact]
+    public void DownscalingStopsAtPrometheusLowestSchema()
+    {
+        PartitionedExponentialHistogram histogram = new MetricRegistry().CreateExponentialHistogram("test.exp.floor", scale: -4, minValue: 1e-300, maxValue: 1e300, maxBuckets: 2);
+        // At scale -4 (base 2^16): 1e-300 is in bucket -63 and 1e300 in bucket 62; a span of 126 > 2, left so rather than go below schema -4.
+        histogram.Record(1e-299);
+        histogram.Record(1e299);
+        ExponentialHistogramReading reading = Assert.Single(histogram.Collect());
+        Assert.Equal(-4, reading.Scale);
+        Assert.Equal(2, reading.Count);
+        Assert.True(reading.PositiveBucketCounts.Count > 2);
+    }
+
+    [Fact]
     public void EmptyReadingHasNoBuckets()
     {
         ExponentialHistogramReading reading = new MetricRegistry().CreateExponentialHistogram("test.exp.empty").Bind().Read();
@@ -126,14 +139,14 @@ public class ExponentialHistogramTests
     }
 
     [Theory]
-    [InlineData(-11, 1.0, 2.0, 160, "scale")]
-    [InlineData(21, 1.0, 2.0, 160, "scale")]
+    [InlineData(-5, 1.0, 2.0, 160, "scale")]
+    [InlineData(9, 1.0, 2.0, 160, "scale")]
     [InlineData(3, 0.0, 2.0, 160, "minValue")]
     [InlineData(3, double.NaN, 2.0, 160, "minValue")]
     [InlineData(3, 5e-324, 2.0, 160, "minValue")]
     [InlineData(3, 1.0, 1.0, 160, "maxValue")]
     [InlineData(3, 1.0, double.PositiveInfinity, 160, "maxValue")]
-    [InlineData(20, 1.0, 2.0, 160, "maxValue")]
+    [InlineData(8, 1.0, 8.0, 160, "maxValue")]
     [InlineData(3, 1.0, 2.0, 1, "maxBuckets")]
     public void BadLayoutsAreRefused(int scale, double minValue, double maxValue, int maxBuckets, string parameter)
     {

@@ -1,0 +1,106 @@
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+
+namespace ScalableMetrics.Exporter.Tests.Protobuf;
+
+/// <summary>
+/// The protobuf exposition, decoded back with Google.Protobuf's <c>CodedInputStream</c> and checked
+/// field by field against io/prometheus/client/metrics.proto (prometheus/client_model): MetricFamily
+/// name 1, help 2, type 3, metric 4; Metric label 1, gauge 2, counter 3, summary 4, histogram 7;
+/// Histogram sample_count 1, sample_sum 2, bucket 3, schema 5 (sint32), zero_threshold 6,
+/// zero_count 7, positive_span 12, positive_delta 13 (sint64); BucketSpan offset 1 (sint32), length 2.
+/// </summary>
+public class ProtobufExpositionTests
+{
+    [Fact]
+    public void NativeHistogramCarriesSchemaZeroBucketSpansAndDeltas()
+    {
+        var registry = new MetricRegistry();
+        PartitionedExponentialHistogram histogram = registry.CreateExponentialHistogram("test.latency", "s", "How long.", scale: 0, minValue: 1, maxValue: 1024);
+        // 0 in the zero bucket (≤ 0.5); 0.75 in (0.5, 1]; 1.5 twice in (1, 2]; 100 in (64, 128]: five empty buckets between, so two spans.
+        foreach (double value in (double[])[0, 0.75, 1.5, 1.5, 100])
+        {
+            histogram.Record(value, new KeyValuePair<string, object?>("route", "/a"));
+        }
+
+        ProtoMessage family = Assert.Single(ProtoMessage.ParseDelimited(new ProtobufExpositionWriter(registry, "scope", "1.0").Write()));
+        Assert.Equal("test_latency_seconds", family.String(1));
+        Assert.Equal("How long.", family.String(2));
+        Assert.Equal(4UL, family.Varint(3));
+        ProtoMessage metric = family.Message(4);
+        Assert.Equal(
+            [("otel_scope_name", "scope"), ("otel_scope_version", "1.0"), ("route", "/a")],
+            metric.Messages(1).Select(label => (label.String(1), label.String(2))));
+        ProtoMessage h = metric.Message(7);
+        Assert.Equal(5UL, h.Varint(1));
+        Assert.Equal(103.75, h.Double(2));
+        Assert.False(h.Has(3));
+        Assert.Equal(0, ZigZag(h.Varint(5)));
+        Assert.Equal(0.5, h.Double(6));
+        Assert.Equal(1UL, h.Varint(7));
+        // Prometheus numbers a bucket by its upper boundary: (0.5, 1] is bucket 0, (64, 128] bucket 7.
+        List<ProtoMessage> spans = h.Messages(12);
+        Assert.Equal([(0L, 2UL), (5L, 1UL)], spans.Select(span => (ZigZag(span.Varint(1)), span.Varint(2))));
+        Assert.Equal([1L, 1, -1], h.SInts(13));
+    }
+
+    [Fact]
+    public void NativeHistogramWithoutPositiveBucketsCarriesTheNoOpSpan()
+    {
+        var registry = new MetricRegistry();
+        PartitionedExponentialHistogram histogram = registry.CreateExponentialHistogram("test.empty", scale: 4);
+        histogram.Record(0.0);
+        ProtoMessage h = Assert.Single(ProtoMessage.ParseDelimited(new ProtobufExpositionWriter(registry, "scope", null).Write())).Message(4).Message(7);
+        Assert.Equal(4, ZigZag(h.Varint(5)));
+        Assert.Equal(1UL, h.Varint(7));
+        ProtoMessage span = Assert.Single(h.Messages(12));
+        Assert.Equal(0UL, span.Varint(1));
+        Assert.Equal(0UL, span.Varint(2));
+        Assert.False(h.Has(13));
+    }
+
+    [Fact]
+    public void DownscaledReadingIsWrittenAtItsReducedSchema()
+    {
+        var registry = new MetricRegistry();
+        PartitionedExponentialHistogram histogram = registry.CreateExponentialHistogram("test.wide", scale: 3, maxBuckets: 4);
+        histogram.Record(1.5);
+        histogram.Record(3.0);
+        histogram.Record(1000.0);
+        ProtoMessage h = Assert.Single(ProtoMessage.ParseDelimited(new ProtobufExpositionWriter(registry, "scope", null).Write())).Message(4).Message(7);
+        // At scale -2 (base 16): (1, 16] holds 1.5 and 3, (256, 4096] holds 1000; Prometheus buckets 1 and 3, one empty between.
+        Assert.Equal(-2, ZigZag(h.Varint(5)));
+        ProtoMessage span = Assert.Single(h.Messages(12));
+        Assert.Equal((1L, 3UL), (ZigZag(span.Varint(1)), span.Varint(2)));
+        Assert.Equal([2L, -2, 1], h.SInts(13));
+    }
+
+    [Fact]
+    public void CountersGaugesAndClassicHistogramsAreWrittenTooSoOneScrapeIsComplete()
+    {
+        var registry = new MetricRegistry();
+        registry.CreateCounter("test.requests").Add(7);
+        registry.CreateDoubleGauge("test.ratio").Set(0.25);
+        PartitionedHistogram classic = registry.CreateHistogram("test.size", "By", boundaries: [10, 100]);
+        classic.Record(5);
+        classic.Record(50);
+        classic.Record(500);
+        registry.CreateCounter("test.unused");
+
+        List<ProtoMessage> families = ProtoMessage.ParseDelimited(new ProtobufExpositionWriter(registry, "scope", null).Write());
+        Assert.Equal(["test_requests_total", "test_ratio", "test_size_bytes"], families.Select(f => f.String(1)));
+        Assert.Equal([0UL, 1UL, 4UL], families.Select(f => f.Varint(3)));
+        Assert.Equal(7, families[0].Message(4).Message(3).Double(1));
+        Assert.Equal(0.25, families[1].Message(4).Message(2).Double(1));
+        ProtoMessage h = families[2].Message(4).Message(7);
+        Assert.Equal(3UL, h.Varint(1));
+        Assert.Equal(555, h.Double(2));
+        Assert.Equal([(1UL, 10.0), (2UL, 100.0)], h.Messages(3).Select(b => (b.Varint(1), b.Double(2))));
+        Assert.False(h.Has(5));
+    }
+
+    [Fact]
+    public void EmptyRegistryWritesNothing() =>
+        Assert.Empty(new ProtobufExpositionWriter(new MetricRegistry(), "scope", null).Write());
+
+    private static long ZigZag(ulong value) => (long)(value >> 1) ^ -(long)(value & 1);
+}
