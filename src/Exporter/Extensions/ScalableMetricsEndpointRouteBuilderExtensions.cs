@@ -3,6 +3,7 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace Microsoft.AspNetCore.Routing;
 
@@ -42,9 +43,11 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     private static async Task ScrapeAsync(PrometheusScraper scraper, HttpContext context)
     {
         byte[] body;
+        // Native histograms exist only in the protobuf exposition: served when asked for first and complete.
+        bool protobuf = scraper.CanScrapeProtobuf && ProtobufNegotiation.PrefersProtobuf(context.Request.Headers.Accept.ToString());
         try
         {
-            body = await scraper.ScrapeAsync(context.RequestAborted).ConfigureAwait(false);
+            body = protobuf ? await scraper.ScrapeProtobufAsync(context.RequestAborted).ConfigureAwait(false) : await scraper.ScrapeAsync(context.RequestAborted).ConfigureAwait(false);
         }
         catch (Exception exception) when (exception is InvalidOperationException or ObjectDisposedException)
         {
@@ -53,7 +56,7 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
         }
 
         context.Response.StatusCode = StatusCodes.Status200OK;
-        context.Response.ContentType = PrometheusScraper.ContentType;
+        context.Response.ContentType = protobuf ? ProtobufExpositionWriter.ContentType : PrometheusScraper.ContentType;
         context.Response.ContentLength = body.Length;
         await context.Response.Body.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
     }

@@ -32,6 +32,7 @@ public sealed class PrometheusScraper
     private readonly RegistrySource _registry;
     private readonly MeterProviderSource? _otherMeters;
     private readonly MeterListenerHost? _listened;
+    private readonly ProtobufExpositionWriter _protobuf;
     private readonly ILogger _logger;
     private readonly Dictionary<ListenedScope, RegistrySource> _listenedSources = [];
     private readonly ExpositionWriter _output = new();
@@ -61,6 +62,7 @@ public sealed class PrometheusScraper
         _logger = log;
         _listened = listened;
         _registry = new RegistrySource(registry, scopeName, scopeVersion, log);
+        _protobuf = new ProtobufExpositionWriter(registry, scopeName, scopeVersion);
         _otherMeters = otherMeters is null ? null : new MeterProviderSource(otherMeters, log);
     }
 
@@ -98,6 +100,23 @@ public sealed class PrometheusScraper
             }
 
             return _output.ToArray();
+        }
+        finally
+        {
+            _scrapeLock.Release();
+        }
+    }
+
+    /// <summary>Whether <see cref="ScrapeProtobufAsync"/> holds every series a text scrape does: the registry is the only source (no listened meters, no <c>MeterProvider</c>).</summary>
+    internal bool CanScrapeProtobuf => _otherMeters is null && (_listened is null || _listened.Scopes.Count == 0);
+
+    /// <summary>Reads the registry and returns it in the protobuf exposition (<see cref="ProtobufExpositionWriter.ContentType"/>), serialized with text scrapes.</summary>
+    internal async Task<byte[]> ScrapeProtobufAsync(CancellationToken cancellationToken = default)
+    {
+        await _scrapeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            return _protobuf.Write();
         }
         finally
         {
