@@ -19,6 +19,16 @@ public sealed class ScalableMetricsOptions
     /// <summary>The default of <see cref="MaxInstruments"/>: 1000, <see cref="MetricRegistryOptions.DefaultMaxInstruments"/>.</summary>
     public const int DefaultMaxInstruments = MetricRegistryOptions.DefaultMaxInstruments;
 
+    /// <summary>The default of <see cref="ScrapeTimeout"/>: 10 seconds, Prometheus' default <c>scrape_timeout</c>.</summary>
+    public static readonly TimeSpan DefaultScrapeTimeout = TimeSpan.FromSeconds(10);
+
+    /// <summary>How long a scrape waits for its collection when the scraper sends no
+    /// <c>X-Prometheus-Scrape-Timeout-Seconds</c> header (Prometheus sends its <c>scrape_timeout</c>
+    /// there, and that is used instead). A scrape still waiting past it is answered 503 and logged;
+    /// the collection runs to its end and serves the scrapes that arrive before it ends.</summary>
+    /// <remarks>Default: <see cref="DefaultScrapeTimeout"/> (10 s). Must be positive and at most one day.</remarks>
+    public TimeSpan ScrapeTimeout { get; set; } = DefaultScrapeTimeout;
+
     /// <summary>The version of the meter the registry's instruments are published on; it becomes
     /// the <c>otel_scope_version</c> label of every sample of the registry.</summary>
     /// <remarks>Default: <see langword="null"/> (no version, no label).</remarks>

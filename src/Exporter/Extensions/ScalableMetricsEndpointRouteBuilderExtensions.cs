@@ -1,8 +1,11 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace Microsoft.AspNetCore.Routing;
 
@@ -16,8 +19,12 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     /// Maps <c>GET <paramref name="path"/></c> to a Prometheus scrape by the <see cref="PrometheusScraper"/>
     /// that <c>AddScalableMetrics</c> registered: the registry, read directly, then the other meters
     /// of its <c>MeterProvider</c>, in the text exposition format 0.0.4
-    /// (<see cref="PrometheusScraper.ContentType"/>). Scrapes run one at a time; concurrent ones
-    /// wait. A failed collection answers 500.
+    /// (<see cref="PrometheusScraper.ContentType"/>). Concurrent scrapes are coalesced: one that
+    /// arrives while a collection runs gets that collection's body. A scrape still waiting past
+    /// its timeout (the <c>X-Prometheus-Scrape-Timeout-Seconds</c> header Prometheus sends, else
+    /// <see cref="ScalableMetricsOptions.ScrapeTimeout"/>) is answered 503 and logged; so is one
+    /// that arrives, or waits, while the application stops or once the scraper is disposed. A
+    /// failed collection answers 500.
     /// </summary>
     /// <param name="endpoints">The endpoint route builder, e.g. the <c>WebApplication</c>.</param>
     /// <param name="path">The route pattern.</param>
@@ -35,21 +42,44 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
         _ = endpoints.ServiceProvider.GetService<ScalableMetricsMeterProvider>()
             ?? throw new InvalidOperationException("ScalableMetrics is not registered: call services.AddScalableMetrics() (or builder.AddScalableMetrics()) first.");
         PrometheusScraper scraper = endpoints.ServiceProvider.GetRequiredService<PrometheusScraper>();
+        TimeSpan defaultTimeout = endpoints.ServiceProvider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.ScrapeTimeout;
+        CancellationToken stopping = endpoints.ServiceProvider.GetService<IHostApplicationLifetime>()?.ApplicationStopping ?? CancellationToken.None;
 
-        return endpoints.MapGet(path, context => ScrapeAsync(scraper, context)).WithDisplayName("Prometheus scrape");
+        return endpoints.MapGet(path, context => ScrapeAsync(scraper, defaultTimeout, stopping, context)).WithDisplayName("Prometheus scrape");
     }
 
-    private static async Task ScrapeAsync(PrometheusScraper scraper, HttpContext context)
+    private static async Task ScrapeAsync(PrometheusScraper scraper, TimeSpan defaultTimeout, CancellationToken stopping, HttpContext context)
     {
-        byte[] body;
-        try
+        if (stopping.IsCancellationRequested)
         {
-            body = await scraper.ScrapeAsync(context.RequestAborted).ConfigureAwait(false);
-        }
-        catch (Exception exception) when (exception is InvalidOperationException or ObjectDisposedException)
-        {
-            context.Response.StatusCode = StatusCodes.Status500InternalServerError;
+            context.Response.StatusCode = StatusCodes.Status503ServiceUnavailable;
             return;
+        }
+
+        TimeSpan timeout = ScrapeTimeoutHeader.Parse(context.Request.Headers[ScrapeTimeoutHeader.Name], defaultTimeout);
+        byte[] body;
+        using (CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(context.RequestAborted, stopping))
+        {
+            try
+            {
+                body = await scraper.ScrapeSharedAsync(timeout, wait.Token).ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is TimeoutException or ObjectDisposedException
+                || (exception is OperationCanceledException && stopping.IsCancellationRequested))
+            {
+                context.Response.StatusCode = StatusCodes.Status503ServiceUnavailable;
+                return;
+            }
+            catch (OperationCanceledException) when (context.RequestAborted.IsCancellationRequested)
+            {
+                // The scraper hung up: nobody to answer.
+                return;
+            }
+            catch (InvalidOperationException)
+            {
+                context.Response.StatusCode = StatusCodes.Status500InternalServerError;
+                return;
+            }
         }
 
         context.Response.StatusCode = StatusCodes.Status200OK;

@@ -2,6 +2,7 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 
 namespace ScalableMetrics.Exporter;
@@ -19,11 +20,16 @@ namespace ScalableMetrics.Exporter;
 /// <para>No family is written twice and no two samples are ones Prometheus would store as one:
 /// a family of the <c>MeterProvider</c> whose name the registry's part already wrote is left out
 /// and logged once as a warning, and a tag can never take the place of a scope label.</para>
-/// <para>Thread-safe. Scrapes run one at a time; one that arrives during another waits, then
-/// reads afresh. Independent of the <c>MeterProvider</c>'s other collections (a <c>ForceFlush</c>,
+/// <para>Thread-safe. Concurrent scrapes are coalesced: one that arrives while a collection runs
+/// waits for it and gets its body; one that arrives when none runs starts a collection, so a
+/// scrape never reads older values than a scrape that ended before it started. Collections run
+/// one at a time, each to its end on the thread pool, whatever becomes of the scrapes waiting
+/// for it. Independent of the <c>MeterProvider</c>'s other collections (a <c>ForceFlush</c>,
 /// another reader): they share no buffer with a scrape.</para>
+/// <para>Disposing it ends every scrape waiting, and refuses later ones, with an
+/// <see cref="ObjectDisposedException"/>; a collection running finishes in the background.</para>
 /// </remarks>
-public sealed class PrometheusScraper
+public sealed partial class PrometheusScraper : IDisposable
 {
     /// <summary>The content type of <see cref="ScrapeAsync"/>'s result: <c>text/plain; version=0.0.4; charset=utf-8</c>.</summary>
     public const string ContentType = PrometheusPullExporter.ContentType;
@@ -36,6 +42,12 @@ public sealed class PrometheusScraper
     private readonly Dictionary<ListenedScope, RegistrySource> _listenedSources = [];
     private readonly ExpositionWriter _output = new();
     private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
+
+    // One coalescer per exposition format: scrapes of one format share a body, never another's.
+    private readonly ScrapeCoalescer _text;
+
+    // Canceled, never disposed, by Dispose: a scrape may still be linking its token to it.
+    private readonly CancellationTokenSource _disposing = new();
 
     /// <summary>Creates a scraper of <paramref name="registry"/> and, optionally, of a <c>MeterProvider</c>'s other meters.</summary>
     /// <param name="registry">The registry whose instruments every scrape writes.</param>
@@ -62,17 +74,64 @@ public sealed class PrometheusScraper
         _listened = listened;
         _registry = new RegistrySource(registry, scopeName, scopeVersion, log);
         _otherMeters = otherMeters is null ? null : new MeterProviderSource(otherMeters, log);
+        _text = new ScrapeCoalescer(CollectTextAsync);
     }
 
-    /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape.</summary>
-    /// <param name="cancellationToken">Cancels the wait for a scrape in progress; a scrape, once started, runs to its end.</param>
+    /// <summary>How many collections ran: fewer than the scrapes when concurrent ones were coalesced. For tests.</summary>
+    internal int Collections => _text.Collections;
+
+    /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape:
+    /// the body of the collection running when it is called, or of a new one.</summary>
+    /// <param name="cancellationToken">Cancels the wait for the collection; the collection itself runs to its end.</param>
     /// <returns>The UTF-8 text, a new array the caller owns; its content type is <see cref="ContentType"/>.</returns>
     /// <exception cref="InvalidOperationException">The <c>MeterProvider</c>'s collection failed, or its exporter is not attached to one.</exception>
-    /// <exception cref="ObjectDisposedException">The <c>MeterProvider</c>'s exporter is disposed.</exception>
+    /// <exception cref="ObjectDisposedException">This scraper, or the <c>MeterProvider</c>'s exporter, is disposed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
     public async Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default)
     {
-        await _scrapeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
+        byte[] shared = await ScrapeSharedAsync(Timeout.InfiniteTimeSpan, cancellationToken).ConfigureAwait(false);
+        return shared.AsSpan().ToArray();
+    }
+
+    /// <summary>
+    /// The scrape's body, shared with every scrape that joined the same collection: write it, never change it.
+    /// </summary>
+    /// <param name="timeout">How long to wait for the body (<see cref="Timeout.InfiniteTimeSpan"/> for ever); past it, the
+    /// scrape is logged and fails, and the collection, left to run, serves the scrapes that join it before it ends.</param>
+    /// <param name="cancellationToken">Cancels the wait (not the collection).</param>
+    /// <exception cref="TimeoutException">The body was not ready within <paramref name="timeout"/>.</exception>
+    /// <exception cref="ObjectDisposedException">This scraper was disposed before or while waiting, or the <c>MeterProvider</c>'s exporter is.</exception>
+    /// <exception cref="InvalidOperationException">The collection failed.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
+    internal async Task<byte[]> ScrapeSharedAsync(TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        CancellationToken disposing = _disposing.Token;
+        ObjectDisposedException.ThrowIf(disposing.IsCancellationRequested, this);
+        Task<byte[]> collection = _text.JoinOrStart();
+        using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, disposing);
+        try
+        {
+            return await collection.WaitAsync(timeout, wait.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (disposing.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
+        {
+            throw new ObjectDisposedException(nameof(PrometheusScraper), "The scraper was disposed while the scrape waited for its collection.");
+        }
+        catch (TimeoutException)
+        {
+            LogScrapeTimedOut(_logger, timeout.TotalSeconds);
+            throw;
+        }
+    }
+
+    /// <summary>Ends every scrape waiting with an <see cref="ObjectDisposedException"/>, and refuses later ones. Idempotent, thread-safe.</summary>
+    /// <remarks>A collection running is not stopped: it finishes in the background, and its body is dropped.</remarks>
+    public void Dispose() => _disposing.Cancel();
+
+    // One collection of the text format 0.0.4; they run one at a time, as they share the buffers.
+    private async Task<byte[]> CollectTextAsync()
+    {
+        await _scrapeLock.WaitAsync().ConfigureAwait(false);
         try
         {
             _output.Clear();
@@ -104,4 +163,7 @@ public sealed class PrometheusScraper
             _scrapeLock.Release();
         }
     }
+
+    [LoggerMessage(EventId = 30, Level = LogLevel.Warning, Message = "A Prometheus scrape was answered 503: its collection took longer than the scrape timeout of {TimeoutSeconds} s. The collection runs to its end; scrapes that arrive before it ends get its body.")]
+    private static partial void LogScrapeTimedOut(ILogger logger, double timeoutSeconds);
 }
