@@ -6,7 +6,9 @@
 # server (temporary config and storage, 1 s scrape interval, on a free loopback port) scraping
 # it, sends exactly $REQUESTS requests to /hello with ApacheBench while scraping /metrics every
 # 100 ms, and fails unless every scrape's /hello 200 count is at least the one before, promtool
-# accepts a scrape, ab reports no failed request, the counter equals ab's "Complete requests"
+# accepts a scrape, 16 concurrent scrapers looping on /metrics during the load get only whole,
+# parseable 200 bodies whose /hello count never goes down (scripts/e2e-concurrent-scrapers.py),
+# ab reports no failed request, the counter equals ab's "Complete requests"
 # once ab is done, and Prometheus' HTTP API returns the exact value of every awkward series (every
 # kind of instrument, a callback that throws left out) and of the /hello count, the /hello request
 # duration histogram's _count equal to that count, its buckets cumulative, at ASP.NET Core's
@@ -135,6 +137,10 @@ cleanup() {
     kill "$PROMETHEUS_PID" 2>/dev/null || true
     wait "$PROMETHEUS_PID" 2>/dev/null || true
   fi
+  if [[ -n ${CONCURRENT_PID:-} ]]; then
+    kill "$CONCURRENT_PID" 2>/dev/null || true
+    wait "$CONCURRENT_PID" 2>/dev/null || true
+  fi
   if [[ -n ${SCRAPER_PID:-} ]]; then
     kill "$SCRAPER_PID" 2>/dev/null || true
     wait "$SCRAPER_PID" 2>/dev/null || true
@@ -190,6 +196,8 @@ before=$(hello_count "$WORK/before.prom")
 
 scrape_loop &
 SCRAPER_PID=$!
+python3 scripts/e2e-concurrent-scrapers.py "$BASE_URL/metrics" "$WORK/ab.done" >"$WORK/concurrent.txt" 2>&1 &
+CONCURRENT_PID=$!
 
 echo "e2e: ab -n $REQUESTS -c $CONCURRENCY -k $BASE_URL/hello"
 ab_status=0
@@ -202,6 +210,9 @@ curl -sf -o "$WORK/final.prom" "$BASE_URL/metrics" || fail "scrape after the loa
 counted=$(hello_count "$WORK/final.prom")
 wait "$SCRAPER_PID"
 SCRAPER_PID=
+concurrent_status=0
+wait "$CONCURRENT_PID" || concurrent_status=$?
+CONCURRENT_PID=
 
 cat "$WORK/ab.txt"
 ((ab_status == 0)) || fail "ab exited with status $ab_status"
@@ -238,6 +249,7 @@ echo "requests completed (ab): $completed"
 echo "requests failed (ab):    $failed"
 echo "requests counted:        $counted"
 echo "scrapes taken:           $scrapes during the load (last saw $last_during_load), all non-decreasing: $([[ -s $WORK/scrape.errors ]] && echo no || echo yes)"
+echo "concurrent scrapers:     $(head -n 1 "$WORK/concurrent.txt")"
 echo "promtool check metrics:  $promtool_verdict"
 echo "prometheus (real server): $prometheus_checks values exact, $prometheus_failures wrong"
 echo
@@ -248,6 +260,7 @@ echo
 
 [[ ! -s $WORK/scrape.errors ]] || fail "scrapes during the load: $(head -n 5 "$WORK/scrape.errors" | tr '\n' ';')"
 ((scrapes > 0)) || fail "no scrape succeeded during the load"
+((concurrent_status == 0)) || fail "concurrent scrapers: $(tr '\n' ';' <"$WORK/concurrent.txt" | head -c 2000)"
 ((failed == 0)) || fail "ab reported $failed failed requests"
 [[ -z $non2xx || $non2xx == 0 ]] || fail "ab reported $non2xx non-2xx responses"
 ((completed == REQUESTS)) || fail "ab completed $completed of $REQUESTS requests"
