@@ -1,8 +1,10 @@
+using System.IO.Compression;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace Microsoft.AspNetCore.Routing;
 
@@ -15,9 +17,12 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     /// <summary>
     /// Maps <c>GET <paramref name="path"/></c> to a Prometheus scrape by the <see cref="PrometheusScraper"/>
     /// that <c>AddScalableMetrics</c> registered: the registry, read directly, then the other meters
-    /// of its <c>MeterProvider</c>, in the text exposition format 0.0.4
-    /// (<see cref="PrometheusScraper.ContentType"/>). Scrapes run one at a time; concurrent ones
-    /// wait. A failed collection answers 500.
+    /// of its <c>MeterProvider</c>, in OpenMetrics 1.0 when the <c>Accept</c> header asks for
+    /// <c>application/openmetrics-text</c> (<see cref="PrometheusScraper.OpenMetricsContentType"/>, as a
+    /// Prometheus server does), else in the text exposition format 0.0.4
+    /// (<see cref="PrometheusScraper.ContentType"/>); gzip-compressed (<c>Content-Encoding: gzip</c>)
+    /// when the <c>Accept-Encoding</c> header takes gzip. Scrapes run one at a time; concurrent
+    /// ones wait. A failed collection answers 500.
     /// </summary>
     /// <param name="endpoints">The endpoint route builder, e.g. the <c>WebApplication</c>.</param>
     /// <param name="path">The route pattern.</param>
@@ -41,10 +46,11 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
 
     private static async Task ScrapeAsync(PrometheusScraper scraper, HttpContext context)
     {
+        PrometheusExpositionFormat format = ScrapeNegotiation.Format(context.Request.Headers.Accept.ToString());
         byte[] body;
         try
         {
-            body = await scraper.ScrapeAsync(context.RequestAborted).ConfigureAwait(false);
+            body = await scraper.ScrapeAsync(format, context.RequestAborted).ConfigureAwait(false);
         }
         catch (Exception exception) when (exception is InvalidOperationException or ObjectDisposedException)
         {
@@ -53,8 +59,23 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
         }
 
         context.Response.StatusCode = StatusCodes.Status200OK;
-        context.Response.ContentType = PrometheusScraper.ContentType;
-        context.Response.ContentLength = body.Length;
-        await context.Response.Body.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
+        context.Response.ContentType = PrometheusScraper.ContentTypeOf(format);
+        context.Response.Headers.Vary = "Accept, Accept-Encoding";
+        if (!ScrapeNegotiation.AcceptsGzip(context.Request.Headers.AcceptEncoding.ToString()))
+        {
+            context.Response.ContentLength = body.Length;
+            await context.Response.Body.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
+            return;
+        }
+
+        // A GZipStream over the body the scrape already holds, not the response compression
+        // middleware: no middleware for the application to order, and Fastest, since text this
+        // repetitive compresses several times over even so and the scrape's CPU is the service's.
+        context.Response.Headers.ContentEncoding = "gzip";
+        var gzip = new GZipStream(context.Response.Body, CompressionLevel.Fastest, leaveOpen: true);
+        await using (gzip.ConfigureAwait(false))
+        {
+            await gzip.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
+        }
     }
 }

@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Listening;
+using ScalableMetrics.Exporter.Prometheus;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 
@@ -25,8 +26,14 @@ namespace ScalableMetrics.Exporter;
 /// </remarks>
 public sealed class PrometheusScraper
 {
-    /// <summary>The content type of <see cref="ScrapeAsync"/>'s result: <c>text/plain; version=0.0.4; charset=utf-8</c>.</summary>
+    /// <summary>The content type of <see cref="ScrapeAsync(CancellationToken)"/>'s result: <c>text/plain; version=0.0.4; charset=utf-8</c>.</summary>
     public const string ContentType = PrometheusPullExporter.ContentType;
+
+    /// <summary>The content type of a scrape in <see cref="PrometheusExpositionFormat.OpenMetrics"/>: <c>application/openmetrics-text; version=1.0.0; charset=utf-8</c>.</summary>
+    public const string OpenMetricsContentType = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+    /// <summary>The name of the family that carries the resource attributes: <c>target_info</c>.</summary>
+    internal const string TargetInfoName = "target_info";
 
     private readonly SemaphoreSlim _scrapeLock = new(1, 1);
     private readonly RegistrySource _registry;
@@ -36,6 +43,7 @@ public sealed class PrometheusScraper
     private readonly Dictionary<ListenedScope, RegistrySource> _listenedSources = [];
     private readonly ExpositionWriter _output = new();
     private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
+    private LabelBlock? _targetInfo;
 
     /// <summary>Creates a scraper of <paramref name="registry"/> and, optionally, of a <c>MeterProvider</c>'s other meters.</summary>
     /// <param name="registry">The registry whose instruments every scrape writes.</param>
@@ -64,19 +72,58 @@ public sealed class PrometheusScraper
         _otherMeters = otherMeters is null ? null : new MeterProviderSource(otherMeters, log);
     }
 
-    /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape.</summary>
+    /// <summary>
+    /// The resource attributes (<c>service.name</c>, <c>service.instance.id</c>,
+    /// <c>service.version</c>, ...) written as the labels of a <c>target_info</c> gauge of value 1
+    /// first in every scrape, as OpenTelemetry's Prometheus compatibility specification asks
+    /// (keys sanitized: <c>service_name</c>); none, and no <c>target_info</c>, when empty. Set before the first scrape.
+    /// </summary>
+    internal IEnumerable<KeyValuePair<string, object?>> ResourceAttributes
+    {
+        init
+        {
+            KeyValuePair<string, object?>[] attributes = [.. value];
+            _targetInfo = attributes.Length == 0 ? null : LabelBlock.Create(new PrometheusTextWriter(), [], attributes);
+        }
+    }
+
+    /// <summary>The content type of a scrape in <paramref name="format"/>.</summary>
+    /// <param name="format">The format.</param>
+    /// <returns><see cref="OpenMetricsContentType"/> or <see cref="ContentType"/>.</returns>
+    public static string ContentTypeOf(PrometheusExpositionFormat format) =>
+        format == PrometheusExpositionFormat.OpenMetrics ? OpenMetricsContentType : ContentType;
+
+    /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape in the text format 0.0.4.</summary>
     /// <param name="cancellationToken">Cancels the wait for a scrape in progress; a scrape, once started, runs to its end.</param>
     /// <returns>The UTF-8 text, a new array the caller owns; its content type is <see cref="ContentType"/>.</returns>
     /// <exception cref="InvalidOperationException">The <c>MeterProvider</c>'s collection failed, or its exporter is not attached to one.</exception>
     /// <exception cref="ObjectDisposedException">The <c>MeterProvider</c>'s exporter is disposed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
-    public async Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default)
+    public Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default) =>
+        ScrapeAsync(PrometheusExpositionFormat.Text, cancellationToken);
+
+    /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape in <paramref name="format"/>.</summary>
+    /// <param name="format">The text format; its content type is <see cref="ContentTypeOf"/>.</param>
+    /// <param name="cancellationToken">Cancels the wait for a scrape in progress; a scrape, once started, runs to its end.</param>
+    /// <returns>The UTF-8 text, a new array the caller owns.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="format"/> is not a defined format.</exception>
+    /// <exception cref="InvalidOperationException">The <c>MeterProvider</c>'s collection failed, or its exporter is not attached to one.</exception>
+    /// <exception cref="ObjectDisposedException">The <c>MeterProvider</c>'s exporter is disposed.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
+    public async Task<byte[]> ScrapeAsync(PrometheusExpositionFormat format, CancellationToken cancellationToken = default)
     {
+        if (format is not (PrometheusExpositionFormat.Text or PrometheusExpositionFormat.OpenMetrics))
+        {
+            throw new ArgumentOutOfRangeException(nameof(format), format, "Not a format the scraper writes: Text or OpenMetrics.");
+        }
+
         await _scrapeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
             _output.Clear();
+            _output.Format = format;
             _takenNames.Clear();
+            WriteTargetInfo();
             _registry.Write(_output, _takenNames);
             if (_listened is not null)
             {
@@ -97,11 +144,23 @@ public sealed class PrometheusScraper
                 await _otherMeters.WriteAsync(_output, _takenNames, CancellationToken.None).ConfigureAwait(false);
             }
 
+            _output.WriteEnd();
             return _output.ToArray();
         }
         finally
         {
             _scrapeLock.Release();
+        }
+    }
+
+    private void WriteTargetInfo()
+    {
+        // The name is reserved even without attributes: no instrument may pass for the resource.
+        _takenNames.Add(TargetInfoName);
+        if (_targetInfo is not null)
+        {
+            _output.WriteHeader(TargetInfoName, PrometheusType.Info, "Target metadata");
+            _output.WriteSample(TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);
         }
     }
 }
