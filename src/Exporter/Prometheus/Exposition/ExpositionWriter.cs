@@ -258,6 +258,14 @@ internal sealed class ExpositionWriter
         int start = _text.WrittenSpan.Length;
         _text.Write(name);
         _text.Write(suffix);
+
+        // No braces for no labels, as both specifications' examples write such a sample (foo_count 17).
+        if (labels.Utf8.IsEmpty && extraLabelName is null)
+        {
+            FinishNameAndLabels(start);
+            return;
+        }
+
         _text.Write((byte)'{');
         _text.Write(labels.Utf8);
         if (extraLabelName is not null)
@@ -274,6 +282,11 @@ internal sealed class ExpositionWriter
         }
 
         _text.Write((byte)'}');
+        FinishNameAndLabels(start);
+    }
+
+    private void FinishNameAndLabels(int start)
+    {
         if (ChecksDuplicates)
         {
             CheckNotWritten(start);
