@@ -198,6 +198,37 @@ public sealed class OpenMetricsWriterTests
             writer.ToString());
     }
 
+    [Fact]
+    public void Writes_non_ascii_as_utf8_and_a_lone_surrogate_as_the_replacement_character()
+    {
+        // The ABNF's normal-char excludes only line feed, quote and backslash (and the surrogates,
+        // which UTF-8 cannot carry): a lone surrogate becomes U+FFFD, as .NET's UTF-8 encoder writes it.
+        ExpositionWriter writer = OpenMetricsWriter();
+
+        writer.WriteHeader("foo", PrometheusType.Gauge, "naïve ✓ 日本 \uD800 end");
+        writer.WriteSample("foo", string.Empty, LabelBlock.Create(new PrometheusTextWriter(), [], [new("a", "naïve ✓ 日本"), new("b", "x\uDC00y")]), null, 0, 1L);
+
+        Assert.Equal("# TYPE foo gauge\n# HELP foo naïve ✓ 日本 \uFFFD end\nfoo{a=\"naïve ✓ 日本\",b=\"x\uFFFDy\"} 1\n", writer.ToString());
+    }
+
+    [Fact]
+    public void A_counter_sample_and_its_created_sample_allocate_nothing_once_warm()
+    {
+        var fast = new ExpositionWriter { ChecksDuplicates = false, Format = PrometheusExpositionFormat.OpenMetrics };
+        LabelBlock labels = Labels(("code", "200"));
+        DateTimeOffset created = DateTimeOffset.FromUnixTimeMilliseconds(1520430000123);
+
+        AllocationCheck.DoesNotAllocate(() =>
+        {
+            fast.Clear();
+            fast.WriteHeader("foo_seconds_total", PrometheusType.Counter, "help", "seconds");
+            fast.WriteSample("foo_seconds_total", string.Empty, labels, null, 0, 17.5);
+            fast.WriteCreated("foo_seconds_total", PrometheusType.Counter, labels, created);
+            fast.WriteEnd();
+        });
+        Assert.EndsWith("foo_seconds_created{code=\"200\"} 1520430000.123\n# EOF\n", fast.ToString());
+    }
+
     private static ExpositionWriter OpenMetricsWriter() => new() { ChecksDuplicates = true, Format = PrometheusExpositionFormat.OpenMetrics };
 
     private static LabelBlock Labels(params (string Name, string Value)[] labels) =>

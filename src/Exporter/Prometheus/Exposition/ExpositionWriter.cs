@@ -195,17 +195,18 @@ internal sealed class ExpositionWriter
 
     /// <summary>A counter family's OpenMetrics name: its sample name less <c>_total</c>; an info
     /// family's, less <c>_info</c>; any other family's name as it is.</summary>
-    private static string OpenMetricsFamilyName(string family, PrometheusType type) => type switch
+    /// <remarks>A span of the name, so that a scrape's <c>_created</c> samples allocate nothing.</remarks>
+    private static ReadOnlySpan<char> OpenMetricsFamilyName(string family, PrometheusType type) => type switch
     {
         PrometheusType.Counter => WithoutSuffix(family, "_total"),
         PrometheusType.Info => WithoutSuffix(family, "_info"),
         _ => family,
     };
 
-    private static string WithoutSuffix(string name, string suffix) =>
-        name.Length > suffix.Length && name.EndsWith(suffix, StringComparison.Ordinal) ? name[..^suffix.Length] : name;
+    private static ReadOnlySpan<char> WithoutSuffix(string name, string suffix) =>
+        name.Length > suffix.Length && name.EndsWith(suffix, StringComparison.Ordinal) ? name.AsSpan(0, name.Length - suffix.Length) : name;
 
-    private void WriteOpenMetricsHeader(string family, PrometheusType type, string? help, string? unit)
+    private void WriteOpenMetricsHeader(ReadOnlySpan<char> family, PrometheusType type, string? help, string? unit)
     {
         _text.Write("# TYPE ");
         _text.Write(family);
@@ -220,7 +221,7 @@ internal sealed class ExpositionWriter
         });
 
         // The specification: "the MetricFamily name MUST be suffixed by an underscore followed by the unit".
-        if (!string.IsNullOrEmpty(unit) && family.EndsWith("_" + unit, StringComparison.Ordinal))
+        if (!string.IsNullOrEmpty(unit) && family.Length > unit.Length && family.EndsWith(unit, StringComparison.Ordinal) && family[family.Length - unit.Length - 1] == '_')
         {
             _text.Write("# UNIT ");
             _text.Write(family);
@@ -253,7 +254,7 @@ internal sealed class ExpositionWriter
 
     private static long SaturatingAdd(long total, long count) => total > long.MaxValue - count ? long.MaxValue : total + count;
 
-    private void WriteNameAndLabels(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
+    private void WriteNameAndLabels(ReadOnlySpan<char> name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
     {
         int start = _text.WrittenSpan.Length;
         _text.Write(name);

@@ -46,6 +46,9 @@ internal sealed class PrometheusTextWriter
     /// <summary>Writes <paramref name="text"/> unescaped: for names and fixed syntax.</summary>
     public void Write(string text) => WriteUtf8(text);
 
+    /// <summary>Writes <paramref name="text"/> unescaped: for a part of a name.</summary>
+    public void Write(ReadOnlySpan<char> text) => WriteUtf8(text);
+
     public void WriteLabelValue(string value) => WriteEscaped(value, s_labelValueEscapes);
 
     public void WriteHelp(string text) => WriteEscaped(text, s_helpEscapes);
