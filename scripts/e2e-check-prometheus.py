@@ -55,13 +55,15 @@ SERIES = [
 # None for any cumulative counts, _count, _sum or None for any)
 HISTOGRAMS = [
     # 2^-17 (below 1e-05), 0.5, 2 and 2^22 (above 1e+06): one value per bucket.
-    ("awkward_buckets", {"k": "v"}, {"1e-05": "1", "1": "2", "1e+06": "3", "+Inf": "4"}, "4", "4194306.500007629"),
-    ("awkward_op_buckets_seconds", {"db": "users"}, {"0.1": "0", "1": "2", "+Inf": "2"}, "2", "0.5"),
+    # Prometheus scrapes OpenMetrics, whose le values are canonical: Go's %g, with .0 where it has no point or exponent.
+    ("awkward_buckets", {"k": "v"}, {"1e-05": "1", "1.0": "2", "1e+06": "3", "+Inf": "4"}, "4", "4194306.500007629"),
+    ("awkward_op_buckets_seconds", {"db": "users"}, {"0.1": "0", "1.0": "2", "+Inf": "2"}, "2", "0.5"),
     ("webapi_request_duration_seconds", {"http_route": "/hello"}, None, HELLO, None),
 ]
 
-# ASP.NET Core's advised boundaries for http.server.request.duration, as Go's clients spell them.
-REQUEST_DURATION_LES = ["0.005", "0.01", "0.025", "0.05", "0.075", "0.1", "0.25", "0.5", "0.75", "1", "2.5", "5", "7.5", "10", "+Inf"]
+# ASP.NET Core's advised boundaries for http.server.request.duration, as OpenMetrics' canonical
+# numbers spell them (Go's %g, .0 appended without point or exponent; Prometheus scrapes OpenMetrics).
+REQUEST_DURATION_LES = ["0.005", "0.01", "0.025", "0.05", "0.075", "0.1", "0.25", "0.5", "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "+Inf"]
 
 # The README's query: needs two scrapes of the load within the minute.
 QUANTILE_QUERY = "histogram_quantile(0.99, rate(webapi_request_duration_seconds_bucket[1m]))"
@@ -75,6 +77,7 @@ AGGREGATES = [
     ('count(awkward_overflow_total{otel_metric_overflow=""})', "2000"),
     ('count({__name__=~"awkward_.*",otel_scope_name!="%s"})' % SCOPE, None),  # no series outside the scope: empty result
     ("count(awkward_throwing)", None),  # its callback throws: left out of every scrape, the rest intact
+    ('count(target_info{service_name!="",service_instance_id!=""})', "1"),  # the resource, once per target
 ]
 
 

@@ -106,7 +106,7 @@ public class GzipScrapeBenchmarks
     }
 
     // The body the endpoint serves: the shared one, without the public ScrapeAsync's copy for its caller.
-    private byte[] Serve() => _scraper.ScrapeSharedAsync(Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+    private byte[] Serve() => _scraper.ScrapeSharedAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
 
     private int Compress(CompressionLevel level)
     {

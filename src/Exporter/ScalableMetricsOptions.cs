@@ -34,6 +34,23 @@ public sealed class ScalableMetricsOptions
     /// <remarks>Default: <see langword="null"/> (no version, no label).</remarks>
     public string? MeterVersion { get; set; }
 
+    /// <summary>The <c>service.name</c> resource attribute: the <c>service_name</c> label of the
+    /// scrape's <c>target_info</c>.</summary>
+    /// <remarks>Default: <see langword="null"/>, which takes OpenTelemetry's resource from the
+    /// environment (<c>OTEL_SERVICE_NAME</c>, <c>OTEL_RESOURCE_ATTRIBUTES</c>), else the entry
+    /// assembly's name, else OpenTelemetry's <c>unknown_service:&lt;process&gt;</c>.</remarks>
+    public string? ServiceName { get; set; }
+
+    /// <summary>The <c>service.instance.id</c> resource attribute: the <c>service_instance_id</c> label of <c>target_info</c>.</summary>
+    /// <remarks>Default: <see langword="null"/>, which takes OpenTelemetry's resource from the
+    /// environment, else a new GUID per process (OpenTelemetry's <c>AddService</c> default).</remarks>
+    public string? ServiceInstanceId { get; set; }
+
+    /// <summary>The <c>service.version</c> resource attribute: the <c>service_version</c> label of <c>target_info</c>.</summary>
+    /// <remarks>Default: <see langword="null"/>, which takes OpenTelemetry's resource from the
+    /// environment, else the entry assembly's informational version, else none.</remarks>
+    public string? ServiceVersion { get; set; }
+
     /// <summary>How the registry partitions each series.</summary>
     /// <remarks>Default: <see cref="PartitionStrategy.PerProcessor"/> (per thread where no processor id can be had).</remarks>
     public PartitionStrategy Strategy { get; set; } = PartitionStrategy.PerProcessor;

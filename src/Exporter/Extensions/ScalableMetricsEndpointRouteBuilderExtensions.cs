@@ -1,3 +1,4 @@
+using System.IO.Compression;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
@@ -18,13 +19,16 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     /// <summary>
     /// Maps <c>GET <paramref name="path"/></c> to a Prometheus scrape by the <see cref="PrometheusScraper"/>
     /// that <c>AddScalableMetrics</c> registered: the registry, read directly, then the other meters
-    /// of its <c>MeterProvider</c>, in the text exposition format 0.0.4
-    /// (<see cref="PrometheusScraper.ContentType"/>). Concurrent scrapes are coalesced: one that
-    /// arrives while a collection runs gets that collection's body. A scrape still waiting past
-    /// its timeout (the <c>X-Prometheus-Scrape-Timeout-Seconds</c> header Prometheus sends, else
-    /// <see cref="ScalableMetricsOptions.ScrapeTimeout"/>) is answered 503 and logged; so is one
-    /// that arrives, or waits, while the application stops or once the scraper is disposed. A
-    /// failed collection answers 500.
+    /// of its <c>MeterProvider</c>, in OpenMetrics 1.0 when the <c>Accept</c> header asks for
+    /// <c>application/openmetrics-text</c> (<see cref="PrometheusScraper.OpenMetricsContentType"/>, as a
+    /// Prometheus server does), else in the text exposition format 0.0.4
+    /// (<see cref="PrometheusScraper.ContentType"/>); gzip-compressed (<c>Content-Encoding: gzip</c>)
+    /// when the <c>Accept-Encoding</c> header takes gzip. Concurrent scrapes of one format are
+    /// coalesced: one that arrives while a collection runs gets that collection's body. A scrape
+    /// still waiting past its timeout (the <c>X-Prometheus-Scrape-Timeout-Seconds</c> header
+    /// Prometheus sends, else <see cref="ScalableMetricsOptions.ScrapeTimeout"/>) is answered 503
+    /// and logged; so is one that arrives, or waits, while the application stops or once the
+    /// scraper is disposed. A failed collection answers 500.
     /// </summary>
     /// <param name="endpoints">The endpoint route builder, e.g. the <c>WebApplication</c>.</param>
     /// <param name="path">The route pattern.</param>
@@ -56,13 +60,14 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
             return;
         }
 
+        PrometheusExpositionFormat format = ScrapeNegotiation.Format(context.Request.Headers.Accept.ToString());
         TimeSpan timeout = ScrapeTimeoutHeader.Parse(context.Request.Headers[ScrapeTimeoutHeader.Name], defaultTimeout);
         byte[] body;
         using (CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(context.RequestAborted, stopping))
         {
             try
             {
-                body = await scraper.ScrapeSharedAsync(timeout, wait.Token).ConfigureAwait(false);
+                body = await scraper.ScrapeSharedAsync(format, timeout, wait.Token).ConfigureAwait(false);
             }
             catch (Exception exception) when (exception is TimeoutException or ObjectDisposedException
                 || (exception is OperationCanceledException && stopping.IsCancellationRequested))
@@ -83,8 +88,23 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
         }
 
         context.Response.StatusCode = StatusCodes.Status200OK;
-        context.Response.ContentType = PrometheusScraper.ContentType;
-        context.Response.ContentLength = body.Length;
-        await context.Response.Body.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
+        context.Response.ContentType = PrometheusScraper.ContentTypeOf(format);
+        context.Response.Headers.Vary = "Accept, Accept-Encoding";
+        if (!ScrapeNegotiation.AcceptsGzip(context.Request.Headers.AcceptEncoding.ToString()))
+        {
+            context.Response.ContentLength = body.Length;
+            await context.Response.Body.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
+            return;
+        }
+
+        // A GZipStream over the body the scrape already holds, not the response compression
+        // middleware: no middleware for the application to order, and Fastest, since text this
+        // repetitive compresses several times over even so and the scrape's CPU is the service's.
+        context.Response.Headers.ContentEncoding = "gzip";
+        var gzip = new GZipStream(context.Response.Body, CompressionLevel.Fastest, leaveOpen: true);
+        await using (gzip.ConfigureAwait(false))
+        {
+            await gzip.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
+        }
     }
 }

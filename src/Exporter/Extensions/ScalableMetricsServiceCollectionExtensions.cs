@@ -82,7 +82,10 @@ public static class ScalableMetricsServiceCollectionExtensions
                 value.MeterVersion,
                 provider.GetRequiredService<PrometheusPullExporter>(),
                 provider.GetService<ILogger<PrometheusScraper>>(),
-                provider.GetRequiredService<MeterListenerHost>());
+                provider.GetRequiredService<MeterListenerHost>())
+            {
+                ResourceAttributes = ServiceResource.Attributes(value),
+            };
         });
         services.TryAddSingleton<ScalableMetricsMeterProvider>();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());
