@@ -18,7 +18,8 @@ public static class ScalableMetricsServiceCollectionExtensions
     /// writes it (and the other meters of the <c>MeterProvider</c>) for Prometheus, a
     /// <see cref="MeterBridge"/> that publishes it as a meter, a <see cref="PrometheusPullExporter"/>,
     /// and an OpenTelemetry <c>MeterProvider</c>, built when the host starts and disposed with the
-    /// container. Map the scrape endpoint with <c>MapPrometheusScrapingEndpoint</c>.
+    /// container. Map the scrape endpoint with <c>MapPrometheusScrapingEndpoint</c>, or, without
+    /// ASP.NET Core, serve it from a listener of its own: <see cref="ScalableMetricsOptions.AddScrapeListener"/>.
     /// </summary>
     /// <param name="services">The service collection.</param>
     /// <returns><paramref name="services"/>, to chain calls.</returns>
@@ -86,6 +87,8 @@ public static class ScalableMetricsServiceCollectionExtensions
         });
         services.TryAddSingleton<ScalableMetricsMeterProvider>();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());
+        // After the hosted service above, so that the provider is built before the first scrape.
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScrapeListenerHostedService>());
         return services;
     }
 }

@@ -36,6 +36,11 @@ internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<Scalabl
             failures.Add($"{nameof(ScalableMetricsOptions.MaxInstruments)} must be at least 1; it is {options.MaxInstruments}.");
         }
 
+        if (options.ScrapeListener is not null && ScrapeListenerOptionsCheck.Problem(options.ScrapeListener) is string listenerProblem)
+        {
+            failures.Add(listenerProblem);
+        }
+
         if (failures.Count == 0)
         {
             // The registry's own checks (tag limits, a partition count this machine can use), so

@@ -1,0 +1,159 @@
+using System.Net;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+
+namespace ScalableMetrics.Exporter.Hosting;
+
+/// <summary>
+/// The standalone scrape endpoint (<see cref="ScalableMetricsOptions.ScrapeListener"/>): an
+/// <see cref="HttpListener"/> started with the host and closed when it stops, serving
+/// <c>GET path</c> through the same <see cref="PrometheusScraper"/> as the ASP.NET Core endpoint;
+/// 404 for any other path, 405 for any other method. Does nothing when no listener is configured.
+/// </summary>
+/// <remarks>
+/// Requests are handled concurrently, each on its own task; the scraper orders the collections.
+/// <see cref="HttpListener"/> is the BCL's own server (managed on Linux and macOS, http.sys on
+/// Windows, where a prefix other than localhost may need a URL reservation), so a worker service
+/// needs no Kestrel.
+/// </remarks>
+internal sealed class ScrapeListenerHostedService(IServiceProvider services) : IHostedService, IDisposable
+{
+    private HttpListener? _listener;
+    private Task? _acceptLoop;
+    private string _path = ScrapeListenerOptions.DefaultPath;
+    private ILogger _logger = NullLogger.Instance;
+    private PrometheusScraper? _scraper;
+
+    /// <summary>The prefix listened on (<c>http://127.0.0.1:9464/</c>) once started; null before, or when no listener is configured.</summary>
+    public string? Prefix { get; private set; }
+
+    public Task StartAsync(CancellationToken cancellationToken)
+    {
+        ScrapeListenerOptions? options = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.ScrapeListener;
+        if (options is null)
+        {
+            return Task.CompletedTask;
+        }
+
+        _scraper = services.GetRequiredService<PrometheusScraper>();
+        _logger = services.GetService<ILoggerFactory>()?.CreateLogger<ScrapeListenerHostedService>() ?? (ILogger)NullLogger.Instance;
+        _path = options.Path.Length > 1 ? options.Path.TrimEnd('/') : options.Path;
+
+        // The prefix is the root, so that every path reaches the listener and gets its 404 here
+        // rather than the listener's own reply.
+        string host = options.Host.Contains(':', StringComparison.Ordinal) && !options.Host.StartsWith('[') ? $"[{options.Host}]" : options.Host;
+        string prefix = $"http://{host}:{options.Port}/";
+        var listener = new HttpListener { IgnoreWriteExceptions = true };
+        listener.Prefixes.Add(prefix);
+        try
+        {
+            listener.Start();
+        }
+        catch (HttpListenerException e)
+        {
+            listener.Close();
+            throw new InvalidOperationException($"The ScalableMetrics scrape listener could not listen on {prefix}: {e.Message} (is the port in use? Set ScalableMetrics:ScrapeListener:Port.)", e);
+        }
+
+        _listener = listener;
+        Prefix = prefix;
+        _acceptLoop = Task.Run(() => AcceptLoopAsync(listener), CancellationToken.None);
+        _logger.LogInformation("Prometheus scrape listener serving {Prefix}{Path}", prefix.TrimEnd('/'), _path);
+        return Task.CompletedTask;
+    }
+
+    public async Task StopAsync(CancellationToken cancellationToken)
+    {
+        HttpListener? listener = Interlocked.Exchange(ref _listener, null);
+        if (listener is null)
+        {
+            return;
+        }
+
+        // Close, not Stop: it releases the port and fails the pending accept, which ends the loop.
+        listener.Close();
+        if (_acceptLoop is not null)
+        {
+            await _acceptLoop.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public void Dispose() => Interlocked.Exchange(ref _listener, null)?.Close();
+
+    private async Task AcceptLoopAsync(HttpListener listener)
+    {
+        while (true)
+        {
+            HttpListenerContext context;
+            try
+            {
+                context = await listener.GetContextAsync().ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is HttpListenerException or ObjectDisposedException or InvalidOperationException)
+            {
+                // Closed by StopAsync or Dispose.
+                return;
+            }
+
+            _ = Task.Run(() => HandleAsync(context), CancellationToken.None);
+        }
+    }
+
+    private async Task HandleAsync(HttpListenerContext context)
+    {
+        HttpListenerResponse response = context.Response;
+        try
+        {
+            string path = context.Request.Url?.AbsolutePath ?? "";
+            if (path.Length > 1)
+            {
+                path = path.TrimEnd('/');
+            }
+
+            if (!string.Equals(path, _path, StringComparison.OrdinalIgnoreCase))
+            {
+                response.StatusCode = (int)HttpStatusCode.NotFound;
+            }
+            else if (context.Request.HttpMethod != "GET")
+            {
+                response.StatusCode = (int)HttpStatusCode.MethodNotAllowed;
+                response.AddHeader("Allow", "GET");
+            }
+            else
+            {
+                await ScrapeAsync(response).ConfigureAwait(false);
+            }
+        }
+        catch (Exception e)
+        {
+            _logger.LogWarning(e, "Prometheus scrape listener: the request failed");
+        }
+        finally
+        {
+            response.Close();
+        }
+    }
+
+    // As MapPrometheusScrapingEndpoint's ScrapeAsync answers: keep the two alike.
+    private async Task ScrapeAsync(HttpListenerResponse response)
+    {
+        byte[] body;
+        try
+        {
+            body = await _scraper!.ScrapeAsync().ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is InvalidOperationException or ObjectDisposedException)
+        {
+            response.StatusCode = (int)HttpStatusCode.InternalServerError;
+            return;
+        }
+
+        response.StatusCode = (int)HttpStatusCode.OK;
+        response.ContentType = PrometheusScraper.ContentType;
+        response.ContentLength64 = body.Length;
+        await response.OutputStream.WriteAsync(body).ConfigureAwait(false);
+    }
+}
