@@ -19,7 +19,8 @@
 # once it has stored the /hello series at zero; scripts/e2e-check-prometheus.py).
 # It also builds and starts samples/Worker (a generic host, no ASP.NET Core server) doing exactly
 # $WORKER_ITEMS items across one task per processor, served by the standalone scrape listener on
-# a free loopback port; checks the listener's 404 and 405; has the same Prometheus scrape it as a
+# a free loopback port; checks the listener's 404 and 405 (a POST with Content-Length: 0: without
+# one, HttpListener itself answers 411); has the same Prometheus scrape it as a
 # second job, and reads back through the query API its counter and histogram count, exactly
 # $WORKER_ITEMS (scripts/e2e-check-worker.py).
 # Installs ab (apache2-utils), prometheus and promtool (prometheus) and curl from Debian's
@@ -214,7 +215,7 @@ for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
 done
 curl -sf --max-time 2 -o /dev/null "$WORKER_URL/metrics" || fail "the worker's scrape listener did not answer within $STARTUP_TIMEOUT_SECONDS s"
 worker_404=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$WORKER_URL/nothing-here")
-worker_405=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST "$WORKER_URL/metrics")
+worker_405=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST --data '' "$WORKER_URL/metrics")
 [[ $worker_404 == 404 && $worker_405 == 405 ]] || fail "the worker's listener answered $worker_404 to another path (expected 404), $worker_405 to a POST (expected 405)"
 echo "e2e: worker's scrape listener on $WORKER_URL/metrics (pid $WORKER_PID), $WORKER_ITEMS items"
 

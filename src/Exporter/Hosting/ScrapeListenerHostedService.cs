@@ -127,13 +127,24 @@ internal sealed class ScrapeListenerHostedService(IServiceProvider services) : I
                 await ScrapeAsync(response).ConfigureAwait(false);
             }
         }
+        catch (ObjectDisposedException)
+        {
+            // The listener answered the request itself (411 for a body without a length) or is
+            // closing: nothing is left to answer.
+            return;
+        }
         catch (Exception e)
         {
             _logger.LogWarning(e, "Prometheus scrape listener: the request failed");
         }
-        finally
+
+        try
         {
             response.Close();
+        }
+        catch (Exception e) when (e is ObjectDisposedException or HttpListenerException)
+        {
+            // The client went away, or the listener closed: the connection is gone either way.
         }
     }
 
