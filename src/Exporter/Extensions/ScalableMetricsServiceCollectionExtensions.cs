@@ -86,9 +86,8 @@ public static class ScalableMetricsServiceCollectionExtensions
                 provider.GetRequiredService<MeterListenerHost>());
         });
         services.TryAddSingleton<ScalableMetricsMeterProvider>();
+        services.TryAddSingleton<ScrapeListener>();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());
-        // After the hosted service above, so that the provider is built before the first scrape.
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScrapeListenerHostedService>());
         return services;
     }
 }

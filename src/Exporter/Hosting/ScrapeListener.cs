@@ -1,6 +1,5 @@
 using System.Net;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -9,7 +8,8 @@ namespace ScalableMetrics.Exporter.Hosting;
 
 /// <summary>
 /// The standalone scrape endpoint (<see cref="ScalableMetricsOptions.ScrapeListener"/>): an
-/// <see cref="HttpListener"/> started with the host and closed when it stops, serving
+/// <see cref="HttpListener"/> started with the host and closed when it stops (by
+/// <see cref="ScalableMetricsHostedService"/>, which builds the provider first), serving
 /// <c>GET path</c> through the same <see cref="PrometheusScraper"/> as the ASP.NET Core endpoint;
 /// 404 for any other path, 405 for any other method. Does nothing when no listener is configured.
 /// </summary>
@@ -19,7 +19,7 @@ namespace ScalableMetrics.Exporter.Hosting;
 /// Windows, where a prefix other than localhost may need a URL reservation), so a worker service
 /// needs no Kestrel.
 /// </remarks>
-internal sealed class ScrapeListenerHostedService(IServiceProvider services) : IHostedService, IDisposable
+internal sealed class ScrapeListener(IServiceProvider services) : IDisposable
 {
     private HttpListener? _listener;
     private Task? _acceptLoop;
@@ -30,6 +30,8 @@ internal sealed class ScrapeListenerHostedService(IServiceProvider services) : I
     /// <summary>The prefix listened on (<c>http://127.0.0.1:9464/</c>) once started; null before, or when no listener is configured.</summary>
     public string? Prefix { get; private set; }
 
+    /// <summary>Starts listening, if a listener is configured.</summary>
+    /// <exception cref="InvalidOperationException">The prefix cannot be listened on (the port is in use).</exception>
     public Task StartAsync(CancellationToken cancellationToken)
     {
         ScrapeListenerOptions? options = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.ScrapeListener;
@@ -39,7 +41,7 @@ internal sealed class ScrapeListenerHostedService(IServiceProvider services) : I
         }
 
         _scraper = services.GetRequiredService<PrometheusScraper>();
-        _logger = services.GetService<ILoggerFactory>()?.CreateLogger<ScrapeListenerHostedService>() ?? (ILogger)NullLogger.Instance;
+        _logger = services.GetService<ILoggerFactory>()?.CreateLogger<ScrapeListener>() ?? (ILogger)NullLogger.Instance;
         _path = options.Path.Length > 1 ? options.Path.TrimEnd('/') : options.Path;
 
         // The prefix is the root, so that every path reaches the listener and gets its 404 here
@@ -65,6 +67,7 @@ internal sealed class ScrapeListenerHostedService(IServiceProvider services) : I
         return Task.CompletedTask;
     }
 
+    /// <summary>Closes the listener, releasing the port, and waits for its accept loop to end.</summary>
     public async Task StopAsync(CancellationToken cancellationToken)
     {
         HttpListener? listener = Interlocked.Exchange(ref _listener, null);
