@@ -19,6 +19,12 @@
 # answer to histogram_quantile(0.99, rate(webapi_request_duration_seconds_bucket[1m]))
 # (rate needs two samples in the minute: Prometheus scrapes every second, and the load starts only
 # once it has stored the /hello series at zero; scripts/e2e-check-prometheus.py).
+# It also builds and starts samples/Worker (a generic host, no ASP.NET Core server) doing exactly
+# $WORKER_ITEMS items across one task per processor, served by the standalone scrape listener on
+# a free loopback port; checks the listener's 404 and 405 (a POST with Content-Length: 0: without
+# one, HttpListener itself answers 411); has the same Prometheus scrape it as a
+# second job, and reads back through the query API its counter and histogram count, exactly
+# $WORKER_ITEMS (scripts/e2e-check-worker.py).
 # Installs ab (apache2-utils), prometheus and promtool (prometheus) and curl from Debian's
 # packages if missing.
 set -euo pipefail
@@ -27,6 +33,7 @@ REQUESTS=200000
 CONCURRENCY=8
 SCRAPE_INTERVAL_US=100000
 STARTUP_TIMEOUT_SECONDS=60
+WORKER_ITEMS=1000000
 # promtool's lint problems (exit 3) accepted, each for one family only: names the runtime gives its
 # own System.Runtime gauges ("non-histogram and non-summary metrics should not have "_count"
 # suffix"), exported as OpenTelemetry's Prometheus conversion writes them. Any other lint problem,
@@ -99,7 +106,10 @@ start_prometheus() {
     'scrape_configs:' \
     '  - job_name: sample' \
     '    static_configs:' \
-    "      - targets: ['$target']" >"$WORK/prometheus.yml"
+    "      - targets: ['$target']" \
+    '  - job_name: worker' \
+    '    static_configs:' \
+    "      - targets: ['${WORKER_URL#http://}']" >"$WORK/prometheus.yml"
   prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
     --web.listen-address="127.0.0.1:$port" >"$WORK/prometheus.log" 2>&1 &
   PROMETHEUS_PID=$!
@@ -145,6 +155,10 @@ cleanup() {
     kill "$SCRAPER_PID" 2>/dev/null || true
     wait "$SCRAPER_PID" 2>/dev/null || true
   fi
+  if [[ -n ${WORKER_PID:-} ]]; then
+    kill "$WORKER_PID" 2>/dev/null || true
+    wait "$WORKER_PID" 2>/dev/null || true
+  fi
   if [[ -n ${APP_PID:-} ]]; then
     kill "$APP_PID" 2>/dev/null || true
     wait "$APP_PID" 2>/dev/null || true
@@ -152,6 +166,10 @@ cleanup() {
   if ((status != 0)) && [[ -s ${WORK:-}/app.log ]]; then
     echo "e2e: sample's output:" >&2
     tail -n 40 "$WORK/app.log" >&2
+  fi
+  if ((status != 0)) && [[ -s ${WORK:-}/worker.log ]]; then
+    echo "e2e: worker's output:" >&2
+    tail -n 20 "$WORK/worker.log" >&2
   fi
   rm -rf "${WORK:-}"
   exit "$status"
@@ -185,6 +203,27 @@ for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
 done
 [[ -n $BASE_URL ]] || fail "the sample did not answer within $STARTUP_TIMEOUT_SECONDS s"
 echo "e2e: sample listening on $BASE_URL (pid $APP_PID)"
+
+echo "e2e: building samples/Worker (Release)"
+dotnet build samples/Worker -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/build-worker.log" 2>&1 || {
+  cat "$WORK/build-worker.log" >&2
+  fail "worker build failed"
+}
+worker_port=$(free_port)
+WORKER_URL="http://127.0.0.1:$worker_port"
+dotnet samples/Worker/bin/Release/net10.0/ScalableMetrics.Samples.Worker.dll --ScalableMetrics:ScrapeListener:Port="$worker_port" \
+  --Worker:Items="$WORKER_ITEMS" >"$WORK/worker.log" 2>&1 &
+WORKER_PID=$!
+for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
+  kill -0 "$WORKER_PID" 2>/dev/null || fail "the worker exited during start-up"
+  curl -sf --max-time 2 -o /dev/null "$WORKER_URL/metrics" && break
+  sleep 0.1
+done
+curl -sf --max-time 2 -o /dev/null "$WORKER_URL/metrics" || fail "the worker's scrape listener did not answer within $STARTUP_TIMEOUT_SECONDS s"
+worker_404=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$WORKER_URL/nothing-here")
+worker_405=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST --data '' "$WORKER_URL/metrics")
+[[ $worker_404 == 404 && $worker_405 == 405 ]] || fail "the worker's listener answered $worker_404 to another path (expected 404), $worker_405 to a POST (expected 405)"
+echo "e2e: worker's scrape listener on $WORKER_URL/metrics (pid $WORKER_PID), $WORKER_ITEMS items"
 
 start_prometheus
 echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL, scraping every 1 s"
@@ -240,6 +279,8 @@ prometheus_status=0
 python3 scripts/e2e-check-prometheus.py "$PROMETHEUS_URL" ScalableMetrics "$counted" >"$WORK/prometheus-check.txt" 2>&1 || prometheus_status=$?
 prometheus_checks=$(grep -c '^ok' "$WORK/prometheus-check.txt" || true)
 prometheus_failures=$(grep -c '^FAIL' "$WORK/prometheus-check.txt" || true)
+worker_status=0
+python3 scripts/e2e-check-worker.py "$PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" >"$WORK/worker-check.txt" 2>&1 || worker_status=$?
 
 scrapes=$(wc -l <"$WORK/counts" 2>/dev/null || echo 0)
 last_during_load=$(tail -n 1 "$WORK/counts" 2>/dev/null || echo 0)
@@ -252,8 +293,10 @@ echo "scrapes taken:           $scrapes during the load (last saw $last_during_l
 echo "concurrent scrapers:     $(head -n 1 "$WORK/concurrent.txt")"
 echo "promtool check metrics:  $promtool_verdict"
 echo "prometheus (real server): $prometheus_checks values exact, $prometheus_failures wrong"
+echo "worker (standalone listener, job worker): $(grep -c '^ok' "$WORK/worker-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/worker-check.txt" || true) failed"
 echo
 cat "$WORK/prometheus-check.txt"
+cat "$WORK/worker-check.txt"
 echo
 grep -E '^(# (HELP|TYPE) )?(webapi_|http_server_request_duration_seconds_count|dotnet_gc_collections|dotnet_thread_pool_thread_count)' "$WORK/final.prom"
 echo
@@ -268,4 +311,5 @@ echo
 ((last_during_load <= counted)) || fail "a scrape during the load saw $last_during_load, more than the final $counted"
 ((promtool_status == 0)) || fail "promtool rejected the scrape"
 ((prometheus_status == 0)) || fail "Prometheus did not store the exact values (see above)"
+((worker_status == 0)) || fail "Prometheus did not store the worker's exact values (see above)"
 echo "e2e: PASS"

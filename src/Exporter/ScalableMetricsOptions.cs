@@ -1,4 +1,5 @@
 using OpenTelemetry.Metrics;
+using ScalableMetrics.Exporter.Hosting;
 
 namespace ScalableMetrics.Exporter;
 
@@ -129,6 +130,42 @@ public sealed class ScalableMetricsOptions
             Meters.Add(name);
         }
 
+        return this;
+    }
+
+    /// <summary>
+    /// The standalone scrape listener, for hosts without ASP.NET Core (a worker service): null,
+    /// the default, for none. Set by <see cref="AddScrapeListener"/>, or bound from the configuration
+    /// section <c>ScalableMetrics:ScrapeListener</c> (<c>Port</c>, <c>Path</c>, <c>Host</c>).
+    /// </summary>
+    /// <remarks>Default: <see langword="null"/>. Invalid settings (a port out of range, an empty path) make the host fail to start.</remarks>
+    public ScrapeListenerOptions? ScrapeListener { get; set; }
+
+    /// <summary>
+    /// Serves the Prometheus scrape from a listener of its own (<see cref="System.Net.HttpListener"/>,
+    /// no ASP.NET Core server), started and stopped with the host, as a worker service needs:
+    /// <c>GET http://<paramref name="host"/>:<paramref name="port"/><paramref name="path"/></c>.
+    /// </summary>
+    /// <param name="port">The TCP port, 1 to 65535; by default 9464, OpenTelemetry's for its Prometheus HTTP listener.</param>
+    /// <param name="path">The scrape's path, starting with <c>/</c>.</param>
+    /// <param name="host">The host of the listener's prefix; by default the loopback address only. <c>*</c> listens on every interface.</param>
+    /// <returns>These options, to chain calls.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="path"/> or <paramref name="host"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="port"/> is not within 1 to 65535.</exception>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is empty or does not start with <c>/</c>, or <paramref name="host"/> is empty or white space.</exception>
+    public ScalableMetricsOptions AddScrapeListener(int port = ScrapeListenerOptions.DefaultPort, string path = ScrapeListenerOptions.DefaultPath, string host = ScrapeListenerOptions.DefaultHost)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        ArgumentNullException.ThrowIfNull(host);
+        ArgumentOutOfRangeException.ThrowIfLessThan(port, ScrapeListenerOptionsCheck.MinPort);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(port, ScrapeListenerOptionsCheck.MaxPort);
+        var listener = new ScrapeListenerOptions { Port = port, Path = path, Host = host };
+        if (ScrapeListenerOptionsCheck.Problem(listener) is string problem)
+        {
+            throw new ArgumentException(problem, problem.Contains(".Path ", StringComparison.Ordinal) ? nameof(path) : nameof(host));
+        }
+
+        ScrapeListener = listener;
         return this;
     }
 

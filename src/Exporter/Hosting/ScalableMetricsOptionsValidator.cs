@@ -42,6 +42,11 @@ internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<Scalabl
             failures.Add($"{nameof(ScalableMetricsOptions.ScrapeTimeout)} must be positive and at most one day; it is {options.ScrapeTimeout}.");
         }
 
+        if (options.ScrapeListener is not null && ScrapeListenerOptionsCheck.Problem(options.ScrapeListener) is string listenerProblem)
+        {
+            failures.Add(listenerProblem);
+        }
+
         if (failures.Count == 0)
         {
             // The registry's own checks (tag limits, a partition count this machine can use), so
