@@ -154,6 +154,9 @@ public sealed partial class PrometheusScraper : IDisposable
     {
         CancellationToken disposing = _disposing.Token;
         ObjectDisposedException.ThrowIf(disposing.IsCancellationRequested, this);
+
+        // Before joining: WaitAsync returns a collection already finished even to a canceled token.
+        cancellationToken.ThrowIfCancellationRequested();
         Task<byte[]> collection = (format == PrometheusExpositionFormat.OpenMetrics ? _openMetrics : _text).JoinOrStart();
         using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, disposing);
         try
