@@ -77,7 +77,7 @@ AGGREGATES = [
     ('count(awkward_overflow_total{otel_metric_overflow=""})', "2000"),
     ('count({__name__=~"awkward_.*",otel_scope_name!="%s"})' % SCOPE, None),  # no series outside the scope: empty result
     ("count(awkward_throwing)", None),  # its callback throws: left out of every scrape, the rest intact
-    ('count(target_info{service_name!="",service_instance_id!=""})', "1"),  # the resource, once per target
+    ('count(target_info{job="sample",service_name!="",service_instance_id!=""})', "1"),  # the resource, once per target
 ]
 
 

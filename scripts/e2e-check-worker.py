@@ -19,7 +19,9 @@ import urllib.request
 PROMETHEUS, SCOPE, ITEMS = sys.argv[1], sys.argv[2], sys.argv[3]
 JOB = "worker"
 LABELS = {"otel_scope_name": SCOPE, "work_kind": "collatz"}
-STEP_LES = ["10", "25", "50", "100", "150", "200", "300", "500", "+Inf"]
+# As exposed in OpenMetrics, which Prometheus asks for first: canonical le values ("10.0"), stored
+# by Prometheus 2.x as the exposition spelled them.
+STEP_LES = ["10.0", "25.0", "50.0", "100.0", "150.0", "200.0", "300.0", "500.0", "+Inf"]
 
 
 def query(promql):
