@@ -218,7 +218,7 @@ public sealed class OpenMetricsWriterTests
         LabelBlock labels = Labels(("code", "200"));
         DateTimeOffset created = DateTimeOffset.FromUnixTimeMilliseconds(1520430000123);
 
-        AllocationCheck.DoesNotAllocate(() =>
+        AllocationAssert.DoesNotAllocate(() =>
         {
             fast.Clear();
             fast.WriteHeader("foo_seconds_total", PrometheusType.Counter, "help", "seconds");

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Tests;
+namespace ScalableMetrics.Tests.Shared;
 
 /// <summary>Zero allocation, asserted after ZeroLog's GcTester: the thread's allocated bytes around the call, after a warm-up.</summary>
 internal static class AllocationAssert
