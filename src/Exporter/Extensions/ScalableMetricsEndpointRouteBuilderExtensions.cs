@@ -1,4 +1,3 @@
-using System.IO.Compression;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
@@ -54,57 +53,38 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
 
     private static async Task ScrapeAsync(PrometheusScraper scraper, TimeSpan defaultTimeout, CancellationToken stopping, HttpContext context)
     {
-        if (stopping.IsCancellationRequested)
+        HttpRequest request = context.Request;
+        ScrapeAnswer? answer = await ScrapeAnswer.ScrapeAsync(
+            scraper,
+            request.Headers.Accept.ToString(),
+            request.Headers.AcceptEncoding.ToString(),
+            request.Headers[ScrapeTimeoutHeader.Name],
+            defaultTimeout,
+            stopping,
+            context.RequestAborted).ConfigureAwait(false);
+        if (answer is null)
         {
-            context.Response.StatusCode = StatusCodes.Status503ServiceUnavailable;
             return;
         }
 
-        PrometheusExpositionFormat format = ScrapeNegotiation.Format(context.Request.Headers.Accept.ToString());
-        TimeSpan timeout = ScrapeTimeoutHeader.Parse(context.Request.Headers[ScrapeTimeoutHeader.Name], defaultTimeout);
-        byte[] body;
-        using (CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(context.RequestAborted, stopping))
+        HttpResponse response = context.Response;
+        response.StatusCode = answer.StatusCode;
+        if (answer.Body is null)
         {
-            try
-            {
-                body = await scraper.ScrapeSharedAsync(format, timeout, wait.Token).ConfigureAwait(false);
-            }
-            catch (Exception exception) when (exception is TimeoutException or ObjectDisposedException
-                || (exception is OperationCanceledException && stopping.IsCancellationRequested))
-            {
-                context.Response.StatusCode = StatusCodes.Status503ServiceUnavailable;
-                return;
-            }
-            catch (OperationCanceledException) when (context.RequestAborted.IsCancellationRequested)
-            {
-                // The scraper hung up: nobody to answer.
-                return;
-            }
-            catch (InvalidOperationException)
-            {
-                context.Response.StatusCode = StatusCodes.Status500InternalServerError;
-                return;
-            }
-        }
-
-        context.Response.StatusCode = StatusCodes.Status200OK;
-        context.Response.ContentType = PrometheusScraper.ContentTypeOf(format);
-        context.Response.Headers.Vary = "Accept, Accept-Encoding";
-        if (!ScrapeNegotiation.AcceptsGzip(context.Request.Headers.AcceptEncoding.ToString()))
-        {
-            context.Response.ContentLength = body.Length;
-            await context.Response.Body.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
             return;
         }
 
-        // A GZipStream over the body the scrape already holds, not the response compression
-        // middleware: no middleware for the application to order, and Fastest, since text this
-        // repetitive compresses several times over even so and the scrape's CPU is the service's.
-        context.Response.Headers.ContentEncoding = "gzip";
-        var gzip = new GZipStream(context.Response.Body, CompressionLevel.Fastest, leaveOpen: true);
-        await using (gzip.ConfigureAwait(false))
+        response.ContentType = answer.ContentType;
+        response.Headers.Vary = ScrapeAnswer.Vary;
+        if (answer.Gzip)
         {
-            await gzip.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
+            response.Headers.ContentEncoding = "gzip";
         }
+        else
+        {
+            response.ContentLength = answer.Body.Length;
+        }
+
+        await answer.WriteBodyAsync(response.Body, context.RequestAborted).ConfigureAwait(false);
     }
 }

@@ -1,4 +1,3 @@
-using System.IO.Compression;
 using System.Net;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 using Microsoft.Extensions.DependencyInjection;
@@ -160,49 +159,39 @@ internal sealed class ScrapeListener(IServiceProvider services) : IDisposable
         }
     }
 
-    // As MapPrometheusScrapingEndpoint's ScrapeAsync answers: keep the two alike.
+    // The same answer as MapPrometheusScrapingEndpoint gives (ScrapeAnswer), written to an HttpListener response.
     private async Task ScrapeAsync(HttpListenerRequest request, HttpListenerResponse response)
     {
-        CancellationToken stopping = _stopping.Token;
-        if (stopping.IsCancellationRequested)
+        ScrapeAnswer? answer = await ScrapeAnswer.ScrapeAsync(
+            _scraper!,
+            request.Headers["Accept"],
+            request.Headers["Accept-Encoding"],
+            request.Headers[ScrapeTimeoutHeader.Name],
+            _defaultTimeout,
+            _stopping.Token,
+            CancellationToken.None).ConfigureAwait(false);
+        if (answer is null)
         {
-            response.StatusCode = (int)HttpStatusCode.ServiceUnavailable;
             return;
         }
 
-        PrometheusExpositionFormat format = ScrapeNegotiation.Format(request.Headers["Accept"] ?? string.Empty);
-        TimeSpan timeout = ScrapeTimeoutHeader.Parse(request.Headers[ScrapeTimeoutHeader.Name], _defaultTimeout);
-        byte[] body;
-        try
+        response.StatusCode = answer.StatusCode;
+        if (answer.Body is null)
         {
-            body = await _scraper!.ScrapeSharedAsync(format, timeout, stopping).ConfigureAwait(false);
-        }
-        catch (Exception exception) when (exception is TimeoutException or ObjectDisposedException or OperationCanceledException)
-        {
-            response.StatusCode = (int)HttpStatusCode.ServiceUnavailable;
-            return;
-        }
-        catch (InvalidOperationException)
-        {
-            response.StatusCode = (int)HttpStatusCode.InternalServerError;
             return;
         }
 
-        response.StatusCode = (int)HttpStatusCode.OK;
-        response.ContentType = PrometheusScraper.ContentTypeOf(format);
-        response.AddHeader("Vary", "Accept, Accept-Encoding");
-        if (!ScrapeNegotiation.AcceptsGzip(request.Headers["Accept-Encoding"] ?? string.Empty))
+        response.ContentType = answer.ContentType;
+        response.AddHeader("Vary", ScrapeAnswer.Vary);
+        if (answer.Gzip)
         {
-            response.ContentLength64 = body.Length;
-            await response.OutputStream.WriteAsync(body).ConfigureAwait(false);
-            return;
+            response.AddHeader("Content-Encoding", "gzip");
+        }
+        else
+        {
+            response.ContentLength64 = answer.Body.Length;
         }
 
-        response.AddHeader("Content-Encoding", "gzip");
-        var gzip = new GZipStream(response.OutputStream, CompressionLevel.Fastest, leaveOpen: true);
-        await using (gzip.ConfigureAwait(false))
-        {
-            await gzip.WriteAsync(body).ConfigureAwait(false);
-        }
+        await answer.WriteBodyAsync(response.OutputStream, CancellationToken.None).ConfigureAwait(false);
     }
 }
