@@ -10,11 +10,9 @@ le="+Inf", its buckets cumulative at the sample's boundaries (PartitionedWorkSer
 Waits (up to 60 s: the worker may still be working) until the values are exact, then exits 0 when
 every check passes, 1 otherwise, printing one line per check.
 """
-import json
 import sys
-import time
-import urllib.parse
-import urllib.request
+
+from prometheus_api import query, run_until_passed, stored_labels
 
 PROMETHEUS, SCOPE, ITEMS = sys.argv[1], sys.argv[2], sys.argv[3]
 JOB = "worker"
@@ -24,33 +22,20 @@ LABELS = {"otel_scope_name": SCOPE, "work_kind": "collatz"}
 STEP_LES = ["10.0", "25.0", "50.0", "100.0", "150.0", "200.0", "300.0", "500.0", "+Inf"]
 
 
-def query(promql):
-    url = PROMETHEUS + "/api/v1/query?" + urllib.parse.urlencode({"query": promql})
-    with urllib.request.urlopen(url, timeout=5) as response:
-        body = json.load(response)
-    if body.get("status") != "success":
-        raise RuntimeError(f"query {promql!r} failed: {body}")
-    return body["data"]["result"]
-
-
-def labels_of(result):
-    return {k: v for k, v in result["metric"].items() if k not in ("__name__", "job", "instance")}
-
-
 def check_up():
-    values = [r["value"][1] for r in query(f'up{{job="{JOB}"}}')]
+    values = [r["value"][1] for r in query(PROMETHEUS, f'up{{job="{JOB}"}}')]
     return values == ["1"], f'up{{job="{JOB}"}} = {values} (expected ["1"])'
 
 
 def check_series(name, value):
-    found = [r["value"][1] for r in query(f'{name}{{job="{JOB}"}}') if labels_of(r) == LABELS]
+    found = [r["value"][1] for r in query(PROMETHEUS, f'{name}{{job="{JOB}"}}') if stored_labels(r) == LABELS]
     return found == [value], f"{name}{LABELS} = {found} (expected [{value!r}])"
 
 
 def check_buckets():
     found = {}
-    for result in query(f'worker_item_steps_bucket{{job="{JOB}"}}'):
-        stored = labels_of(result)
+    for result in query(PROMETHEUS, f'worker_item_steps_bucket{{job="{JOB}"}}'):
+        stored = stored_labels(result)
         le = stored.pop("le", None)
         if stored == LABELS and le is not None:
             found[le] = result["value"][1]
@@ -75,16 +60,4 @@ def run_checks():
     return all(ok for ok, _ in checks), checks
 
 
-deadline = time.monotonic() + 60
-while True:
-    try:
-        passed, checks = run_checks()
-    except (OSError, RuntimeError) as error:
-        passed, checks = False, [(False, f"query failed: {error}")]
-    if passed or time.monotonic() > deadline:
-        break
-    time.sleep(0.5)
-
-for ok, line in checks:
-    print(("ok    " if ok else "FAIL  ") + line)
-sys.exit(0 if passed else 1)
+run_until_passed(run_checks, 60)
