@@ -14,12 +14,10 @@ Waits (up to 30 s) until Prometheus has scraped the values, then exits 0 when ev
 exact, 1 otherwise, printing one line per check. Labels are compared whole, as Prometheus stores
 them (minus job and instance), so a label merged, renamed, dropped or added fails the check.
 """
-import json
 import math
 import sys
-import time
-import urllib.parse
-import urllib.request
+
+from prometheus_api import query, run_until_passed, stored_labels
 
 PROMETHEUS, SCOPE, HELLO = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -55,13 +53,15 @@ SERIES = [
 # None for any cumulative counts, _count, _sum or None for any)
 HISTOGRAMS = [
     # 2^-17 (below 1e-05), 0.5, 2 and 2^22 (above 1e+06): one value per bucket.
-    ("awkward_buckets", {"k": "v"}, {"1e-05": "1", "1": "2", "1e+06": "3", "+Inf": "4"}, "4", "4194306.500007629"),
-    ("awkward_op_buckets_seconds", {"db": "users"}, {"0.1": "0", "1": "2", "+Inf": "2"}, "2", "0.5"),
+    # Prometheus scrapes OpenMetrics, whose le values are canonical: Go's %g, with .0 where it has no point or exponent.
+    ("awkward_buckets", {"k": "v"}, {"1e-05": "1", "1.0": "2", "1e+06": "3", "+Inf": "4"}, "4", "4194306.500007629"),
+    ("awkward_op_buckets_seconds", {"db": "users"}, {"0.1": "0", "1.0": "2", "+Inf": "2"}, "2", "0.5"),
     ("webapi_request_duration_seconds", {"http_route": "/hello"}, None, HELLO, None),
 ]
 
-# ASP.NET Core's advised boundaries for http.server.request.duration, as Go's clients spell them.
-REQUEST_DURATION_LES = ["0.005", "0.01", "0.025", "0.05", "0.075", "0.1", "0.25", "0.5", "0.75", "1", "2.5", "5", "7.5", "10", "+Inf"]
+# ASP.NET Core's advised boundaries for http.server.request.duration, as OpenMetrics' canonical
+# numbers spell them (Go's %g, .0 appended without point or exponent; Prometheus scrapes OpenMetrics).
+REQUEST_DURATION_LES = ["0.005", "0.01", "0.025", "0.05", "0.075", "0.1", "0.25", "0.5", "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "+Inf"]
 
 # The README's query: needs two scrapes of the load within the minute.
 QUANTILE_QUERY = "histogram_quantile(0.99, rate(webapi_request_duration_seconds_bucket[1m]))"
@@ -75,6 +75,7 @@ AGGREGATES = [
     ('count(awkward_overflow_total{otel_metric_overflow=""})', "2000"),
     ('count({__name__=~"awkward_.*",otel_scope_name!="%s"})' % SCOPE, None),  # no series outside the scope: empty result
     ("count(awkward_throwing)", None),  # its callback throws: left out of every scrape, the rest intact
+    ('count(target_info{job="sample",service_name!="",service_instance_id!=""})', "1"),  # the resource, once per target
 ]
 
 
@@ -102,19 +103,10 @@ PRESENT = [
 ]
 
 
-def query(promql):
-    url = PROMETHEUS + "/api/v1/query?" + urllib.parse.urlencode({"query": promql})
-    with urllib.request.urlopen(url, timeout=5) as response:
-        body = json.load(response)
-    if body.get("status") != "success":
-        raise RuntimeError(f"query {promql!r} failed: {body}")
-    return body["data"]["result"]
-
-
 def check_series(name, labels, value, scope=SCOPE):
     expected = dict(labels, otel_scope_name=scope)
     found = []
-    for result in query(name):
+    for result in query(PROMETHEUS, name):
         if stored_labels(result) == expected:
             found.append(result["value"][1])
     if len(found) != 1:
@@ -122,14 +114,10 @@ def check_series(name, labels, value, scope=SCOPE):
     return found[0] == value, f"{name}{expected} = {found[0]} (expected {value})"
 
 
-def stored_labels(result):
-    return {k: v for k, v in result["metric"].items() if k not in ("__name__", "job", "instance")}
-
-
 def check_histogram(family, labels, buckets, count, total, scope=SCOPE):
     expected = dict(labels, otel_scope_name=scope)
     found = {}
-    for result in query(family + "_bucket"):
+    for result in query(PROMETHEUS, family + "_bucket"):
         stored = stored_labels(result)
         le = stored.pop("le", None)
         if stored == expected and le is not None:
@@ -156,7 +144,7 @@ def check_histogram(family, labels, buckets, count, total, scope=SCOPE):
 
 
 def check_quantile():
-    results = query(QUANTILE_QUERY)
+    results = query(PROMETHEUS, QUANTILE_QUERY)
     values = {r["metric"].get("http_route"): r["value"][1] for r in results}
     hello = values.get("/hello")
     finite = hello is not None and math.isfinite(float(hello))
@@ -164,13 +152,13 @@ def check_quantile():
 
 
 def check_present(promql, predicate, wanted):
-    result = query(promql)
+    result = query(PROMETHEUS, promql)
     got = float(result[0]["value"][1]) if len(result) == 1 else None
     return got is not None and predicate(got), f"{promql} = {got} (expected {wanted})"
 
 
 def check_aggregate(promql, value):
-    result = query(promql)
+    result = query(PROMETHEUS, promql)
     if value is None:
         return not result, f"{promql}: {'empty' if not result else result}"
     got = result[0]["value"][1] if len(result) == 1 else None
@@ -189,16 +177,4 @@ def run_checks():
     return all(ok for ok, _ in checks), checks
 
 
-deadline = time.monotonic() + 30
-while True:
-    try:
-        passed, checks = run_checks()
-    except (OSError, RuntimeError) as error:
-        passed, checks = False, [(False, f"query failed: {error}")]
-    if passed or time.monotonic() > deadline:
-        break
-    time.sleep(0.5)
-
-for ok, line in checks:
-    print(("ok    " if ok else "FAIL  ") + line)
-sys.exit(0 if passed else 1)
+run_until_passed(run_checks, 30)

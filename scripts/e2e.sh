@@ -6,7 +6,9 @@
 # server (temporary config and storage, 1 s scrape interval, on a free loopback port) scraping
 # it, sends exactly $REQUESTS requests to /hello with ApacheBench while scraping /metrics every
 # 100 ms, and fails unless every scrape's /hello 200 count is at least the one before, promtool
-# accepts a scrape, ab reports no failed request, the counter equals ab's "Complete requests"
+# accepts a scrape, 16 concurrent scrapers looping on /metrics during the load get only whole,
+# parseable 200 bodies whose /hello count never goes down (scripts/e2e-concurrent-scrapers.py),
+# ab reports no failed request, the counter equals ab's "Complete requests"
 # once ab is done, and Prometheus' HTTP API returns the exact value of every awkward series (every
 # kind of instrument, a callback that throws left out) and of the /hello count, the /hello request
 # duration histogram's _count equal to that count, its buckets cumulative, at ASP.NET Core's
@@ -17,6 +19,12 @@
 # answer to histogram_quantile(0.99, rate(webapi_request_duration_seconds_bucket[1m]))
 # (rate needs two samples in the minute: Prometheus scrapes every second, and the load starts only
 # once it has stored the /hello series at zero; scripts/e2e-check-prometheus.py).
+# It also builds and starts samples/Worker (a generic host, no ASP.NET Core server) doing exactly
+# $WORKER_ITEMS items across one task per processor, served by the standalone scrape listener on
+# a free loopback port; checks the listener's 404 and 405 (a POST with Content-Length: 0: without
+# one, HttpListener itself answers 411); has the same Prometheus scrape it as a
+# second job, and reads back through the query API its counter and histogram count, exactly
+# $WORKER_ITEMS (scripts/e2e-check-worker.py).
 # Installs ab (apache2-utils), prometheus and promtool (prometheus) and curl from Debian's
 # packages if missing.
 set -euo pipefail
@@ -25,6 +33,7 @@ REQUESTS=200000
 CONCURRENCY=8
 SCRAPE_INTERVAL_US=100000
 STARTUP_TIMEOUT_SECONDS=60
+WORKER_ITEMS=1000000
 # promtool's lint problems (exit 3) accepted, each for one family only: names the runtime gives its
 # own System.Runtime gauges ("non-histogram and non-summary metrics should not have "_count"
 # suffix"), exported as OpenTelemetry's Prometheus conversion writes them. Any other lint problem,
@@ -97,7 +106,10 @@ start_prometheus() {
     'scrape_configs:' \
     '  - job_name: sample' \
     '    static_configs:' \
-    "      - targets: ['$target']" >"$WORK/prometheus.yml"
+    "      - targets: ['$target']" \
+    '  - job_name: worker' \
+    '    static_configs:' \
+    "      - targets: ['${WORKER_URL#http://}']" >"$WORK/prometheus.yml"
   prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
     --web.listen-address="127.0.0.1:$port" >"$WORK/prometheus.log" 2>&1 &
   PROMETHEUS_PID=$!
@@ -135,9 +147,17 @@ cleanup() {
     kill "$PROMETHEUS_PID" 2>/dev/null || true
     wait "$PROMETHEUS_PID" 2>/dev/null || true
   fi
+  if [[ -n ${CONCURRENT_PID:-} ]]; then
+    kill "$CONCURRENT_PID" 2>/dev/null || true
+    wait "$CONCURRENT_PID" 2>/dev/null || true
+  fi
   if [[ -n ${SCRAPER_PID:-} ]]; then
     kill "$SCRAPER_PID" 2>/dev/null || true
     wait "$SCRAPER_PID" 2>/dev/null || true
+  fi
+  if [[ -n ${WORKER_PID:-} ]]; then
+    kill "$WORKER_PID" 2>/dev/null || true
+    wait "$WORKER_PID" 2>/dev/null || true
   fi
   if [[ -n ${APP_PID:-} ]]; then
     kill "$APP_PID" 2>/dev/null || true
@@ -146,6 +166,10 @@ cleanup() {
   if ((status != 0)) && [[ -s ${WORK:-}/app.log ]]; then
     echo "e2e: sample's output:" >&2
     tail -n 40 "$WORK/app.log" >&2
+  fi
+  if ((status != 0)) && [[ -s ${WORK:-}/worker.log ]]; then
+    echo "e2e: worker's output:" >&2
+    tail -n 20 "$WORK/worker.log" >&2
   fi
   rm -rf "${WORK:-}"
   exit "$status"
@@ -180,6 +204,27 @@ done
 [[ -n $BASE_URL ]] || fail "the sample did not answer within $STARTUP_TIMEOUT_SECONDS s"
 echo "e2e: sample listening on $BASE_URL (pid $APP_PID)"
 
+echo "e2e: building samples/Worker (Release)"
+dotnet build samples/Worker -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/build-worker.log" 2>&1 || {
+  cat "$WORK/build-worker.log" >&2
+  fail "worker build failed"
+}
+worker_port=$(free_port)
+WORKER_URL="http://127.0.0.1:$worker_port"
+dotnet samples/Worker/bin/Release/net10.0/ScalableMetrics.Samples.Worker.dll --ScalableMetrics:ScrapeListener:Port="$worker_port" \
+  --Worker:Items="$WORKER_ITEMS" >"$WORK/worker.log" 2>&1 &
+WORKER_PID=$!
+for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
+  kill -0 "$WORKER_PID" 2>/dev/null || fail "the worker exited during start-up"
+  curl -sf --max-time 2 -o /dev/null "$WORKER_URL/metrics" && break
+  sleep 0.1
+done
+curl -sf --max-time 2 -o /dev/null "$WORKER_URL/metrics" || fail "the worker's scrape listener did not answer within $STARTUP_TIMEOUT_SECONDS s"
+worker_404=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$WORKER_URL/nothing-here")
+worker_405=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST --data '' "$WORKER_URL/metrics")
+[[ $worker_404 == 404 && $worker_405 == 405 ]] || fail "the worker's listener answered $worker_404 to another path (expected 404), $worker_405 to a POST (expected 405)"
+echo "e2e: worker's scrape listener on $WORKER_URL/metrics (pid $WORKER_PID), $WORKER_ITEMS items"
+
 start_prometheus
 echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL, scraping every 1 s"
 wait_for_first_scrape
@@ -190,6 +235,8 @@ before=$(hello_count "$WORK/before.prom")
 
 scrape_loop &
 SCRAPER_PID=$!
+python3 scripts/e2e-concurrent-scrapers.py "$BASE_URL/metrics" "$WORK/ab.done" >"$WORK/concurrent.txt" 2>&1 &
+CONCURRENT_PID=$!
 
 echo "e2e: ab -n $REQUESTS -c $CONCURRENCY -k $BASE_URL/hello"
 ab_status=0
@@ -202,6 +249,9 @@ curl -sf -o "$WORK/final.prom" "$BASE_URL/metrics" || fail "scrape after the loa
 counted=$(hello_count "$WORK/final.prom")
 wait "$SCRAPER_PID"
 SCRAPER_PID=
+concurrent_status=0
+wait "$CONCURRENT_PID" || concurrent_status=$?
+CONCURRENT_PID=
 
 cat "$WORK/ab.txt"
 ((ab_status == 0)) || fail "ab exited with status $ab_status"
@@ -229,6 +279,8 @@ prometheus_status=0
 python3 scripts/e2e-check-prometheus.py "$PROMETHEUS_URL" ScalableMetrics "$counted" >"$WORK/prometheus-check.txt" 2>&1 || prometheus_status=$?
 prometheus_checks=$(grep -c '^ok' "$WORK/prometheus-check.txt" || true)
 prometheus_failures=$(grep -c '^FAIL' "$WORK/prometheus-check.txt" || true)
+worker_status=0
+python3 scripts/e2e-check-worker.py "$PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" >"$WORK/worker-check.txt" 2>&1 || worker_status=$?
 
 scrapes=$(wc -l <"$WORK/counts" 2>/dev/null || echo 0)
 last_during_load=$(tail -n 1 "$WORK/counts" 2>/dev/null || echo 0)
@@ -238,16 +290,20 @@ echo "requests completed (ab): $completed"
 echo "requests failed (ab):    $failed"
 echo "requests counted:        $counted"
 echo "scrapes taken:           $scrapes during the load (last saw $last_during_load), all non-decreasing: $([[ -s $WORK/scrape.errors ]] && echo no || echo yes)"
+echo "concurrent scrapers:     $(head -n 1 "$WORK/concurrent.txt")"
 echo "promtool check metrics:  $promtool_verdict"
 echo "prometheus (real server): $prometheus_checks values exact, $prometheus_failures wrong"
+echo "worker (standalone listener, job worker): $(grep -c '^ok' "$WORK/worker-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/worker-check.txt" || true) failed"
 echo
 cat "$WORK/prometheus-check.txt"
+cat "$WORK/worker-check.txt"
 echo
 grep -E '^(# (HELP|TYPE) )?(webapi_|http_server_request_duration_seconds_count|dotnet_gc_collections|dotnet_thread_pool_thread_count)' "$WORK/final.prom"
 echo
 
 [[ ! -s $WORK/scrape.errors ]] || fail "scrapes during the load: $(head -n 5 "$WORK/scrape.errors" | tr '\n' ';')"
 ((scrapes > 0)) || fail "no scrape succeeded during the load"
+((concurrent_status == 0)) || fail "concurrent scrapers: $(tr '\n' ';' <"$WORK/concurrent.txt" | head -c 2000)"
 ((failed == 0)) || fail "ab reported $failed failed requests"
 [[ -z $non2xx || $non2xx == 0 ]] || fail "ab reported $non2xx non-2xx responses"
 ((completed == REQUESTS)) || fail "ab completed $completed of $REQUESTS requests"
@@ -255,4 +311,5 @@ echo
 ((last_during_load <= counted)) || fail "a scrape during the load saw $last_during_load, more than the final $counted"
 ((promtool_status == 0)) || fail "promtool rejected the scrape"
 ((prometheus_status == 0)) || fail "Prometheus did not store the exact values (see above)"
+((worker_status == 0)) || fail "Prometheus did not store the worker's exact values (see above)"
 echo "e2e: PASS"

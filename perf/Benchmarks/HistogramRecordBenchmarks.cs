@@ -31,9 +31,9 @@ public class HistogramRecordBenchmarks
     private const string OneTag = "1 tag";
     private const string ThreeTags = "3 tags";
 
-    private readonly KeyValuePair<string, object?> _method = new("http.request.method", "GET");
-    private readonly KeyValuePair<string, object?> _status = new("http.response.status_code", 200);
-    private readonly KeyValuePair<string, object?> _route = new("http.route", "/api/orders/{id}");
+    private readonly KeyValuePair<string, object?> _method = RequestTags.All[0];
+    private readonly KeyValuePair<string, object?> _status = RequestTags.All[1];
+    private readonly KeyValuePair<string, object?> _route = RequestTags.All[2];
     private readonly double[] _cycle = HistogramValues.Cycle;
     private int _next;
     private PartitionedHistogram _histogram = null!;

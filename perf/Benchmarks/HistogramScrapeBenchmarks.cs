@@ -10,7 +10,7 @@ namespace ScalableMetrics.Benchmarks;
 /// <summary>
 /// Scraping a histogram of 1, 100 and 10,000 series (default boundaries: 16 buckets each):
 /// <see cref="PartitionedHistogram.Collect"/> (the registry's part, the baseline), and the whole
-/// Prometheus text scrape of that registry through <see cref="PrometheusScraper.ScrapeAsync"/>
+/// Prometheus text scrape of that registry through <see cref="PrometheusScraper.ScrapeAsync(CancellationToken)"/>
 /// (each series written as 16 cumulative <c>_bucket</c> samples, <c>_sum</c> and <c>_count</c>).
 /// </summary>
 /// <remarks>Every series has recorded one value in each bucket, so no bucket reads 0. Each series

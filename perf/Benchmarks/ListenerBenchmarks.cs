@@ -28,17 +28,7 @@ namespace ScalableMetrics.Benchmarks;
 [GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory)]
 public class ListenerBenchmarks
 {
-    private readonly KeyValuePair<string, object?>[] _tags =
-    [
-        new("http.request.method", "GET"),
-        new("http.response.status_code", 200),
-        new("http.route", "/api/orders/{id}"),
-        new("url.scheme", "https"),
-        new("network.protocol.version", "1.1"),
-        new("server.address", "orders.internal.example.com"),
-        new("error.retried", false),
-        new("server.port", 8080),
-    ];
+    private readonly KeyValuePair<string, object?>[] _tags = RequestTags.All;
 
     private Meter _listenedMeter = null!;
     private Meter _openTelemetryMeter = null!;

@@ -34,17 +34,7 @@ public class TagBenchmarks
     private const string ThreeTags = "3 tags";
     private const string EightTags = "8 tags";
 
-    private readonly KeyValuePair<string, object?>[] _tags =
-    [
-        new("http.request.method", "GET"),
-        new("http.response.status_code", 200),
-        new("http.route", "/api/orders/{id}"),
-        new("url.scheme", "https"),
-        new("network.protocol.version", "1.1"),
-        new("server.address", "orders.internal.example.com"),
-        new("error.retried", false),
-        new("server.port", 8080),
-    ];
+    private readonly KeyValuePair<string, object?>[] _tags = RequestTags.All;
 
     private PartitionedCounter _counter = null!;
     private CounterSeries _bound = null!;

@@ -1,4 +1,5 @@
 using OpenTelemetry.Metrics;
+using ScalableMetrics.Exporter.Hosting;
 
 namespace ScalableMetrics.Exporter;
 
@@ -19,10 +20,37 @@ public sealed class ScalableMetricsOptions
     /// <summary>The default of <see cref="MaxInstruments"/>: 1000, <see cref="MetricRegistryOptions.DefaultMaxInstruments"/>.</summary>
     public const int DefaultMaxInstruments = MetricRegistryOptions.DefaultMaxInstruments;
 
+    /// <summary>The default of <see cref="ScrapeTimeout"/>: 10 seconds, Prometheus' default <c>scrape_timeout</c>.</summary>
+    public static readonly TimeSpan DefaultScrapeTimeout = TimeSpan.FromSeconds(10);
+
+    /// <summary>How long a scrape waits for its collection when the scraper sends no
+    /// <c>X-Prometheus-Scrape-Timeout-Seconds</c> header (Prometheus sends its <c>scrape_timeout</c>
+    /// there, and that is used instead). A scrape still waiting past it is answered 503 and logged;
+    /// the collection runs to its end and serves the scrapes that arrive before it ends.</summary>
+    /// <remarks>Default: <see cref="DefaultScrapeTimeout"/> (10 s). Must be positive and at most one day.</remarks>
+    public TimeSpan ScrapeTimeout { get; set; } = DefaultScrapeTimeout;
+
     /// <summary>The version of the meter the registry's instruments are published on; it becomes
     /// the <c>otel_scope_version</c> label of every sample of the registry.</summary>
     /// <remarks>Default: <see langword="null"/> (no version, no label).</remarks>
     public string? MeterVersion { get; set; }
+
+    /// <summary>The <c>service.name</c> resource attribute: the <c>service_name</c> label of the
+    /// scrape's <c>target_info</c>.</summary>
+    /// <remarks>Default: <see langword="null"/>, which takes OpenTelemetry's resource from the
+    /// environment (<c>OTEL_SERVICE_NAME</c>, <c>OTEL_RESOURCE_ATTRIBUTES</c>), else the entry
+    /// assembly's name, else OpenTelemetry's <c>unknown_service:&lt;process&gt;</c>.</remarks>
+    public string? ServiceName { get; set; }
+
+    /// <summary>The <c>service.instance.id</c> resource attribute: the <c>service_instance_id</c> label of <c>target_info</c>.</summary>
+    /// <remarks>Default: <see langword="null"/>, which takes OpenTelemetry's resource from the
+    /// environment, else a new GUID per process (OpenTelemetry's <c>AddService</c> default).</remarks>
+    public string? ServiceInstanceId { get; set; }
+
+    /// <summary>The <c>service.version</c> resource attribute: the <c>service_version</c> label of <c>target_info</c>.</summary>
+    /// <remarks>Default: <see langword="null"/>, which takes OpenTelemetry's resource from the
+    /// environment, else the entry assembly's informational version, else none.</remarks>
+    public string? ServiceVersion { get; set; }
 
     /// <summary>How the registry partitions each series.</summary>
     /// <remarks>Default: <see cref="PartitionStrategy.PerProcessor"/> (per thread where no processor id can be had).</remarks>
@@ -102,6 +130,42 @@ public sealed class ScalableMetricsOptions
             Meters.Add(name);
         }
 
+        return this;
+    }
+
+    /// <summary>
+    /// The standalone scrape listener, for hosts without ASP.NET Core (a worker service): null,
+    /// the default, for none. Set by <see cref="AddScrapeListener"/>, or bound from the configuration
+    /// section <c>ScalableMetrics:ScrapeListener</c> (<c>Port</c>, <c>Path</c>, <c>Host</c>).
+    /// </summary>
+    /// <remarks>Default: <see langword="null"/>. Invalid settings (a port out of range, an empty path) make the host fail to start.</remarks>
+    public ScrapeListenerOptions? ScrapeListener { get; set; }
+
+    /// <summary>
+    /// Serves the Prometheus scrape from a listener of its own (<see cref="System.Net.HttpListener"/>,
+    /// no ASP.NET Core server), started and stopped with the host, as a worker service needs:
+    /// <c>GET http://<paramref name="host"/>:<paramref name="port"/><paramref name="path"/></c>.
+    /// </summary>
+    /// <param name="port">The TCP port, 1 to 65535; by default 9464, OpenTelemetry's for its Prometheus HTTP listener.</param>
+    /// <param name="path">The scrape's path, starting with <c>/</c>.</param>
+    /// <param name="host">The host of the listener's prefix; by default the loopback address only. <c>*</c> listens on every interface.</param>
+    /// <returns>These options, to chain calls.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="path"/> or <paramref name="host"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="port"/> is not within 1 to 65535.</exception>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is empty or does not start with <c>/</c>, or <paramref name="host"/> is empty or white space.</exception>
+    public ScalableMetricsOptions AddScrapeListener(int port = ScrapeListenerOptions.DefaultPort, string path = ScrapeListenerOptions.DefaultPath, string host = ScrapeListenerOptions.DefaultHost)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        ArgumentNullException.ThrowIfNull(host);
+        ArgumentOutOfRangeException.ThrowIfLessThan(port, ScrapeListenerOptionsCheck.MinPort);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(port, ScrapeListenerOptionsCheck.MaxPort);
+        var listener = new ScrapeListenerOptions { Port = port, Path = path, Host = host };
+        if (ScrapeListenerOptionsCheck.Problem(listener) is string problem)
+        {
+            throw new ArgumentException(problem, problem.Contains(".Path ", StringComparison.Ordinal) ? nameof(path) : nameof(host));
+        }
+
+        ScrapeListener = listener;
         return this;
     }
 

@@ -89,6 +89,11 @@ internal sealed class HistogramBuckets
     public int Find(double value) => _searchBinary ? FindBinary(value) : FindLinear(value);
 
     /// <summary>The bucket of <paramref name="value"/> (not NaN) by a linear scan: the first boundary at or above it, or the last bucket.</summary>
+    /// <remarks>Not inlined: inlined into a record, whose value must survive the native add's call
+    /// (every xmm register is caller-saved), the JIT kept the value on the stack and reloaded it on
+    /// every step of the scan, and the record's speed moved with the caller's shape (perf/results,
+    /// issue 11 review).</remarks>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public int FindLinear(double value)
     {
         double[] boundaries = _boundaries;

@@ -23,6 +23,14 @@ public abstract class Instrument
     /// <summary>A human-readable description, or <see langword="null"/>.</summary>
     public string? Description { get; }
 
+    /// <summary>
+    /// When the instrument was created: the start of every one of its series' cumulative values
+    /// (a series not yet recorded into holds zero from then on), which OpenMetrics exposes as
+    /// <c>_created</c>. Per instrument, not per series: a series holds nothing before its first
+    /// record, so its count since this time is its count since its own first record.
+    /// </summary>
+    internal DateTimeOffset CreatedAt { get; } = DateTimeOffset.UtcNow;
+
     /// <summary>The number of series (distinct tag sets) the instrument has recorded into.</summary>
     public abstract int SeriesCount { get; }
 

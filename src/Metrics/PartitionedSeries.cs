@@ -332,23 +332,11 @@ public abstract unsafe class PartitionedSeries : Series
     /// <summary>
     /// Sums <paramref name="slotsPerSeries"/> slots of every series of <paramref name="arena"/> in
     /// <paramref name="series"/> into <paramref name="totals"/> (series i's slot k at
-    /// i × <paramref name="slotsPerSeries"/> + k): chunk by chunk, region by region, vectorized.
-    /// Serialized with every other read of the arena.
+    /// i × <paramref name="slotsPerSeries"/> + k), saturating: chunk by chunk, region by region,
+    /// vectorized. Serialized with every other read of the arena.
     /// </summary>
-    private protected static void ReadAll(PartitionArena arena, IReadOnlyList<PartitionedSeries> series, int slotsPerSeries, Span<long> totals)
-    {
-        lock (arena.ReadLock)
-        {
-            // Per thread, a range's chunk may be any generation: the arena sums them all.
-            var ranges = new SlotRange[series.Count];
-            for (int i = 0; i < ranges.Length; i++)
-            {
-                ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
-            }
-
-            arena.SumRanges(ranges, slotsPerSeries, totals);
-        }
-    }
+    private protected static void ReadAll(PartitionArena arena, IReadOnlyList<PartitionedSeries> series, int slotsPerSeries, Span<long> totals) =>
+        ReadAll(arena, series, slotsPerSeries, totals, SlotSum.Saturating);
 
     /// <summary>
     /// As <see cref="ReadAll(PartitionArena, IReadOnlyList{PartitionedSeries}, int, Span{long})"/>,
@@ -358,13 +346,7 @@ public abstract unsafe class PartitionedSeries : Series
     {
         lock (arena.ReadLock)
         {
-            var ranges = new SlotRange[series.Count];
-            for (int i = 0; i < ranges.Length; i++)
-            {
-                ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
-            }
-
-            arena.SumRanges(ranges, slotsPerSeries, totals, kind);
+            arena.SumRanges(RangesOf(series), slotsPerSeries, totals, kind);
         }
     }
 
@@ -379,12 +361,7 @@ public abstract unsafe class PartitionedSeries : Series
     {
         lock (arena.ReadLock)
         {
-            var ranges = new SlotRange[series.Count];
-            for (int i = 0; i < ranges.Length; i++)
-            {
-                ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
-            }
-
+            SlotRange[] ranges = RangesOf(series);
             arena.SumRanges(ranges, slotsPerSeries, totals, SlotSum.Saturating);
             for (int i = 0; i < ranges.Length; i++)
             {
@@ -392,6 +369,18 @@ public abstract unsafe class PartitionedSeries : Series
                 doubles[i] = ranges[i].Chunk.FirstGeneration.SumSlotDouble(ranges[i].FirstSlot + doubleSlot);
             }
         }
+    }
+
+    // Where each series' slots are now; per thread, a range's chunk may be any generation, and the arena sums them all.
+    private static SlotRange[] RangesOf(IReadOnlyList<PartitionedSeries> series)
+    {
+        var ranges = new SlotRange[series.Count];
+        for (int i = 0; i < ranges.Length; i++)
+        {
+            ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
+        }
+
+        return ranges;
     }
 
     // Per thread: the calling thread's slot 0 of this series, taking an index or widening the chunk if need be (as Add does).

@@ -17,7 +17,7 @@ public sealed class MeterListenerTests
         Counter<long> counter = listened.Meter.CreateCounter<long>("requests", "{request}", "Requests.");
         PartitionedCounter target = listened.Instrument<PartitionedCounter>("requests");
         long lastRead = 0;
-        ListenerWriters.Run(
+        ConcurrentWriters.Run(
             Threads,
             t =>
             {
@@ -46,7 +46,7 @@ public sealed class MeterListenerTests
         using var listened = new ListenedMeter();
         Counter<double> counter = listened.Meter.CreateCounter<double>("bytes");
         PartitionedDoubleCounter target = listened.Instrument<PartitionedDoubleCounter>("bytes");
-        ListenerWriters.Run(
+        ConcurrentWriters.Run(
             Threads,
             _ =>
             {
@@ -66,7 +66,7 @@ public sealed class MeterListenerTests
         using var listened = new ListenedMeter();
         UpDownCounter<int> counter = listened.Meter.CreateUpDownCounter<int>("in_flight");
         PartitionedUpDownCounter target = listened.Instrument<PartitionedUpDownCounter>("in_flight");
-        ListenerWriters.Run(
+        ConcurrentWriters.Run(
             Threads,
             _ =>
             {
@@ -88,7 +88,7 @@ public sealed class MeterListenerTests
         Histogram<double> histogram = listened.Meter.CreateHistogram("duration", "s", null, tags: null, new InstrumentAdvice<double> { HistogramBucketBoundaries = [0.1, 1] });
         PartitionedHistogram target = listened.Instrument<PartitionedHistogram>("duration");
         Assert.Equal([0.1, 1], target.Boundaries);
-        ListenerWriters.Run(
+        ConcurrentWriters.Run(
             Threads,
             _ =>
             {
@@ -127,7 +127,7 @@ public sealed class MeterListenerTests
         using var listened = new ListenedMeter();
         Gauge<long> gauge = listened.Meter.CreateGauge<long>("queue.length");
         Gauge target = listened.Instrument<Gauge>("queue.length");
-        ListenerWriters.Run(
+        ConcurrentWriters.Run(
             Threads,
             t =>
             {
@@ -149,7 +149,7 @@ public sealed class MeterListenerTests
         long value = 0;
         listened.Meter.CreateObservableGauge("temperature", () => new Measurement<long>(Volatile.Read(ref value), s_route));
         ObservableGauge target = listened.Instrument<ObservableGauge>("temperature");
-        ListenerWriters.Run(
+        ConcurrentWriters.Run(
             Threads,
             _ =>
             {
@@ -303,11 +303,11 @@ public sealed class MeterListenerTests
         KeyValuePair<string, object?> method = new("http.request.method", "GET");
         KeyValuePair<string, object?> status = new("http.response.status_code", 200);
 
-        AllocationCheck.DoesNotAllocate(() => counter.Add(1));
-        AllocationCheck.DoesNotAllocate(() => counter.Add(1, s_route));
-        AllocationCheck.DoesNotAllocate(() => counter.Add(1, s_route, method, status));
-        AllocationCheck.DoesNotAllocate(() => histogram.Record(0.2, s_route));
-        AllocationCheck.DoesNotAllocate(() => withSourceTags.Add(1, s_route));
+        AllocationAssert.DoesNotAllocate(() => counter.Add(1));
+        AllocationAssert.DoesNotAllocate(() => counter.Add(1, s_route));
+        AllocationAssert.DoesNotAllocate(() => counter.Add(1, s_route, method, status));
+        AllocationAssert.DoesNotAllocate(() => histogram.Record(0.2, s_route));
+        AllocationAssert.DoesNotAllocate(() => withSourceTags.Add(1, s_route));
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

@@ -1,9 +1,11 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;
-using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace Microsoft.AspNetCore.Routing;
 
@@ -16,9 +18,16 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     /// <summary>
     /// Maps <c>GET <paramref name="path"/></c> to a Prometheus scrape by the <see cref="PrometheusScraper"/>
     /// that <c>AddScalableMetrics</c> registered: the registry, read directly, then the other meters
-    /// of its <c>MeterProvider</c>, in the text exposition format 0.0.4
-    /// (<see cref="PrometheusScraper.ContentType"/>). Scrapes run one at a time; concurrent ones
-    /// wait. A failed collection answers 500.
+    /// of its <c>MeterProvider</c>, in OpenMetrics 1.0 when the <c>Accept</c> header asks for
+    /// <c>application/openmetrics-text</c> (<see cref="PrometheusScraper.OpenMetricsContentType"/>, as a
+    /// Prometheus server does), else in the text exposition format 0.0.4
+    /// (<see cref="PrometheusScraper.ContentType"/>); gzip-compressed (<c>Content-Encoding: gzip</c>)
+    /// when the <c>Accept-Encoding</c> header takes gzip. Concurrent scrapes of one format are
+    /// coalesced: one that arrives while a collection runs gets that collection's body. A scrape
+    /// still waiting past its timeout (the <c>X-Prometheus-Scrape-Timeout-Seconds</c> header
+    /// Prometheus sends, else <see cref="ScalableMetricsOptions.ScrapeTimeout"/>) is answered 503
+    /// and logged; so is one that arrives, or waits, while the application stops or once the
+    /// scraper is disposed. A failed collection answers 500.
     /// </summary>
     /// <param name="endpoints">The endpoint route builder, e.g. the <c>WebApplication</c>.</param>
     /// <param name="path">The route pattern.</param>
@@ -36,28 +45,46 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
         _ = endpoints.ServiceProvider.GetService<ScalableMetricsMeterProvider>()
             ?? throw new InvalidOperationException("ScalableMetrics is not registered: call services.AddScalableMetrics() (or builder.AddScalableMetrics()) first.");
         PrometheusScraper scraper = endpoints.ServiceProvider.GetRequiredService<PrometheusScraper>();
+        TimeSpan defaultTimeout = endpoints.ServiceProvider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.ScrapeTimeout;
+        CancellationToken stopping = endpoints.ServiceProvider.GetService<IHostApplicationLifetime>()?.ApplicationStopping ?? CancellationToken.None;
 
-        return endpoints.MapGet(path, context => ScrapeAsync(scraper, context)).WithDisplayName("Prometheus scrape");
+        return endpoints.MapGet(path, context => ScrapeAsync(scraper, defaultTimeout, stopping, context)).WithDisplayName("Prometheus scrape");
     }
 
-    private static async Task ScrapeAsync(PrometheusScraper scraper, HttpContext context)
+    private static async Task ScrapeAsync(PrometheusScraper scraper, TimeSpan defaultTimeout, CancellationToken stopping, HttpContext context)
     {
-        byte[] body;
-        // Native histograms exist only in the protobuf exposition: served when asked for first and complete.
-        bool protobuf = scraper.CanScrapeProtobuf && ProtobufNegotiation.PrefersProtobuf(context.Request.Headers.Accept.ToString());
-        try
+        HttpRequest request = context.Request;
+        ScrapeAnswer? answer = await ScrapeAnswer.ScrapeAsync(
+            scraper,
+            request.Headers.Accept.ToString(),
+            request.Headers.AcceptEncoding.ToString(),
+            request.Headers[ScrapeTimeoutHeader.Name],
+            defaultTimeout,
+            stopping,
+            context.RequestAborted).ConfigureAwait(false);
+        if (answer is null)
         {
-            body = protobuf ? await scraper.ScrapeProtobufAsync(context.RequestAborted).ConfigureAwait(false) : await scraper.ScrapeAsync(context.RequestAborted).ConfigureAwait(false);
-        }
-        catch (Exception exception) when (exception is InvalidOperationException or ObjectDisposedException)
-        {
-            context.Response.StatusCode = StatusCodes.Status500InternalServerError;
             return;
         }
 
-        context.Response.StatusCode = StatusCodes.Status200OK;
-        context.Response.ContentType = protobuf ? ProtobufExpositionWriter.ContentType : PrometheusScraper.ContentType;
-        context.Response.ContentLength = body.Length;
-        await context.Response.Body.WriteAsync(body, context.RequestAborted).ConfigureAwait(false);
+        HttpResponse response = context.Response;
+        response.StatusCode = answer.StatusCode;
+        if (answer.Body is null)
+        {
+            return;
+        }
+
+        response.ContentType = answer.ContentType;
+        response.Headers.Vary = ScrapeAnswer.Vary;
+        if (answer.Gzip)
+        {
+            response.Headers.ContentEncoding = "gzip";
+        }
+        else
+        {
+            response.ContentLength = answer.Body.Length;
+        }
+
+        await answer.WriteBodyAsync(response.Body, context.RequestAborted).ConfigureAwait(false);
     }
 }

@@ -18,7 +18,8 @@ public static class ScalableMetricsServiceCollectionExtensions
     /// writes it (and the other meters of the <c>MeterProvider</c>) for Prometheus, a
     /// <see cref="MeterBridge"/> that publishes it as a meter, a <see cref="PrometheusPullExporter"/>,
     /// and an OpenTelemetry <c>MeterProvider</c>, built when the host starts and disposed with the
-    /// container. Map the scrape endpoint with <c>MapPrometheusScrapingEndpoint</c>.
+    /// container. Map the scrape endpoint with <c>MapPrometheusScrapingEndpoint</c>, or, without
+    /// ASP.NET Core, serve it from a listener of its own: <see cref="ScalableMetricsOptions.AddScrapeListener"/>.
     /// </summary>
     /// <param name="services">The service collection.</param>
     /// <returns><paramref name="services"/>, to chain calls.</returns>
@@ -82,9 +83,13 @@ public static class ScalableMetricsServiceCollectionExtensions
                 value.MeterVersion,
                 provider.GetRequiredService<PrometheusPullExporter>(),
                 provider.GetService<ILogger<PrometheusScraper>>(),
-                provider.GetRequiredService<MeterListenerHost>());
+                provider.GetRequiredService<MeterListenerHost>())
+            {
+                ResourceAttributes = ServiceResource.Attributes(value),
+            };
         });
         services.TryAddSingleton<ScalableMetricsMeterProvider>();
+        services.TryAddSingleton<ScrapeListener>();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());
         return services;
     }

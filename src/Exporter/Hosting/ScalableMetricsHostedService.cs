@@ -7,7 +7,8 @@ namespace ScalableMetrics.Exporter.Hosting;
 /// <summary>
 /// Builds the <see cref="ScalableMetricsMeterProvider"/> (and with it the bridge) when the host
 /// starts, so that collection is live before the first scrape rather than built by it, and starts
-/// the <see cref="MeterListenerHost"/> for the meters the options name (disposed with the container).
+/// the <see cref="MeterListenerHost"/> for the meters the options name (disposed with the container),
+/// then the standalone <see cref="ScrapeListener"/> when the options configure one, stopped with the host.
 /// </summary>
 internal sealed class ScalableMetricsHostedService(IServiceProvider services) : IHostedService
 {
@@ -15,8 +16,8 @@ internal sealed class ScalableMetricsHostedService(IServiceProvider services) : 
     {
         services.GetRequiredService<ScalableMetricsMeterProvider>();
         services.GetRequiredService<MeterListenerHost>().Start();
-        return Task.CompletedTask;
+        return services.GetRequiredService<ScrapeListener>().StartAsync(cancellationToken);
     }
 
-    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+    public Task StopAsync(CancellationToken cancellationToken) => services.GetRequiredService<ScrapeListener>().StopAsync(cancellationToken);
 }

@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Options;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace ScalableMetrics.Exporter.Hosting;
 
@@ -34,6 +35,16 @@ internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<Scalabl
         if (options.MaxInstruments < 1)
         {
             failures.Add($"{nameof(ScalableMetricsOptions.MaxInstruments)} must be at least 1; it is {options.MaxInstruments}.");
+        }
+
+        if (options.ScrapeTimeout <= TimeSpan.Zero || options.ScrapeTimeout > ScrapeTimeoutHeader.Longest)
+        {
+            failures.Add($"{nameof(ScalableMetricsOptions.ScrapeTimeout)} must be positive and at most one day; it is {options.ScrapeTimeout}.");
+        }
+
+        if (options.ScrapeListener is not null && ScrapeListenerOptionsCheck.Problem(options.ScrapeListener) is string listenerProblem)
+        {
+            failures.Add(listenerProblem);
         }
 
         if (failures.Count == 0)

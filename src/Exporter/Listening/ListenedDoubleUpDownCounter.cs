@@ -2,10 +2,8 @@ namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>An <c>UpDownCounter&lt;T&gt;</c> of a floating-point <c>T</c>, recorded into a <see cref="PartitionedDoubleUpDownCounter"/>.</summary>
 internal sealed class ListenedDoubleUpDownCounter(PartitionedDoubleUpDownCounter counter, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
-    : ListenedInstrument(counter.Name, sourceTags, drops)
+    : ListenedSeriesInstrument<DoubleUpDownCounterSeries>(counter.Name, sourceTags, drops)
 {
-    private DoubleUpDownCounterSeries? _untagged;
-
     public override void Record(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         if (!double.IsFinite(value))
@@ -14,20 +12,8 @@ internal sealed class ListenedDoubleUpDownCounter(PartitionedDoubleUpDownCounter
             return;
         }
 
-        try
-        {
-            if (tags.IsEmpty)
-            {
-                (_untagged ??= counter.Bind(SourceTags)).Add(value);
-            }
-            else
-            {
-                counter.Add(value, WithSourceTags(tags));
-            }
-        }
-        catch (ArgumentException e)
-        {
-            Drop("its tags break the registry's rules", e);
-        }
+        SeriesFor(tags)?.AddValid(value);
     }
+
+    protected override DoubleUpDownCounterSeries Bind(ReadOnlySpan<KeyValuePair<string, object?>> tags) => counter.Bind(tags);
 }

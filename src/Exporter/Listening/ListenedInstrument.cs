@@ -5,8 +5,8 @@ namespace ScalableMetrics.Exporter.Listening;
 /// <summary>
 /// The listener's state for one System.Diagnostics.Metrics instrument (the <c>state</c> the
 /// <see cref="System.Diagnostics.Metrics.MeterListener"/> hands back with every measurement): the
-/// registry instrument it records into, the tags every series of it carries, and the series
-/// without measured tags, bound on first use so that such a measurement does no lookup.
+/// registry instrument it records into and the tags every series of it carries
+/// (<see cref="ListenedSeriesInstrument{TSeries}"/> finds the series).
 /// </summary>
 /// <remarks>
 /// Holds no reference to the source instrument or its meter, so that a meter disposed and

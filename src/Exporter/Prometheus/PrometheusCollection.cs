@@ -13,6 +13,9 @@ internal sealed record PrometheusCollection(byte[] Text, IReadOnlyList<Prometheu
     /// <summary>A collection with no family.</summary>
     public static PrometheusCollection Empty { get; } = new([], []);
 
+    /// <summary>The same collection in OpenMetrics 1.0 text (its families without <c># EOF</c>), or null where none was written.</summary>
+    public PrometheusCollection? OpenMetrics { get; init; }
+
     /// <summary>One family of the text.</summary>
     /// <param name="Name">The family name.</param>
     /// <param name="SampleNames">The names its samples are stored under.</param>

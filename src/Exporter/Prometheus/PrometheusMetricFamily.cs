@@ -9,9 +9,10 @@ namespace ScalableMetrics.Exporter.Prometheus;
 /// </summary>
 internal sealed class PrometheusMetricFamily
 {
-    private PrometheusMetricFamily(string name, PrometheusType type, string? help, KeyValuePair<string, string>[] scopeLabels)
+    private PrometheusMetricFamily(string name, PrometheusType type, string? help, string unit, KeyValuePair<string, string>[] scopeLabels)
     {
         Name = name;
+        Unit = unit;
         Type = type;
         Help = help;
         ScopeLabels = scopeLabels;
@@ -22,6 +23,9 @@ internal sealed class PrometheusMetricFamily
     public PrometheusType Type { get; }
 
     public string? Help { get; }
+
+    /// <summary>The unit as the name's suffix spells it, or empty: OpenMetrics' <c># UNIT</c>.</summary>
+    public string Unit { get; }
 
     /// <summary><c>otel_scope_name</c>, <c>otel_scope_version</c> if the meter has one, and
     /// <c>otel_scope_&lt;key&gt;</c> for each of the meter's tags; names already sanitized.</summary>
@@ -67,7 +71,7 @@ internal sealed class PrometheusMetricFamily
             }
         }
 
-        return new PrometheusMetricFamily(name, type, string.IsNullOrEmpty(metric.Description) ? null : metric.Description, [.. scopeLabels]);
+        return new PrometheusMetricFamily(name, type, string.IsNullOrEmpty(metric.Description) ? null : metric.Description, ExportedNames.UnitSuffix(metric.Unit), [.. scopeLabels]);
     }
 
     private static ExportedKind ToExportedKind(PrometheusType type) => type switch

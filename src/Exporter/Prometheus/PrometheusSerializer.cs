@@ -8,8 +8,10 @@ namespace ScalableMetrics.Exporter.Prometheus;
 /// <summary>
 /// Writes a batch of OpenTelemetry metrics in the Prometheus text exposition format 0.0.4:
 /// per family a <c># HELP</c> line (when there is a description), a <c># TYPE</c> line and
-/// its samples, without timestamps (Prometheus stamps them with the scrape's time).
-/// Not thread-safe: a reader exports one collection at a time.
+/// its samples, without timestamps (Prometheus stamps them with the scrape's time); and the same
+/// batch in OpenMetrics 1.0 (<see cref="PrometheusCollection.OpenMetrics"/>), with each point's
+/// start time as its <c>_created</c>, since the reader's collection, not the scrape, decides when
+/// a batch is written. Not thread-safe: a reader exports one collection at a time.
 /// </summary>
 internal sealed class PrometheusSerializer
 {
@@ -28,12 +30,14 @@ internal sealed class PrometheusSerializer
 
     public ExpositionWriter Output { get; init; } = new();
 
+    /// <summary>Where the OpenMetrics text of a batch is written.</summary>
+    public ExpositionWriter OpenMetricsOutput { get; init; } = new() { Format = PrometheusExpositionFormat.OpenMetrics };
+
     /// <summary>Writes <paramref name="batch"/> into a new collection.</summary>
     public PrometheusCollection Write(in Batch<Metric> batch)
     {
         // Metrics of two meters can share a family name; the format wants one HELP and TYPE per
         // family and its samples together, so group them, keeping the order they came in.
-        Output.Clear();
         _familyOrder.Clear();
         _entries.Clear();
         _written.Clear();
@@ -60,16 +64,24 @@ internal sealed class PrometheusSerializer
         }
 
         _entries.Sort(s_byGroupThenArrival);
+        OpenMetricsOutput.Format = PrometheusExpositionFormat.OpenMetrics;
+        return WriteEntries(Output) with { OpenMetrics = WriteEntries(OpenMetricsOutput) };
+    }
+
+    private PrometheusCollection WriteEntries(ExpositionWriter output)
+    {
+        output.Clear();
+        _written.Clear();
         PrometheusMetricFamily? header = null;
         int start = 0;
         foreach (Entry entry in _entries)
         {
             if (header is null || !string.Equals(header.Name, entry.Family.Name, StringComparison.Ordinal))
             {
-                EndFamily(header, start);
+                EndFamily(output, header, start);
                 header = entry.Family;
-                start = Output.Length;
-                Output.WriteHeader(header.Name, header.Type, header.Help);
+                start = output.Length;
+                output.WriteHeader(header.Name, header.Type, header.Help, header.Unit);
             }
             else if (entry.Family.Type != header.Type)
             {
@@ -77,22 +89,22 @@ internal sealed class PrometheusSerializer
                 continue;
             }
 
-            WriteSamples(entry.Family, entry.Metric);
+            WriteSamples(output, entry.Family, entry.Metric);
         }
 
-        EndFamily(header, start);
-        return new PrometheusCollection(Output.ToArray(), [.. _written]);
+        EndFamily(output, header, start);
+        return new PrometheusCollection(output.ToArray(), [.. _written]);
     }
 
-    private void EndFamily(PrometheusMetricFamily? family, int start)
+    private void EndFamily(ExpositionWriter output, PrometheusMetricFamily? family, int start)
     {
         if (family is not null)
         {
-            _written.Add(new PrometheusCollection.Family(family.Name, family.SampleNames, start, Output.Length - start));
+            _written.Add(new PrometheusCollection.Family(family.Name, family.SampleNames, start, output.Length - start));
         }
     }
 
-    private void WriteSamples(PrometheusMetricFamily family, Metric metric)
+    private void WriteSamples(ExpositionWriter output, PrometheusMetricFamily family, Metric metric)
     {
         bool isLong = metric.MetricType.IsLong();
         bool isSum = metric.MetricType.IsSum();
@@ -111,11 +123,16 @@ internal sealed class PrometheusSerializer
             {
                 if (isLong)
                 {
-                    Output.WriteSample(family.Name, string.Empty, labels, null, 0, isSum ? point.GetSumLong() : point.GetGaugeLastValueLong());
+                    output.WriteSample(family.Name, string.Empty, labels, null, 0, isSum ? point.GetSumLong() : point.GetGaugeLastValueLong());
                 }
                 else
                 {
-                    Output.WriteSample(family.Name, string.Empty, labels, null, 0, isSum ? point.GetSumDouble() : point.GetGaugeLastValueDouble());
+                    output.WriteSample(family.Name, string.Empty, labels, null, 0, isSum ? point.GetSumDouble() : point.GetGaugeLastValueDouble());
+                }
+
+                if (family.Type == PrometheusType.Counter)
+                {
+                    output.WriteCreated(family.Name, family.Type, labels, point.StartTime);
                 }
 
                 continue;
@@ -125,11 +142,11 @@ internal sealed class PrometheusSerializer
             foreach (HistogramBucket bucket in point.GetHistogramBuckets())
             {
                 cumulativeCount += bucket.BucketCount;
-                Output.WriteSample(family.Name, "_bucket", labels, "le", bucket.ExplicitBound, cumulativeCount);
+                output.WriteSample(family.Name, "_bucket", labels, "le", bucket.ExplicitBound, cumulativeCount);
             }
 
-            Output.WriteSample(family.Name, "_sum", labels, null, 0, point.GetHistogramSum());
-            Output.WriteSample(family.Name, "_count", labels, null, 0, point.GetHistogramCount());
+            output.WriteCountAndSum(family.Name, labels, point.GetHistogramCount(), point.GetHistogramSum());
+            output.WriteCreated(family.Name, family.Type, labels, point.StartTime);
         }
     }
 

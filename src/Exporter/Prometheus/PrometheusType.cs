@@ -17,4 +17,8 @@ internal enum PrometheusType
 
     /// <summary>A summary without quantiles: <c>_sum</c> and <c>_count</c> samples (an <see cref="OperationData"/>).</summary>
     Summary,
+
+    /// <summary>An info family of one sample of value 1 whose labels are the information
+    /// (<c>target_info</c>): <c>info</c> in OpenMetrics, a gauge in the text format 0.0.4.</summary>
+    Info,
 }

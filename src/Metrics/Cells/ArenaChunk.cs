@@ -127,17 +127,11 @@ internal sealed unsafe class ArenaChunk
 
     /// <summary>
     /// Sums slots [<paramref name="firstSlot"/>, <paramref name="firstSlot"/> + sums.Length) over
-    /// every region of this chunk and of its successors into <paramref name="sums"/>, saturating
-    /// at <see cref="long.MaxValue"/>; region by region, so that each region is read as one
-    /// contiguous run, vectorized. Call it on the first generation.
-    /// </summary>
-    public void SumRegions(int firstSlot, Span<long> sums) => SumRegions(firstSlot, sums, SlotSum.Saturating);
-
-    /// <summary>
-    /// As <see cref="SumRegions(int, Span{long})"/>, with the slots summed by <paramref name="kind"/>:
-    /// for <see cref="SlotSum.Double"/>, <paramref name="sums"/> receives the bits of each
-    /// <see cref="double"/> sum. Slots of the run that hold another kind come out meaningless; the
-    /// caller ignores them.
+    /// every region of this chunk and of its successors into <paramref name="sums"/>, by
+    /// <paramref name="kind"/> (for <see cref="SlotSum.Double"/>, <paramref name="sums"/> receives the
+    /// bits of each <see cref="double"/> sum); region by region, so that each region is read as one
+    /// contiguous run, vectorized. Slots of the run that hold another kind come out meaningless;
+    /// the caller ignores them. Call it on the first generation.
     /// </summary>
     public void SumRegions(int firstSlot, Span<long> sums, SlotSum kind)
     {

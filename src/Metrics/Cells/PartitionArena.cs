@@ -133,14 +133,12 @@ internal sealed class PartitionArena
 
     /// <summary>
     /// Sums each range's <paramref name="slotsPerRange"/> slots over every region into
-    /// <paramref name="totals"/> (range i's slot k at i × <paramref name="slotsPerRange"/> + k),
-    /// saturating at <see cref="long.MaxValue"/>. Chunk by chunk: each chunk's regions are read
-    /// once, each as a contiguous run over the span of slots the ranges use, vectorized, rather
-    /// than one strided walk per series. The caller holds <see cref="ReadLock"/>.
+    /// <paramref name="totals"/> (range i's slot k at i × <paramref name="slotsPerRange"/> + k), each
+    /// slot summed by <paramref name="kind"/> (saturating at <see cref="long.MaxValue"/>, wrapping,
+    /// or, for <see cref="SlotSum.Double"/>, as doubles whose bits the totals hold). Chunk by chunk:
+    /// each chunk's regions are read once, each as a contiguous run over the span of slots the
+    /// ranges use, vectorized, rather than one strided walk per series. The caller holds <see cref="ReadLock"/>.
     /// </summary>
-    public void SumRanges(ReadOnlySpan<SlotRange> ranges, int slotsPerRange, Span<long> totals) => SumRanges(ranges, slotsPerRange, totals, SlotSum.Saturating);
-
-    /// <summary>As <see cref="SumRanges(ReadOnlySpan{SlotRange}, int, Span{long})"/>, every slot summed by <paramref name="kind"/> (for <see cref="SlotSum.Double"/>, the totals are a double's bits).</summary>
     public void SumRanges(ReadOnlySpan<SlotRange> ranges, int slotsPerRange, Span<long> totals, SlotSum kind)
     {
         // Chunks made after the ranges were read hold none of them: the count read now covers all.

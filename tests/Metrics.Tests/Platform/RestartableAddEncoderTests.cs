@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using System.Xml.Linq;
 using ScalableMetrics.Platform;
 
 namespace ScalableMetrics.Tests.Platform;
@@ -58,29 +57,11 @@ public class RestartableAddEncoderTests
     }
 
     [ObjdumpFact]
-    public void DisassemblyMatchesTheListingInTheDocComment()
-    {
-        List<(int Offset, string Bytes, string Instruction)> documented = AssemblyListing.Parse(DocumentedListing());
-        List<(int Offset, string Bytes, string Instruction)> disassembled = Objdump.Disassemble(Encode(RseqIdField.CpuId).Code);
-        Assert.True(documented.Count > 10, $"the doc comment's listing was not found ({documented.Count} lines parsed)");
-        Assert.Equal(disassembled.Count, documented.Count);
-        for (int i = 0; i < documented.Count; i++)
-        {
-            Assert.Equal(disassembled[i], documented[i]);
-        }
-    }
+    public void DisassemblyMatchesTheListingInTheDocComment() =>
+        AssemblyListing.AssertDisassemblesTo(
+            AssemblyListing.Documented(typeof(RestartableAddEncoder).Assembly, $"T:{typeof(RestartableAddEncoder).FullName}"),
+            Encode(RseqIdField.CpuId).Code);
 
     private static RestartableAddImage Encode(RseqIdField field) =>
         RestartableAddEncoder.Encode(RseqOffset, field, Partitions, RestartCounter, Base);
-
-    // The <code> block of RestartableAddEncoder's remarks, from the XML documentation file the
-    // build writes beside the assembly.
-    private static string DocumentedListing()
-    {
-        string xmlPath = Path.ChangeExtension(typeof(RestartableAddEncoder).Assembly.Location, ".xml");
-        Assert.True(File.Exists(xmlPath), $"the documentation file {xmlPath} is missing");
-        XElement member = XDocument.Load(xmlPath).Descendants("member")
-            .Single(element => (string?)element.Attribute("name") == $"T:{typeof(RestartableAddEncoder).FullName}");
-        return member.Descendants("code").Single().Value;
-    }
 }

@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using System.Xml.Linq;
 using ScalableMetrics.Platform;
 
 namespace ScalableMetrics.Tests.Platform;
@@ -69,27 +68,11 @@ public class RestartableOperationListingTests
     public void DisassemblyMatchesTheListingInTheDocComment(string name)
     {
         RestartableOperation operation = Enum.Parse<RestartableOperation>(name);
-        List<(int Offset, string Bytes, string Instruction)> documented = AssemblyListing.Parse(DocumentedListing(operation));
-        List<(int Offset, string Bytes, string Instruction)> disassembled = Objdump.Disassemble(Encode(operation).Code);
-        Assert.True(documented.Count > 10, $"the doc comment's listing was not found ({documented.Count} lines parsed)");
-        Assert.Equal(disassembled.Count, documented.Count);
-        for (int i = 0; i < documented.Count; i++)
-        {
-            Assert.Equal(disassembled[i], documented[i]);
-        }
+        AssemblyListing.AssertDisassemblesTo(
+            AssemblyListing.Documented(typeof(RestartableOperation).Assembly, $"F:{typeof(RestartableOperation).FullName}.{operation}"),
+            Encode(operation).Code);
     }
 
     private static RestartableAddImage Encode(RestartableOperation operation) =>
         RestartableAddEncoder.Encode(RseqOffset, RseqIdField.CpuId, Partitions, RestartCounter, Base, operation);
-
-    // The <code> block of the operation's doc comment, from the XML documentation file the build
-    // writes beside the assembly.
-    private static string DocumentedListing(RestartableOperation operation)
-    {
-        string xmlPath = Path.ChangeExtension(typeof(RestartableOperation).Assembly.Location, ".xml");
-        Assert.True(File.Exists(xmlPath), $"the documentation file {xmlPath} is missing");
-        XElement member = XDocument.Load(xmlPath).Descendants("member")
-            .Single(element => (string?)element.Attribute("name") == $"F:{typeof(RestartableOperation).FullName}.{operation}");
-        return member.Descendants("code").Single().Value;
-    }
 }

@@ -169,61 +169,21 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
         var registry = new MetricRegistry(Storages.Options(Storages.PerProcessorRestartable));
         CounterSeries series = registry.CreateCounter("test.restarts").Bind();
         Assert.Equal(WritePath.RestartableSequence, series.WritePath);
-        int threads = Math.Max(8, Environment.ProcessorCount * 4);
-        const int AddsPerCheck = 10_000;
-        const int EnoughRestarts = 10;
-        long restartsBefore = RestartableSequence.RestartCount;
+        const int AddsPerBatch = 10_000;
 
-        // Signals make the kernel restart a sequence they interrupt: writers more than the
-        // processors, signalled all the time (SIGWINCH, handled so that it is delivered), so
-        // that some adds are interrupted between reading the id and the add. The window is a
-        // few instructions, so the writers run until 10 adds have been restarted (seen here:
-        // 0.1 to 10 s on 2 cores) or 30 s have passed. This class's collection runs alone, so
-        // no other test's adds count here.
-        const int SigWinch = 28;
-        using PosixSignalRegistration handled = PosixSignalRegistration.Create(PosixSignal.SIGWINCH, context => context.Cancel = true);
-        int[] writerTids = new int[threads];
-        long[] adds = new long[threads];
-        long signals = 0;
-        bool stop = false;
-        var elapsed = Stopwatch.StartNew();
-
-        ConcurrentWriters.Run(
-            threads,
-            index =>
+        (int threads, long batches, long signals, long restarts, TimeSpan elapsed) = SignalledWriters.Run(
+            () =>
             {
-                Volatile.Write(ref writerTids[index], Libc.GetTid());
-                while (!Volatile.Read(ref stop))
+                for (int i = 0; i < AddsPerBatch; i++)
                 {
-                    for (int i = 0; i < AddsPerCheck; i++)
-                    {
-                        series.Add(3);
-                    }
-
-                    adds[index] += AddsPerCheck;
+                    series.Add(3);
                 }
             },
-            whileRunning: () =>
-            {
-                for (int i = 0; i < threads; i++)
-                {
-                    int tid = Volatile.Read(ref writerTids[i]);
-                    if (tid != 0 && Libc.TgKill(Environment.ProcessId, tid, SigWinch) == 0)
-                    {
-                        signals++;
-                    }
-                }
+            () => series.Read());
 
-                series.Read();
-                if (RestartableSequence.RestartCount - restartsBefore >= EnoughRestarts || elapsed.Elapsed > TimeSpan.FromSeconds(30))
-                {
-                    Volatile.Write(ref stop, true);
-                }
-            });
-
-        Assert.Equal(3 * adds.Sum(), series.Read());
-        long restarts = RestartableSequence.RestartCount - restartsBefore;
-        output.WriteLine($"{threads} threads, {adds.Sum()} adds in {elapsed.Elapsed.TotalSeconds:F1} s; signals sent: {signals}; restarts: {restarts}");
+        long adds = batches * AddsPerBatch;
+        Assert.Equal(3 * adds, series.Read());
+        output.WriteLine($"{threads} threads, {adds} adds in {elapsed.TotalSeconds:F1} s; signals sent: {signals}; restarts: {restarts}");
         Assert.True(restarts > 0, $"no add was restarted in {signals} signals, so the restart path went untested");
     }
 

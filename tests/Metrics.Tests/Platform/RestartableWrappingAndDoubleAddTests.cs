@@ -205,63 +205,27 @@ public unsafe class RestartableWrappingAndDoubleAddTests(ITestOutputHelper outpu
         var registry = new MetricRegistry(Storages.Options(Storages.PerProcessorRestartable));
         var series = new SlotKindsSeries(registry);
         Assert.Equal(WritePath.RestartableSequence, series.WritePath);
-        int threads = Math.Max(8, Environment.ProcessorCount * 4);
-        const int RoundsPerCheck = 5_000;
-        const int EnoughRestarts = 10;
-        long restartsBefore = RestartableSequence.RestartCount;
+        const int RoundsPerBatch = 5_000;
 
-        // As RestartableSequenceTests' signalled writers, with only wrapping and double adds, so
-        // that every restart counted here is one of theirs (this collection runs alone). Each round
+        // Only wrapping and double adds, so that every restart counted is one of theirs. Each round
         // adds +5 and -2 (wrapping) and 0.75 and -0.25 (double, exact in any order).
-        const int SigWinch = 28;
-        using PosixSignalRegistration handled = PosixSignalRegistration.Create(PosixSignal.SIGWINCH, context => context.Cancel = true);
-        int[] writerTids = new int[threads];
-        long[] rounds = new long[threads];
-        long signals = 0;
-        bool stop = false;
-        var elapsed = Stopwatch.StartNew();
-
-        ConcurrentWriters.Run(
-            threads,
-            index =>
+        (int threads, long batches, long signals, long restarts, TimeSpan elapsed) = SignalledWriters.Run(
+            () =>
             {
-                Volatile.Write(ref writerTids[index], Libc.GetTid());
-                while (!Volatile.Read(ref stop))
+                for (int i = 0; i < RoundsPerBatch; i++)
                 {
-                    for (int i = 0; i < RoundsPerCheck; i++)
-                    {
-                        series.AddWrapping(5);
-                        series.AddDouble(0.75);
-                        series.AddWrapping(-2);
-                        series.AddDouble(-0.25);
-                    }
-
-                    rounds[index] += RoundsPerCheck;
+                    series.AddWrapping(5);
+                    series.AddDouble(0.75);
+                    series.AddWrapping(-2);
+                    series.AddDouble(-0.25);
                 }
             },
-            whileRunning: () =>
-            {
-                for (int i = 0; i < threads; i++)
-                {
-                    int tid = Volatile.Read(ref writerTids[i]);
-                    if (tid != 0 && Libc.TgKill(Environment.ProcessId, tid, SigWinch) == 0)
-                    {
-                        signals++;
-                    }
-                }
+            () => series.ReadWrapping());
 
-                series.ReadWrapping();
-                if (RestartableSequence.RestartCount - restartsBefore >= EnoughRestarts || elapsed.Elapsed > TimeSpan.FromSeconds(30))
-                {
-                    Volatile.Write(ref stop, true);
-                }
-            });
-
-        long total = rounds.Sum();
+        long total = batches * RoundsPerBatch;
         Assert.Equal(3 * total, series.ReadWrapping());
         Assert.Equal(0.5 * total, series.ReadDouble());
-        long restarts = RestartableSequence.RestartCount - restartsBefore;
-        output.WriteLine($"{threads} threads, {total} rounds in {elapsed.Elapsed.TotalSeconds:F1} s; signals sent: {signals}; restarts: {restarts}");
+        output.WriteLine($"{threads} threads, {total} rounds in {elapsed.TotalSeconds:F1} s; signals sent: {signals}; restarts: {restarts}");
         Assert.True(restarts > 0, $"no add was restarted in {signals} signals, so the restart path went untested");
     }
 }

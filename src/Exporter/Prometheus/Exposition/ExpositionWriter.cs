@@ -3,15 +3,21 @@ using System.Text;
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
-/// Writes the text exposition format 0.0.4: a family's <c># HELP</c> and <c># TYPE</c> lines,
+/// Writes the text exposition format 0.0.4, or OpenMetrics 1.0 text (<see cref="Format"/>): a family's <c># HELP</c> and <c># TYPE</c> lines,
 /// then every sample through one primitive, <see cref="WriteSample(string, string, LabelBlock, string?, double, long)"/>,
 /// after prometheus/common's <c>expfmt/text_create.go</c> (<c>writeSample(name, suffix, metric,
 /// extraLabel, value)</c>). Reused from scrape to scrape; not thread-safe.
 /// </summary>
 /// <remarks>
-/// With <see cref="ChecksDuplicates"/> (on in debug builds, and in the tests), the writer throws
+/// <para>The sources write every family the same way in both formats; the few places the formats
+/// differ are here: the header (OpenMetrics: <c># TYPE</c>, <c># UNIT</c>, <c># HELP</c>, a
+/// counter family named without <c>_total</c>, help escaped as a label value), floating-point
+/// numbers (<c>1.0</c>, not <c>1</c>), a histogram's <c>_count</c> before its <c>_sum</c> as in the
+/// specification's examples, the <c>_created</c> samples (<see cref="WriteCreated"/>) and
+/// <c># EOF</c> (<see cref="WriteEnd"/>), which the text format 0.0.4 has not.</para>
+/// <para>With <see cref="ChecksDuplicates"/> (on in debug builds, and in the tests), the writer throws
 /// when a sample repeats one already written since <see cref="Clear"/> under the same name and
-/// labels: a series Prometheus would store once, keeping the first value and dropping the rest.
+/// labels: a series Prometheus would store once, keeping the first value and dropping the rest.</para>
 /// </remarks>
 internal sealed class ExpositionWriter
 {
@@ -27,6 +33,12 @@ internal sealed class ExpositionWriter
     /// <summary>Whether a repeated series throws <see cref="InvalidOperationException"/>.</summary>
     public bool ChecksDuplicates { get; init; } = ChecksDuplicatesByDefault;
 
+    /// <summary>The format of what is written next; set it after <see cref="Clear"/>, before the first family.</summary>
+    public PrometheusExpositionFormat Format { get; set; }
+
+    /// <summary>Whether <see cref="Format"/> is OpenMetrics.</summary>
+    public bool IsOpenMetrics => Format == PrometheusExpositionFormat.OpenMetrics;
+
     /// <summary>The bytes written since <see cref="Clear"/>.</summary>
     public ReadOnlySpan<byte> WrittenSpan => _text.WrittenSpan;
 
@@ -39,9 +51,22 @@ internal sealed class ExpositionWriter
         _written.Clear();
     }
 
-    /// <summary>The <c># HELP</c> line (when <paramref name="help"/> is not empty) and the <c># TYPE</c> line of a family.</summary>
-    public void WriteHeader(string family, PrometheusType type, string? help)
+    /// <summary>The header of a family: in the text format 0.0.4 its <c># HELP</c> line (when
+    /// <paramref name="help"/> is not empty) and <c># TYPE</c> line; in OpenMetrics its
+    /// <c># TYPE</c>, <c># UNIT</c> (when <paramref name="unit"/> is given and the family name ends
+    /// with <c>_</c> and it, as the specification requires) and <c># HELP</c> lines.</summary>
+    /// <param name="family">The family name of the text format 0.0.4: a counter's is its sample name <c>B_total</c>, which OpenMetrics names <c>B</c>.</param>
+    /// <param name="type">The family's type.</param>
+    /// <param name="help">The help text, or null or empty for none.</param>
+    /// <param name="unit">The unit as the name's suffix says it (<c>seconds</c>, <c>bytes</c>), or null or empty for none.</param>
+    public void WriteHeader(string family, PrometheusType type, string? help, string? unit = null)
     {
+        if (IsOpenMetrics)
+        {
+            WriteOpenMetricsHeader(OpenMetricsFamilyName(family, type), type, help, unit);
+            return;
+        }
+
         if (!string.IsNullOrEmpty(help))
         {
             _text.Write("# HELP ");
@@ -56,11 +81,41 @@ internal sealed class ExpositionWriter
         _text.Write(type switch
         {
             PrometheusType.Counter => " counter\n",
-            PrometheusType.Gauge => " gauge\n",
+            PrometheusType.Gauge or PrometheusType.Info => " gauge\n",
             PrometheusType.Summary => " summary\n",
             PrometheusType.Histogram => " histogram\n",
             _ => throw new ArgumentOutOfRangeException(nameof(type), type, "Not a type the text format carries."),
         });
+    }
+
+    /// <summary>
+    /// In OpenMetrics, the <c>_created</c> sample of one series of a counter, histogram or summary:
+    /// when the series started counting, in seconds since the Unix epoch. Nothing in the text
+    /// format 0.0.4, or when <paramref name="created"/> is null (not known).
+    /// </summary>
+    /// <param name="family">The family name as given to <see cref="WriteHeader"/>.</param>
+    /// <param name="type">The family's type.</param>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="created">When the series started, or null.</param>
+    public void WriteCreated(string family, PrometheusType type, LabelBlock labels, DateTimeOffset? created)
+    {
+        if (!IsOpenMetrics || created is not { } time)
+        {
+            return;
+        }
+
+        WriteNameAndLabels(OpenMetricsFamilyName(family, type), "_created", labels, null, 0);
+        _text.WriteUnixSeconds(time);
+        _text.Write((byte)'\n');
+    }
+
+    /// <summary>Ends the exposition: <c># EOF</c> in OpenMetrics, nothing in the text format 0.0.4.</summary>
+    public void WriteEnd()
+    {
+        if (IsOpenMetrics)
+        {
+            _text.Write("# EOF\n");
+        }
     }
 
     /// <summary>One sample of integer value: <c>name suffix{labels,extra="bound"} value</c>.</summary>
@@ -81,7 +136,7 @@ internal sealed class ExpositionWriter
     public void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, double value)
     {
         WriteNameAndLabels(name, suffix, labels, extraLabelName, extraLabelValue);
-        _text.Write(value);
+        WriteFloat(value);
         _text.Write((byte)'\n');
     }
 
@@ -98,7 +153,8 @@ internal sealed class ExpositionWriter
     /// <param name="boundaries">The bucket boundaries, increasing.</param>
     /// <param name="bucketCounts">The count of each bucket, not cumulative: one more than <paramref name="boundaries"/>, the last (b[n-1], +∞).</param>
     /// <param name="sum">The sum of the values recorded.</param>
-    public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> bucketCounts, double sum)
+    /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
+    public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> bucketCounts, double sum, DateTimeOffset? created = null)
     {
         long cumulative = 0;
         for (int i = 0; i < boundaries.Count; i++)
@@ -109,8 +165,25 @@ internal sealed class ExpositionWriter
 
         cumulative = SaturatingAdd(cumulative, bucketCounts[boundaries.Count]);
         WriteSample(name, "_bucket", labels, "le", double.PositiveInfinity, cumulative);
-        WriteSample(name, "_sum", labels, null, 0, sum);
-        WriteSample(name, "_count", labels, null, 0, cumulative);
+        WriteCountAndSum(name, labels, cumulative, sum);
+        WriteCreated(name, PrometheusType.Histogram, labels, created);
+    }
+
+    /// <summary>The <c>_sum</c> and <c>_count</c> samples of a histogram series, in the format's
+    /// order: <c>_sum</c> first in the text format 0.0.4 (prometheus/common's <c>expfmt</c>),
+    /// <c>_count</c> first in OpenMetrics (the specification's histogram examples).</summary>
+    public void WriteCountAndSum(string name, LabelBlock labels, long count, double sum)
+    {
+        if (IsOpenMetrics)
+        {
+            WriteSample(name, "_count", labels, null, 0, count);
+            WriteSample(name, "_sum", labels, null, 0, sum);
+        }
+        else
+        {
+            WriteSample(name, "_sum", labels, null, 0, sum);
+            WriteSample(name, "_count", labels, null, 0, count);
+        }
     }
 
     /// <summary>Copies text already in the format (a family another writer wrote).</summary>
@@ -120,13 +193,80 @@ internal sealed class ExpositionWriter
 
     public override string ToString() => _text.ToString();
 
+    /// <summary>A counter family's OpenMetrics name: its sample name less <c>_total</c>; an info
+    /// family's, less <c>_info</c>; any other family's name as it is.</summary>
+    /// <remarks>A span of the name, so that a scrape's <c>_created</c> samples allocate nothing.</remarks>
+    private static ReadOnlySpan<char> OpenMetricsFamilyName(string family, PrometheusType type) => type switch
+    {
+        PrometheusType.Counter => WithoutSuffix(family, "_total"),
+        PrometheusType.Info => WithoutSuffix(family, "_info"),
+        _ => family,
+    };
+
+    private static ReadOnlySpan<char> WithoutSuffix(string name, string suffix) =>
+        name.Length > suffix.Length && name.EndsWith(suffix, StringComparison.Ordinal) ? name.AsSpan(0, name.Length - suffix.Length) : name;
+
+    private void WriteOpenMetricsHeader(ReadOnlySpan<char> family, PrometheusType type, string? help, string? unit)
+    {
+        _text.Write("# TYPE ");
+        _text.Write(family);
+        _text.Write(type switch
+        {
+            PrometheusType.Counter => " counter\n",
+            PrometheusType.Gauge => " gauge\n",
+            PrometheusType.Summary => " summary\n",
+            PrometheusType.Histogram => " histogram\n",
+            PrometheusType.Info => " info\n",
+            _ => throw new ArgumentOutOfRangeException(nameof(type), type, "Not a type OpenMetrics carries here."),
+        });
+
+        // The specification: "the MetricFamily name MUST be suffixed by an underscore followed by the unit".
+        if (!string.IsNullOrEmpty(unit) && family.Length > unit.Length && family.EndsWith(unit, StringComparison.Ordinal) && family[family.Length - unit.Length - 1] == '_')
+        {
+            _text.Write("# UNIT ");
+            _text.Write(family);
+            _text.Write((byte)' ');
+            _text.Write(unit);
+            _text.Write((byte)'\n');
+        }
+
+        if (!string.IsNullOrEmpty(help))
+        {
+            _text.Write("# HELP ");
+            _text.Write(family);
+            _text.Write((byte)' ');
+            _text.WriteOpenMetricsHelp(help);
+            _text.Write((byte)'\n');
+        }
+    }
+
+    private void WriteFloat(double value)
+    {
+        if (IsOpenMetrics)
+        {
+            _text.WriteOpenMetrics(value);
+        }
+        else
+        {
+            _text.Write(value);
+        }
+    }
+
     private static long SaturatingAdd(long total, long count) => total > long.MaxValue - count ? long.MaxValue : total + count;
 
-    private void WriteNameAndLabels(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
+    private void WriteNameAndLabels(ReadOnlySpan<char> name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
     {
         int start = _text.WrittenSpan.Length;
         _text.Write(name);
         _text.Write(suffix);
+
+        // No braces for no labels, as both specifications' examples write such a sample (foo_count 17).
+        if (labels.Utf8.IsEmpty && extraLabelName is null)
+        {
+            FinishNameAndLabels(start);
+            return;
+        }
+
         _text.Write((byte)'{');
         _text.Write(labels.Utf8);
         if (extraLabelName is not null)
@@ -138,11 +278,16 @@ internal sealed class ExpositionWriter
 
             _text.Write(extraLabelName);
             _text.Write("=\"");
-            _text.Write(extraLabelValue);
+            WriteFloat(extraLabelValue);
             _text.Write((byte)'"');
         }
 
         _text.Write((byte)'}');
+        FinishNameAndLabels(start);
+    }
+
+    private void FinishNameAndLabels(int start)
+    {
         if (ChecksDuplicates)
         {
             CheckNotWritten(start);

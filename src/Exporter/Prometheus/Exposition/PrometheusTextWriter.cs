@@ -46,9 +46,42 @@ internal sealed class PrometheusTextWriter
     /// <summary>Writes <paramref name="text"/> unescaped: for names and fixed syntax.</summary>
     public void Write(string text) => WriteUtf8(text);
 
+    /// <summary>Writes <paramref name="text"/> unescaped: for a part of a name.</summary>
+    public void Write(ReadOnlySpan<char> text) => WriteUtf8(text);
+
     public void WriteLabelValue(string value) => WriteEscaped(value, s_labelValueEscapes);
 
     public void WriteHelp(string text) => WriteEscaped(text, s_helpEscapes);
+
+    /// <summary>Writes help text as OpenMetrics 1.0 escapes it: as a label value (<c>\\</c>, <c>\"</c>, <c>\n</c>), its ABNF's <c>escaped-string</c>.</summary>
+    public void WriteOpenMetricsHelp(string text) => WriteEscaped(text, s_labelValueEscapes);
+
+    /// <summary>
+    /// Writes <paramref name="value"/> as client_golang's OpenMetrics encoder does
+    /// (<c>writeOpenMetricsFloat</c>): Go's shortest form, with <c>.0</c> after a number that has
+    /// neither a point nor an exponent, so that <c>1</c> is <c>1.0</c> as in the specification's
+    /// canonical <c>le</c> values; <c>NaN</c>, <c>+Inf</c>, <c>-Inf</c> as they are.
+    /// </summary>
+    public void WriteOpenMetrics(double value)
+    {
+        int start = _length;
+        Write(value);
+        ReadOnlySpan<byte> written = _buffer.AsSpan(start, _length - start);
+        if (double.IsFinite(value) && written.IndexOfAny("e."u8) < 0)
+        {
+            Write(".0"u8);
+        }
+    }
+
+    /// <summary>Writes seconds since the Unix epoch in plain decimal with milliseconds at most
+    /// (<c>1520430000.123</c>, <c>1605281325.0</c>), as the OpenMetrics specification's <c>_created</c> examples do.</summary>
+    public void WriteUnixSeconds(DateTimeOffset time)
+    {
+        double seconds = time.ToUnixTimeMilliseconds() / 1000.0;
+        Span<byte> span = GetSpan(32);
+        seconds.TryFormat(span, out int written, "0.0##", CultureInfo.InvariantCulture);
+        _length += written;
+    }
 
     public void Write(long value)
     {

@@ -1,7 +1,9 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Listening;
+using ScalableMetrics.Exporter.Prometheus;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 
 namespace ScalableMetrics.Exporter;
@@ -19,24 +21,42 @@ namespace ScalableMetrics.Exporter;
 /// <para>No family is written twice and no two samples are ones Prometheus would store as one:
 /// a family of the <c>MeterProvider</c> whose name the registry's part already wrote is left out
 /// and logged once as a warning, and a tag can never take the place of a scope label.</para>
-/// <para>Thread-safe. Scrapes run one at a time; one that arrives during another waits, then
-/// reads afresh. Independent of the <c>MeterProvider</c>'s other collections (a <c>ForceFlush</c>,
+/// <para>Thread-safe. Concurrent scrapes are coalesced: one that arrives while a collection runs
+/// waits for it and gets its body; one that arrives when none runs starts a collection, so a
+/// scrape never reads older values than a scrape that ended before it started. Collections run
+/// one at a time, each to its end on the thread pool, whatever becomes of the scrapes waiting
+/// for it. Independent of the <c>MeterProvider</c>'s other collections (a <c>ForceFlush</c>,
 /// another reader): they share no buffer with a scrape.</para>
+/// <para>Disposing it ends every scrape waiting, and refuses later ones, with an
+/// <see cref="ObjectDisposedException"/>; a collection running finishes in the background.</para>
 /// </remarks>
-public sealed class PrometheusScraper
+public sealed partial class PrometheusScraper : IDisposable
 {
-    /// <summary>The content type of <see cref="ScrapeAsync"/>'s result: <c>text/plain; version=0.0.4; charset=utf-8</c>.</summary>
+    /// <summary>The content type of <see cref="ScrapeAsync(CancellationToken)"/>'s result: <c>text/plain; version=0.0.4; charset=utf-8</c>.</summary>
     public const string ContentType = PrometheusPullExporter.ContentType;
+
+    /// <summary>The content type of a scrape in <see cref="PrometheusExpositionFormat.OpenMetrics"/>: <c>application/openmetrics-text; version=1.0.0; charset=utf-8</c>.</summary>
+    public const string OpenMetricsContentType = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+    /// <summary>The name of the family that carries the resource attributes: <c>target_info</c>.</summary>
+    internal const string TargetInfoName = "target_info";
 
     private readonly SemaphoreSlim _scrapeLock = new(1, 1);
     private readonly RegistrySource _registry;
     private readonly MeterProviderSource? _otherMeters;
     private readonly MeterListenerHost? _listened;
-    private readonly ProtobufExpositionWriter _protobuf;
     private readonly ILogger _logger;
     private readonly Dictionary<ListenedScope, RegistrySource> _listenedSources = [];
     private readonly ExpositionWriter _output = new();
     private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
+    private LabelBlock? _targetInfo;
+
+    // One coalescer per exposition format: scrapes of one format share a body, never another's.
+    private readonly ScrapeCoalescer _text;
+    private readonly ScrapeCoalescer _openMetrics;
+
+    // Canceled, never disposed, by Dispose: a scrape may still be linking its token to it.
+    private readonly CancellationTokenSource _disposing = new();
 
     /// <summary>Creates a scraper of <paramref name="registry"/> and, optionally, of a <c>MeterProvider</c>'s other meters.</summary>
     /// <param name="registry">The registry whose instruments every scrape writes.</param>
@@ -62,23 +82,112 @@ public sealed class PrometheusScraper
         _logger = log;
         _listened = listened;
         _registry = new RegistrySource(registry, scopeName, scopeVersion, log);
-        _protobuf = new ProtobufExpositionWriter(registry, scopeName, scopeVersion);
         _otherMeters = otherMeters is null ? null : new MeterProviderSource(otherMeters, log);
+        _text = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.Text));
+        _openMetrics = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.OpenMetrics));
     }
 
-    /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape.</summary>
+    /// <summary>How many collections ran: fewer than the scrapes when concurrent ones were coalesced. For tests.</summary>
+    internal int Collections => _text.Collections + _openMetrics.Collections;
+
+    /// <summary>
+    /// The resource attributes (<c>service.name</c>, <c>service.instance.id</c>,
+    /// <c>service.version</c>, ...) written as the labels of a <c>target_info</c> gauge of value 1
+    /// first in every scrape, as OpenTelemetry's Prometheus compatibility specification asks
+    /// (keys sanitized: <c>service_name</c>); none, and no <c>target_info</c>, when empty. Set before the first scrape.
+    /// </summary>
+    internal IEnumerable<KeyValuePair<string, object?>> ResourceAttributes
+    {
+        init
+        {
+            KeyValuePair<string, object?>[] attributes = [.. value];
+            _targetInfo = attributes.Length == 0 ? null : LabelBlock.Create(new PrometheusTextWriter(), [], attributes);
+        }
+    }
+
+    /// <summary>The content type of a scrape in <paramref name="format"/>.</summary>
+    /// <param name="format">The format.</param>
+    /// <returns><see cref="OpenMetricsContentType"/> or <see cref="ContentType"/>.</returns>
+    public static string ContentTypeOf(PrometheusExpositionFormat format) =>
+        format == PrometheusExpositionFormat.OpenMetrics ? OpenMetricsContentType : ContentType;
+
+    /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape in the text format 0.0.4.</summary>
     /// <param name="cancellationToken">Cancels the wait for a scrape in progress; a scrape, once started, runs to its end.</param>
     /// <returns>The UTF-8 text, a new array the caller owns; its content type is <see cref="ContentType"/>.</returns>
     /// <exception cref="InvalidOperationException">The <c>MeterProvider</c>'s collection failed, or its exporter is not attached to one.</exception>
+    /// <exception cref="ObjectDisposedException">This scraper, or the <c>MeterProvider</c>'s exporter, is disposed.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
+    public Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default) =>
+        ScrapeAsync(PrometheusExpositionFormat.Text, cancellationToken);
+
+    /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape in <paramref name="format"/>.</summary>
+    /// <param name="format">The text format; its content type is <see cref="ContentTypeOf"/>.</param>
+    /// <param name="cancellationToken">Cancels the wait for a scrape in progress; a scrape, once started, runs to its end.</param>
+    /// <returns>The UTF-8 text, a new array the caller owns.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="format"/> is not a defined format.</exception>
+    /// <exception cref="InvalidOperationException">The <c>MeterProvider</c>'s collection failed, or its exporter is not attached to one.</exception>
     /// <exception cref="ObjectDisposedException">The <c>MeterProvider</c>'s exporter is disposed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
-    public async Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default)
+    public async Task<byte[]> ScrapeAsync(PrometheusExpositionFormat format, CancellationToken cancellationToken = default)
     {
-        await _scrapeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
+        if (format is not (PrometheusExpositionFormat.Text or PrometheusExpositionFormat.OpenMetrics))
+        {
+            throw new ArgumentOutOfRangeException(nameof(format), format, "Not a format the scraper writes: Text or OpenMetrics.");
+        }
+
+        byte[] shared = await ScrapeSharedAsync(format, Timeout.InfiniteTimeSpan, cancellationToken).ConfigureAwait(false);
+        return shared.AsSpan().ToArray();
+    }
+
+    /// <summary>
+    /// The scrape's body in <paramref name="format"/>, shared with every scrape of that format that joined the same collection: write it, never change it.
+    /// </summary>
+    /// <param name="format">The text format (Text or OpenMetrics).</param>
+    /// <param name="timeout">How long to wait for the body (<see cref="Timeout.InfiniteTimeSpan"/> for ever); past it, the
+    /// scrape is logged and fails, and the collection, left to run, serves the scrapes that join it before it ends.</param>
+    /// <param name="cancellationToken">Cancels the wait (not the collection).</param>
+    /// <exception cref="TimeoutException">The body was not ready within <paramref name="timeout"/>.</exception>
+    /// <exception cref="ObjectDisposedException">This scraper was disposed before or while waiting, or the <c>MeterProvider</c>'s exporter is.</exception>
+    /// <exception cref="InvalidOperationException">The collection failed.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
+    internal async Task<byte[]> ScrapeSharedAsync(PrometheusExpositionFormat format, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        CancellationToken disposing = _disposing.Token;
+        ObjectDisposedException.ThrowIf(disposing.IsCancellationRequested, this);
+
+        // Before joining: WaitAsync returns a collection already finished even to a canceled token.
+        cancellationToken.ThrowIfCancellationRequested();
+        Task<byte[]> collection = (format == PrometheusExpositionFormat.OpenMetrics ? _openMetrics : _text).JoinOrStart();
+        using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, disposing);
+        try
+        {
+            return await collection.WaitAsync(timeout, wait.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (disposing.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
+        {
+            throw new ObjectDisposedException(nameof(PrometheusScraper), "The scraper was disposed while the scrape waited for its collection.");
+        }
+        catch (TimeoutException)
+        {
+            LogScrapeTimedOut(_logger, timeout.TotalSeconds);
+            throw;
+        }
+    }
+
+    /// <summary>Ends every scrape waiting with an <see cref="ObjectDisposedException"/>, and refuses later ones. Idempotent, thread-safe.</summary>
+    /// <remarks>A collection running is not stopped: it finishes in the background, and its body is dropped.</remarks>
+    public void Dispose() => _disposing.Cancel();
+
+    // One collection in one format; they run one at a time, as they share the buffers.
+    private async Task<byte[]> CollectAsync(PrometheusExpositionFormat format)
+    {
+        await _scrapeLock.WaitAsync().ConfigureAwait(false);
         try
         {
             _output.Clear();
+            _output.Format = format;
             _takenNames.Clear();
+            WriteTargetInfo();
             _registry.Write(_output, _takenNames);
             if (_listened is not null)
             {
@@ -99,6 +208,7 @@ public sealed class PrometheusScraper
                 await _otherMeters.WriteAsync(_output, _takenNames, CancellationToken.None).ConfigureAwait(false);
             }
 
+            _output.WriteEnd();
             return _output.ToArray();
         }
         finally
@@ -107,20 +217,17 @@ public sealed class PrometheusScraper
         }
     }
 
-    /// <summary>Whether <see cref="ScrapeProtobufAsync"/> holds every series a text scrape does: the registry is the only source (no listened meters, no <c>MeterProvider</c>).</summary>
-    internal bool CanScrapeProtobuf => _otherMeters is null && (_listened is null || _listened.Scopes.Count == 0);
-
-    /// <summary>Reads the registry and returns it in the protobuf exposition (<see cref="ProtobufExpositionWriter.ContentType"/>), serialized with text scrapes.</summary>
-    internal async Task<byte[]> ScrapeProtobufAsync(CancellationToken cancellationToken = default)
+    private void WriteTargetInfo()
     {
-        await _scrapeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
-        try
+        // The name is reserved even without attributes: no instrument may pass for the resource.
+        _takenNames.Add(TargetInfoName);
+        if (_targetInfo is not null)
         {
-            return _protobuf.Write();
-        }
-        finally
-        {
-            _scrapeLock.Release();
+            _output.WriteHeader(TargetInfoName, PrometheusType.Info, "Target metadata");
+            _output.WriteSample(TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);
         }
     }
+
+    [LoggerMessage(EventId = 30, Level = LogLevel.Warning, Message = "A Prometheus scrape was answered 503: its collection took longer than the scrape timeout of {TimeoutSeconds} s. The collection runs to its end; scrapes that arrive before it ends get its body.")]
+    private static partial void LogScrapeTimedOut(ILogger logger, double timeoutSeconds);
 }

@@ -17,6 +17,11 @@ internal sealed partial class MeterProviderSource(PrometheusPullExporter exporte
     public async Task WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
     {
         PrometheusCollection collection = await exporter.CollectAsync(cancellationToken).ConfigureAwait(false);
+        if (output.IsOpenMetrics)
+        {
+            collection = collection.OpenMetrics ?? PrometheusCollection.Empty;
+        }
+
         foreach (PrometheusCollection.Family family in collection.Families)
         {
             if (family.SampleNames.Any(takenNames.Contains))

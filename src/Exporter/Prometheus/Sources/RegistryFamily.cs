@@ -25,6 +25,12 @@ internal sealed class RegistryFamily
         Type = type;
         Help = instrument.Description;
         SampleNames = sampleNames;
+        Unit = instrument is OperationData ? "seconds" : ExportedNames.UnitSuffix(instrument.Unit);
+
+        // An observable counter's values start wherever its callback's source started, which it does not say.
+        Created = type is PrometheusType.Counter or PrometheusType.Histogram or PrometheusType.Summary && instrument is not ObservableInstrument
+            ? instrument.CreatedAt
+            : null;
     }
 
     public Instrument Instrument { get; }
@@ -34,6 +40,13 @@ internal sealed class RegistryFamily
     public PrometheusType Type { get; }
 
     public string? Help { get; }
+
+    /// <summary>The unit as the name's suffix spells it (<c>seconds</c>, <c>bytes</c>), or empty: OpenMetrics' <c># UNIT</c>.</summary>
+    public string Unit { get; }
+
+    /// <summary>When the family's series started counting (OpenMetrics' <c>_created</c>): the
+    /// instrument's creation, or null for gauges and observable instruments.</summary>
+    public DateTimeOffset? Created { get; }
 
     /// <summary>Every name the instrument reserves (<see cref="ExportedFamily.ReservedNames"/>), so
     /// that no other meter's family can be written under one of them.</summary>

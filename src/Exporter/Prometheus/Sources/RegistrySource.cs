@@ -112,7 +112,9 @@ internal sealed partial class RegistrySource
         WriteHeaderIfAny(output, family, readings.Count);
         foreach (CounterReading reading in readings)
         {
-            output.WriteSample(family.Name, string.Empty, Labels(reading.Tags), null, 0, reading.Value);
+            LabelBlock labels = Labels(reading.Tags);
+            output.WriteSample(family.Name, string.Empty, labels, null, 0, reading.Value);
+            output.WriteCreated(family.Name, family.Type, labels, family.Created);
         }
     }
 
@@ -130,7 +132,9 @@ internal sealed partial class RegistrySource
         WriteHeaderIfAny(output, family, readings.Count);
         foreach (DoubleReading reading in readings)
         {
-            output.WriteSample(family.Name, string.Empty, Labels(reading.Tags), null, 0, reading.Value);
+            LabelBlock labels = Labels(reading.Tags);
+            output.WriteSample(family.Name, string.Empty, labels, null, 0, reading.Value);
+            output.WriteCreated(family.Name, family.Type, labels, family.Created);
         }
     }
 
@@ -139,7 +143,7 @@ internal sealed partial class RegistrySource
         WriteHeaderIfAny(output, family, readings.Count);
         foreach (HistogramReading reading in readings)
         {
-            output.WriteHistogram(family.Name, Labels(reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum);
+            output.WriteHistogram(family.Name, Labels(reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, family.Created);
         }
     }
 
@@ -151,12 +155,13 @@ internal sealed partial class RegistrySource
             LabelBlock labels = Labels(reading.Tags);
             if (boundaries is not null && reading.BucketCounts is { } bucketCounts)
             {
-                output.WriteHistogram(family.Name, labels, boundaries, bucketCounts, reading.ElapsedSeconds);
+                output.WriteHistogram(family.Name, labels, boundaries, bucketCounts, reading.ElapsedSeconds, family.Created);
             }
             else
             {
                 output.WriteSample(family.Name, "_sum", labels, null, 0, reading.ElapsedSeconds);
                 output.WriteSample(family.Name, "_count", labels, null, 0, reading.Count);
+                output.WriteCreated(family.Name, family.Type, labels, family.Created);
             }
         }
     }
@@ -165,7 +170,7 @@ internal sealed partial class RegistrySource
     {
         if (sampleCount > 0)
         {
-            output.WriteHeader(family.Name, family.Type, family.Help);
+            output.WriteHeader(family.Name, family.Type, family.Help, family.Unit);
         }
     }
 

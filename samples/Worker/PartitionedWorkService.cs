@@ -1,0 +1,94 @@
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+
+namespace ScalableMetrics.Samples.Worker;
+
+/// <summary>
+/// Partitioned work on every core: one worker task per processor (a thread each), task <c>t</c>
+/// of <c>T</c> processing items <c>t</c>, <c>t + T</c>, <c>t + 2T</c>, ... Each item is a number
+/// whose Collatz sequence is walked to 1; every item adds 1 to the bound counter series
+/// <c>worker.items{work.kind="collatz"}</c> and records its step count in the histogram
+/// <c>worker.item.steps</c>. All tasks add to the same series at once, which is what the
+/// registry's per-processor partitions make cheap.
+/// </summary>
+public sealed class PartitionedWorkService : BackgroundService
+{
+    /// <summary>The step-count histogram's bucket boundaries, in steps.</summary>
+    public static readonly IReadOnlyList<double> StepBoundaries = [10, 25, 50, 100, 150, 200, 300, 500];
+
+    // Items between two looks at the stopping token: cheap next to the items themselves.
+    private const int ItemsPerBatch = 4096;
+
+    private readonly PartitionedWorkOptions _options;
+    private readonly ILogger<PartitionedWorkService> _logger;
+    private readonly CounterSeries _items;
+    private readonly HistogramSeries _steps;
+
+    /// <summary>Creates the service and its instruments.</summary>
+    /// <param name="registry">The registry the instruments are created in.</param>
+    /// <param name="options">How much work to do.</param>
+    /// <param name="logger">Logs the start and the end of the work.</param>
+    public PartitionedWorkService(MetricRegistry registry, IOptions<PartitionedWorkOptions> options, ILogger<PartitionedWorkService> logger)
+    {
+        _options = options.Value;
+        _logger = logger;
+        var kind = new KeyValuePair<string, object?>("work.kind", "collatz");
+        _items = registry.CreateCounter("worker.items", "{item}", "Items processed by the worker tasks.").Bind(kind);
+        _steps = registry.CreateHistogram("worker.item.steps", "{step}", "Collatz steps per item processed.", StepBoundaries).Bind(kind);
+    }
+
+    /// <inheritdoc/>
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        int tasks = _options.Tasks > 0 ? _options.Tasks : Environment.ProcessorCount;
+        long items = _options.Items;
+        _logger.LogInformation("Worker: {Tasks} tasks processing {Items} items", tasks, items > 0 ? items : "unbounded");
+
+        var workers = new Task[tasks];
+        for (int t = 0; t < tasks; t++)
+        {
+            int task = t;
+            workers[t] = Task.Factory.StartNew(() => Work(task, tasks, items, stoppingToken), stoppingToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        }
+
+        try
+        {
+            await Task.WhenAll(workers).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
+        {
+            return;
+        }
+
+        _logger.LogInformation("Worker: processed {Items} items; idle until the host stops", _items.Read());
+        await Task.Delay(Timeout.Infinite, stoppingToken).ConfigureAwait(false);
+    }
+
+    // Items task, task + tasks, ... below items (all of them when items is 0).
+    private void Work(int task, int tasks, long items, CancellationToken stoppingToken)
+    {
+        long item = task;
+        while (items == 0 || item < items)
+        {
+            stoppingToken.ThrowIfCancellationRequested();
+            for (int i = 0; i < ItemsPerBatch && (items == 0 || item < items); i++, item += tasks)
+            {
+                _steps.Record(CollatzSteps(item + 1));
+                _items.Increment();
+            }
+        }
+    }
+
+    private static long CollatzSteps(long n)
+    {
+        long steps = 0;
+        while (n != 1)
+        {
+            n = (n & 1) == 0 ? n >> 1 : (3 * n) + 1;
+            steps++;
+        }
+
+        return steps;
+    }
+}

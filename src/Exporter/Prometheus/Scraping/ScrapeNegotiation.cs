@@ -1,0 +1,106 @@
+namespace ScalableMetrics.Exporter.Prometheus.Scraping;
+
+/// <summary>
+/// What a scrape request asks for: the format from its <c>Accept</c> header and whether its
+/// <c>Accept-Encoding</c> takes gzip. Thread-safe (no state).
+/// </summary>
+/// <remarks>
+/// <para>The media range of highest quality that names a format wins, the first of equal
+/// quality; <c>q=0</c> is "not acceptable". OpenMetrics is served for
+/// <c>application/openmetrics-text</c> of version <c>1.0.0</c> or no version; text 0.0.4 for
+/// <c>text/plain</c> (version <c>0.0.4</c> or none), <c>text/*</c> and <c>*/*</c>. Prometheus
+/// 2.42 sends <c>application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1</c>,
+/// which gets OpenMetrics. A missing header, or one that names nothing served, gets text 0.0.4,
+/// as before content negotiation (client_golang answers so too, never 406).</para>
+/// </remarks>
+internal static class ScrapeNegotiation
+{
+    /// <summary>The format <paramref name="accept"/> (the <c>Accept</c> header's values joined by commas) asks for.</summary>
+    public static PrometheusExpositionFormat Format(string? accept)
+    {
+        if (string.IsNullOrWhiteSpace(accept))
+        {
+            return PrometheusExpositionFormat.Text;
+        }
+
+        PrometheusExpositionFormat best = PrometheusExpositionFormat.Text;
+        double bestQuality = 0;
+        foreach (string range in accept.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
+        {
+            string[] parts = range.Split(';', StringSplitOptions.TrimEntries);
+            string? version = null;
+            double quality = 1;
+            for (int i = 1; i < parts.Length; i++)
+            {
+                int equals = parts[i].IndexOf('=', StringComparison.Ordinal);
+                if (equals <= 0)
+                {
+                    continue;
+                }
+
+                string name = parts[i][..equals].Trim();
+                string value = parts[i][(equals + 1)..].Trim().Trim('"');
+                if (name.Equals("q", StringComparison.OrdinalIgnoreCase))
+                {
+                    quality = double.TryParse(value, System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out double q) ? Math.Clamp(q, 0, 1) : 0;
+                }
+                else if (name.Equals("version", StringComparison.OrdinalIgnoreCase))
+                {
+                    version = value;
+                }
+            }
+
+            if (quality > bestQuality && FormatOf(parts[0], version) is { } format)
+            {
+                best = format;
+                bestQuality = quality;
+            }
+        }
+
+        return best;
+    }
+
+    /// <summary>Whether <paramref name="acceptEncoding"/> (the <c>Accept-Encoding</c> header) takes gzip: <c>gzip</c> or <c>*</c> without <c>q=0</c>.</summary>
+    public static bool AcceptsGzip(string? acceptEncoding)
+    {
+        if (string.IsNullOrWhiteSpace(acceptEncoding))
+        {
+            return false;
+        }
+
+        foreach (string coding in acceptEncoding.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
+        {
+            string[] parts = coding.Split(';', StringSplitOptions.TrimEntries);
+            if (!parts[0].Equals("gzip", StringComparison.OrdinalIgnoreCase) && parts[0] != "*")
+            {
+                continue;
+            }
+
+            bool refused = parts.Skip(1).Any(static p => p.Replace(" ", string.Empty, StringComparison.Ordinal) is var q
+                && q.StartsWith("q=", StringComparison.OrdinalIgnoreCase)
+                && double.TryParse(q.AsSpan(2), System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out double value)
+                && value <= 0);
+            if (!refused)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private static PrometheusExpositionFormat? FormatOf(string mediaType, string? version)
+    {
+        if (mediaType.Equals("application/openmetrics-text", StringComparison.OrdinalIgnoreCase))
+        {
+            return version is null or "1.0.0" ? PrometheusExpositionFormat.OpenMetrics : null;
+        }
+
+        if (mediaType.Equals("text/plain", StringComparison.OrdinalIgnoreCase))
+        {
+            return version is null or "0.0.4" ? PrometheusExpositionFormat.Text : null;
+        }
+
+        return mediaType is "*/*" || mediaType.Equals("text/*", StringComparison.OrdinalIgnoreCase) ? PrometheusExpositionFormat.Text : null;
+    }
+}

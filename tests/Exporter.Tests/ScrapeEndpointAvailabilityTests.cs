@@ -1,0 +1,93 @@
+using System.Diagnostics.Metrics;
+using System.Net;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>The scrape endpoint answers 503, never hangs, when a scrape overruns its timeout or the service stops.</summary>
+public sealed class ScrapeEndpointAvailabilityTests
+{
+    [Fact]
+    public async Task A_scrape_past_the_prometheus_timeout_header_gets_503_and_the_next_one_200()
+    {
+        using var gate = new ManualResetEventSlim();
+        await using WebApplication app = await StartAsync(gate);
+        using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
+
+        using var late = new HttpRequestMessage(HttpMethod.Get, "/metrics");
+        late.Headers.Add("X-Prometheus-Scrape-Timeout-Seconds", "0.1");
+        using HttpResponseMessage timedOut = await client.SendAsync(late);
+        Assert.Equal(HttpStatusCode.ServiceUnavailable, timedOut.StatusCode);
+
+        gate.Set();
+        using HttpResponseMessage next = await client.GetAsync("/metrics");
+        Assert.Equal(HttpStatusCode.OK, next.StatusCode);
+        Assert.Equal("7", PrometheusText.Single(PrometheusText.Parse(await next.Content.ReadAsStringAsync()), "slow").Value);
+    }
+
+    [Fact]
+    public async Task The_option_is_the_timeout_when_the_header_is_absent()
+    {
+        using var gate = new ManualResetEventSlim();
+        await using WebApplication app = await StartAsync(gate, TimeSpan.FromMilliseconds(100));
+        using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
+
+        using HttpResponseMessage timedOut = await client.GetAsync("/metrics");
+        Assert.Equal(HttpStatusCode.ServiceUnavailable, timedOut.StatusCode);
+        gate.Set();
+    }
+
+    [Fact]
+    public async Task Scrapes_waiting_when_the_application_stops_and_scrapes_after_get_503()
+    {
+        using var gate = new ManualResetEventSlim();
+        await using WebApplication app = await StartAsync(gate);
+        using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
+
+        Task<HttpResponseMessage> waiting = client.GetAsync("/metrics");
+        app.Services.GetRequiredService<IHostApplicationLifetime>().StopApplication();
+        using HttpResponseMessage stopped = await waiting;
+        Assert.Equal(HttpStatusCode.ServiceUnavailable, stopped.StatusCode);
+        using HttpResponseMessage after = await client.GetAsync("/metrics");
+        Assert.Equal(HttpStatusCode.ServiceUnavailable, after.StatusCode);
+        gate.Set();
+    }
+
+    [Fact]
+    public async Task A_scrape_of_a_disposed_scraper_gets_503()
+    {
+        using var gate = new ManualResetEventSlim(initialState: true);
+        await using WebApplication app = await StartAsync(gate);
+        using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
+
+        using HttpResponseMessage before = await client.GetAsync("/metrics");
+        Assert.Equal(HttpStatusCode.OK, before.StatusCode);
+        app.Services.GetRequiredService<PrometheusScraper>().Dispose();
+        using HttpResponseMessage after = await client.GetAsync("/metrics");
+        Assert.Equal(HttpStatusCode.ServiceUnavailable, after.StatusCode);
+    }
+
+    private static async Task<WebApplication> StartAsync(ManualResetEventSlim gate, TimeSpan? scrapeTimeout = null)
+    {
+        WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(["--urls", "http://127.0.0.1:0"]);
+        builder.Services.AddScalableMetrics(o =>
+        {
+            o.MeterName = "test.availability." + Guid.NewGuid().ToString("N");
+            o.ScrapeTimeout = scrapeTimeout ?? o.ScrapeTimeout;
+        });
+        WebApplication app = builder.Build();
+        app.Services.GetRequiredService<MetricRegistry>().CreateObservableGauge("slow", () => Slow(gate));
+        app.MapPrometheusScrapingEndpoint();
+        await app.StartAsync();
+        return app;
+    }
+
+    private static IEnumerable<Measurement<long>> Slow(ManualResetEventSlim gate)
+    {
+        gate.Wait();
+        return [new Measurement<long>(7)];
+    }
+}

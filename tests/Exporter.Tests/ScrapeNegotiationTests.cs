@@ -1,0 +1,46 @@
+using ScalableMetrics.Exporter.Prometheus.Scraping;
+
+namespace ScalableMetrics.Exporter.Tests;
+
+/// <summary>The <c>Accept</c> and <c>Accept-Encoding</c> headers a scrape may send, and the format and coding each gets.</summary>
+public sealed class ScrapeNegotiationTests
+{
+    [Theory]
+    // Prometheus 2.42's scrape Accept header (scrape/scrape.go, acceptHeader).
+    [InlineData("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1", PrometheusExpositionFormat.OpenMetrics)]
+    [InlineData("application/openmetrics-text; version=1.0.0", PrometheusExpositionFormat.OpenMetrics)]
+    [InlineData("application/openmetrics-text", PrometheusExpositionFormat.OpenMetrics)]
+    [InlineData("Application/OpenMetrics-Text; Version=1.0.0; charset=utf-8", PrometheusExpositionFormat.OpenMetrics)]
+    [InlineData("text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.5", PrometheusExpositionFormat.Text)]
+    [InlineData("text/plain;q=0.5,application/openmetrics-text;q=0.8", PrometheusExpositionFormat.OpenMetrics)]
+    [InlineData("application/openmetrics-text;version=1.0.0;q=0,text/plain", PrometheusExpositionFormat.Text)]
+    [InlineData("application/openmetrics-text;version=0.0.1", PrometheusExpositionFormat.Text)]
+    [InlineData("application/openmetrics-text;version=2.0.0", PrometheusExpositionFormat.Text)]
+    [InlineData("text/plain; version=0.0.4", PrometheusExpositionFormat.Text)]
+    [InlineData("*/*", PrometheusExpositionFormat.Text)]
+    [InlineData("application/json", PrometheusExpositionFormat.Text)]
+    [InlineData("application/openmetrics-text;q=abc", PrometheusExpositionFormat.Text)]
+    [InlineData(";;,,", PrometheusExpositionFormat.Text)]
+    [InlineData("", PrometheusExpositionFormat.Text)]
+    [InlineData(null, PrometheusExpositionFormat.Text)]
+    public void The_accept_header_picks_the_format(string? accept, PrometheusExpositionFormat expected)
+    {
+        Assert.Equal(expected, ScrapeNegotiation.Format(accept));
+    }
+
+    [Theory]
+    [InlineData("gzip", true)]
+    [InlineData("gzip, deflate, br", true)]
+    [InlineData("GZIP;q=0.5", true)]
+    [InlineData("*", true)]
+    [InlineData("gzip;q=0", false)]
+    [InlineData("gzip; q=0.0", false)]
+    [InlineData("deflate, br", false)]
+    [InlineData("identity", false)]
+    [InlineData("", false)]
+    [InlineData(null, false)]
+    public void The_accept_encoding_header_says_whether_gzip_is_taken(string? acceptEncoding, bool expected)
+    {
+        Assert.Equal(expected, ScrapeNegotiation.AcceptsGzip(acceptEncoding));
+    }
+}
