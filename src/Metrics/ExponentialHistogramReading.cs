@@ -59,6 +59,19 @@ public sealed class ExponentialHistogramReading
     /// <summary>The sum of the values recorded; infinite once +∞ was recorded.</summary>
     public double Sum { get; }
 
+    /// <summary>A reading of buckets counted elsewhere (an OpenTelemetry exponential histogram point), empty buckets at either end trimmed.</summary>
+    internal static ExponentialHistogramReading Of(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum)
+    {
+        int first = positiveBucketCounts.AsSpan().IndexOfAnyExcept(0L);
+        if (first < 0)
+        {
+            return new ExponentialHistogramReading(tags, scale, zeroThreshold, zeroCount, 0, [], sum);
+        }
+
+        int last = positiveBucketCounts.AsSpan().LastIndexOfAnyExcept(0L);
+        return new ExponentialHistogramReading(tags, scale, zeroThreshold, zeroCount, positiveOffset + first, positiveBucketCounts[first..(last + 1)], sum);
+    }
+
     /// <summary>The reading of <paramref name="counts"/> (zero bucket first, then the instrument's positive buckets), downscaled to fit.</summary>
     internal static ExponentialHistogramReading Create(TagSet tags, ExponentialBuckets buckets, ReadOnlySpan<long> counts, double sum)
     {

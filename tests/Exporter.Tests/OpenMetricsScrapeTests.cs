@@ -41,7 +41,7 @@ public sealed partial class OpenMetricsScrapeTests
         AssertOpenMetrics(text);
         Assert.Contains("# TYPE requests counter\n# HELP requests Requests served.\nrequests_total{otel_scope_name=\"m\",code=\"200\"} 3\nrequests_created{otel_scope_name=\"m\",code=\"200\"} ", text);
         Assert.Contains("# TYPE latency_seconds histogram\n# UNIT latency_seconds seconds\nlatency_seconds_bucket{otel_scope_name=\"m\",le=\"0.5\"} 0\nlatency_seconds_bucket{otel_scope_name=\"m\",le=\"1.0\"} 1\nlatency_seconds_bucket{otel_scope_name=\"m\",le=\"+Inf\"} 1\nlatency_seconds_count{otel_scope_name=\"m\"} 1\nlatency_seconds_sum{otel_scope_name=\"m\"} 1.0\nlatency_seconds_created{otel_scope_name=\"m\"} ", text);
-        Assert.Contains("# TYPE work_seconds summary\n# UNIT work_seconds seconds\nwork_seconds_sum{otel_scope_name=\"m\"} 2.0\nwork_seconds_count{otel_scope_name=\"m\"} 1\nwork_seconds_created{otel_scope_name=\"m\"} ", text);
+        Assert.Contains("# TYPE work_seconds summary\n# UNIT work_seconds seconds\nwork_seconds_count{otel_scope_name=\"m\"} 1\nwork_seconds_sum{otel_scope_name=\"m\"} 2.0\nwork_seconds_created{otel_scope_name=\"m\"} ", text);
         Assert.Contains("# TYPE queue_depth gauge\nqueue_depth{otel_scope_name=\"m\"} 7\n", text);
         Assert.DoesNotContain("queue_depth_created", text);
 

@@ -109,17 +109,28 @@ public sealed class PrometheusSerializerTests
     }
 
     [Fact]
-    public async Task Exponential_histograms_are_left_out()
+    public async Task Exponential_histograms_are_written_as_their_buckets_in_text()
     {
         using var harness = new ExporterHarness(configure: builder =>
             builder.AddView("sizes", new Base2ExponentialBucketHistogramConfiguration()));
-        harness.Meter.CreateHistogram<long>("sizes", "By").Record(100);
+        Histogram<long> sizes = harness.Meter.CreateHistogram<long>("sizes", "By");
+        sizes.Record(0);
+        sizes.Record(100);
         harness.Meter.CreateCounter<long>("kept").Add(1);
 
-        string text = await harness.ScrapeAsync();
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await harness.ScrapeAsync());
 
-        Assert.DoesNotContain("sizes", text);
-        Assert.Contains("kept_total{", text);
+        // The zero bucket (le 0), then 100's bucket at scale 20: (100 / 2^(2^-20), 100], le its upper bound.
+        List<PrometheusSample> buckets = [.. samples.Where(s => s.Name == "sizes_bytes_bucket")];
+        Assert.Equal(3, buckets.Count);
+        Assert.Equal(("0", 1.0), (buckets[0].Labels["le"], buckets[0].NumericValue));
+        double upperBound = double.Parse(buckets[1].Labels["le"], System.Globalization.CultureInfo.InvariantCulture);
+        Assert.InRange(upperBound, 100, 100 * Math.Pow(2, Math.Pow(2, -20)));
+        Assert.Equal(2.0, buckets[1].NumericValue);
+        Assert.Equal(("+Inf", 2.0), (buckets[2].Labels["le"], buckets[2].NumericValue));
+        Assert.Equal(100, PrometheusText.Single(samples, "sizes_bytes_sum").NumericValue);
+        Assert.Equal(2, PrometheusText.Single(samples, "sizes_bytes_count").NumericValue);
+        Assert.Equal(1, PrometheusText.Single(samples, "kept_total").NumericValue);
     }
 
     [Fact]

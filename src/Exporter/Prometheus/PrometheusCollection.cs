@@ -16,6 +16,17 @@ internal sealed record PrometheusCollection(byte[] Text, IReadOnlyList<Prometheu
     /// <summary>The same collection in OpenMetrics 1.0 text (its families without <c># EOF</c>), or null where none was written.</summary>
     public PrometheusCollection? OpenMetrics { get; init; }
 
+    /// <summary>The same collection in the protobuf exposition (delimited <c>MetricFamily</c> messages), or null where none was written.</summary>
+    public PrometheusCollection? Protobuf { get; init; }
+
+    /// <summary>The collection in <paramref name="format"/>; empty where none was written in it.</summary>
+    public PrometheusCollection In(PrometheusExpositionFormat format) => format switch
+    {
+        PrometheusExpositionFormat.OpenMetrics => OpenMetrics ?? Empty,
+        PrometheusExpositionFormat.Protobuf => Protobuf ?? Empty,
+        _ => this,
+    };
+
     /// <summary>One family of the text.</summary>
     /// <param name="Name">The family name.</param>
     /// <param name="SampleNames">The names its samples are stored under.</param>

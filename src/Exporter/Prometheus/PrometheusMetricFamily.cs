@@ -48,7 +48,7 @@ internal sealed class PrometheusMetricFamily
         MetricType.LongSum or MetricType.DoubleSum => PrometheusType.Counter,
         MetricType.LongSumNonMonotonic or MetricType.DoubleSumNonMonotonic => PrometheusType.Gauge,
         MetricType.LongGauge or MetricType.DoubleGauge => PrometheusType.Gauge,
-        MetricType.Histogram => PrometheusType.Histogram,
+        MetricType.Histogram or MetricType.ExponentialHistogram => PrometheusType.Histogram,
         _ => PrometheusType.Unsupported,
     };
 

@@ -11,8 +11,11 @@ namespace ScalableMetrics.Exporter.Prometheus;
 /// its samples, without timestamps (Prometheus stamps them with the scrape's time); and the same
 /// batch in OpenMetrics 1.0 (<see cref="PrometheusCollection.OpenMetrics"/>), with each point's
 /// start time as its <c>_created</c>, since the reader's collection, not the scrape, decides when
-/// a batch is written. Not thread-safe: a reader exports one collection at a time.
+/// a batch is written; and in the protobuf exposition (<see cref="PrometheusCollection.Protobuf"/>),
+/// exponential histograms as native histograms. Not thread-safe: a reader exports one collection at a time.
 /// </summary>
+/// <remarks>OpenTelemetry .NET's exponential histogram point has no public negative buckets: a
+/// negative value shows in its count and sum only.</remarks>
 internal sealed class PrometheusSerializer
 {
     private static readonly Comparer<Entry> s_byGroupThenArrival =
@@ -24,6 +27,8 @@ internal sealed class PrometheusSerializer
     private readonly List<KeyValuePair<string, object?>> _tags = [];
     private readonly PrometheusTextWriter _labelScratch = new();
     private readonly List<PrometheusCollection.Family> _written = [];
+    private readonly List<double> _boundaries = [];
+    private readonly List<long> _bucketCounts = [];
 
     /// <summary>The metrics of this meter are left out: the registry's, written from the registry itself.</summary>
     public string? ExcludedMeterName { get; init; }
@@ -32,6 +37,9 @@ internal sealed class PrometheusSerializer
 
     /// <summary>Where the OpenMetrics text of a batch is written.</summary>
     public ExpositionWriter OpenMetricsOutput { get; init; } = new() { Format = PrometheusExpositionFormat.OpenMetrics };
+
+    /// <summary>Where the protobuf exposition of a batch is written.</summary>
+    public ExpositionWriter ProtobufOutput { get; init; } = new() { Format = PrometheusExpositionFormat.Protobuf };
 
     /// <summary>Writes <paramref name="batch"/> into a new collection.</summary>
     public PrometheusCollection Write(in Batch<Metric> batch)
@@ -49,6 +57,7 @@ internal sealed class PrometheusSerializer
             }
 
             PrometheusMetricFamily family = _families.GetValue(metric, PrometheusMetricFamily.Create);
+            // Every type OpenTelemetry 1.x has is carried; only a type of a later version is not.
             if (family.Type == PrometheusType.Unsupported)
             {
                 continue;
@@ -65,7 +74,8 @@ internal sealed class PrometheusSerializer
 
         _entries.Sort(s_byGroupThenArrival);
         OpenMetricsOutput.Format = PrometheusExpositionFormat.OpenMetrics;
-        return WriteEntries(Output) with { OpenMetrics = WriteEntries(OpenMetricsOutput) };
+        ProtobufOutput.Format = PrometheusExpositionFormat.Protobuf;
+        return WriteEntries(Output) with { OpenMetrics = WriteEntries(OpenMetricsOutput), Protobuf = WriteEntries(ProtobufOutput) };
     }
 
     private PrometheusCollection WriteEntries(ExpositionWriter output)
@@ -138,16 +148,40 @@ internal sealed class PrometheusSerializer
                 continue;
             }
 
-            long cumulativeCount = 0;
-            foreach (HistogramBucket bucket in point.GetHistogramBuckets())
+            if (metric.MetricType == MetricType.ExponentialHistogram)
             {
-                cumulativeCount += bucket.BucketCount;
-                output.WriteSample(family.Name, "_bucket", labels, "le", bucket.ExplicitBound, cumulativeCount);
+                output.WriteExponentialHistogram(family.Name, labels, ExponentialReading(point), point.StartTime);
+                continue;
             }
 
-            output.WriteCountAndSum(family.Name, labels, point.GetHistogramCount(), point.GetHistogramSum());
-            output.WriteCreated(family.Name, family.Type, labels, point.StartTime);
+            // OpenTelemetry's buckets end with the +Inf one, which the writer adds itself.
+            _boundaries.Clear();
+            _bucketCounts.Clear();
+            foreach (HistogramBucket bucket in point.GetHistogramBuckets())
+            {
+                if (!double.IsPositiveInfinity(bucket.ExplicitBound))
+                {
+                    _boundaries.Add(bucket.ExplicitBound);
+                }
+
+                _bucketCounts.Add(bucket.BucketCount);
+            }
+
+            output.WriteHistogram(family.Name, labels, _boundaries, _bucketCounts, point.GetHistogramSum(), point.StartTime);
         }
+    }
+
+    private static ExponentialHistogramReading ExponentialReading(in MetricPoint point)
+    {
+        ExponentialHistogramData data = point.GetExponentialHistogramData();
+        var counts = new List<long>();
+        foreach (long count in data.PositiveBuckets)
+        {
+            counts.Add(count);
+        }
+
+        // OpenTelemetry .NET counts only exact zeros in its zero bucket.
+        return ExponentialHistogramReading.Of(TagSet.Empty, data.Scale, 0, data.ZeroCount, data.PositiveBuckets.Offset, [.. counts], point.GetHistogramSum());
     }
 
     private readonly record struct Entry(int Group, int Arrival, PrometheusMetricFamily Family, Metric Metric);

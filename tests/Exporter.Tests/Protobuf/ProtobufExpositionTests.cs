@@ -1,9 +1,7 @@
-using ScalableMetrics.Exporter.Prometheus.Exposition;
-
 namespace ScalableMetrics.Exporter.Tests.Protobuf;
 
 /// <summary>
-/// The protobuf exposition, decoded back with Google.Protobuf's <c>CodedInputStream</c> and checked
+/// The protobuf exposition of a registry, scraped in <see cref="PrometheusExpositionFormat.Protobuf"/>, decoded back with Google.Protobuf's <c>CodedInputStream</c> and checked
 /// field by field against io/prometheus/client/metrics.proto (prometheus/client_model): MetricFamily
 /// name 1, help 2, type 3, metric 4; Metric label 1, gauge 2, counter 3, summary 4, histogram 7;
 /// Histogram sample_count 1, sample_sum 2, bucket 3, schema 5 (sint32), zero_threshold 6,
@@ -12,7 +10,7 @@ namespace ScalableMetrics.Exporter.Tests.Protobuf;
 public class ProtobufExpositionTests
 {
     [Fact]
-    public void NativeHistogramCarriesSchemaZeroBucketSpansAndDeltas()
+    public async Task NativeHistogramCarriesSchemaZeroBucketSpansAndDeltas()
     {
         var registry = new MetricRegistry();
         PartitionedExponentialHistogram histogram = registry.CreateExponentialHistogram("test.latency", "s", "How long.", scale: 0, minValue: 1, maxValue: 1024);
@@ -22,7 +20,7 @@ public class ProtobufExpositionTests
             histogram.Record(value, new KeyValuePair<string, object?>("route", "/a"));
         }
 
-        ProtoMessage family = Assert.Single(ProtoMessage.ParseDelimited(new ProtobufExpositionWriter(registry, "scope", "1.0").Write()));
+        ProtoMessage family = Assert.Single(ProtoMessage.ParseDelimited(await Scrape(registry, "1.0")));
         Assert.Equal("test_latency_seconds", family.String(1));
         Assert.Equal("How long.", family.String(2));
         Assert.Equal(4UL, family.Varint(3));
@@ -44,12 +42,12 @@ public class ProtobufExpositionTests
     }
 
     [Fact]
-    public void NativeHistogramWithoutPositiveBucketsCarriesTheNoOpSpan()
+    public async Task NativeHistogramWithoutPositiveBucketsCarriesTheNoOpSpan()
     {
         var registry = new MetricRegistry();
         PartitionedExponentialHistogram histogram = registry.CreateExponentialHistogram("test.empty", scale: 4);
         histogram.Record(0.0);
-        ProtoMessage h = Assert.Single(ProtoMessage.ParseDelimited(new ProtobufExpositionWriter(registry, "scope", null).Write())).Message(4).Message(7);
+        ProtoMessage h = Assert.Single(ProtoMessage.ParseDelimited(await Scrape(registry, null))).Message(4).Message(7);
         Assert.Equal(4, ZigZag(h.Varint(5)));
         Assert.Equal(1UL, h.Varint(7));
         ProtoMessage span = Assert.Single(h.Messages(12));
@@ -59,14 +57,14 @@ public class ProtobufExpositionTests
     }
 
     [Fact]
-    public void DownscaledReadingIsWrittenAtItsReducedSchema()
+    public async Task DownscaledReadingIsWrittenAtItsReducedSchema()
     {
         var registry = new MetricRegistry();
         PartitionedExponentialHistogram histogram = registry.CreateExponentialHistogram("test.wide", scale: 3, maxBuckets: 4);
         histogram.Record(1.5);
         histogram.Record(3.0);
         histogram.Record(1000.0);
-        ProtoMessage h = Assert.Single(ProtoMessage.ParseDelimited(new ProtobufExpositionWriter(registry, "scope", null).Write())).Message(4).Message(7);
+        ProtoMessage h = Assert.Single(ProtoMessage.ParseDelimited(await Scrape(registry, null))).Message(4).Message(7);
         // At scale -2 (base 16): (1, 16] holds 1.5 and 3, (256, 4096] holds 1000; Prometheus buckets 1 and 3, one empty between.
         Assert.Equal(-2, ZigZag(h.Varint(5)));
         ProtoMessage span = Assert.Single(h.Messages(12));
@@ -75,7 +73,7 @@ public class ProtobufExpositionTests
     }
 
     [Fact]
-    public void CountersGaugesAndClassicHistogramsAreWrittenTooSoOneScrapeIsComplete()
+    public async Task CountersGaugesAndClassicHistogramsAreWrittenTooSoOneScrapeIsComplete()
     {
         var registry = new MetricRegistry();
         registry.CreateCounter("test.requests").Add(7);
@@ -86,7 +84,7 @@ public class ProtobufExpositionTests
         classic.Record(500);
         registry.CreateCounter("test.unused");
 
-        List<ProtoMessage> families = ProtoMessage.ParseDelimited(new ProtobufExpositionWriter(registry, "scope", null).Write());
+        List<ProtoMessage> families = ProtoMessage.ParseDelimited(await Scrape(registry, null));
         Assert.Equal(["test_requests_total", "test_ratio", "test_size_bytes"], families.Select(f => f.String(1)));
         Assert.Equal([0UL, 1UL, 4UL], families.Select(f => f.Varint(3)));
         Assert.Equal(7, families[0].Message(4).Message(3).Double(1));
@@ -99,8 +97,14 @@ public class ProtobufExpositionTests
     }
 
     [Fact]
-    public void EmptyRegistryWritesNothing() =>
-        Assert.Empty(new ProtobufExpositionWriter(new MetricRegistry(), "scope", null).Write());
+    public async Task EmptyRegistryWritesNothing() =>
+        Assert.Empty(await Scrape(new MetricRegistry(), null));
+
+    private static async Task<byte[]> Scrape(MetricRegistry registry, string? scopeVersion)
+    {
+        using var scraper = new PrometheusScraper(registry, "scope", scopeVersion);
+        return await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf);
+    }
 
     private static long ZigZag(ulong value) => (long)(value >> 1) ^ -(long)(value & 1);
 }

@@ -3,10 +3,14 @@ using System.Text;
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
-/// Writes the text exposition format 0.0.4, or OpenMetrics 1.0 text (<see cref="Format"/>): a family's <c># HELP</c> and <c># TYPE</c> lines,
-/// then every sample through one primitive, <see cref="WriteSample(string, string, LabelBlock, string?, double, long)"/>,
-/// after prometheus/common's <c>expfmt/text_create.go</c> (<c>writeSample(name, suffix, metric,
-/// extraLabel, value)</c>). Reused from scrape to scrape; not thread-safe.
+/// Writes the text exposition format 0.0.4, OpenMetrics 1.0 text or the protobuf exposition (<see cref="Format"/>):
+/// a family's header, then its series. In the text formats every sample goes through one primitive,
+/// <see cref="WriteSample(string, string, LabelBlock, string?, double, long)"/>, after prometheus/common's
+/// <c>expfmt/text_create.go</c> (<c>writeSample(name, suffix, metric, extraLabel, value)</c>); in
+/// protobuf a series is one <c>Metric</c> message (<see cref="ProtobufFamilyWriter"/>), so the sources
+/// write a histogram's or summary's series through <see cref="WriteHistogram"/>,
+/// <see cref="WriteExponentialHistogram"/> and <see cref="WriteSummary"/>, never sample by sample.
+/// Reused from scrape to scrape; not thread-safe.
 /// </summary>
 /// <remarks>
 /// <para>The sources write every family the same way in both formats; the few places the formats
@@ -23,6 +27,9 @@ internal sealed class ExpositionWriter
 {
     private readonly PrometheusTextWriter _text = new();
     private readonly HashSet<string> _written = new(StringComparer.Ordinal);
+    private readonly ProtobufFamilyWriter _protobuf = new();
+    private readonly List<double> _boundaryScratch = [];
+    private readonly List<long> _countScratch = [];
 
     /// <summary>The default of <see cref="ChecksDuplicates"/>: on in debug builds; the tests turn it on for every writer.</summary>
     public static bool ChecksDuplicatesByDefault { get; set; }
@@ -39,16 +46,27 @@ internal sealed class ExpositionWriter
     /// <summary>Whether <see cref="Format"/> is OpenMetrics.</summary>
     public bool IsOpenMetrics => Format == PrometheusExpositionFormat.OpenMetrics;
 
-    /// <summary>The bytes written since <see cref="Clear"/>.</summary>
-    public ReadOnlySpan<byte> WrittenSpan => _text.WrittenSpan;
+    /// <summary>Whether <see cref="Format"/> is the protobuf exposition.</summary>
+    public bool IsProtobuf => Format == PrometheusExpositionFormat.Protobuf;
 
-    /// <summary>How many bytes were written since <see cref="Clear"/>.</summary>
-    public int Length => _text.WrittenSpan.Length;
+    /// <summary>The bytes written since <see cref="Clear"/>, the family in progress ended first.</summary>
+    public ReadOnlySpan<byte> WrittenSpan
+    {
+        get
+        {
+            EndProtobufFamily();
+            return _text.WrittenSpan;
+        }
+    }
+
+    /// <summary>How many bytes were written since <see cref="Clear"/>, the family in progress ended first.</summary>
+    public int Length => WrittenSpan.Length;
 
     public void Clear()
     {
         _text.Clear();
         _written.Clear();
+        _protobuf.Discard();
     }
 
     /// <summary>The header of a family: in the text format 0.0.4 its <c># HELP</c> line (when
@@ -61,6 +79,13 @@ internal sealed class ExpositionWriter
     /// <param name="unit">The unit as the name's suffix says it (<c>seconds</c>, <c>bytes</c>), or null or empty for none.</param>
     public void WriteHeader(string family, PrometheusType type, string? help, string? unit = null)
     {
+        if (IsProtobuf)
+        {
+            _protobuf.End(_text);
+            _protobuf.Begin(family, type, help);
+            return;
+        }
+
         if (IsOpenMetrics)
         {
             WriteOpenMetricsHeader(OpenMetricsFamilyName(family, type), type, help, unit);
@@ -109,9 +134,10 @@ internal sealed class ExpositionWriter
         _text.Write((byte)'\n');
     }
 
-    /// <summary>Ends the exposition: <c># EOF</c> in OpenMetrics, nothing in the text format 0.0.4.</summary>
+    /// <summary>Ends the exposition: <c># EOF</c> in OpenMetrics, nothing in the text format 0.0.4; in protobuf, the last family's message.</summary>
     public void WriteEnd()
     {
+        EndProtobufFamily();
         if (IsOpenMetrics)
         {
             _text.Write("# EOF\n");
@@ -125,8 +151,15 @@ internal sealed class ExpositionWriter
     /// <param name="extraLabelName">A label written after the series' (<c>le</c>, <c>quantile</c>), or null for none.</param>
     /// <param name="extraLabelValue">Its value, written as a float.</param>
     /// <param name="value">The sample's value.</param>
+    /// <exception cref="InvalidOperationException">In protobuf, a sample with a suffix or extra label: a histogram's or summary's, which has its own method.</exception>
     public void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, long value)
     {
+        if (IsProtobuf)
+        {
+            WriteProtobufValue(name, suffix, labels, extraLabelName, value);
+            return;
+        }
+
         WriteNameAndLabels(name, suffix, labels, extraLabelName, extraLabelValue);
         _text.Write(value);
         _text.Write((byte)'\n');
@@ -135,6 +168,12 @@ internal sealed class ExpositionWriter
     /// <summary>One sample of floating-point value; see the <see cref="long"/> overload.</summary>
     public void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, double value)
     {
+        if (IsProtobuf)
+        {
+            WriteProtobufValue(name, suffix, labels, extraLabelName, value);
+            return;
+        }
+
         WriteNameAndLabels(name, suffix, labels, extraLabelName, extraLabelValue);
         WriteFloat(value);
         _text.Write((byte)'\n');
@@ -156,17 +195,81 @@ internal sealed class ExpositionWriter
     /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
     public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> bucketCounts, double sum, DateTimeOffset? created = null)
     {
+        _countScratch.Clear();
         long cumulative = 0;
         for (int i = 0; i < boundaries.Count; i++)
         {
             cumulative = SaturatingAdd(cumulative, bucketCounts[i]);
-            WriteSample(name, "_bucket", labels, "le", boundaries[i], cumulative);
+            _countScratch.Add(cumulative);
         }
 
         cumulative = SaturatingAdd(cumulative, bucketCounts[boundaries.Count]);
-        WriteSample(name, "_bucket", labels, "le", double.PositiveInfinity, cumulative);
-        WriteCountAndSum(name, labels, cumulative, sum);
-        WriteCreated(name, PrometheusType.Histogram, labels, created);
+        WriteCumulativeHistogram(name, labels, boundaries, _countScratch, cumulative, sum, created);
+    }
+
+    /// <summary>
+    /// One exponential histogram series. In protobuf, a native histogram
+    /// (<see cref="NativeHistogramEncoder"/>). In the text formats, which have no native histogram,
+    /// the same buckets as a classic histogram, so that no text scrape leaves the instrument out:
+    /// the zero bucket as <c>le</c> = its threshold, each non-empty bucket (base^i, base^(i + 1)] as
+    /// <c>le</c> = base^(i + 1), with cumulative counts, then <c>le="+Inf"</c>, <c>_sum</c> and
+    /// <c>_count</c>. Its <c>le</c> values follow the reading's buckets, so a bucket first filled
+    /// starts a new <c>le</c> series, as a native histogram's new bucket does.
+    /// </summary>
+    /// <param name="name">The family name.</param>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="reading">The series' reading.</param>
+    /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
+    public void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramReading reading, DateTimeOffset? created = null)
+    {
+        if (IsProtobuf)
+        {
+            CheckProtobufSeries(name, labels);
+            _protobuf.AddNativeHistogram(labels, reading);
+            return;
+        }
+
+        _boundaryScratch.Clear();
+        _countScratch.Clear();
+        long cumulative = reading.ZeroCount;
+        if (cumulative > 0)
+        {
+            _boundaryScratch.Add(reading.ZeroThreshold);
+            _countScratch.Add(cumulative);
+        }
+
+        for (int j = 0; j < reading.PositiveBucketCounts.Count; j++)
+        {
+            long count = reading.PositiveBucketCounts[j];
+            if (count == 0)
+            {
+                continue;
+            }
+
+            cumulative = SaturatingAdd(cumulative, count);
+            _boundaryScratch.Add(ExponentialBuckets.LowerBoundary(reading.PositiveOffset + j + 1, reading.Scale));
+            _countScratch.Add(cumulative);
+        }
+
+        WriteCumulativeHistogram(name, labels, _boundaryScratch, _countScratch, reading.Count, reading.Sum, created);
+    }
+
+    /// <summary>
+    /// One summary series without quantiles: <c>_sum</c> and <c>_count</c> samples in the text
+    /// formats (in the format's order, see <see cref="WriteCountAndSum"/>), then OpenMetrics'
+    /// <c>_created</c>; a <c>Summary</c> message in protobuf.
+    /// </summary>
+    public void WriteSummary(string name, LabelBlock labels, long count, double sum, DateTimeOffset? created = null)
+    {
+        if (IsProtobuf)
+        {
+            CheckProtobufSeries(name, labels);
+            _protobuf.AddSummary(labels, count, sum);
+            return;
+        }
+
+        WriteCountAndSum(name, labels, count, sum);
+        WriteCreated(name, PrometheusType.Summary, labels, created);
     }
 
     /// <summary>The <c>_sum</c> and <c>_count</c> samples of a histogram series, in the format's
@@ -186,10 +289,14 @@ internal sealed class ExpositionWriter
         }
     }
 
-    /// <summary>Copies text already in the format (a family another writer wrote).</summary>
-    public void WriteRaw(ReadOnlySpan<byte> text) => _text.Write(text);
+    /// <summary>Copies families already in the format (a family another writer wrote): text lines, or delimited protobuf messages.</summary>
+    public void WriteRaw(ReadOnlySpan<byte> families)
+    {
+        EndProtobufFamily();
+        _text.Write(families);
+    }
 
-    public byte[] ToArray() => _text.WrittenSpan.ToArray();
+    public byte[] ToArray() => WrittenSpan.ToArray();
 
     public override string ToString() => _text.ToString();
 
@@ -249,6 +356,53 @@ internal sealed class ExpositionWriter
         else
         {
             _text.Write(value);
+        }
+    }
+
+    // Cumulative counts, one per boundary; the last count (+Inf) is the series' count.
+    private void WriteCumulativeHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, DateTimeOffset? created)
+    {
+        if (IsProtobuf)
+        {
+            CheckProtobufSeries(name, labels);
+            _protobuf.AddHistogram(labels, boundaries, cumulativeCounts, count, sum);
+            return;
+        }
+
+        for (int i = 0; i < boundaries.Count; i++)
+        {
+            WriteSample(name, "_bucket", labels, "le", boundaries[i], cumulativeCounts[i]);
+        }
+
+        WriteSample(name, "_bucket", labels, "le", double.PositiveInfinity, count);
+        WriteCountAndSum(name, labels, count, sum);
+        WriteCreated(name, PrometheusType.Histogram, labels, created);
+    }
+
+    private void WriteProtobufValue(string name, string suffix, LabelBlock labels, string? extraLabelName, double value)
+    {
+        if (suffix.Length != 0 || extraLabelName is not null)
+        {
+            throw new InvalidOperationException($"The protobuf exposition writes a histogram's or summary's series whole, not its sample {name}{suffix}.");
+        }
+
+        CheckProtobufSeries(name, labels);
+        _protobuf.AddValue(labels, value);
+    }
+
+    private void CheckProtobufSeries(string name, LabelBlock labels)
+    {
+        if (ChecksDuplicates && !_written.Add(name + "{" + labels + "}"))
+        {
+            throw new InvalidOperationException($"The exposition repeats the series {name}{{{labels}}}; Prometheus would keep the first sample and drop this one.");
+        }
+    }
+
+    private void EndProtobufFamily()
+    {
+        if (_protobuf.InFamily)
+        {
+            _protobuf.End(_text);
         }
     }
 

@@ -1,4 +1,5 @@
 using System.Text;
+using Google.Protobuf;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
@@ -15,11 +16,14 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 internal sealed class LabelBlock : IEquatable<LabelBlock>
 {
     private readonly byte[] _utf8;
+    private readonly KeyValuePair<string, string>[] _labels;
     private readonly int _hashCode;
+    private ByteString[]? _protobufLabelPairs;
 
-    private LabelBlock(byte[] utf8)
+    private LabelBlock(byte[] utf8, KeyValuePair<string, string>[] labels)
     {
         _utf8 = utf8;
+        _labels = labels;
         var hash = new HashCode();
         hash.AddBytes(utf8);
         _hashCode = hash.ToHashCode();
@@ -27,6 +31,13 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
 
     /// <summary>The rendered labels, without the braces; empty for a series without labels.</summary>
     public ReadOnlySpan<byte> Utf8 => _utf8;
+
+    /// <summary>The labels, as rendered: names and unescaped values, in the text's order.</summary>
+    public IReadOnlyList<KeyValuePair<string, string>> Labels => _labels;
+
+    /// <summary>The labels as the protobuf exposition's <c>LabelPair</c> messages, encoded on the first protobuf scrape and kept.</summary>
+    /// <remarks>Two scrapes never run at once; were they to, both would encode the same messages.</remarks>
+    public IReadOnlyList<ByteString> ProtobufLabelPairs => _protobufLabelPairs ??= [.. _labels.Select(static label => ProtobufMessages.LabelPair(label.Key, label.Value))];
 
     /// <summary>
     /// Renders <paramref name="scopeLabels"/> as they are, then <paramref name="tags"/>: each key
@@ -50,9 +61,10 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
             .OrderBy(static label => label.Key, StringComparer.Ordinal)];
 
         scratch.Clear();
+        var rendered = new List<KeyValuePair<string, string>>(scopeLabels.Length + labels.Count);
         foreach (KeyValuePair<string, string> label in scopeLabels)
         {
-            Append(scratch, label.Key, label.Value);
+            Append(scratch, rendered, label.Key, label.Value);
         }
 
         for (int i = 0; i < labels.Count;)
@@ -64,10 +76,10 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
                 value = value + ";" + labels[i].Value;
             }
 
-            Append(scratch, name, value);
+            Append(scratch, rendered, name, value);
         }
 
-        return new LabelBlock(scratch.WrittenSpan.ToArray());
+        return new LabelBlock(scratch.WrittenSpan.ToArray(), [.. rendered]);
     }
 
     /// <summary>Whether <paramref name="labelName"/> is one the writer keeps for the scope.</summary>
@@ -93,13 +105,14 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
         return IsScopeLabelName(name) ? "tag_" + name : name;
     }
 
-    private static void Append(PrometheusTextWriter text, string name, string value)
+    private static void Append(PrometheusTextWriter text, List<KeyValuePair<string, string>> rendered, string name, string value)
     {
         if (value.Length == 0)
         {
             return;
         }
 
+        rendered.Add(new(name, value));
         if (!text.WrittenSpan.IsEmpty)
         {
             text.Write((byte)',');

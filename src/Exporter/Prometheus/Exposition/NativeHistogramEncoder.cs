@@ -3,9 +3,9 @@ using Google.Protobuf;
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
-/// Encodes an <see cref="ExponentialHistogramReading"/> as the native-histogram fields of Prometheus'
-/// <c>Histogram</c> message: schema (the scale), zero threshold and count, positive spans and deltas,
-/// sample count and sum.
+/// Writes an <see cref="ExponentialHistogramReading"/> as the native-histogram fields of Prometheus'
+/// <c>Histogram</c> message: sample count and sum, schema (the scale), zero threshold and count,
+/// positive spans and deltas.
 /// </summary>
 /// <remarks>
 /// <para>Prometheus numbers a bucket by its upper boundary, base^i, where OpenTelemetry (and the
@@ -21,69 +21,82 @@ internal static class NativeHistogramEncoder
     /// <summary>The longest run of empty buckets kept inside a span.</summary>
     public const int MaxEmptyRunInSpan = 2;
 
-    /// <summary>The <c>Histogram</c> message of <paramref name="reading"/>.</summary>
-    public static byte[] Encode(ExponentialHistogramReading reading) => ProtobufMessages.Encode(reading, static (output, r) =>
+    /// <summary>Writes the fields of the <c>Histogram</c> message of <paramref name="reading"/>; spans are encoded at <paramref name="depth"/> of <paramref name="scratch"/>.</summary>
+    public static void Write(CodedOutputStream output, ExponentialHistogramReading reading, ProtobufScratch scratch, int depth)
     {
-        ProtobufMessages.WriteUInt64(output, ProtobufMessages.HistogramCount, r.Count);
-        ProtobufMessages.WriteDouble(output, ProtobufMessages.HistogramSum, r.Sum);
+        ProtobufMessages.WriteUInt64(output, ProtobufMessages.HistogramCount, reading.Count);
+        ProtobufMessages.WriteDouble(output, ProtobufMessages.HistogramSum, reading.Sum);
         output.WriteTag(ProtobufMessages.HistogramSchema, WireFormat.WireType.Varint);
-        output.WriteSInt32(r.Scale);
-        ProtobufMessages.WriteDouble(output, ProtobufMessages.HistogramZeroThreshold, r.ZeroThreshold);
-        ProtobufMessages.WriteUInt64(output, ProtobufMessages.HistogramZeroCount, r.ZeroCount);
-        WriteSpansAndDeltas(output, r.PositiveOffset + 1, r.PositiveBucketCounts);
-    });
+        output.WriteSInt32(reading.Scale);
+        ProtobufMessages.WriteDouble(output, ProtobufMessages.HistogramZeroThreshold, reading.ZeroThreshold);
+        ProtobufMessages.WriteUInt64(output, ProtobufMessages.HistogramZeroCount, reading.ZeroCount);
+        WriteSpansAndDeltas(output, reading.PositiveOffset + 1, reading.PositiveBucketCounts, scratch, depth);
+    }
 
-    private static void WriteSpansAndDeltas(CodedOutputStream output, int firstIndex, IReadOnlyList<long> counts)
+    private static void WriteSpansAndDeltas(CodedOutputStream output, int firstIndex, IReadOnlyList<long> counts, ProtobufScratch scratch, int depth)
     {
         if (counts.Count == 0)
         {
-            WriteSpan(output, 0, 0);
+            WriteSpan(output, 0, 0, scratch, depth);
             return;
         }
 
-        // The reading's first and last buckets are not empty: spans end where a longer empty run starts.
-        var spans = new List<(int Start, int Length)>();
+        // The reading's first and last buckets are not empty: a span ends where a longer empty run starts.
+        int previousEnd = -firstIndex;
         int start = 0;
         int lastNonEmpty = 0;
-        for (int j = 1; j < counts.Count; j++)
+        for (int j = 1; j <= counts.Count; j++)
         {
-            if (counts[j] == 0)
+            if (j < counts.Count && counts[j] == 0)
             {
                 continue;
             }
 
-            if (j - lastNonEmpty - 1 > MaxEmptyRunInSpan)
+            if (j == counts.Count || j - lastNonEmpty - 1 > MaxEmptyRunInSpan)
             {
-                spans.Add((start, lastNonEmpty - start + 1));
+                // The first span's offset is its bucket index; the others', the gap after the span before.
+                WriteSpan(output, start - previousEnd, lastNonEmpty - start + 1, scratch, depth);
+                previousEnd = lastNonEmpty + 1;
                 start = j;
             }
 
             lastNonEmpty = j;
         }
 
-        spans.Add((start, lastNonEmpty - start + 1));
-        int previousEnd = -firstIndex;
-        foreach ((int spanStart, int length) in spans)
-        {
-            // The first span's offset is its bucket index; the others', the gap after the span before.
-            WriteSpan(output, spanStart - previousEnd, length);
-            previousEnd = spanStart + length;
-        }
-
+        // The deltas of the spans' buckets, in order: the buckets between spans are skipped.
         long previous = 0;
-        foreach ((int spanStart, int length) in spans)
+        int emptyRun = 0;
+        for (int j = 0; j < counts.Count; j++)
         {
-            for (int j = spanStart; j < spanStart + length; j++)
+            if (counts[j] == 0)
             {
-                output.WriteTag(ProtobufMessages.HistogramPositiveDelta, WireFormat.WireType.Varint);
-                output.WriteSInt64(counts[j] - previous);
-                previous = counts[j];
+                emptyRun++;
+                continue;
             }
+
+            if (emptyRun <= MaxEmptyRunInSpan)
+            {
+                for (int k = 0; k < emptyRun; k++)
+                {
+                    WriteDelta(output, -previous);
+                    previous = 0;
+                }
+            }
+
+            emptyRun = 0;
+            WriteDelta(output, counts[j] - previous);
+            previous = counts[j];
         }
     }
 
-    private static void WriteSpan(CodedOutputStream output, int offset, int length) =>
-        ProtobufMessages.WriteMessage(output, ProtobufMessages.HistogramPositiveSpan, ProtobufMessages.Encode((offset, length), static (o, span) =>
+    private static void WriteDelta(CodedOutputStream output, long delta)
+    {
+        output.WriteTag(ProtobufMessages.HistogramPositiveDelta, WireFormat.WireType.Varint);
+        output.WriteSInt64(delta);
+    }
+
+    private static void WriteSpan(CodedOutputStream output, int offset, int length, ProtobufScratch scratch, int depth) =>
+        ProtobufMessages.WriteMessage(output, ProtobufMessages.HistogramPositiveSpan, scratch.Encode(depth, (offset, length), static (o, span) =>
         {
             o.WriteTag(ProtobufMessages.SpanOffset, WireFormat.WireType.Varint);
             o.WriteSInt32(span.offset);

@@ -3,15 +3,11 @@ using Google.Protobuf;
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
-/// Encodes the messages of Prometheus' <c>io/prometheus/client/metrics.proto</c> (prometheus/client_model)
-/// by hand with <see cref="CodedOutputStream"/>: a handful of messages, so no generated code and no
-/// Grpc.Tools. Field numbers are the proto's; the writer's tests decode them back.
+/// The field numbers of Prometheus' <c>io/prometheus/client/metrics.proto</c> (prometheus/client_model)
+/// that the protobuf exposition writes, and the encoding of a nested message: a handful of messages,
+/// written by hand with Google.Protobuf's <see cref="CodedOutputStream"/>, so no generated code and
+/// no Grpc.Tools. The tests decode every message back with <see cref="CodedInputStream"/>.
 /// </summary>
-/// <remarks>
-/// A nested message is encoded into its own buffer first, then written as a length-delimited field:
-/// simple, at the cost of a copy per message (a scrape's cost, not a record's). Repeated scalars are
-/// written unpacked, which proto2 and proto3 parsers both accept.
-/// </remarks>
 internal static class ProtobufMessages
 {
     // MetricFamily.
@@ -27,14 +23,16 @@ internal static class ProtobufMessages
     public const int MetricSummary = 4;
     public const int MetricHistogram = 7;
 
-    // LabelPair, Gauge.value and Counter.value, Summary, Bucket, BucketSpan.
+    // LabelPair; Gauge.value and Counter.value; Counter.exemplar; Summary; Bucket; BucketSpan.
     public const int LabelName = 1;
     public const int LabelValue = 2;
     public const int ValueField = 1;
+    public const int CounterExemplar = 2;
     public const int SummaryCount = 1;
     public const int SummarySum = 2;
     public const int BucketCumulativeCount = 1;
     public const int BucketUpperBound = 2;
+    public const int BucketExemplar = 3;
     public const int SpanOffset = 1;
     public const int SpanLength = 2;
 
@@ -48,30 +46,28 @@ internal static class ProtobufMessages
     public const int HistogramPositiveSpan = 12;
     public const int HistogramPositiveDelta = 13;
 
+    // Exemplar, and google.protobuf.Timestamp.
+    public const int ExemplarLabel = 1;
+    public const int ExemplarValue = 2;
+    public const int ExemplarTimestamp = 3;
+    public const int TimestampSeconds = 1;
+    public const int TimestampNanos = 2;
+
     // MetricType.
     public const int TypeCounter = 0;
     public const int TypeGauge = 1;
     public const int TypeSummary = 2;
     public const int TypeHistogram = 4;
 
-    /// <summary>Encodes a message written by <paramref name="write"/> into a new array.</summary>
-    public static byte[] Encode<TState>(TState state, Action<CodedOutputStream, TState> write)
+    /// <summary>A <c>LabelPair</c> message.</summary>
+    public static ByteString LabelPair(string name, string value)
     {
-        using var buffer = new MemoryStream();
-        using (var output = new CodedOutputStream(buffer, leaveOpen: true))
-        {
-            write(output, state);
-        }
-
-        return buffer.ToArray();
-    }
-
-    /// <summary>Writes <paramref name="message"/> as the embedded-message field <paramref name="field"/>.</summary>
-    public static void WriteMessage(CodedOutputStream output, int field, byte[] message)
-    {
-        output.WriteTag(field, WireFormat.WireType.LengthDelimited);
-        // A bytes field and an embedded message share their wire form: the length, then the bytes.
-        output.WriteBytes(ByteString.CopyFrom(message));
+        byte[] message = new byte[CodedOutputStream.ComputeStringSize(name) + CodedOutputStream.ComputeStringSize(value) + 2];
+        var output = new CodedOutputStream(message);
+        WriteString(output, LabelName, name);
+        WriteString(output, LabelValue, value);
+        output.CheckNoSpaceLeft();
+        return UnsafeByteOperations.UnsafeWrap(message);
     }
 
     /// <summary>Writes a string field, skipping the empty string (proto2's absent).</summary>
@@ -82,6 +78,14 @@ internal static class ProtobufMessages
             output.WriteTag(field, WireFormat.WireType.LengthDelimited);
             output.WriteString(value);
         }
+    }
+
+    /// <summary>Writes <paramref name="message"/>, an encoded message, as the embedded-message field <paramref name="field"/>.</summary>
+    public static void WriteMessage(CodedOutputStream output, int field, ByteString message)
+    {
+        output.WriteTag(field, WireFormat.WireType.LengthDelimited);
+        // A bytes field and an embedded message share their wire form: the length, then the bytes.
+        output.WriteBytes(message);
     }
 
     /// <summary>Writes a double field.</summary>
@@ -98,13 +102,10 @@ internal static class ProtobufMessages
         output.WriteUInt64((ulong)value);
     }
 
-    /// <summary>A <c>Gauge</c> or <c>Counter</c> message: its value alone.</summary>
-    public static byte[] Value(double value) => Encode(value, static (output, v) => WriteDouble(output, ValueField, v));
-
-    /// <summary>A <c>LabelPair</c> message.</summary>
-    public static byte[] Label(KeyValuePair<string, string> label) => Encode(label, static (output, l) =>
+    /// <summary>Writes an int32 or enum field.</summary>
+    public static void WriteInt32(CodedOutputStream output, int field, int value)
     {
-        WriteString(output, LabelName, l.Key);
-        WriteString(output, LabelValue, l.Value);
-    });
+        output.WriteTag(field, WireFormat.WireType.Varint);
+        output.WriteInt32(value);
+    }
 }

@@ -38,6 +38,9 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <summary>The content type of a scrape in <see cref="PrometheusExpositionFormat.OpenMetrics"/>: <c>application/openmetrics-text; version=1.0.0; charset=utf-8</c>.</summary>
     public const string OpenMetricsContentType = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+    /// <summary>The content type of a scrape in <see cref="PrometheusExpositionFormat.Protobuf"/>: <c>application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited</c>.</summary>
+    public const string ProtobufContentType = "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited";
+
     /// <summary>The name of the family that carries the resource attributes: <c>target_info</c>.</summary>
     internal const string TargetInfoName = "target_info";
 
@@ -54,6 +57,7 @@ public sealed partial class PrometheusScraper : IDisposable
     // One coalescer per exposition format: scrapes of one format share a body, never another's.
     private readonly ScrapeCoalescer _text;
     private readonly ScrapeCoalescer _openMetrics;
+    private readonly ScrapeCoalescer _protobuf;
 
     // Canceled, never disposed, by Dispose: a scrape may still be linking its token to it.
     private readonly CancellationTokenSource _disposing = new();
@@ -85,10 +89,11 @@ public sealed partial class PrometheusScraper : IDisposable
         _otherMeters = otherMeters is null ? null : new MeterProviderSource(otherMeters, log);
         _text = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.Text));
         _openMetrics = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.OpenMetrics));
+        _protobuf = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.Protobuf));
     }
 
     /// <summary>How many collections ran: fewer than the scrapes when concurrent ones were coalesced. For tests.</summary>
-    internal int Collections => _text.Collections + _openMetrics.Collections;
+    internal int Collections => _text.Collections + _openMetrics.Collections + _protobuf.Collections;
 
     /// <summary>
     /// The resource attributes (<c>service.name</c>, <c>service.instance.id</c>,
@@ -107,9 +112,13 @@ public sealed partial class PrometheusScraper : IDisposable
 
     /// <summary>The content type of a scrape in <paramref name="format"/>.</summary>
     /// <param name="format">The format.</param>
-    /// <returns><see cref="OpenMetricsContentType"/> or <see cref="ContentType"/>.</returns>
-    public static string ContentTypeOf(PrometheusExpositionFormat format) =>
-        format == PrometheusExpositionFormat.OpenMetrics ? OpenMetricsContentType : ContentType;
+    /// <returns><see cref="OpenMetricsContentType"/>, <see cref="ProtobufContentType"/> or <see cref="ContentType"/>.</returns>
+    public static string ContentTypeOf(PrometheusExpositionFormat format) => format switch
+    {
+        PrometheusExpositionFormat.OpenMetrics => OpenMetricsContentType,
+        PrometheusExpositionFormat.Protobuf => ProtobufContentType,
+        _ => ContentType,
+    };
 
     /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape in the text format 0.0.4.</summary>
     /// <param name="cancellationToken">Cancels the wait for a scrape in progress; a scrape, once started, runs to its end.</param>
@@ -121,18 +130,18 @@ public sealed partial class PrometheusScraper : IDisposable
         ScrapeAsync(PrometheusExpositionFormat.Text, cancellationToken);
 
     /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape in <paramref name="format"/>.</summary>
-    /// <param name="format">The text format; its content type is <see cref="ContentTypeOf"/>.</param>
+    /// <param name="format">The format; its content type is <see cref="ContentTypeOf"/>.</param>
     /// <param name="cancellationToken">Cancels the wait for a scrape in progress; a scrape, once started, runs to its end.</param>
-    /// <returns>The UTF-8 text, a new array the caller owns.</returns>
+    /// <returns>The UTF-8 text, or the delimited protobuf messages, a new array the caller owns.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="format"/> is not a defined format.</exception>
     /// <exception cref="InvalidOperationException">The <c>MeterProvider</c>'s collection failed, or its exporter is not attached to one.</exception>
     /// <exception cref="ObjectDisposedException">The <c>MeterProvider</c>'s exporter is disposed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
     public async Task<byte[]> ScrapeAsync(PrometheusExpositionFormat format, CancellationToken cancellationToken = default)
     {
-        if (format is not (PrometheusExpositionFormat.Text or PrometheusExpositionFormat.OpenMetrics))
+        if (format is not (PrometheusExpositionFormat.Text or PrometheusExpositionFormat.OpenMetrics or PrometheusExpositionFormat.Protobuf))
         {
-            throw new ArgumentOutOfRangeException(nameof(format), format, "Not a format the scraper writes: Text or OpenMetrics.");
+            throw new ArgumentOutOfRangeException(nameof(format), format, "Not a format the scraper writes: Text, OpenMetrics or Protobuf.");
         }
 
         byte[] shared = await ScrapeSharedAsync(format, Timeout.InfiniteTimeSpan, cancellationToken).ConfigureAwait(false);
@@ -142,7 +151,7 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <summary>
     /// The scrape's body in <paramref name="format"/>, shared with every scrape of that format that joined the same collection: write it, never change it.
     /// </summary>
-    /// <param name="format">The text format (Text or OpenMetrics).</param>
+    /// <param name="format">The format (Text, OpenMetrics or Protobuf).</param>
     /// <param name="timeout">How long to wait for the body (<see cref="Timeout.InfiniteTimeSpan"/> for ever); past it, the
     /// scrape is logged and fails, and the collection, left to run, serves the scrapes that join it before it ends.</param>
     /// <param name="cancellationToken">Cancels the wait (not the collection).</param>
@@ -157,7 +166,13 @@ public sealed partial class PrometheusScraper : IDisposable
 
         // Before joining: WaitAsync returns a collection already finished even to a canceled token.
         cancellationToken.ThrowIfCancellationRequested();
-        Task<byte[]> collection = (format == PrometheusExpositionFormat.OpenMetrics ? _openMetrics : _text).JoinOrStart();
+        ScrapeCoalescer coalescer = format switch
+        {
+            PrometheusExpositionFormat.OpenMetrics => _openMetrics,
+            PrometheusExpositionFormat.Protobuf => _protobuf,
+            _ => _text,
+        };
+        Task<byte[]> collection = coalescer.JoinOrStart();
         using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, disposing);
         try
         {

@@ -10,7 +10,11 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// <c>application/openmetrics-text</c> of version <c>1.0.0</c> or no version; text 0.0.4 for
 /// <c>text/plain</c> (version <c>0.0.4</c> or none), <c>text/*</c> and <c>*/*</c>. Prometheus
 /// 2.42 sends <c>application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1</c>,
-/// which gets OpenMetrics. A missing header, or one that names nothing served, gets text 0.0.4,
+/// which gets OpenMetrics. The protobuf exposition is served for
+/// <c>application/vnd.google.protobuf</c> with <c>proto=io.prometheus.client.MetricFamily</c> and
+/// <c>encoding=delimited</c>: Prometheus 2.42 started with <c>--enable-feature=native-histograms</c>
+/// sends <c>application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3,*/*;q=0.2</c>,
+/// which gets protobuf. A missing header, or one that names nothing served, gets text 0.0.4,
 /// as before content negotiation (client_golang answers so too, never 406).</para>
 /// </remarks>
 internal static class ScrapeNegotiation
@@ -29,6 +33,8 @@ internal static class ScrapeNegotiation
         {
             string[] parts = range.Split(';', StringSplitOptions.TrimEntries);
             string? version = null;
+            string? proto = null;
+            string? encoding = null;
             double quality = 1;
             for (int i = 1; i < parts.Length; i++)
             {
@@ -48,9 +54,17 @@ internal static class ScrapeNegotiation
                 {
                     version = value;
                 }
+                else if (name.Equals("proto", StringComparison.OrdinalIgnoreCase))
+                {
+                    proto = value;
+                }
+                else if (name.Equals("encoding", StringComparison.OrdinalIgnoreCase))
+                {
+                    encoding = value;
+                }
             }
 
-            if (quality > bestQuality && FormatOf(parts[0], version) is { } format)
+            if (quality > bestQuality && FormatOf(parts[0], version, proto, encoding) is { } format)
             {
                 best = format;
                 bestQuality = quality;
@@ -89,8 +103,14 @@ internal static class ScrapeNegotiation
         return false;
     }
 
-    private static PrometheusExpositionFormat? FormatOf(string mediaType, string? version)
+    private static PrometheusExpositionFormat? FormatOf(string mediaType, string? version, string? proto, string? encoding)
     {
+        if (mediaType.Equals("application/vnd.google.protobuf", StringComparison.OrdinalIgnoreCase))
+        {
+            // The text form of the messages (encoding=text, compact-text) is not served.
+            return proto == "io.prometheus.client.MetricFamily" && encoding == "delimited" ? PrometheusExpositionFormat.Protobuf : null;
+        }
+
         if (mediaType.Equals("application/openmetrics-text", StringComparison.OrdinalIgnoreCase))
         {
             return version is null or "1.0.0" ? PrometheusExpositionFormat.OpenMetrics : null;

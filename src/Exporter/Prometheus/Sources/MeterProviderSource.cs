@@ -16,11 +16,7 @@ internal sealed partial class MeterProviderSource(PrometheusPullExporter exporte
 
     public async Task WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
     {
-        PrometheusCollection collection = await exporter.CollectAsync(cancellationToken).ConfigureAwait(false);
-        if (output.IsOpenMetrics)
-        {
-            collection = collection.OpenMetrics ?? PrometheusCollection.Empty;
-        }
+        PrometheusCollection collection = (await exporter.CollectAsync(cancellationToken).ConfigureAwait(false)).In(output.Format);
 
         foreach (PrometheusCollection.Family family in collection.Families)
         {

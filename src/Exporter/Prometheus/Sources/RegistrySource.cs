@@ -13,6 +13,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// <para>Every kind (<see cref="RegistryFamily"/>): counters as <c>B_total</c>; up-down counters
 /// and gauges as gauges <c>B</c>; histograms, and operations with bucket boundaries, as
 /// <c>B_bucket{le="…"}</c> (cumulative, ending with <c>le="+Inf"</c>), <c>B_sum</c>, <c>B_count</c>;
+/// exponential histograms as native histograms in protobuf, and as those histograms in the text
+/// formats (<see cref="ExpositionWriter.WriteExponentialHistogram"/>);
 /// operations without boundaries as summaries <c>S_sum</c>, <c>S_count</c>; observable
 /// instruments as their kind, read by calling their callback. A family with no sample in a scrape
 /// (no series yet, a gauge never set, a callback that reported nothing) is not written.</para>
@@ -100,6 +102,9 @@ internal sealed partial class RegistrySource
                 case PartitionedHistogram histogram:
                     WriteHistograms(output, family, histogram.Collect());
                     break;
+                case PartitionedExponentialHistogram histogram:
+                    WriteHistograms(output, family, histogram.Collect());
+                    break;
                 case OperationData operation:
                     WriteOperations(output, family, operation.Boundaries, operation.Collect());
                     break;
@@ -147,6 +152,15 @@ internal sealed partial class RegistrySource
         }
     }
 
+    private void WriteHistograms(ExpositionWriter output, RegistryFamily family, IReadOnlyList<ExponentialHistogramReading> readings)
+    {
+        WriteHeaderIfAny(output, family, readings.Count);
+        foreach (ExponentialHistogramReading reading in readings)
+        {
+            output.WriteExponentialHistogram(family.Name, Labels(reading.Tags), reading, family.Created);
+        }
+    }
+
     private void WriteOperations(ExpositionWriter output, RegistryFamily family, IReadOnlyList<double>? boundaries, IReadOnlyList<OperationReading> readings)
     {
         WriteHeaderIfAny(output, family, readings.Count);
@@ -159,9 +173,7 @@ internal sealed partial class RegistrySource
             }
             else
             {
-                output.WriteSample(family.Name, "_sum", labels, null, 0, reading.ElapsedSeconds);
-                output.WriteSample(family.Name, "_count", labels, null, 0, reading.Count);
-                output.WriteCreated(family.Name, family.Type, labels, family.Created);
+                output.WriteSummary(family.Name, labels, reading.Count, reading.ElapsedSeconds, family.Created);
             }
         }
     }
