@@ -25,6 +25,12 @@
 # one, HttpListener itself answers 411); has the same Prometheus scrape it as a
 # second job, and reads back through the query API its counter and histogram count, exactly
 # $WORKER_ITEMS (scripts/e2e-check-worker.py).
+# A second Prometheus, started with --enable-feature=native-histograms, scrapes both in the
+# protobuf exposition: the same checks run against it (every family, every value, through the
+# other format), and scripts/e2e-check-native.py reads back the worker's native histogram of item
+# numbers 1..$WORKER_ITEMS: its exact count and sum, and histogram_quantile(0.99, rate(...[1m]))
+# within the scale's relative error of the true quantile. The worker waits $WORKER_START_DELAY
+# before its first item, so both servers store its series at zero first.
 # Installs ab (apache2-utils), prometheus and promtool (prometheus) and curl from Debian's
 # packages if missing.
 set -euo pipefail
@@ -34,6 +40,7 @@ CONCURRENCY=8
 SCRAPE_INTERVAL_US=100000
 STARTUP_TIMEOUT_SECONDS=60
 WORKER_ITEMS=1000000
+WORKER_START_DELAY=00:00:30
 # promtool's lint problems (exit 3) accepted, each for one family only: names the runtime gives its
 # own System.Runtime gauges ("non-histogram and non-summary metrics should not have "_count"
 # suffix"), exported as OpenTelemetry's Prometheus conversion writes them. Any other lint problem,
@@ -95,9 +102,11 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
-# Starts Prometheus scraping the sample every second; sets PROMETHEUS_URL and PROMETHEUS_PID.
+# Starts a Prometheus named $1 scraping the sample and the worker every second, with the flags
+# after $1; prints its URL, and adds its pid to PROMETHEUS_PIDS.
 start_prometheus() {
-  local port target=${BASE_URL#http://}
+  local name=$1 port target=${BASE_URL#http://} pid url
+  shift
   port=$(free_port)
   printf '%s\n' \
     'global:' \
@@ -109,44 +118,50 @@ start_prometheus() {
     "      - targets: ['$target']" \
     '  - job_name: worker' \
     '    static_configs:' \
-    "      - targets: ['${WORKER_URL#http://}']" >"$WORK/prometheus.yml"
-  prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
-    --web.listen-address="127.0.0.1:$port" >"$WORK/prometheus.log" 2>&1 &
-  PROMETHEUS_PID=$!
-  PROMETHEUS_URL="http://127.0.0.1:$port"
+    "      - targets: ['${WORKER_URL#http://}']" >"$WORK/$name.yml"
+  prometheus --config.file="$WORK/$name.yml" --storage.tsdb.path="$WORK/$name-tsdb" \
+    --web.listen-address="127.0.0.1:$port" "$@" >"$WORK/$name.log" 2>&1 &
+  pid=$!
+  PROMETHEUS_PIDS+=("$pid")
+  url="http://127.0.0.1:$port"
   for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
-    if ! kill -0 "$PROMETHEUS_PID" 2>/dev/null; then
-      tail -n 20 "$WORK/prometheus.log" >&2
-      fail "prometheus exited during start-up"
+    if ! kill -0 "$pid" 2>/dev/null; then
+      tail -n 20 "$WORK/$name.log" >&2
+      fail "$name exited during start-up"
     fi
-    if curl -sf --max-time 2 -o /dev/null "$PROMETHEUS_URL/-/ready"; then
+    if curl -sf --max-time 2 -o /dev/null "$url/-/ready"; then
+      echo "$url"
       return
     fi
     sleep 0.1
   done
-  fail "prometheus was not ready within $STARTUP_TIMEOUT_SECONDS s"
+  fail "$name was not ready within $STARTUP_TIMEOUT_SECONDS s"
 }
 
-# Waits until Prometheus has stored the /hello duration series, at zero since the sample creates
-# it at start: rate() in the quantile query then has a sample from before the load, however
-# short the load is next to the scrape interval.
+# Waits until the Prometheus at $1 has stored the /hello duration series, at zero since the sample
+# creates it at start, and each query after $1 has a result (the worker's native histogram at zero,
+# since the worker waits before its first item): rate() in the quantile queries then has a sample
+# from before the work, however short the work is next to the scrape interval.
 wait_for_first_scrape() {
-  local query='webapi_request_duration_seconds_count{http_route="/hello"}'
-  for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
-    if curl -sf --max-time 2 -G --data-urlencode "query=$query" "$PROMETHEUS_URL/api/v1/query" | grep -q '"value"'; then
-      return
-    fi
-    sleep 0.1
+  local url=$1 query
+  shift
+  for query in 'webapi_request_duration_seconds_count{http_route="/hello"}' "$@"; do
+    for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
+      if curl -sf --max-time 2 -G --data-urlencode "query=$query" "$url/api/v1/query" | grep -q '"value"'; then
+        continue 2
+      fi
+      sleep 0.1
+    done
+    fail "the prometheus at $url had not stored $query within $STARTUP_TIMEOUT_SECONDS s"
   done
-  fail "prometheus had not scraped the sample within $STARTUP_TIMEOUT_SECONDS s"
 }
 
 cleanup() {
   local status=$?
-  if [[ -n ${PROMETHEUS_PID:-} ]]; then
-    kill "$PROMETHEUS_PID" 2>/dev/null || true
-    wait "$PROMETHEUS_PID" 2>/dev/null || true
-  fi
+  for pid in "${PROMETHEUS_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   if [[ -n ${CONCURRENT_PID:-} ]]; then
     kill "$CONCURRENT_PID" 2>/dev/null || true
     wait "$CONCURRENT_PID" 2>/dev/null || true
@@ -176,6 +191,7 @@ cleanup() {
 }
 
 install_missing_tools
+PROMETHEUS_PIDS=()
 WORK=$(mktemp -d)
 trap cleanup EXIT
 
@@ -212,7 +228,7 @@ dotnet build samples/Worker -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
 worker_port=$(free_port)
 WORKER_URL="http://127.0.0.1:$worker_port"
 dotnet samples/Worker/bin/Release/net10.0/ScalableMetrics.Samples.Worker.dll --ScalableMetrics:ScrapeListener:Port="$worker_port" \
-  --Worker:Items="$WORKER_ITEMS" >"$WORK/worker.log" 2>&1 &
+  --Worker:Items="$WORKER_ITEMS" --Worker:StartDelay="$WORKER_START_DELAY" >"$WORK/worker.log" 2>&1 &
 WORKER_PID=$!
 for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
   kill -0 "$WORKER_PID" 2>/dev/null || fail "the worker exited during start-up"
@@ -225,9 +241,14 @@ worker_405=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST --data 
 [[ $worker_404 == 404 && $worker_405 == 405 ]] || fail "the worker's listener answered $worker_404 to another path (expected 404), $worker_405 to a POST (expected 405)"
 echo "e2e: worker's scrape listener on $WORKER_URL/metrics (pid $WORKER_PID), $WORKER_ITEMS items"
 
-start_prometheus
-echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL, scraping every 1 s"
-wait_for_first_scrape
+# Started in this shell, not in $( ), so that their pids stay in PROMETHEUS_PIDS for cleanup.
+start_prometheus prometheus >"$WORK/prometheus.url"
+PROMETHEUS_URL=$(<"$WORK/prometheus.url")
+start_prometheus prometheus-native --enable-feature=native-histograms >"$WORK/prometheus-native.url"
+NATIVE_PROMETHEUS_URL=$(<"$WORK/prometheus-native.url")
+echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL (OpenMetrics) and $NATIVE_PROMETHEUS_URL (native histograms: protobuf), scraping every 1 s"
+wait_for_first_scrape "$PROMETHEUS_URL"
+wait_for_first_scrape "$NATIVE_PROMETHEUS_URL" 'histogram_count(worker_item_number{job="worker"}) == 0'
 
 curl -sf -o "$WORK/before.prom" "$BASE_URL/metrics" || fail "scrape before the load failed"
 before=$(hello_count "$WORK/before.prom")
@@ -281,6 +302,13 @@ prometheus_checks=$(grep -c '^ok' "$WORK/prometheus-check.txt" || true)
 prometheus_failures=$(grep -c '^FAIL' "$WORK/prometheus-check.txt" || true)
 worker_status=0
 python3 scripts/e2e-check-worker.py "$PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" >"$WORK/worker-check.txt" 2>&1 || worker_status=$?
+echo "e2e: checking the values the native-histograms Prometheus (protobuf) stored"
+native_status=0
+{
+  python3 scripts/e2e-check-prometheus.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$counted" || native_status=$?
+  python3 scripts/e2e-check-worker.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
+  python3 scripts/e2e-check-native.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
+} >"$WORK/native-check.txt" 2>&1
 
 scrapes=$(wc -l <"$WORK/counts" 2>/dev/null || echo 0)
 last_during_load=$(tail -n 1 "$WORK/counts" 2>/dev/null || echo 0)
@@ -294,9 +322,12 @@ echo "concurrent scrapers:     $(head -n 1 "$WORK/concurrent.txt")"
 echo "promtool check metrics:  $promtool_verdict"
 echo "prometheus (real server): $prometheus_checks values exact, $prometheus_failures wrong"
 echo "worker (standalone listener, job worker): $(grep -c '^ok' "$WORK/worker-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/worker-check.txt" || true) failed"
+echo "prometheus with native histograms (protobuf scrapes): $(grep -c '^ok' "$WORK/native-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/native-check.txt" || true) failed"
 echo
 cat "$WORK/prometheus-check.txt"
 cat "$WORK/worker-check.txt"
+echo "-- the same, and the native histogram, through protobuf:"
+cat "$WORK/native-check.txt"
 echo
 grep -E '^(# (HELP|TYPE) )?(webapi_|http_server_request_duration_seconds_count|dotnet_gc_collections|dotnet_thread_pool_thread_count)' "$WORK/final.prom"
 echo
@@ -312,4 +343,5 @@ echo
 ((promtool_status == 0)) || fail "promtool rejected the scrape"
 ((prometheus_status == 0)) || fail "Prometheus did not store the exact values (see above)"
 ((worker_status == 0)) || fail "Prometheus did not store the worker's exact values (see above)"
+((native_status == 0)) || fail "the native-histograms Prometheus did not store the exact values, or the quantile was off (see above)"
 echo "e2e: PASS"
