@@ -56,9 +56,13 @@ internal sealed class ExemplarReservoir
             return;
         }
 
-        ExemplarSlot[] slots = SlotsOf(ProcessorId.CurrentPartition());
-        ExemplarSlot.TryWrite(ref slots[GuardSlots + slot], value, DateTime.UtcNow.Ticks, activity.TraceId, activity.SpanId);
+        Write(ProcessorId.CurrentPartition(), slot, value, DateTime.UtcNow.Ticks, activity.TraceId, activity.SpanId);
     }
+
+    /// <summary>Writes an exemplar into slot <paramref name="slot"/> of partition <paramref name="partition"/>, allocating the partition's slots if need be; skipped where another writer holds the slot.</summary>
+    /// <returns>Whether it was written.</returns>
+    internal bool Write(int partition, int slot, double value, long timestampTicks, ActivityTraceId traceId, ActivitySpanId spanId) =>
+        ExemplarSlot.TryWrite(ref SlotsOf(partition)[GuardSlots + slot], value, timestampTicks, traceId, spanId);
 
     /// <summary>The newest exemplar (latest timestamp) in slot <paramref name="slot"/> over every partition, or null where none was kept.</summary>
     public Exemplar? ReadNewest(int slot)
