@@ -75,6 +75,11 @@ public sealed class ScalableMetricsOptions
     /// <remarks>Default: <see cref="DefaultMaxInstruments"/> (1000). Must be at least 1.</remarks>
     public int MaxInstruments { get; set; } = DefaultMaxInstruments;
 
+    /// <summary>Which measurements the registry's counters and histograms keep as exemplars, for the
+    /// registry and every listened meter's; see <see cref="MetricRegistryOptions.ExemplarFilter"/>.</summary>
+    /// <remarks>Default: <see cref="ExemplarFilter.None"/>. An OpenMetrics or protobuf scrape writes them; text 0.0.4 cannot carry them.</remarks>
+    public ExemplarFilter ExemplarFilter { get; set; } = ExemplarFilter.None;
+
     /// <summary>The partitions each series keeps a slot for; see <see cref="MetricRegistryOptions.PartitionCount"/>.</summary>
     /// <remarks>Default: <see langword="null"/> (read from the machine). Below what the machine needs, the host fails to start.</remarks>
     public int? PartitionCount { get; set; }
@@ -199,6 +204,7 @@ public sealed class ScalableMetricsOptions
         Strategy = Strategy,
         UseRestartableSequences = UseRestartableSequences,
         PartitionCount = PartitionCount,
+        ExemplarFilter = ExemplarFilter,
         MaxSeriesPerInstrument = MaxSeriesPerInstrument,
         MaxInstruments = MaxInstruments,
         MaxTagsPerSeries = MaxTagsPerSeries,

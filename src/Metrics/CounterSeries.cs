@@ -1,6 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
-using ScalableMetrics.Platform;
+using ScalableMetrics.Exemplars;
 
 namespace ScalableMetrics;
 
@@ -12,15 +12,24 @@ namespace ScalableMetrics;
 /// that processor's slot, or a plain store to the thread's own slot. The value saturates at
 /// <see cref="long.MaxValue"/>.
 /// </summary>
-/// <remarks>Thread-safe. Get one from <see cref="PartitionedCounter.Bind"/>, once, and keep it.</remarks>
+/// <remarks>
+/// <para>Thread-safe. Get one from <see cref="PartitionedCounter.Bind"/>, once, and keep it.</para>
+/// <para>With <see cref="MetricRegistryOptions.ExemplarFilter"/> on, an add the filter samples is
+/// also kept as the calling partition's <see cref="Exemplar"/>, after the add; off, an add pays one
+/// test of a field that is null.</para>
+/// </remarks>
 public sealed class CounterSeries : PartitionedSeries
 {
     /// <summary>The slots a counter series takes in each region: its sum.</summary>
     internal const int SlotCount = 1;
 
-    internal CounterSeries(TagSet tags, PartitionArena arena)
+    // Null unless the registry keeps exemplars: the only thing an add reads besides its write path.
+    private readonly ExemplarReservoir? _exemplars;
+
+    internal CounterSeries(TagSet tags, PartitionArena arena, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(tags, arena, SlotCount)
     {
+        _exemplars = ExemplarReservoir.Create(exemplarFilter, SlotCount);
     }
 
     /// <summary>Adds <paramref name="value"/>.</summary>
@@ -34,20 +43,36 @@ public sealed class CounterSeries : PartitionedSeries
             ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
         }
 
-        Add(0, value);
+        AddValid(value);
     }
 
     /// <summary>Adds <paramref name="value"/>, known to be zero or positive.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void AddValid(long value) => Add(0, value);
+    internal void AddValid(long value)
+    {
+        Add(0, value);
+
+        // After the add, beside PartitionedSeries.Add rather than in it (its layout is measured).
+        ExemplarReservoir? exemplars = _exemplars;
+        if (exemplars is not null)
+        {
+            exemplars.Offer(0, value);
+        }
+    }
 
     /// <summary>Adds 1.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Increment() => Add(0, 1);
+    public void Increment() => AddValid(1);
 
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
     /// <returns>The cumulative value, at most <see cref="long.MaxValue"/>; never lower than a value an earlier call returned.</returns>
     public long Read() => ReadSlot(0);
+
+    /// <summary>The newest exemplar kept, or null where none was (or the registry keeps none).</summary>
+    internal Exemplar? ReadExemplar() => _exemplars?.ReadNewest(0);
+
+    /// <summary>The series' exemplars, or null where the registry keeps none.</summary>
+    internal ExemplarReservoir? Exemplars => _exemplars;
 
     /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
     internal static void ReadAll(PartitionArena arena, CounterSeries[] series, Span<long> values) => ReadAll(arena, series, SlotCount, values);

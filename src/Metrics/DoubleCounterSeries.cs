@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Exemplars;
 
 namespace ScalableMetrics;
 
@@ -12,15 +13,21 @@ namespace ScalableMetrics;
 /// Thread-safe. Get one from <see cref="PartitionedDoubleCounter.Bind"/>, once, and keep it.
 /// The partitions are summed as doubles at a read (subject to floating-point rounding as any sum
 /// of doubles is); every increment is zero or positive, so no partition ever goes down.
+/// With <see cref="MetricRegistryOptions.ExemplarFilter"/> on, an add the filter samples is also
+/// kept as the calling partition's <see cref="Exemplar"/>, after the add.
 /// </remarks>
 public sealed class DoubleCounterSeries : PartitionedSeries
 {
     /// <summary>The slots a double counter series takes in each region: its total.</summary>
     internal const int SlotCount = 1;
 
-    internal DoubleCounterSeries(TagSet tags, PartitionArena arena)
+    // Null unless the registry keeps exemplars: the only thing an add reads besides its write path.
+    private readonly ExemplarReservoir? _exemplars;
+
+    internal DoubleCounterSeries(TagSet tags, PartitionArena arena, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(tags, arena, SlotCount)
     {
+        _exemplars = ExemplarReservoir.Create(exemplarFilter, SlotCount);
     }
 
     /// <summary>Adds <paramref name="value"/>.</summary>
@@ -35,16 +42,32 @@ public sealed class DoubleCounterSeries : PartitionedSeries
             ThrowHelper.ThrowBadDoubleIncrement(nameof(value), value);
         }
 
-        AddDouble(0, value);
+        AddValid(value);
     }
 
     /// <summary>Adds <paramref name="value"/>, known to be zero or positive and finite.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void AddValid(double value) => AddDouble(0, value);
+    internal void AddValid(double value)
+    {
+        AddDouble(0, value);
+
+        // After the add, beside PartitionedSeries' write path rather than in it (its layout is measured).
+        ExemplarReservoir? exemplars = _exemplars;
+        if (exemplars is not null)
+        {
+            exemplars.Offer(0, value);
+        }
+    }
 
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
     /// <returns>The cumulative value.</returns>
     public double Read() => ReadSlotDouble(0);
+
+    /// <summary>The newest exemplar kept, or null where none was (or the registry keeps none).</summary>
+    internal Exemplar? ReadExemplar() => _exemplars?.ReadNewest(0);
+
+    /// <summary>The series' exemplars, or null where the registry keeps none.</summary>
+    internal ExemplarReservoir? Exemplars => _exemplars;
 
     /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
     internal static void ReadAll(PartitionArena arena, DoubleCounterSeries[] series, Span<double> values) => ReadAll(arena, series, SlotCount, MemoryMarshal.Cast<double, long>(values), SlotSum.Double);

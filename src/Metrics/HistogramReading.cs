@@ -9,8 +9,9 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class HistogramReading
 {
-    internal HistogramReading(TagSet tags, IReadOnlyList<double> boundaries, long[] bucketCounts, double sum)
+    internal HistogramReading(TagSet tags, IReadOnlyList<double> boundaries, long[] bucketCounts, double sum, Exemplar?[]? exemplars = null)
     {
+        Exemplars = exemplars;
         Tags = tags;
         Boundaries = boundaries;
         BucketCounts = bucketCounts;
@@ -42,4 +43,13 @@ public sealed class HistogramReading
 
     /// <summary>The sum of the values recorded; infinite once an infinite value was recorded.</summary>
     public double Sum { get; }
+
+    /// <summary>
+    /// The newest <see cref="Exemplar"/> of each bucket, indexed as <see cref="BucketCounts"/> (an
+    /// entry null where the bucket has none); null where the series has kept none at all
+    /// (<see cref="MetricRegistryOptions.ExemplarFilter"/> is <see cref="ExemplarFilter.None"/>, or no
+    /// record was sampled yet).
+    /// </summary>
+    /// <remarks>Read before the counts: every exemplar's record is counted in <see cref="BucketCounts"/>.</remarks>
+    public IReadOnlyList<Exemplar?>? Exemplars { get; }
 }

@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Exemplars;
 
 namespace ScalableMetrics;
 
@@ -11,15 +12,21 @@ namespace ScalableMetrics;
 /// <remarks>
 /// <para>Thread-safe. Get one from <see cref="PartitionedHistogram.Bind"/>, once, and keep it.</para>
 /// <para>Its slots in each region: one count per bucket (boundaries + 1), then the sum (a <see cref="double"/>).</para>
+/// <para>With <see cref="MetricRegistryOptions.ExemplarFilter"/> on, a record the filter samples is
+/// also kept as the calling partition's <see cref="Exemplar"/> of the value's bucket, after the record.</para>
 /// </remarks>
 public sealed class HistogramSeries : PartitionedSeries
 {
     private readonly HistogramBuckets _buckets;
 
-    internal HistogramSeries(TagSet tags, PartitionArena arena, HistogramBuckets buckets)
+    // Null unless the registry keeps exemplars (one per bucket): the only thing a record reads besides its write path.
+    private readonly ExemplarReservoir? _exemplars;
+
+    internal HistogramSeries(TagSet tags, PartitionArena arena, HistogramBuckets buckets, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(tags, arena, SlotCountFor(buckets))
     {
         _buckets = buckets;
+        _exemplars = ExemplarReservoir.Create(exemplarFilter, buckets.BucketCount);
     }
 
     /// <summary>Records <paramref name="value"/>.</summary>
@@ -45,14 +52,33 @@ public sealed class HistogramSeries : PartitionedSeries
     /// <returns>The cumulative reading; each bucket count never lower than an earlier read of it returned.</returns>
     public HistogramReading Read()
     {
+        // Exemplars first, so that every exemplar's record is in the counts read after it.
+        Exemplar?[]? exemplars = ReadExemplars();
         long[] counts = new long[_buckets.BucketCount];
         double sum = ReadSlotsAndDouble(0, counts, SumSlot);
-        return new HistogramReading(Tags, _buckets.Boundaries, counts, sum);
+        return new HistogramReading(Tags, _buckets.Boundaries, counts, sum, exemplars);
     }
 
     /// <summary>Records <paramref name="value"/>, known not to be NaN.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void RecordValid(double value) => AddCountAndDouble(_buckets.Find(value), SumSlot, value);
+    internal void RecordValid(double value)
+    {
+        int bucket = _buckets.Find(value);
+        AddCountAndDouble(bucket, SumSlot, value);
+
+        // After the record, beside PartitionedSeries' write path rather than in it (its layout is measured).
+        ExemplarReservoir? exemplars = _exemplars;
+        if (exemplars is not null)
+        {
+            exemplars.Offer(bucket, value);
+        }
+    }
+
+    /// <summary>The newest exemplar of each bucket, or null where none was ever kept (or the registry keeps none).</summary>
+    internal Exemplar?[]? ReadExemplars() => _exemplars?.ReadNewestOfEach();
+
+    /// <summary>The series' exemplars, or null where the registry keeps none.</summary>
+    internal ExemplarReservoir? Exemplars => _exemplars;
 
     /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: a count per bucket, then the sum.</summary>
     internal static int SlotCountFor(HistogramBuckets buckets) => buckets.BucketCount + 1;

@@ -69,6 +69,12 @@ public sealed class MetricRegistry
             throw new ArgumentOutOfRangeException(nameof(options), options.MaxTagsPerSeries, $"{nameof(MetricRegistryOptions.MaxTagsPerSeries)} must be at most {MetricRegistryOptions.MaxMaxTagsPerSeries}.");
         }
 
+        if (!Enum.IsDefined(options.ExemplarFilter))
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.ExemplarFilter, $"{nameof(MetricRegistryOptions.ExemplarFilter)} is not a defined {nameof(ScalableMetrics.ExemplarFilter)}.");
+        }
+
+        ExemplarFilter = options.ExemplarFilter;
         MaxSeriesPerInstrument = options.MaxSeriesPerInstrument;
         MaxInstruments = options.MaxInstruments;
         _tagLimits = new TagLimits(options.MaxTagsPerSeries, options.MaxTagKeyLength, options.MaxTagValueLength);
@@ -94,6 +100,9 @@ public sealed class MetricRegistry
     /// </summary>
     /// <remarks><see cref="MetricRegistryOptions.PartitionCount"/> where set; otherwise read from the machine.</remarks>
     public int PartitionCount { get; }
+
+    /// <summary>Which measurements this registry's counters and histograms keep as exemplars (<see cref="MetricRegistryOptions.ExemplarFilter"/>).</summary>
+    public ExemplarFilter ExemplarFilter { get; }
 
     /// <summary>The bytes this registry's series slots take: all of its arena's chunks (pinned object heap), used or not.</summary>
     internal long SlotBytes => _arena.ReservedBytes;
@@ -141,7 +150,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedCounter CreateCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
 
     /// <summary>Creates an operation timer (count and elapsed seconds, and with <paramref name="boundaries"/> a count per bucket), or returns the one already created with this name and the same boundaries.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -184,7 +193,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedDoubleCounter CreateDoubleCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedDoubleCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedDoubleCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
 
     /// <summary>Creates a partitioned up-down counter of <see cref="long"/> values, or returns the one already created with this name and unit.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.requests.in_flight</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -230,7 +239,7 @@ public sealed class MetricRegistry
     public PartitionedHistogram CreateHistogram(string name, string? unit = null, string? description = null, IReadOnlyList<double>? boundaries = null)
     {
         HistogramBuckets buckets = HistogramBuckets.Create(boundaries ?? PartitionedHistogram.DefaultBoundaries, nameof(boundaries));
-        PartitionedHistogram histogram = GetOrCreate(name, unit, ExportedFamily.ForHistogram, () => new PartitionedHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
+        PartitionedHistogram histogram = GetOrCreate(name, unit, ExportedFamily.ForHistogram, () => new PartitionedHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
         if (!histogram.Buckets.SameAs(buckets))
         {
             throw BoundariesDiffer(histogram, histogram.Boundaries, boundaries ?? PartitionedHistogram.DefaultBoundaries);

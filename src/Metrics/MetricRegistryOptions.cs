@@ -37,6 +37,23 @@ public class MetricRegistryOptions
     /// <remarks>Default: <see langword="true"/>. Has no effect on <see cref="PartitionStrategy.PerThread"/>.</remarks>
     public bool UseRestartableSequences { get; set; } = true;
 
+    /// <summary>Which measurements counters (<see cref="PartitionedCounter"/>, <see cref="PartitionedDoubleCounter"/>)
+    /// and histograms (<see cref="PartitionedHistogram"/>) keep as an <see cref="Exemplar"/>: per
+    /// series and partition, the last sampled measurement (per histogram bucket: the last in that
+    /// bucket), with its time and the current <see cref="System.Diagnostics.Activity"/>'s trace and
+    /// span; a collection reads the newest over partitions (<see cref="CounterReading.Exemplar"/>,
+    /// <see cref="DoubleReading.Exemplar"/>, <see cref="HistogramReading.Exemplars"/>).</summary>
+    /// <remarks>
+    /// <para>Default: <see cref="ExemplarFilter.None"/>: nothing is kept or allocated, and an add or
+    /// record pays one test of a null field. With <see cref="ExemplarFilter.TraceBased"/>, a sampled
+    /// measurement also reads the clock and writes a slot behind a sequence lock (never a lock, never
+    /// an allocation once its partition's slots exist); an unsampled one reads <see cref="System.Diagnostics.Activity.Current"/>.</para>
+    /// <para>Memory goes only where sampled measurements happen: a series' table of partitions on its
+    /// first, a partition's slots (about 40 bytes per counter or per histogram bucket) on its first
+    /// in that partition. Exemplars are exported where the format carries them (OpenMetrics, protobuf).</para>
+    /// </remarks>
+    public ExemplarFilter ExemplarFilter { get; set; } = ExemplarFilter.None;
+
     /// <summary>The largest <see cref="PartitionCount"/>: 65,536.</summary>
     public const int MaxPartitionCount = 65_536;
 

@@ -21,11 +21,11 @@ public sealed class PartitionedCounter : Instrument
     private readonly SeriesTable<CounterSeries> _series;
     private readonly PartitionArena _arena;
 
-    internal PartitionedCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits)
+    internal PartitionedCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(name, unit, description)
     {
         _arena = arena;
-        _series = new SeriesTable<CounterSeries>(maxSeries, tagLimits, tags => new CounterSeries(tags, arena));
+        _series = new SeriesTable<CounterSeries>(maxSeries, tagLimits, tags => new CounterSeries(tags, arena, exemplarFilter));
     }
 
     /// <inheritdoc/>
@@ -66,18 +66,26 @@ public sealed class PartitionedCounter : Instrument
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
     public CounterSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
 
-    /// <summary>Sums every series' partitions.</summary>
+    /// <summary>Sums every series' partitions, and reads each series' newest exemplar (<see cref="CounterReading.Exemplar"/>).</summary>
     /// <returns>One reading per series, in no particular order; each value at most <see cref="long.MaxValue"/> and never lower than an earlier read of the series returned.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
     public IReadOnlyList<CounterReading> Collect()
     {
         CounterSeries[] series = [.. _series.Series];
+
+        // Exemplars first, so that every exemplar's add is in the value read after it.
+        var exemplars = new Exemplar?[series.Length];
+        for (int i = 0; i < series.Length; i++)
+        {
+            exemplars[i] = series[i].ReadExemplar();
+        }
+
         long[] values = new long[series.Length];
         CounterSeries.ReadAll(_arena, series, values);
         var readings = new CounterReading[series.Length];
         for (int i = 0; i < series.Length; i++)
         {
-            readings[i] = new CounterReading(series[i].Tags, values[i]);
+            readings[i] = new CounterReading(series[i].Tags, values[i]) { Exemplar = exemplars[i] };
         }
 
         return readings;

@@ -21,11 +21,11 @@ public sealed class PartitionedDoubleCounter : Instrument
     private readonly SeriesTable<DoubleCounterSeries> _series;
     private readonly PartitionArena _arena;
 
-    internal PartitionedDoubleCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits)
+    internal PartitionedDoubleCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(name, unit, description)
     {
         _arena = arena;
-        _series = new SeriesTable<DoubleCounterSeries>(maxSeries, tagLimits, tags => new DoubleCounterSeries(tags, arena));
+        _series = new SeriesTable<DoubleCounterSeries>(maxSeries, tagLimits, tags => new DoubleCounterSeries(tags, arena, exemplarFilter));
     }
 
     /// <inheritdoc/>
@@ -66,18 +66,26 @@ public sealed class PartitionedDoubleCounter : Instrument
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
     public DoubleCounterSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
 
-    /// <summary>Sums every series' partitions.</summary>
+    /// <summary>Sums every series' partitions, and reads each series' newest exemplar (<see cref="DoubleReading.Exemplar"/>).</summary>
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
     public IReadOnlyList<DoubleReading> Collect()
     {
         DoubleCounterSeries[] series = [.. _series.Series];
+
+        // Exemplars first, so that every exemplar's add is in the value read after it.
+        var exemplars = new Exemplar?[series.Length];
+        for (int i = 0; i < series.Length; i++)
+        {
+            exemplars[i] = series[i].ReadExemplar();
+        }
+
         double[] values = new double[series.Length];
         DoubleCounterSeries.ReadAll(_arena, series, values);
         var readings = new DoubleReading[series.Length];
         for (int i = 0; i < series.Length; i++)
         {
-            readings[i] = new DoubleReading(series[i].Tags, values[i]);
+            readings[i] = new DoubleReading(series[i].Tags, values[i]) { Exemplar = exemplars[i] };
         }
 
         return readings;

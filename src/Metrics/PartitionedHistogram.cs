@@ -26,12 +26,12 @@ public sealed class PartitionedHistogram : Instrument
     private readonly SeriesTable<HistogramSeries> _series;
     private readonly PartitionArena _arena;
 
-    internal PartitionedHistogram(string name, string? unit, string? description, HistogramBuckets buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits)
+    internal PartitionedHistogram(string name, string? unit, string? description, HistogramBuckets buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(name, unit, description)
     {
         _arena = arena;
         Buckets = buckets;
-        _series = new SeriesTable<HistogramSeries>(maxSeries, tagLimits, tags => new HistogramSeries(tags, arena, buckets));
+        _series = new SeriesTable<HistogramSeries>(maxSeries, tagLimits, tags => new HistogramSeries(tags, arena, buckets, exemplarFilter));
     }
 
     /// <summary>
@@ -96,12 +96,20 @@ public sealed class PartitionedHistogram : Instrument
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
     public HistogramSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
 
-    /// <summary>Sums every series' partitions: bucket counts and sums.</summary>
+    /// <summary>Sums every series' partitions: bucket counts and sums; and reads each bucket's newest exemplar (<see cref="HistogramReading.Exemplars"/>).</summary>
     /// <returns>One reading per series, in no particular order; a series with no record yet reads all zeros.</returns>
     /// <remarks>One pass over the series' slots, region by region; serialized with every other read of the registry's series.</remarks>
     public IReadOnlyList<HistogramReading> Collect()
     {
         HistogramSeries[] series = [.. _series.Series];
+
+        // Exemplars first, so that every exemplar's record is in the counts read after it.
+        var exemplars = new Exemplar?[]?[series.Length];
+        for (int i = 0; i < series.Length; i++)
+        {
+            exemplars[i] = series[i].ReadExemplars();
+        }
+
         int slotsPerSeries = HistogramSeries.SlotCountFor(Buckets);
         long[] slots = new long[series.Length * slotsPerSeries];
         double[] sums = new double[series.Length];
@@ -110,7 +118,7 @@ public sealed class PartitionedHistogram : Instrument
         for (int i = 0; i < series.Length; i++)
         {
             long[] counts = slots.AsSpan(i * slotsPerSeries, Buckets.BucketCount).ToArray();
-            readings[i] = new HistogramReading(series[i].Tags, Buckets.Boundaries, counts, sums[i]);
+            readings[i] = new HistogramReading(series[i].Tags, Buckets.Boundaries, counts, sums[i], exemplars[i]);
         }
 
         return readings;

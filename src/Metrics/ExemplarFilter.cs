@@ -1,0 +1,19 @@
+namespace ScalableMetrics;
+
+/// <summary>
+/// Which measurements a counter or histogram series keeps as an <see cref="Exemplar"/>, after
+/// OpenTelemetry's <c>ExemplarFilterType</c> (specification, SDK, "ExemplarFilter").
+/// </summary>
+/// <remarks>Set on <see cref="MetricRegistryOptions.ExemplarFilter"/>; read once, when the registry is created.</remarks>
+public enum ExemplarFilter
+{
+    /// <summary>No measurement is kept: no exemplar storage is ever allocated, and an add or record pays one test of a field that is always null.</summary>
+    None = 0,
+
+    /// <summary>
+    /// A measurement is kept when <see cref="System.Diagnostics.Activity.Current"/> is not null and
+    /// <see cref="System.Diagnostics.Activity.Recorded"/>: the sampled measurements of a traced
+    /// request, with the trace and span they were taken in.
+    /// </summary>
+    TraceBased = 1,
+}
