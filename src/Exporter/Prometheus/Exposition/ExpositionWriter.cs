@@ -5,7 +5,7 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// <summary>
 /// Writes the text exposition format 0.0.4, OpenMetrics 1.0 text or the protobuf exposition (<see cref="Format"/>):
 /// a family's header, then its series. In the text formats every sample goes through one primitive,
-/// <see cref="WriteSample(string, string, LabelBlock, string?, double, long)"/>, after prometheus/common's
+/// <see cref="WriteSample(string, string, LabelBlock, string?, double, long, Exemplar?)"/>, after prometheus/common's
 /// <c>expfmt/text_create.go</c> (<c>writeSample(name, suffix, metric, extraLabel, value)</c>); in
 /// protobuf a series is one <c>Metric</c> message (<see cref="ProtobufFamilyWriter"/>), so the sources
 /// write a histogram's or summary's series through <see cref="WriteHistogram"/>,
@@ -151,31 +151,34 @@ internal sealed class ExpositionWriter
     /// <param name="extraLabelName">A label written after the series' (<c>le</c>, <c>quantile</c>), or null for none.</param>
     /// <param name="extraLabelValue">Its value, written as a float.</param>
     /// <param name="value">The sample's value.</param>
+    /// <param name="exemplar">A counter's exemplar, or null: written in OpenMetrics and protobuf, not in the text format 0.0.4, which has none.</param>
     /// <exception cref="InvalidOperationException">In protobuf, a sample with a suffix or extra label: a histogram's or summary's, which has its own method.</exception>
-    public void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, long value)
+    public void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, long value, Exemplar? exemplar = null)
     {
         if (IsProtobuf)
         {
-            WriteProtobufValue(name, suffix, labels, extraLabelName, value);
+            WriteProtobufValue(name, suffix, labels, extraLabelName, value, exemplar);
             return;
         }
 
         WriteNameAndLabels(name, suffix, labels, extraLabelName, extraLabelValue);
         _text.Write(value);
+        WriteExemplar(exemplar);
         _text.Write((byte)'\n');
     }
 
     /// <summary>One sample of floating-point value; see the <see cref="long"/> overload.</summary>
-    public void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, double value)
+    public void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, double value, Exemplar? exemplar = null)
     {
         if (IsProtobuf)
         {
-            WriteProtobufValue(name, suffix, labels, extraLabelName, value);
+            WriteProtobufValue(name, suffix, labels, extraLabelName, value, exemplar);
             return;
         }
 
         WriteNameAndLabels(name, suffix, labels, extraLabelName, extraLabelValue);
         WriteFloat(value);
+        WriteExemplar(exemplar);
         _text.Write((byte)'\n');
     }
 
@@ -193,7 +196,9 @@ internal sealed class ExpositionWriter
     /// <param name="bucketCounts">The count of each bucket, not cumulative: one more than <paramref name="boundaries"/>, the last (b[n-1], +∞).</param>
     /// <param name="sum">The sum of the values recorded.</param>
     /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
-    public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> bucketCounts, double sum, DateTimeOffset? created = null)
+    /// <param name="exemplars">The newest exemplar of each bucket, indexed as <paramref name="bucketCounts"/>, or null for none:
+    /// written on the bucket's <c>_bucket</c> sample in OpenMetrics, in its <c>Bucket</c> message in protobuf.</param>
+    public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> bucketCounts, double sum, DateTimeOffset? created = null, IReadOnlyList<Exemplar?>? exemplars = null)
     {
         _countScratch.Clear();
         long cumulative = 0;
@@ -204,7 +209,7 @@ internal sealed class ExpositionWriter
         }
 
         cumulative = SaturatingAdd(cumulative, bucketCounts[boundaries.Count]);
-        WriteCumulativeHistogram(name, labels, boundaries, _countScratch, cumulative, sum, created);
+        WriteCumulativeHistogram(name, labels, boundaries, _countScratch, cumulative, sum, created, exemplars);
     }
 
     /// <summary>
@@ -251,7 +256,7 @@ internal sealed class ExpositionWriter
             _countScratch.Add(cumulative);
         }
 
-        WriteCumulativeHistogram(name, labels, _boundaryScratch, _countScratch, reading.Count, reading.Sum, created);
+        WriteCumulativeHistogram(name, labels, _boundaryScratch, _countScratch, reading.Count, reading.Sum, created, exemplars: null);
     }
 
     /// <summary>
@@ -360,26 +365,27 @@ internal sealed class ExpositionWriter
     }
 
     // Cumulative counts, one per boundary; the last count (+Inf) is the series' count.
-    private void WriteCumulativeHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, DateTimeOffset? created)
+    // Exemplars, where given, one per bucket: boundaries.Count + 1, the last the +Inf bucket's.
+    private void WriteCumulativeHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?>? exemplars)
     {
         if (IsProtobuf)
         {
             CheckProtobufSeries(name, labels);
-            _protobuf.AddHistogram(labels, boundaries, cumulativeCounts, count, sum);
+            _protobuf.AddHistogram(labels, boundaries, cumulativeCounts, count, sum, exemplars);
             return;
         }
 
         for (int i = 0; i < boundaries.Count; i++)
         {
-            WriteSample(name, "_bucket", labels, "le", boundaries[i], cumulativeCounts[i]);
+            WriteSample(name, "_bucket", labels, "le", boundaries[i], cumulativeCounts[i], exemplars?[i]);
         }
 
-        WriteSample(name, "_bucket", labels, "le", double.PositiveInfinity, count);
+        WriteSample(name, "_bucket", labels, "le", double.PositiveInfinity, count, exemplars?[boundaries.Count]);
         WriteCountAndSum(name, labels, count, sum);
         WriteCreated(name, PrometheusType.Histogram, labels, created);
     }
 
-    private void WriteProtobufValue(string name, string suffix, LabelBlock labels, string? extraLabelName, double value)
+    private void WriteProtobufValue(string name, string suffix, LabelBlock labels, string? extraLabelName, double value, Exemplar? exemplar)
     {
         if (suffix.Length != 0 || extraLabelName is not null)
         {
@@ -387,7 +393,25 @@ internal sealed class ExpositionWriter
         }
 
         CheckProtobufSeries(name, labels);
-        _protobuf.AddValue(labels, value);
+        _protobuf.AddValue(labels, value, exemplar);
+    }
+
+    // OpenMetrics: " # {trace_id="…",span_id="…"} value timestamp" after a counter's or bucket's value.
+    private void WriteExemplar(Exemplar? exemplar)
+    {
+        if (!IsOpenMetrics || exemplar is not { } e)
+        {
+            return;
+        }
+
+        _text.Write(" # {" + ExemplarLabels.TraceId + "=\"");
+        _text.Write(e.TraceId.ToHexString());
+        _text.Write("\"," + ExemplarLabels.SpanId + "=\"");
+        _text.Write(e.SpanId.ToHexString());
+        _text.Write("\"} ");
+        _text.WriteOpenMetrics(e.Value);
+        _text.Write((byte)' ');
+        _text.WriteUnixSeconds(e.Timestamp);
     }
 
     private void CheckProtobufSeries(string name, LabelBlock labels)

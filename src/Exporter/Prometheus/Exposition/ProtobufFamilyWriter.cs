@@ -51,10 +51,16 @@ internal sealed class ProtobufFamilyWriter
         _metricsOutput = new CodedOutputStream(_metrics, leaveOpen: true);
     }
 
-    /// <summary>A counter's or gauge's series: <c>Metric { label…, counter|gauge { value } }</c>.</summary>
-    public void AddValue(LabelBlock labels, double value) =>
-        AddMetric(labels, Type == PrometheusType.Counter ? ProtobufMessages.MetricCounter : ProtobufMessages.MetricGauge, value, static (output, v, _) =>
-            ProtobufMessages.WriteDouble(output, ProtobufMessages.ValueField, v));
+    /// <summary>A counter's or gauge's series: <c>Metric { label…, counter { value, exemplar } | gauge { value } }</c>.</summary>
+    public void AddValue(LabelBlock labels, double value, Exemplar? exemplar = null) =>
+        AddMetric(labels, Type == PrometheusType.Counter ? ProtobufMessages.MetricCounter : ProtobufMessages.MetricGauge, (value, exemplar, counter: Type == PrometheusType.Counter), static (output, v, scratch) =>
+        {
+            ProtobufMessages.WriteDouble(output, ProtobufMessages.ValueField, v.value);
+            if (v.counter && v.exemplar is { } e)
+            {
+                WriteExemplar(output, ProtobufMessages.CounterExemplar, e, scratch, 2);
+            }
+        });
 
     /// <summary>A summary's series without quantiles: <c>Metric { label…, summary { sample_count, sample_sum } }</c>.</summary>
     public void AddSummary(LabelBlock labels, long count, double sum) =>
@@ -67,25 +73,28 @@ internal sealed class ProtobufFamilyWriter
     /// <summary>
     /// A classic histogram's series: <c>Metric { label…, histogram { sample_count, sample_sum,
     /// bucket { cumulative_count, upper_bound }… } }</c>, a bucket per finite boundary (the +Inf
-    /// bucket is the sample count, and client_golang leaves it out too).
+    /// bucket is the sample count, and client_golang leaves it out too, unless it has an exemplar:
+    /// then, as client_golang does, a bucket of upper bound +Inf carries it).
     /// </summary>
-    public void AddHistogram(LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum) =>
-        AddMetric(labels, ProtobufMessages.MetricHistogram, (boundaries, cumulativeCounts, count, sum), static (output, h, scratch) =>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="boundaries">The finite upper bounds, increasing.</param>
+    /// <param name="cumulativeCounts">The cumulative count of each boundary's bucket.</param>
+    /// <param name="count">The series' count (the +Inf bucket's).</param>
+    /// <param name="sum">The series' sum.</param>
+    /// <param name="exemplars">One per bucket, the last the +Inf bucket's, or null for none.</param>
+    public void AddHistogram(LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, IReadOnlyList<Exemplar?>? exemplars = null) =>
+        AddMetric(labels, ProtobufMessages.MetricHistogram, (boundaries, cumulativeCounts, count, sum, exemplars), static (output, h, scratch) =>
         {
             ProtobufMessages.WriteUInt64(output, ProtobufMessages.HistogramCount, h.count);
             ProtobufMessages.WriteDouble(output, ProtobufMessages.HistogramSum, h.sum);
             for (int i = 0; i < h.boundaries.Count; i++)
             {
-                if (double.IsPositiveInfinity(h.boundaries[i]))
-                {
-                    break;
-                }
+                WriteBucket(output, h.cumulativeCounts[i], h.boundaries[i], h.exemplars?[i], scratch);
+            }
 
-                ProtobufMessages.WriteMessage(output, ProtobufMessages.HistogramBucket, scratch.Encode(2, (h.cumulativeCounts[i], h.boundaries[i]), static (o, bucket) =>
-                {
-                    ProtobufMessages.WriteUInt64(o, ProtobufMessages.BucketCumulativeCount, bucket.Item1);
-                    ProtobufMessages.WriteDouble(o, ProtobufMessages.BucketUpperBound, bucket.Item2);
-                }));
+            if (h.exemplars?[h.boundaries.Count] is { } infinite)
+            {
+                WriteBucket(output, h.count, double.PositiveInfinity, infinite, scratch);
             }
         });
 
@@ -131,6 +140,34 @@ internal sealed class ProtobufFamilyWriter
         _name = null;
         _metricsOutput = null;
     }
+
+    private static void WriteBucket(CodedOutputStream output, long cumulativeCount, double upperBound, Exemplar? exemplar, ProtobufScratch scratch) =>
+        ProtobufMessages.WriteMessage(output, ProtobufMessages.HistogramBucket, scratch.Encode(2, (cumulativeCount, upperBound, exemplar, scratch), static (o, bucket) =>
+        {
+            ProtobufMessages.WriteUInt64(o, ProtobufMessages.BucketCumulativeCount, bucket.cumulativeCount);
+            ProtobufMessages.WriteDouble(o, ProtobufMessages.BucketUpperBound, bucket.upperBound);
+            if (bucket.exemplar is { } e)
+            {
+                WriteExemplar(o, ProtobufMessages.BucketExemplar, e, bucket.scratch, 3);
+            }
+        }));
+
+    // Exemplar { label trace_id, label span_id, value, timestamp { seconds, nanos } }, encoded at depth and depth + 1.
+    private static void WriteExemplar(CodedOutputStream output, int field, Exemplar exemplar, ProtobufScratch scratch, int depth) =>
+        ProtobufMessages.WriteMessage(output, field, scratch.Encode(depth, (exemplar, scratch, depth), static (o, x) =>
+        {
+            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExemplarLabels.TraceId, x.exemplar.TraceId.ToHexString()));
+            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExemplarLabels.SpanId, x.exemplar.SpanId.ToHexString()));
+            ProtobufMessages.WriteDouble(o, ProtobufMessages.ExemplarValue, x.exemplar.Value);
+            long ticks = x.exemplar.Timestamp.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks;
+            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarTimestamp, x.scratch.Encode(x.depth + 1, ticks, static (t, unixTicks) =>
+            {
+                t.WriteTag(ProtobufMessages.TimestampSeconds, WireFormat.WireType.Varint);
+                t.WriteInt64(Math.DivRem(unixTicks, TimeSpan.TicksPerSecond, out long remainder));
+                t.WriteTag(ProtobufMessages.TimestampNanos, WireFormat.WireType.Varint);
+                t.WriteInt32((int)(remainder * 100));
+            }));
+        }));
 
     private void AddMetric<TState>(LabelBlock labels, int field, TState state, Action<CodedOutputStream, TState, ProtobufScratch> write)
     {

@@ -18,6 +18,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// operations without boundaries as summaries <c>S_sum</c>, <c>S_count</c>; observable
 /// instruments as their kind, read by calling their callback. A family with no sample in a scrape
 /// (no series yet, a gauge never set, a callback that reported nothing) is not written.</para>
+/// <para>Counters and histograms of a registry that keeps exemplars
+/// (<see cref="MetricRegistryOptions.ExemplarFilter"/>) carry the newest one of each series, or of
+/// each bucket, in OpenMetrics and protobuf.</para>
 /// <para>Every sample carries <c>otel_scope_name</c> and, when set, <c>otel_scope_version</c>. A
 /// series' label block is built once, on its first scrape, and kept with its tag set.</para>
 /// <para>Two series of one instrument never come out with the same labels: the registry makes
@@ -118,7 +121,7 @@ internal sealed partial class RegistrySource
         foreach (CounterReading reading in readings)
         {
             LabelBlock labels = Labels(reading.Tags);
-            output.WriteSample(family.Name, string.Empty, labels, null, 0, reading.Value);
+            output.WriteSample(family.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
             output.WriteCreated(family.Name, family.Type, labels, family.Created);
         }
     }
@@ -138,7 +141,7 @@ internal sealed partial class RegistrySource
         foreach (DoubleReading reading in readings)
         {
             LabelBlock labels = Labels(reading.Tags);
-            output.WriteSample(family.Name, string.Empty, labels, null, 0, reading.Value);
+            output.WriteSample(family.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
             output.WriteCreated(family.Name, family.Type, labels, family.Created);
         }
     }
@@ -148,7 +151,7 @@ internal sealed partial class RegistrySource
         WriteHeaderIfAny(output, family, readings.Count);
         foreach (HistogramReading reading in readings)
         {
-            output.WriteHistogram(family.Name, Labels(reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, family.Created);
+            output.WriteHistogram(family.Name, Labels(reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, family.Created, reading.Exemplars);
         }
     }
 

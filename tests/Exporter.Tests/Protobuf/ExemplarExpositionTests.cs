@@ -1,0 +1,109 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using System.Text.RegularExpressions;
+
+namespace ScalableMetrics.Exporter.Tests.Protobuf;
+
+/// <summary>
+/// Exemplars in the exposition: OpenMetrics 1.0 writes one after a counter's <c>_total</c> sample
+/// and after a histogram's <c>_bucket</c> sample of the bucket it fell in
+/// (<c> # {trace_id="…",span_id="…"} value timestamp</c>, the specification's exemplar syntax);
+/// protobuf in <c>Counter.exemplar</c> and <c>Bucket.exemplar</c> (a +Inf bucket added to carry
+/// one, as client_golang does); the text format 0.0.4, which has none, never.
+/// </summary>
+public sealed class ExemplarExpositionTests
+{
+    [Fact]
+    public async Task OpenMetrics_writes_the_counter_and_bucket_exemplars_of_a_recorded_activity()
+    {
+        (MetricRegistry registry, Activity activity, double before, double after) = RecordUnderActivity(0.7);
+        using var scraper = new PrometheusScraper(registry, "m");
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
+
+        string ids = $"trace_id=\"{activity.TraceId.ToHexString()}\",span_id=\"{activity.SpanId.ToHexString()}\"";
+        Match counter = Regex.Match(text, "^requests_total\\{otel_scope_name=\"m\"\\} 3 # \\{" + Regex.Escape(ids) + "\\} 3\\.0 ([0-9.]+)$", RegexOptions.Multiline);
+        Assert.True(counter.Success, text);
+        Assert.InRange(double.Parse(counter.Groups[1].Value, CultureInfo.InvariantCulture), before, after);
+        Assert.Matches("^latency_seconds_bucket\\{otel_scope_name=\"m\",le=\"1\\.0\"\\} 1 # \\{" + Regex.Escape(ids) + "\\} 0\\.7 [0-9.]+$", Line(text, "latency_seconds_bucket{otel_scope_name=\"m\",le=\"1.0\"}"));
+        Assert.Equal("latency_seconds_bucket{otel_scope_name=\"m\",le=\"0.5\"} 0", Line(text, "latency_seconds_bucket{otel_scope_name=\"m\",le=\"0.5\"}"));
+        Assert.Equal("latency_seconds_bucket{otel_scope_name=\"m\",le=\"+Inf\"} 1", Line(text, "latency_seconds_bucket{otel_scope_name=\"m\",le=\"+Inf\"}"));
+    }
+
+    [Fact]
+    public async Task The_text_format_has_no_exemplars()
+    {
+        (MetricRegistry registry, _, _, _) = RecordUnderActivity(0.7);
+        using var scraper = new PrometheusScraper(registry, "m");
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.Text));
+
+        Assert.Contains("requests_total{otel_scope_name=\"m\"} 3\n", text, StringComparison.Ordinal);
+        Assert.DoesNotContain("trace_id", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Protobuf_carries_the_counter_exemplar_and_an_infinite_bucket_for_a_value_above_every_boundary()
+    {
+        (MetricRegistry registry, Activity activity, double before, double after) = RecordUnderActivity(5);
+        using var scraper = new PrometheusScraper(registry, "m");
+
+        Dictionary<string, ProtoMessage> families = ProtoMessage.ParseDelimited(await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf)).ToDictionary(f => f.String(1));
+
+        ProtoMessage counterExemplar = families["requests_total"].Message(4).Message(3).Message(2);
+        AssertExemplar(counterExemplar, activity, 3, before, after);
+        List<ProtoMessage> buckets = families["latency_seconds"].Message(4).Message(7).Messages(3);
+        Assert.Equal([0.5, 1, double.PositiveInfinity], buckets.Select(b => b.Double(2)));
+        Assert.Equal([0UL, 0UL, 1UL], buckets.Select(b => b.Varint(1)));
+        Assert.False(buckets[0].Has(3));
+        AssertExemplar(buckets[2].Message(3), activity, 5, before, after);
+    }
+
+    [Fact]
+    public async Task Without_exemplars_nothing_follows_the_samples()
+    {
+        var registry = new MetricRegistry();
+        using Activity activity = new Activity("test").SetIdFormat(ActivityIdFormat.W3C).Start();
+        activity.ActivityTraceFlags = ActivityTraceFlags.Recorded;
+        registry.CreateCounter("requests").Add(3);
+        using var scraper = new PrometheusScraper(registry, "m");
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
+
+        Assert.Contains("requests_total{otel_scope_name=\"m\"} 3\n", text, StringComparison.Ordinal);
+        Assert.DoesNotContain(" # {", text, StringComparison.Ordinal);
+    }
+
+    private static (MetricRegistry Registry, Activity Activity, double Before, double After) RecordUnderActivity(double latency)
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = ExemplarFilter.TraceBased });
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        PartitionedHistogram histogram = registry.CreateHistogram("latency", "s", null, [0.5, 1]);
+        Activity activity = new Activity("test").SetIdFormat(ActivityIdFormat.W3C);
+        activity.ActivityTraceFlags = ActivityTraceFlags.Recorded;
+        double before = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() / 1000.0;
+        using (activity.Start())
+        {
+            counter.Add(3);
+            histogram.Record(latency);
+        }
+
+        double after = (DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() + 1) / 1000.0;
+        return (registry, activity, before, after);
+    }
+
+    private static void AssertExemplar(ProtoMessage exemplar, Activity activity, double value, double before, double after)
+    {
+        Assert.Equal(
+            [("trace_id", activity.TraceId.ToHexString()), ("span_id", activity.SpanId.ToHexString())],
+            exemplar.Messages(1).Select(label => (label.String(1), label.String(2))));
+        Assert.Equal(value, exemplar.Double(2));
+        ProtoMessage timestamp = exemplar.Message(3);
+        double seconds = timestamp.Varint(1) + (timestamp.Varint(2) / 1e9);
+        Assert.InRange(seconds, before, after);
+    }
+
+    private static string Line(string text, string start) =>
+        Assert.Single(text.Split('\n'), line => line.StartsWith(start + " ", StringComparison.Ordinal));
+}
