@@ -31,6 +31,10 @@
 # numbers 1..$WORKER_ITEMS: its exact count and sum, and histogram_quantile(0.99, rate(...[1m]))
 # within the scale's relative error of the true quantile. The worker waits $WORKER_START_DELAY
 # before its first item, so both servers store its series at zero first.
+# Exemplars: the sample runs with ScalableMetrics:ExemplarFilter=TraceBased, ab sends every request
+# with one sampled W3C traceparent ($TRACEPARENT), both servers keep exemplars
+# (--enable-feature=exemplar-storage), and scripts/e2e-check-exemplars.py reads back, from each,
+# exemplars of that trace on the sample's counter and histogram and on ASP.NET Core's histogram.
 # Installs ab (apache2-utils), prometheus and promtool (prometheus) and curl from Debian's
 # packages if missing.
 set -euo pipefail
@@ -41,6 +45,8 @@ SCRAPE_INTERVAL_US=100000
 STARTUP_TIMEOUT_SECONDS=60
 WORKER_ITEMS=1000000
 WORKER_START_DELAY=00:00:30
+TRACE_ID=4bf92f3577b34da6a3ce929d0e0e4736
+TRACEPARENT="00-$TRACE_ID-00f067aa0ba902b7-01"
 # promtool's lint problems (exit 3) accepted, each for one family only: names the runtime gives its
 # own System.Runtime gauges ("non-histogram and non-summary metrics should not have "_count"
 # suffix"), exported as OpenTelemetry's Prometheus conversion writes them. Any other lint problem,
@@ -203,7 +209,7 @@ dotnet build samples/WebApi -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
 
 # Port 0: the sample binds a free port and prints it ("Listening on http://127.0.0.1:PORT").
 dotnet samples/WebApi/bin/Release/net10.0/ScalableMetrics.Samples.WebApi.dll --urls http://127.0.0.1:0 \
-  --Sample:AwkwardSeries=true >"$WORK/app.log" 2>&1 &
+  --Sample:AwkwardSeries=true --ScalableMetrics:ExemplarFilter=TraceBased >"$WORK/app.log" 2>&1 &
 APP_PID=$!
 
 BASE_URL=
@@ -242,9 +248,9 @@ worker_405=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST --data 
 echo "e2e: worker's scrape listener on $WORKER_URL/metrics (pid $WORKER_PID), $WORKER_ITEMS items"
 
 # Started in this shell, not in $( ), so that their pids stay in PROMETHEUS_PIDS for cleanup.
-start_prometheus prometheus >"$WORK/prometheus.url"
+start_prometheus prometheus --enable-feature=exemplar-storage >"$WORK/prometheus.url"
 PROMETHEUS_URL=$(<"$WORK/prometheus.url")
-start_prometheus prometheus-native --enable-feature=native-histograms >"$WORK/prometheus-native.url"
+start_prometheus prometheus-native --enable-feature=native-histograms,exemplar-storage >"$WORK/prometheus-native.url"
 NATIVE_PROMETHEUS_URL=$(<"$WORK/prometheus-native.url")
 echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL (OpenMetrics) and $NATIVE_PROMETHEUS_URL (native histograms: protobuf), scraping every 1 s"
 wait_for_first_scrape "$PROMETHEUS_URL"
@@ -259,9 +265,9 @@ SCRAPER_PID=$!
 python3 scripts/e2e-concurrent-scrapers.py "$BASE_URL/metrics" "$WORK/ab.done" >"$WORK/concurrent.txt" 2>&1 &
 CONCURRENT_PID=$!
 
-echo "e2e: ab -n $REQUESTS -c $CONCURRENCY -k $BASE_URL/hello"
+echo "e2e: ab -n $REQUESTS -c $CONCURRENCY -k -H 'traceparent: $TRACEPARENT' $BASE_URL/hello"
 ab_status=0
-ab -n "$REQUESTS" -c "$CONCURRENCY" -k -q "$BASE_URL/hello" >"$WORK/ab.txt" 2>&1 || ab_status=$?
+ab -n "$REQUESTS" -c "$CONCURRENCY" -k -q -H "traceparent: $TRACEPARENT" "$BASE_URL/hello" >"$WORK/ab.txt" 2>&1 || ab_status=$?
 touch "$WORK/ab.done"
 
 # The count is recorded when a response starts, before its first byte is sent: a scrape made
@@ -302,6 +308,11 @@ prometheus_checks=$(grep -c '^ok' "$WORK/prometheus-check.txt" || true)
 prometheus_failures=$(grep -c '^FAIL' "$WORK/prometheus-check.txt" || true)
 worker_status=0
 python3 scripts/e2e-check-worker.py "$PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" >"$WORK/worker-check.txt" 2>&1 || worker_status=$?
+exemplar_status=0
+{
+  python3 scripts/e2e-check-exemplars.py "$PROMETHEUS_URL" "$TRACE_ID" || exemplar_status=$?
+  python3 scripts/e2e-check-exemplars.py "$NATIVE_PROMETHEUS_URL" "$TRACE_ID" || exemplar_status=$?
+} >"$WORK/exemplar-check.txt" 2>&1
 echo "e2e: checking the values the native-histograms Prometheus (protobuf) stored"
 native_status=0
 {
@@ -323,11 +334,14 @@ echo "promtool check metrics:  $promtool_verdict"
 echo "prometheus (real server): $prometheus_checks values exact, $prometheus_failures wrong"
 echo "worker (standalone listener, job worker): $(grep -c '^ok' "$WORK/worker-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/worker-check.txt" || true) failed"
 echo "prometheus with native histograms (protobuf scrapes): $(grep -c '^ok' "$WORK/native-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/native-check.txt" || true) failed"
+echo "exemplars (both servers): $(grep -c '^ok' "$WORK/exemplar-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/exemplar-check.txt" || true) failed"
 echo
 cat "$WORK/prometheus-check.txt"
 cat "$WORK/worker-check.txt"
 echo "-- the same, and the native histogram, through protobuf:"
 cat "$WORK/native-check.txt"
+echo "-- exemplars, OpenMetrics server then protobuf server:"
+cat "$WORK/exemplar-check.txt"
 echo
 grep -E '^(# (HELP|TYPE) )?(webapi_|http_server_request_duration_seconds_count|dotnet_gc_collections|dotnet_thread_pool_thread_count)' "$WORK/final.prom"
 echo
@@ -343,5 +357,6 @@ echo
 ((promtool_status == 0)) || fail "promtool rejected the scrape"
 ((prometheus_status == 0)) || fail "Prometheus did not store the exact values (see above)"
 ((worker_status == 0)) || fail "Prometheus did not store the worker's exact values (see above)"
+((exemplar_status == 0)) || fail "exemplars were not stored as expected (see above)"
 ((native_status == 0)) || fail "the native-histograms Prometheus did not store the exact values, or the quantile was off (see above)"
 echo "e2e: PASS"
