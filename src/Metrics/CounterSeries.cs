@@ -15,19 +15,19 @@ namespace ScalableMetrics;
 /// <remarks>
 /// <para>Thread-safe. Get one from <see cref="PartitionedCounter.Bind"/>, once, and keep it.</para>
 /// <para>With <see cref="MetricRegistryOptions.ExemplarFilter"/> on, an add the filter samples is
-/// also kept as the calling partition's <see cref="Exemplar"/>, after the add; off, an add pays one
-/// test of a field that is null.</para>
+/// also kept as the calling partition's <see cref="Exemplar"/>, after the add; off, an add runs the
+/// same instructions as in a registry without exemplars (see <see cref="ExemplarFilter.None"/>).</para>
 /// </remarks>
 public sealed class CounterSeries : PartitionedSeries
 {
     /// <summary>The slots a counter series takes in each region: its sum.</summary>
     internal const int SlotCount = 1;
 
-    // Null unless the registry keeps exemplars: the only thing an add reads besides its write path.
+    // Null unless the registry keeps exemplars; then the series' adds reach OfferExemplar (see PartitionedSeries).
     private readonly ExemplarReservoir? _exemplars;
 
     internal CounterSeries(TagSet tags, PartitionArena arena, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(tags, arena, SlotCount)
+        : base(tags, arena, SlotCount, keepsExemplars: exemplarFilter != ExemplarFilter.None)
     {
         _exemplars = ExemplarReservoir.Create(exemplarFilter, SlotCount);
     }
@@ -43,26 +43,16 @@ public sealed class CounterSeries : PartitionedSeries
             ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
         }
 
-        AddValid(value);
+        Add(0, value);
     }
 
     /// <summary>Adds <paramref name="value"/>, known to be zero or positive.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void AddValid(long value)
-    {
-        Add(0, value);
-
-        // After the add, beside PartitionedSeries.Add rather than in it (its layout is measured).
-        ExemplarReservoir? exemplars = _exemplars;
-        if (exemplars is not null)
-        {
-            exemplars.Offer(0, value);
-        }
-    }
+    internal void AddValid(long value) => Add(0, value);
 
     /// <summary>Adds 1.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Increment() => AddValid(1);
+    public void Increment() => Add(0, 1);
 
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
     /// <returns>The cumulative value, at most <see cref="long.MaxValue"/>; never lower than a value an earlier call returned.</returns>
@@ -70,6 +60,9 @@ public sealed class CounterSeries : PartitionedSeries
 
     /// <summary>The newest exemplar kept, or null where none was (or the registry keeps none).</summary>
     internal Exemplar? ReadExemplar() => _exemplars?.ReadNewest(0);
+
+    /// <inheritdoc/>
+    private protected override void OfferExemplar(int slot, double value) => _exemplars!.Offer(slot, value);
 
     /// <summary>The series' exemplars, or null where the registry keeps none.</summary>
     internal ExemplarReservoir? Exemplars => _exemplars;

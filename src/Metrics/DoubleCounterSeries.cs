@@ -21,11 +21,11 @@ public sealed class DoubleCounterSeries : PartitionedSeries
     /// <summary>The slots a double counter series takes in each region: its total.</summary>
     internal const int SlotCount = 1;
 
-    // Null unless the registry keeps exemplars: the only thing an add reads besides its write path.
+    // Null unless the registry keeps exemplars; then the series' adds reach OfferExemplar (see PartitionedSeries).
     private readonly ExemplarReservoir? _exemplars;
 
     internal DoubleCounterSeries(TagSet tags, PartitionArena arena, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(tags, arena, SlotCount)
+        : base(tags, arena, SlotCount, keepsExemplars: exemplarFilter != ExemplarFilter.None)
     {
         _exemplars = ExemplarReservoir.Create(exemplarFilter, SlotCount);
     }
@@ -42,22 +42,12 @@ public sealed class DoubleCounterSeries : PartitionedSeries
             ThrowHelper.ThrowBadDoubleIncrement(nameof(value), value);
         }
 
-        AddValid(value);
+        AddDouble(0, value);
     }
 
     /// <summary>Adds <paramref name="value"/>, known to be zero or positive and finite.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void AddValid(double value)
-    {
-        AddDouble(0, value);
-
-        // After the add, beside PartitionedSeries' write path rather than in it (its layout is measured).
-        ExemplarReservoir? exemplars = _exemplars;
-        if (exemplars is not null)
-        {
-            exemplars.Offer(0, value);
-        }
-    }
+    internal void AddValid(double value) => AddDouble(0, value);
 
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
     /// <returns>The cumulative value.</returns>
@@ -65,6 +55,9 @@ public sealed class DoubleCounterSeries : PartitionedSeries
 
     /// <summary>The newest exemplar kept, or null where none was (or the registry keeps none).</summary>
     internal Exemplar? ReadExemplar() => _exemplars?.ReadNewest(0);
+
+    /// <inheritdoc/>
+    private protected override void OfferExemplar(int slot, double value) => _exemplars!.Offer(slot, value);
 
     /// <summary>The series' exemplars, or null where the registry keeps none.</summary>
     internal ExemplarReservoir? Exemplars => _exemplars;

@@ -7,7 +7,7 @@ namespace ScalableMetrics;
 /// <remarks>Set on <see cref="MetricRegistryOptions.ExemplarFilter"/>; read once, when the registry is created.</remarks>
 public enum ExemplarFilter
 {
-    /// <summary>No measurement is kept: no exemplar storage is ever allocated, and an add or record pays one test of a field that is always null.</summary>
+    /// <summary>No measurement is kept: no exemplar storage is ever allocated, and an add or record runs the same instructions as before exemplars existed.</summary>
     None = 0,
 
     /// <summary>

@@ -19,11 +19,11 @@ public sealed class HistogramSeries : PartitionedSeries
 {
     private readonly HistogramBuckets _buckets;
 
-    // Null unless the registry keeps exemplars (one per bucket): the only thing a record reads besides its write path.
+    // Null unless the registry keeps exemplars (one per bucket); then the series' records reach OfferExemplar (see PartitionedSeries).
     private readonly ExemplarReservoir? _exemplars;
 
     internal HistogramSeries(TagSet tags, PartitionArena arena, HistogramBuckets buckets, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(tags, arena, SlotCountFor(buckets))
+        : base(tags, arena, SlotCountFor(buckets), keepsExemplars: exemplarFilter != ExemplarFilter.None)
     {
         _buckets = buckets;
         _exemplars = ExemplarReservoir.Create(exemplarFilter, buckets.BucketCount);
@@ -61,21 +61,13 @@ public sealed class HistogramSeries : PartitionedSeries
 
     /// <summary>Records <paramref name="value"/>, known not to be NaN.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void RecordValid(double value)
-    {
-        int bucket = _buckets.Find(value);
-        AddCountAndDouble(bucket, SumSlot, value);
-
-        // After the record, beside PartitionedSeries' write path rather than in it (its layout is measured).
-        ExemplarReservoir? exemplars = _exemplars;
-        if (exemplars is not null)
-        {
-            exemplars.Offer(bucket, value);
-        }
-    }
+    internal void RecordValid(double value) => AddCountAndDouble(_buckets.Find(value), SumSlot, value);
 
     /// <summary>The newest exemplar of each bucket, or null where none was ever kept (or the registry keeps none).</summary>
     internal Exemplar?[]? ReadExemplars() => _exemplars?.ReadNewestOfEach();
+
+    /// <inheritdoc/>
+    private protected override void OfferExemplar(int slot, double value) => _exemplars!.Offer(slot, value);
 
     /// <summary>The series' exemplars, or null where the registry keeps none.</summary>
     internal ExemplarReservoir? Exemplars => _exemplars;

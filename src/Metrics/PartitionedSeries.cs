@@ -46,29 +46,45 @@ public abstract unsafe class PartitionedSeries : Series
     // The region stride is 1 << _regionStrideShift bytes, the same in every generation.
     private readonly byte _regionStrideShift;
 
-    // The discriminator: which of the fields above an add uses, and how.
+    // What _writePath holds for a series that keeps exemplars: none of the write paths, so that
+    // Add, AddDouble and AddCountAndDouble reach it only after their per-thread and restartable
+    // tests fail, where the interlocked path would start, and take their Sampled method there.
+    private const WritePath Sampled = (WritePath)0x80;
+
+    // The discriminator: which of the fields above an add uses, and how; or Sampled.
     private readonly WritePath _writePath;
 
-    private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount)
+    /// <summary>Creates the series' slots in <paramref name="arena"/>.</summary>
+    /// <param name="tags">The series' tags.</param>
+    /// <param name="arena">Where its slots are.</param>
+    /// <param name="slotCount">How many slots it takes in each region.</param>
+    /// <param name="keepsExemplars">Whether its adds offer exemplars (<see cref="OfferExemplar"/>). Only a
+    /// series that adds through <c>Add</c>, <c>AddDouble</c> or <c>AddCountAndDouble</c> alone may keep
+    /// them: the other primitives do not look for the exemplar series' discriminator.</param>
+    private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount, bool keepsExemplars = false)
         : base(tags)
     {
-        _writePath = arena.WritePath;
+        // An exemplar costs an add nothing when off, not even a test: a series that keeps none runs
+        // the write paths as they were, and one that keeps them is told apart by a value of the
+        // discriminator the add tests anyway (a test of a field of its own after the add cost the
+        // bound counter add 0.2 ns of 1.0, per thread 0.4 of 1.3: perf/results/README.md).
+        _writePath = keepsExemplars ? Sampled : arena.WritePath;
         SlotRange slots = arena.Allocate(slotCount);
         _chunk = slots.Chunk;
         _firstSlot = slots.FirstSlot;
         _slotInRegion0 = slots.SlotInRegion0;
         _regionStrideShift = checked((byte)_chunk.RegionStrideShift);
-        if (_writePath == WritePath.PerThread)
+        if (arena.WritePath == WritePath.PerThread)
         {
             _threadRegionCount = _chunk.RegionCount;
         }
     }
 
     /// <summary>The strategy this series was created with.</summary>
-    internal PartitionStrategy Strategy => _writePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
+    internal PartitionStrategy Strategy => WritePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
 
-    /// <summary>How this series takes an add.</summary>
-    internal WritePath WritePath => _writePath;
+    /// <summary>How this series takes an add: its registry's write path, whether it keeps exemplars or not.</summary>
+    internal WritePath WritePath => _writePath == Sampled ? Volatile.Read(ref _chunk).Arena.WritePath : _writePath;
 
     /// <summary>Where the series' slots are now.</summary>
     internal SlotRange Slots => new(Volatile.Read(ref _chunk), _firstSlot);
@@ -81,13 +97,19 @@ public abstract unsafe class PartitionedSeries : Series
 
     /// <summary>Adds <paramref name="value"/> (zero or positive) to slot <paramref name="slot"/> of the calling partition.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void Add(int slot, long value)
+    private protected void Add(int slot, long value) => Add(_writePath, slot, value, mayBeSampled: true);
+
+    // Add through writePath: the series' discriminator (mayBeSampled), or (from AddSampled) its
+    // registry's write path. The test for Sampled reads the field again rather than writePath: kept
+    // live to the end, writePath took a register the restartable path of AddCountAndDouble then
+    // lacked, and it spilled a value to the stack and back on every record (seen in the JIT's output).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Add(WritePath writePath, int slot, long value, bool mayBeSampled)
     {
         // Per thread tested first, then the restartable sequence. The order is the JIT's
         // layout of the three inlined paths, not their frequency: with the restartable test
         // first, the per-thread add ran markedly slower in the scaling harness, while per
         // thread first costs the restartable add one compare (perf/results/README.md).
-        WritePath writePath = _writePath;
         if (writePath == WritePath.PerThread)
         {
             // Straight-line where the thread's index has a region (one bounds check), from the
@@ -121,7 +143,30 @@ public abstract unsafe class PartitionedSeries : Series
             return;
         }
 
+        if (mayBeSampled && _writePath == Sampled)
+        {
+            AddSampled(slot, value);
+            return;
+        }
+
         InterlockedWritePath.Add(_slotInRegion0 + slot, (nint)1 << _regionStrideShift, value);
+    }
+
+    // The add of a series that keeps exemplars: through its registry's write path, then the offer.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AddSampled(int slot, long value)
+    {
+        Add(Volatile.Read(ref _chunk).Arena.WritePath, slot, value, mayBeSampled: false);
+        OfferExemplar(slot, value);
+    }
+
+    /// <summary>
+    /// Called after each add of a series created to keep exemplars, with the slot added to (a
+    /// counter's 0, a histogram's bucket) and the value: the series keeps it if its filter samples it.
+    /// Never called for a series that keeps none.
+    /// </summary>
+    private protected virtual void OfferExemplar(int slot, double value)
+    {
     }
 
     // The restartable write path for AddPair: a plain add to the calling processor's region
@@ -222,9 +267,12 @@ public abstract unsafe class PartitionedSeries : Series
 
     /// <summary>Adds <paramref name="value"/> (finite: callers refuse NaN) to the <see cref="double"/> slot <paramref name="slot"/> of the calling partition (<see cref="SlotSum.Double"/>).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void AddDouble(int slot, double value)
+    private protected void AddDouble(int slot, double value) => AddDouble(_writePath, slot, value, mayBeSampled: true);
+
+    // AddDouble through writePath, as Add.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void AddDouble(WritePath writePath, int slot, double value, bool mayBeSampled)
     {
-        WritePath writePath = _writePath;
         if (writePath == WritePath.PerThread)
         {
             DoubleCell.AddSingleWriter(ThreadSlotInRegion0() + slot, value);
@@ -243,14 +291,30 @@ public abstract unsafe class PartitionedSeries : Series
             return;
         }
 
+        if (mayBeSampled && _writePath == Sampled)
+        {
+            AddDoubleSampled(slot, value);
+            return;
+        }
+
         InterlockedWritePath.AddDouble(slotInRegion0, regionStride, value);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AddDoubleSampled(int slot, double value)
+    {
+        AddDouble(Volatile.Read(ref _chunk).Arena.WritePath, slot, value, mayBeSampled: false);
+        OfferExemplar(slot, value);
     }
 
     /// <summary>Adds 1 to slot <paramref name="countSlot"/> (saturating) and <paramref name="value"/> to the <see cref="double"/> slot <paramref name="doubleSlot"/> of the calling partition: a histogram's bucket count and sum. Each lands exactly once, not necessarily in the same partition.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void AddCountAndDouble(int countSlot, int doubleSlot, double value)
+    private protected void AddCountAndDouble(int countSlot, int doubleSlot, double value) => AddCountAndDouble(_writePath, countSlot, doubleSlot, value, mayBeSampled: true);
+
+    // AddCountAndDouble through writePath, as Add; the exemplar offered is the count slot's (a histogram's bucket).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void AddCountAndDouble(WritePath writePath, int countSlot, int doubleSlot, double value, bool mayBeSampled)
     {
-        WritePath writePath = _writePath;
         if (writePath == WritePath.PerThread)
         {
             long* threadSlot = ThreadSlotInRegion0();
@@ -273,9 +337,22 @@ public abstract unsafe class PartitionedSeries : Series
             return;
         }
 
+        if (mayBeSampled && _writePath == Sampled)
+        {
+            AddCountAndDoubleSampled(countSlot, doubleSlot, value);
+            return;
+        }
+
         long* processorSlot = InterlockedWritePath.CurrentSlot(_slotInRegion0, regionStride);
         SaturatingCell.AddAtomic(processorSlot + countSlot, 1);
         DoubleCell.AddAtomic(processorSlot + doubleSlot, value);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AddCountAndDoubleSampled(int countSlot, int doubleSlot, double value)
+    {
+        AddCountAndDouble(Volatile.Read(ref _chunk).Arena.WritePath, countSlot, doubleSlot, value, mayBeSampled: false);
+        OfferExemplar(countSlot, value);
     }
 
     /// <summary>Sums the wrapping slot <paramref name="slot"/> over every partition. Thread-safe; serialized with other reads of the registry.</summary>

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.Hosting;
+using ScalableMetrics.Exporter.Tests.Protobuf;
 using ScalableMetrics.Samples.Worker;
 
 namespace ScalableMetrics.Exporter.Tests;
@@ -39,6 +40,16 @@ public sealed class WorkerSampleTests
             Assert.Contains(expected, body);
             Assert.Contains($"worker_item_steps_count{{otel_scope_name=\"ScalableMetrics\",work_kind=\"collatz\"}} {Items}", body);
             Assert.Contains($"worker_item_steps_bucket{{otel_scope_name=\"ScalableMetrics\",work_kind=\"collatz\",le=\"+Inf\"}} {Items}", body);
+
+            // The native histogram of item numbers 1..Items: in text as its buckets, in protobuf native.
+            Assert.Contains($"worker_item_number_count{{otel_scope_name=\"ScalableMetrics\",work_kind=\"collatz\"}} {Items}", body);
+            Assert.Contains($"worker_item_number_sum{{otel_scope_name=\"ScalableMetrics\",work_kind=\"collatz\"}} {(long)Items * (Items + 1) / 2}", body);
+            using var request = new HttpRequestMessage(HttpMethod.Get, new Uri($"http://127.0.0.1:{port}/metrics"));
+            request.Headers.TryAddWithoutValidation("Accept", "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited");
+            using HttpResponseMessage response = await client.SendAsync(request);
+            Assert.Equal(PrometheusScraper.ProtobufContentType, response.Content.Headers.ContentType?.ToString());
+            ProtoMessage native = ProtoMessage.ParseDelimited(await response.Content.ReadAsByteArrayAsync()).Single(f => f.String(1) == "worker_item_number").Message(4).Message(7);
+            Assert.Equal((3L, (ulong)Items, 1UL), (ProtoMessage.ZigZag(native.Varint(5)), native.Varint(1), native.Varint(7)));
         }
         finally
         {

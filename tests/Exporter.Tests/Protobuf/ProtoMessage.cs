@@ -68,5 +68,6 @@ internal sealed class ProtoMessage
 
     public List<long> SInts(int field) => [.. All(field).Select(v => ZigZag((ulong)v))];
 
-    private static long ZigZag(ulong value) => (long)(value >> 1) ^ -(long)(value & 1);
+    /// <summary>Decodes a sint32 or sint64 read as a varint.</summary>
+    public static long ZigZag(ulong value) => (long)(value >> 1) ^ -(long)(value & 1);
 }

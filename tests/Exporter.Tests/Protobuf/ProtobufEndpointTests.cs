@@ -62,11 +62,11 @@ public class ProtobufEndpointTests
 
         // 1.5 at scale 0 is in (1, 2]: Prometheus' bucket 1. 3.0 at scale 3 is in (2^(12/8), 2^(13/8)]: bucket 13.
         ProtoMessage registryHistogram = families["registry_latency_seconds"].Message(4).Message(7);
-        Assert.Equal((0L, 1UL), (ZigZag(registryHistogram.Varint(5)), registryHistogram.Varint(1)));
-        Assert.Equal(1L, ZigZag(Assert.Single(registryHistogram.Messages(12)).Varint(1)));
+        Assert.Equal((0L, 1UL), (ProtoMessage.ZigZag(registryHistogram.Varint(5)), registryHistogram.Varint(1)));
+        Assert.Equal(1L, ProtoMessage.ZigZag(Assert.Single(registryHistogram.Messages(12)).Varint(1)));
         ProtoMessage otherHistogram = families["other_latency"].Message(4).Message(7);
-        Assert.Equal((3L, 1UL, 3.0), (ZigZag(otherHistogram.Varint(5)), otherHistogram.Varint(1), otherHistogram.Double(2)));
-        Assert.Equal(13L, ZigZag(Assert.Single(otherHistogram.Messages(12)).Varint(1)));
+        Assert.Equal((3L, 1UL, 3.0), (ProtoMessage.ZigZag(otherHistogram.Varint(5)), otherHistogram.Varint(1), otherHistogram.Double(2)));
+        Assert.Equal(13L, ProtoMessage.ZigZag(Assert.Single(otherHistogram.Messages(12)).Varint(1)));
 
         // The same scrape in text: every family, the exponential histograms as classic buckets.
         string text = await client.GetStringAsync(new Uri("/metrics", UriKind.Relative));
@@ -88,6 +88,4 @@ public class ProtobufEndpointTests
 
     private static string Label(ProtoMessage metric, string name) =>
         metric.Messages(1).Single(label => label.String(1) == name).String(2);
-
-    private static long ZigZag(ulong value) => (long)(value >> 1) ^ -(long)(value & 1);
 }

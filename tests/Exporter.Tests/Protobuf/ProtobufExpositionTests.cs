@@ -32,12 +32,12 @@ public class ProtobufExpositionTests
         Assert.Equal(5UL, h.Varint(1));
         Assert.Equal(103.75, h.Double(2));
         Assert.False(h.Has(3));
-        Assert.Equal(0, ZigZag(h.Varint(5)));
+        Assert.Equal(0, ProtoMessage.ZigZag(h.Varint(5)));
         Assert.Equal(0.5, h.Double(6));
         Assert.Equal(1UL, h.Varint(7));
         // Prometheus numbers a bucket by its upper boundary: (0.5, 1] is bucket 0, (64, 128] bucket 7.
         List<ProtoMessage> spans = h.Messages(12);
-        Assert.Equal([(0L, 2UL), (5L, 1UL)], spans.Select(span => (ZigZag(span.Varint(1)), span.Varint(2))));
+        Assert.Equal([(0L, 2UL), (5L, 1UL)], spans.Select(span => (ProtoMessage.ZigZag(span.Varint(1)), span.Varint(2))));
         Assert.Equal([1L, 1, -1], h.SInts(13));
     }
 
@@ -48,7 +48,7 @@ public class ProtobufExpositionTests
         PartitionedExponentialHistogram histogram = registry.CreateExponentialHistogram("test.empty", scale: 4);
         histogram.Record(0.0);
         ProtoMessage h = Assert.Single(ProtoMessage.ParseDelimited(await Scrape(registry, null))).Message(4).Message(7);
-        Assert.Equal(4, ZigZag(h.Varint(5)));
+        Assert.Equal(4, ProtoMessage.ZigZag(h.Varint(5)));
         Assert.Equal(1UL, h.Varint(7));
         ProtoMessage span = Assert.Single(h.Messages(12));
         Assert.Equal(0UL, span.Varint(1));
@@ -66,9 +66,9 @@ public class ProtobufExpositionTests
         histogram.Record(1000.0);
         ProtoMessage h = Assert.Single(ProtoMessage.ParseDelimited(await Scrape(registry, null))).Message(4).Message(7);
         // At scale -2 (base 16): (1, 16] holds 1.5 and 3, (256, 4096] holds 1000; Prometheus buckets 1 and 3, one empty between.
-        Assert.Equal(-2, ZigZag(h.Varint(5)));
+        Assert.Equal(-2, ProtoMessage.ZigZag(h.Varint(5)));
         ProtoMessage span = Assert.Single(h.Messages(12));
-        Assert.Equal((1L, 3UL), (ZigZag(span.Varint(1)), span.Varint(2)));
+        Assert.Equal((1L, 3UL), (ProtoMessage.ZigZag(span.Varint(1)), span.Varint(2)));
         Assert.Equal([2L, -2, 1], h.SInts(13));
     }
 
@@ -105,6 +105,4 @@ public class ProtobufExpositionTests
         using var scraper = new PrometheusScraper(registry, "scope", scopeVersion);
         return await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf);
     }
-
-    private static long ZigZag(ulong value) => (long)(value >> 1) ^ -(long)(value & 1);
 }

@@ -1,0 +1,82 @@
+// Results: perf/results/README.md, "scrape formats". Run:
+//   dotnet run -c Release --project perf/Benchmarks -- --filter '*' --anyCategories scrape-format --job short
+
+using BenchmarkDotNet.Attributes;
+using Google.Protobuf;
+using ScalableMetrics.Exporter;
+
+namespace ScalableMetrics.Benchmarks;
+
+/// <summary>
+/// The cost of one scrape of 10,000 counter series and 100 histogram series (15 buckets each) in each
+/// format the endpoint serves: the text format 0.0.4 (the baseline), OpenMetrics 1.0 (what a
+/// Prometheus server asks for by default) and the protobuf exposition (what it asks for with native
+/// histograms on). Each returns the body's length; the setup checks that each body holds every series.
+/// </summary>
+[MemoryDiagnoser]
+[BenchmarkCategory("scrape-format")]
+public class ScrapeFormatBenchmarks
+{
+    private const int CounterSeries = 10_000;
+    private const int HistogramSeries = 100;
+
+    private PrometheusScraper _scraper = null!;
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = CounterSeries });
+        PartitionedCounter counter = registry.CreateCounter("bench.requests", "{request}");
+        for (int i = 0; i < CounterSeries; i++)
+        {
+            counter.Add(i + 1, new KeyValuePair<string, object?>("http.route", "/api/items/" + (i % 100)), new KeyValuePair<string, object?>("instance", (long)i));
+        }
+
+        PartitionedHistogram histogram = registry.CreateHistogram("bench.duration", "s", null, [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]);
+        for (int i = 0; i < HistogramSeries; i++)
+        {
+            histogram.Record(i / 100.0, new KeyValuePair<string, object?>("http.route", "/api/items/" + i));
+        }
+
+        _scraper = new PrometheusScraper(registry, "ScalableMetrics.Benchmarks");
+        int metrics = 0;
+        var input = new CodedInputStream(Serve(PrometheusExpositionFormat.Protobuf));
+        while (!input.IsAtEnd)
+        {
+            var family = new CodedInputStream(input.ReadBytes().ToByteArray());
+            uint tag;
+            while ((tag = family.ReadTag()) != 0)
+            {
+                metrics += WireFormat.GetTagFieldNumber(tag) == 4 ? 1 : 0;
+                family.SkipLastField();
+            }
+        }
+
+        if (metrics != CounterSeries + HistogramSeries)
+        {
+            throw new InvalidOperationException($"The protobuf scrape holds {metrics} series, expected {CounterSeries + HistogramSeries}.");
+        }
+
+        foreach (PrometheusExpositionFormat format in (PrometheusExpositionFormat[])[PrometheusExpositionFormat.Text, PrometheusExpositionFormat.OpenMetrics])
+        {
+            int lines = System.Text.Encoding.UTF8.GetString(Serve(format)).Split('\n').Count(line => line.StartsWith("bench_requests_total{", StringComparison.Ordinal));
+            if (lines != CounterSeries)
+            {
+                throw new InvalidOperationException($"The {format} scrape holds {lines} counter series, expected {CounterSeries}.");
+            }
+        }
+    }
+
+    [Benchmark(Baseline = true, Description = "text 0.0.4")]
+    public int Text() => Serve(PrometheusExpositionFormat.Text).Length;
+
+    [Benchmark(Description = "OpenMetrics 1.0")]
+    public int OpenMetrics() => Serve(PrometheusExpositionFormat.OpenMetrics).Length;
+
+    [Benchmark(Description = "protobuf (delimited MetricFamily)")]
+    public int Protobuf() => Serve(PrometheusExpositionFormat.Protobuf).Length;
+
+    // The body the endpoint serves: the shared one, without the public ScrapeAsync's copy for its caller.
+    private byte[] Serve(PrometheusExpositionFormat format) =>
+        _scraper.ScrapeSharedAsync(format, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+}
