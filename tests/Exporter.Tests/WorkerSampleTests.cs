@@ -43,7 +43,7 @@ public sealed class WorkerSampleTests
 
             // The native histogram of item numbers 1..Items: in text as its buckets, in protobuf native.
             Assert.Contains($"worker_item_number_count{{otel_scope_name=\"ScalableMetrics\",work_kind=\"collatz\"}} {Items}", body);
-            Assert.Contains($"worker_item_number_sum{{otel_scope_name=\"ScalableMetrics\",work_kind=\"collatz\"}} {(long)Items * (Items + 1) / 2}", body);
+            Assert.Equal((double)Items * (Items + 1) / 2, PrometheusText.Single(PrometheusText.Parse(body), "worker_item_number_sum").NumericValue);
             using var request = new HttpRequestMessage(HttpMethod.Get, new Uri($"http://127.0.0.1:{port}/metrics"));
             request.Headers.TryAddWithoutValidation("Accept", "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited");
             using HttpResponseMessage response = await client.SendAsync(request);
