@@ -35,14 +35,7 @@ public class GzipScrapeBenchmarks
     [GlobalSetup]
     public void Setup()
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = Series });
-        PartitionedCounter counter = registry.CreateCounter("bench.requests", "{request}");
-        for (int i = 0; i < Series; i++)
-        {
-            counter.Add(i + 1, new KeyValuePair<string, object?>("http.route", "/api/items/" + (i % 100)), new KeyValuePair<string, object?>("instance", (long)i));
-        }
-
-        _scraper = new PrometheusScraper(registry, "ScalableMetrics.Benchmarks");
+        _scraper = new PrometheusScraper(ScrapeBenchmarkRegistry.WithCounterSeries(Series), "ScalableMetrics.Benchmarks");
         _body = Serve();
 
         ServiceProvider services = new ServiceCollection().AddOptions().AddLogging().AddResponseCompression().BuildServiceProvider();
@@ -54,7 +47,7 @@ public class GzipScrapeBenchmarks
             },
             services.GetRequiredService<IResponseCompressionProvider>());
 
-        int lines = System.Text.Encoding.UTF8.GetString(_body).Split('\n').Count(line => line.StartsWith("bench_requests_total{", StringComparison.Ordinal));
+        int lines = System.Text.Encoding.UTF8.GetString(_body).Split('\n').Count(line => line.StartsWith(ScrapeBenchmarkRegistry.CounterSampleName + "{", StringComparison.Ordinal));
         if (lines != Series)
         {
             throw new InvalidOperationException($"The scrape holds {lines} series, expected {Series}.");

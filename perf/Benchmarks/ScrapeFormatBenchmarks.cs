@@ -25,12 +25,7 @@ public class ScrapeFormatBenchmarks
     [GlobalSetup]
     public void Setup()
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = CounterSeries });
-        PartitionedCounter counter = registry.CreateCounter("bench.requests", "{request}");
-        for (int i = 0; i < CounterSeries; i++)
-        {
-            counter.Add(i + 1, new KeyValuePair<string, object?>("http.route", "/api/items/" + (i % 100)), new KeyValuePair<string, object?>("instance", (long)i));
-        }
+        MetricRegistry registry = ScrapeBenchmarkRegistry.WithCounterSeries(CounterSeries);
 
         PartitionedHistogram histogram = registry.CreateHistogram("bench.duration", "s", null, [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]);
         for (int i = 0; i < HistogramSeries; i++)
@@ -59,7 +54,7 @@ public class ScrapeFormatBenchmarks
 
         foreach (PrometheusExpositionFormat format in (PrometheusExpositionFormat[])[PrometheusExpositionFormat.Text, PrometheusExpositionFormat.OpenMetrics])
         {
-            int lines = System.Text.Encoding.UTF8.GetString(Serve(format)).Split('\n').Count(line => line.StartsWith("bench_requests_total{", StringComparison.Ordinal));
+            int lines = System.Text.Encoding.UTF8.GetString(Serve(format)).Split('\n').Count(line => line.StartsWith(ScrapeBenchmarkRegistry.CounterSampleName + "{", StringComparison.Ordinal));
             if (lines != CounterSeries)
             {
                 throw new InvalidOperationException($"The {format} scrape holds {lines} counter series, expected {CounterSeries}.");

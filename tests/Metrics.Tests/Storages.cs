@@ -11,6 +11,22 @@ internal static class Storages
 
     public static TheoryData<string> All => [PerProcessorRestartable, PerProcessorInterlocked, PerThread];
 
+    /// <summary>Every storage, each through a bound series (true) and through the instrument (false).</summary>
+    public static TheoryData<string, bool> AllBoundAndUnbound
+    {
+        get
+        {
+            var data = new TheoryData<string, bool>();
+            foreach (string storage in (IEnumerable<string>)[PerProcessorRestartable, PerProcessorInterlocked, PerThread])
+            {
+                data.Add(storage, true);
+                data.Add(storage, false);
+            }
+
+            return data;
+        }
+    }
+
     public static MetricRegistryOptions Options(string storage) => storage switch
     {
         PerProcessorRestartable => new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true },

@@ -13,21 +13,6 @@ public class ExponentialHistogramTests
 
     private static int Threads => Math.Max(4, Environment.ProcessorCount);
 
-    public static TheoryData<string, bool> StoragesBoundAndUnbound
-    {
-        get
-        {
-            var data = new TheoryData<string, bool>();
-            foreach (string storage in (IEnumerable<string>)[Storages.PerProcessorRestartable, Storages.PerProcessorInterlocked, Storages.PerThread])
-            {
-                data.Add(storage, true);
-                data.Add(storage, false);
-            }
-
-            return data;
-        }
-    }
-
     [Theory]
     [InlineData(0)]
     [InlineData(1)]
@@ -167,7 +152,7 @@ public class ExponentialHistogramTests
     }
 
     [Theory]
-    [MemberData(nameof(StoragesBoundAndUnbound))]
+    [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void BucketsCountAndSumAreExactWhileReadsRun(string storage, bool bound)
     {
         var registry = new MetricRegistry(Storages.Options(storage));

@@ -17,23 +17,8 @@ public class InstrumentExactnessTests
 
     private static int Threads => Math.Max(4, Environment.ProcessorCount);
 
-    public static TheoryData<string, bool> StoragesBoundAndUnbound
-    {
-        get
-        {
-            var data = new TheoryData<string, bool>();
-            foreach (string storage in (IEnumerable<string>)[Storages.PerProcessorRestartable, Storages.PerProcessorInterlocked, Storages.PerThread])
-            {
-                data.Add(storage, true);
-                data.Add(storage, false);
-            }
-
-            return data;
-        }
-    }
-
     [Theory]
-    [MemberData(nameof(StoragesBoundAndUnbound))]
+    [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void HistogramBucketsCountAndSumAreExactWhileReadsRun(string storage, bool bound)
     {
         var registry = new MetricRegistry(Storages.Options(storage));
@@ -107,7 +92,7 @@ public class InstrumentExactnessTests
     }
 
     [Theory]
-    [MemberData(nameof(StoragesBoundAndUnbound))]
+    [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void UpDownCounterWithMixedSignsAcrossThreadsIsExact(string storage, bool bound)
     {
         var registry = new MetricRegistry(Storages.Options(storage));
@@ -169,7 +154,7 @@ public class InstrumentExactnessTests
     }
 
     [Theory]
-    [MemberData(nameof(StoragesBoundAndUnbound))]
+    [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void DoubleUpDownCounterWithMixedSignsAcrossThreadsIsExact(string storage, bool bound)
     {
         var registry = new MetricRegistry(Storages.Options(storage));
@@ -203,7 +188,7 @@ public class InstrumentExactnessTests
     }
 
     [Theory]
-    [MemberData(nameof(StoragesBoundAndUnbound))]
+    [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void DoubleCounterIsExactAndNeverGoesDownWhileReadsRun(string storage, bool bound)
     {
         var registry = new MetricRegistry(Storages.Options(storage));
@@ -239,7 +224,7 @@ public class InstrumentExactnessTests
     }
 
     [Theory]
-    [MemberData(nameof(StoragesBoundAndUnbound))]
+    [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void OperationDataWithBucketsCountsEveryOperationInItsBucket(string storage, bool bound)
     {
         var registry = new MetricRegistry(Storages.Options(storage));
