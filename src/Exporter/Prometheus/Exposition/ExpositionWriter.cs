@@ -30,6 +30,9 @@ internal sealed class ExpositionWriter
     private readonly ProtobufFamilyWriter _protobuf = new();
     private readonly List<double> _boundaryScratch = [];
     private readonly List<long> _countScratch = [];
+    private readonly PrometheusTextWriter _createdScratch = new();
+    private byte[] _createdFormatted = [];
+    private DateTimeOffset? _createdFormattedFor;
 
     /// <summary>The default of <see cref="ChecksDuplicates"/>: on in debug builds; the tests turn it on for every writer.</summary>
     public static bool ChecksDuplicatesByDefault { get; set; }
@@ -130,7 +133,17 @@ internal sealed class ExpositionWriter
         }
 
         WriteNameAndLabels(OpenMetricsFamilyName(family, type), "_created", labels, null, 0);
-        _text.WriteUnixSeconds(time);
+
+        // Every series of a registry instrument has its instrument's time: formatted once, not per series.
+        if (time != _createdFormattedFor)
+        {
+            _createdScratch.Clear();
+            _createdScratch.WriteUnixSeconds(time);
+            _createdFormatted = _createdScratch.WrittenSpan.ToArray();
+            _createdFormattedFor = time;
+        }
+
+        _text.Write(_createdFormatted);
         _text.Write((byte)'\n');
     }
 
