@@ -97,6 +97,19 @@ public class ProtobufExpositionTests
     }
 
     [Fact]
+    public async Task NonAsciiIsUtf8AndALoneSurrogateTheReplacementCharacterAsInText()
+    {
+        // A protobuf string is UTF-8, which cannot carry a lone surrogate: U+FFFD, as the text formats write it.
+        var registry = new MetricRegistry();
+        registry.CreateCounter("test.awkward", null, "naïve \uD800 end").Add(1, new KeyValuePair<string, object?>("a", "日本 x\uDC00y"));
+
+        ProtoMessage family = Assert.Single(ProtoMessage.ParseDelimited(await Scrape(registry, null)));
+
+        Assert.Equal("naïve \uFFFD end", family.String(2));
+        Assert.Equal("日本 x\uFFFDy", family.Message(4).Messages(1).Single(label => label.String(1) == "a").String(2));
+    }
+
+    [Fact]
     public async Task EmptyRegistryWritesNothing() =>
         Assert.Empty(await Scrape(new MetricRegistry(), null));
 
