@@ -20,7 +20,9 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     /// that <c>AddScalableMetrics</c> registered: the registry, read directly, then the other meters
     /// of its <c>MeterProvider</c>, in OpenMetrics 1.0 when the <c>Accept</c> header asks for
     /// <c>application/openmetrics-text</c> (<see cref="PrometheusScraper.OpenMetricsContentType"/>, as a
-    /// Prometheus server does), else in the text exposition format 0.0.4
+    /// Prometheus server does), in Prometheus' protobuf exposition when it prefers delimited
+    /// <c>io.prometheus.client.MetricFamily</c> messages (<see cref="PrometheusScraper.ProtobufContentType"/>,
+    /// as Prometheus with native histograms on does), else in the text exposition format 0.0.4
     /// (<see cref="PrometheusScraper.ContentType"/>); gzip-compressed (<c>Content-Encoding: gzip</c>)
     /// when the <c>Accept-Encoding</c> header takes gzip. Concurrent scrapes of one format are
     /// coalesced: one that arrives while a collection runs gets that collection's body. A scrape

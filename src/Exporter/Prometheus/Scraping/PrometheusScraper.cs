@@ -10,7 +10,8 @@ namespace ScalableMetrics.Exporter;
 
 /// <summary>
 /// Answers a Prometheus scrape: the registry's instruments, read straight from their series, then
-/// the families of a <c>MeterProvider</c>'s other meters, in the text exposition format 0.0.4.
+/// the families of a <c>MeterProvider</c>'s other meters, in the text exposition format 0.0.4,
+/// OpenMetrics 1.0 or Prometheus' protobuf exposition (<see cref="PrometheusExpositionFormat"/>).
 /// </summary>
 /// <remarks>
 /// <para>The registry's part shows exactly the series the registry keeps, with its limits only:
