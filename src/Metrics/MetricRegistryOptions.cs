@@ -45,7 +45,8 @@ public class MetricRegistryOptions
     /// <see cref="DoubleReading.Exemplar"/>, <see cref="HistogramReading.Exemplars"/>).</summary>
     /// <remarks>
     /// <para>Default: <see cref="ExemplarFilter.None"/>: nothing is kept or allocated, and an add or
-    /// record pays one test of a null field. With <see cref="ExemplarFilter.TraceBased"/>, a sampled
+    /// record runs the same instructions as without exemplars. With <see cref="ExemplarFilter.TraceBased"/>,
+    /// every add or record leaves the inlined write path for one out of line, and a sampled
     /// measurement also reads the clock and writes a slot behind a sequence lock (never a lock, never
     /// an allocation once its partition's slots exist); an unsampled one reads <see cref="System.Diagnostics.Activity.Current"/>.</para>
     /// <para>Memory goes only where sampled measurements happen: a series' table of partitions on its

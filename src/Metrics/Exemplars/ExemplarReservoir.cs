@@ -46,7 +46,7 @@ internal sealed class ExemplarReservoir
     public static ExemplarReservoir? Create(ExemplarFilter filter, int slotCount) => filter == ExemplarFilter.TraceBased ? new ExemplarReservoir(slotCount) : null;
 
     /// <summary>Keeps <paramref name="value"/> in slot <paramref name="slot"/> of the calling partition if the filter samples it: <see cref="Activity.Current"/> is recorded.</summary>
-    /// <remarks>Out of line: the series' add inlines only the test of its reservoir field.</remarks>
+    /// <remarks>Called after the add, from the out-of-line add path of a series that keeps exemplars (see <c>PartitionedSeries</c>).</remarks>
     [MethodImpl(MethodImplOptions.NoInlining)]
     public void Offer(int slot, double value)
     {
