@@ -1,6 +1,5 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
-using ScalableMetrics.Exemplars;
 
 namespace ScalableMetrics;
 
@@ -23,13 +22,10 @@ public sealed class CounterSeries : PartitionedSeries
     /// <summary>The slots a counter series takes in each region: its sum.</summary>
     internal const int SlotCount = 1;
 
-    // Null unless the registry keeps exemplars; then the series' adds reach OfferExemplar (see PartitionedSeries).
-    private readonly ExemplarReservoir? _exemplars;
 
     internal CounterSeries(TagSet tags, PartitionArena arena, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(tags, arena, SlotCount, keepsExemplars: exemplarFilter != ExemplarFilter.None)
+        : base(tags, arena, SlotCount, exemplarFilter, SlotCount)
     {
-        _exemplars = ExemplarReservoir.Create(exemplarFilter, SlotCount);
     }
 
     /// <summary>Adds <paramref name="value"/>.</summary>
@@ -59,13 +55,9 @@ public sealed class CounterSeries : PartitionedSeries
     public long Read() => ReadSlot(0);
 
     /// <summary>The newest exemplar kept, or null where none was (or the registry keeps none).</summary>
-    internal Exemplar? ReadExemplar() => _exemplars?.ReadNewest(0);
+    internal Exemplar? ReadExemplar() => Exemplars?.ReadNewest(0);
 
-    /// <inheritdoc/>
-    private protected override void OfferExemplar(int slot, double value) => _exemplars!.Offer(slot, value);
 
-    /// <summary>The series' exemplars, or null where the registry keeps none.</summary>
-    internal ExemplarReservoir? Exemplars => _exemplars;
 
     /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
     internal static void ReadAll(PartitionArena arena, CounterSeries[] series, Span<long> values) => ReadAll(arena, series, SlotCount, values);

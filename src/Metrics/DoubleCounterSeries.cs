@@ -1,7 +1,6 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using ScalableMetrics.Cells;
-using ScalableMetrics.Exemplars;
 
 namespace ScalableMetrics;
 
@@ -21,13 +20,10 @@ public sealed class DoubleCounterSeries : PartitionedSeries
     /// <summary>The slots a double counter series takes in each region: its total.</summary>
     internal const int SlotCount = 1;
 
-    // Null unless the registry keeps exemplars; then the series' adds reach OfferExemplar (see PartitionedSeries).
-    private readonly ExemplarReservoir? _exemplars;
 
     internal DoubleCounterSeries(TagSet tags, PartitionArena arena, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(tags, arena, SlotCount, keepsExemplars: exemplarFilter != ExemplarFilter.None)
+        : base(tags, arena, SlotCount, exemplarFilter, SlotCount)
     {
-        _exemplars = ExemplarReservoir.Create(exemplarFilter, SlotCount);
     }
 
     /// <summary>Adds <paramref name="value"/>.</summary>
@@ -54,13 +50,9 @@ public sealed class DoubleCounterSeries : PartitionedSeries
     public double Read() => ReadSlotDouble(0);
 
     /// <summary>The newest exemplar kept, or null where none was (or the registry keeps none).</summary>
-    internal Exemplar? ReadExemplar() => _exemplars?.ReadNewest(0);
+    internal Exemplar? ReadExemplar() => Exemplars?.ReadNewest(0);
 
-    /// <inheritdoc/>
-    private protected override void OfferExemplar(int slot, double value) => _exemplars!.Offer(slot, value);
 
-    /// <summary>The series' exemplars, or null where the registry keeps none.</summary>
-    internal ExemplarReservoir? Exemplars => _exemplars;
 
     /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
     internal static void ReadAll(PartitionArena arena, DoubleCounterSeries[] series, Span<double> values) => ReadAll(arena, series, SlotCount, MemoryMarshal.Cast<double, long>(values), SlotSum.Double);

@@ -20,6 +20,9 @@ internal sealed class ExponentialBuckets
     /// <summary>The most positive buckets an instrument takes: a series costs one slot per bucket per partition.</summary>
     public const int MaxBucketCount = 512;
 
+    // 2^scale / ln 2, for Find: computed once, not on every record.
+    private readonly double _scaleFactor;
+
     private ExponentialBuckets(int scale, int minIndex, int maxIndex, double minValue, double maxValue, int maxBuckets)
     {
         Scale = scale;
@@ -29,6 +32,7 @@ internal sealed class ExponentialBuckets
         MaxValue = maxValue;
         MaxBuckets = maxBuckets;
         ZeroThreshold = LowerBoundary(minIndex, scale);
+        _scaleFactor = ScaleFactor(scale);
     }
 
     /// <summary>The scale the instrument records at.</summary>
@@ -97,7 +101,11 @@ internal sealed class ExponentialBuckets
     /// and within one bucket elsewhere (as the specification allows), and never outside the value's
     /// power of two.
     /// </summary>
-    public static int MapToIndex(double value, int scale)
+    public static int MapToIndex(double value, int scale) => MapToIndex(value, scale, ScaleFactor(scale));
+
+    // MapToIndex with the scale's factor (2^scale / ln 2) given.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int MapToIndex(double value, int scale, double scaleFactor)
     {
         long bits = BitConverter.DoubleToInt64Bits(value);
         int exponent = (int)((bits >> 52) & 0x7FF) - 1023;
@@ -113,7 +121,7 @@ internal sealed class ExponentialBuckets
             return (exponent << scale) - 1;
         }
 
-        int index = (int)Math.Floor(Math.Log(value) * ScaleFactor(scale));
+        int index = (int)Math.Floor(Math.Log(value) * scaleFactor);
         // Rounding in Log may step across a power of two; the exponent bits say which side the value is on.
         return Math.Clamp(index, exponent << scale, ((exponent + 1) << scale) - 1);
     }
@@ -136,7 +144,7 @@ internal sealed class ExponentialBuckets
             return BucketCount;
         }
 
-        return 1 + Math.Clamp(MapToIndex(value, Scale), MinIndex, MaxIndex) - MinIndex;
+        return 1 + Math.Clamp(MapToIndex(value, Scale, _scaleFactor), MinIndex, MaxIndex) - MinIndex;
     }
 
     /// <summary>Whether <paramref name="other"/> is the same layout.</summary>

@@ -1,6 +1,5 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
-using ScalableMetrics.Exemplars;
 
 namespace ScalableMetrics;
 
@@ -19,14 +18,11 @@ public sealed class HistogramSeries : PartitionedSeries
 {
     private readonly HistogramBuckets _buckets;
 
-    // Null unless the registry keeps exemplars (one per bucket); then the series' records reach OfferExemplar (see PartitionedSeries).
-    private readonly ExemplarReservoir? _exemplars;
 
     internal HistogramSeries(TagSet tags, PartitionArena arena, HistogramBuckets buckets, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(tags, arena, SlotCountFor(buckets), keepsExemplars: exemplarFilter != ExemplarFilter.None)
+        : base(tags, arena, SlotCountFor(buckets), exemplarFilter, buckets.BucketCount)
     {
         _buckets = buckets;
-        _exemplars = ExemplarReservoir.Create(exemplarFilter, buckets.BucketCount);
     }
 
     /// <summary>Records <paramref name="value"/>.</summary>
@@ -64,13 +60,9 @@ public sealed class HistogramSeries : PartitionedSeries
     internal void RecordValid(double value) => AddCountAndDouble(_buckets.Find(value), SumSlot, value);
 
     /// <summary>The newest exemplar of each bucket, or null where none was ever kept (or the registry keeps none).</summary>
-    internal Exemplar?[]? ReadExemplars() => _exemplars?.ReadNewestOfEach();
+    internal Exemplar?[]? ReadExemplars() => Exemplars?.ReadNewestOfEach();
 
-    /// <inheritdoc/>
-    private protected override void OfferExemplar(int slot, double value) => _exemplars!.Offer(slot, value);
 
-    /// <summary>The series' exemplars, or null where the registry keeps none.</summary>
-    internal ExemplarReservoir? Exemplars => _exemplars;
 
     /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: a count per bucket, then the sum.</summary>
     internal static int SlotCountFor(HistogramBuckets buckets) => buckets.BucketCount + 1;

@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Exemplars;
 using ScalableMetrics.Diagnostics;
 
 namespace ScalableMetrics;
@@ -54,21 +55,27 @@ public abstract unsafe class PartitionedSeries : Series
     // The discriminator: which of the fields above an add uses, and how; or Sampled.
     private readonly WritePath _writePath;
 
+    // Null unless the series keeps exemplars; then its adds reach OfferExemplar.
+    private readonly ExemplarReservoir? _exemplars;
+
     /// <summary>Creates the series' slots in <paramref name="arena"/>.</summary>
     /// <param name="tags">The series' tags.</param>
     /// <param name="arena">Where its slots are.</param>
     /// <param name="slotCount">How many slots it takes in each region.</param>
-    /// <param name="keepsExemplars">Whether its adds offer exemplars (<see cref="OfferExemplar"/>). Only a
+    /// <param name="exemplarFilter">Which adds keep an exemplar (<see cref="ExemplarFilter.None"/>: none). Only a
     /// series that adds through <c>Add</c>, <c>AddDouble</c> or <c>AddCountAndDouble</c> alone may keep
     /// them: the other primitives do not look for the exemplar series' discriminator.</param>
-    private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount, bool keepsExemplars = false)
+    /// <param name="exemplarSlotCount">The exemplars it keeps per partition: one per slot an add offers (a counter's 1, a histogram's buckets).</param>
+    private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount, ExemplarFilter exemplarFilter = ExemplarFilter.None, int exemplarSlotCount = 0)
         : base(tags)
     {
+        _exemplars = ExemplarReservoir.Create(exemplarFilter, exemplarSlotCount);
+
         // An exemplar costs an add nothing when off, not even a test: a series that keeps none runs
         // the write paths as they were, and one that keeps them is told apart by a value of the
         // discriminator the add tests anyway (a test of a field of its own after the add cost the
         // bound counter add 0.2 ns of 1.0, per thread 0.4 of 1.3: perf/results/README.md).
-        _writePath = keepsExemplars ? Sampled : arena.WritePath;
+        _writePath = _exemplars is null ? arena.WritePath : Sampled;
         SlotRange slots = arena.Allocate(slotCount);
         _chunk = slots.Chunk;
         _firstSlot = slots.FirstSlot;
@@ -160,14 +167,12 @@ public abstract unsafe class PartitionedSeries : Series
         OfferExemplar(slot, value);
     }
 
-    /// <summary>
-    /// Called after each add of a series created to keep exemplars, with the slot added to (a
-    /// counter's 0, a histogram's bucket) and the value: the series keeps it if its filter samples it.
-    /// Never called for a series that keeps none.
-    /// </summary>
-    private protected virtual void OfferExemplar(int slot, double value)
-    {
-    }
+    /// <summary>The series' exemplars, or null where it keeps none.</summary>
+    internal ExemplarReservoir? Exemplars => _exemplars;
+
+    // After each add of a series that keeps exemplars, with the slot added to (a counter's 0, a
+    // histogram's bucket) and the value: kept if the filter samples it.
+    private void OfferExemplar(int slot, double value) => _exemplars!.Offer(slot, value);
 
     // The restartable write path for AddPair: a plain add to the calling processor's region
     // inside a restartable sequence; where the processor has no region, an atomic add to the

@@ -19,16 +19,10 @@ internal sealed class TagSetComparer : IEqualityComparer<TagSet>, IAlternateEqua
 
     public static TagSetComparer Instance { get; } = new();
 
-    public static int Hash(ReadOnlySpan<KeyValuePair<string, object?>> tags)
-    {
-        int hash = tags.Length;
-        foreach (KeyValuePair<string, object?> tag in tags)
-        {
-            hash += HashCode.Combine(tag.Key?.GetHashCode() ?? 0, TagValues.Hash(tag.Value));
-        }
+    // Empty for good (nothing is ever added): every string hashed from its characters.
+    private static readonly StringHashCache s_noStrings = new();
 
-        return hash;
-    }
+    public static int Hash(ReadOnlySpan<KeyValuePair<string, object?>> tags) => Hash(tags, s_noStrings);
 
     /// <summary>
     /// <see cref="Hash(ReadOnlySpan{KeyValuePair{string, object}})"/>, the same value, with the
