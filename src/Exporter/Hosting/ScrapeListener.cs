@@ -32,9 +32,6 @@ internal sealed class ScrapeListener(IServiceProvider services) : IDisposable
     // Canceled when the host stops: a scrape waiting then is answered 503, as the endpoint does.
     private readonly CancellationTokenSource _stopping = new();
 
-    /// <summary>The prefix listened on (<c>http://127.0.0.1:9464/</c>) once started; null before, or when no listener is configured.</summary>
-    public string? Prefix { get; private set; }
-
     /// <summary>Starts listening, if a listener is configured.</summary>
     /// <exception cref="InvalidOperationException">The prefix cannot be listened on (the port is in use).</exception>
     public Task StartAsync(CancellationToken cancellationToken)
@@ -68,7 +65,6 @@ internal sealed class ScrapeListener(IServiceProvider services) : IDisposable
         }
 
         _listener = listener;
-        Prefix = prefix;
         _acceptLoop = Task.Run(() => AcceptLoopAsync(listener), CancellationToken.None);
         _logger.LogInformation("Prometheus scrape listener serving {Prefix}{Path}", prefix.TrimEnd('/'), _path);
         return Task.CompletedTask;

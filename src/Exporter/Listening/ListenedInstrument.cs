@@ -41,5 +41,5 @@ internal abstract class ListenedInstrument(string name, KeyValuePair<string, obj
 
     /// <summary>Drops a measurement the registry would refuse, counting it and logging the instrument's first.</summary>
     protected void Drop(string reason, Exception? exception = null) =>
-        drops.Report(Name, reason, exception, Interlocked.Exchange(ref _dropLogged, 1) == 0);
+        drops.Report(Name, reason, exception, Volatile.Read(ref _dropLogged) == 0 && Interlocked.Exchange(ref _dropLogged, 1) == 0);
 }

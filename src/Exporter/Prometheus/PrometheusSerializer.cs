@@ -140,10 +140,7 @@ internal sealed class PrometheusSerializer
                     output.WriteSample(family.Name, string.Empty, labels, null, 0, isSum ? point.GetSumDouble() : point.GetGaugeLastValueDouble());
                 }
 
-                if (family.Type == PrometheusType.Counter)
-                {
-                    output.WriteCreated(family.Name, family.Type, labels, point.StartTime);
-                }
+                output.WriteCreated(family.Name, family.Type, labels, point.StartTime);
 
                 continue;
             }

@@ -1,3 +1,4 @@
+using ScalableMetrics.Cells;
 using System.Text;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
@@ -31,7 +32,6 @@ internal sealed class ExpositionWriter
     private readonly List<double> _boundaryScratch = [];
     private readonly List<long> _countScratch = [];
     private readonly PrometheusTextWriter _createdScratch = new();
-    private byte[] _createdFormatted = [];
     private DateTimeOffset? _createdFormattedFor;
 
     /// <summary>The default of <see cref="ChecksDuplicates"/>: on in debug builds; the tests turn it on for every writer.</summary>
@@ -119,7 +119,8 @@ internal sealed class ExpositionWriter
     /// <summary>
     /// In OpenMetrics, the <c>_created</c> sample of one series of a counter, histogram or summary:
     /// when the series started counting, in seconds since the Unix epoch. Nothing in the text
-    /// format 0.0.4, or when <paramref name="created"/> is null (not known).
+    /// format 0.0.4 or protobuf, for another type (a gauge has no start), or when
+    /// <paramref name="created"/> is null (not known).
     /// </summary>
     /// <param name="family">The family name as given to <see cref="WriteHeader"/>.</param>
     /// <param name="type">The family's type.</param>
@@ -127,7 +128,7 @@ internal sealed class ExpositionWriter
     /// <param name="created">When the series started, or null.</param>
     public void WriteCreated(string family, PrometheusType type, LabelBlock labels, DateTimeOffset? created)
     {
-        if (!IsOpenMetrics || created is not { } time)
+        if (!IsOpenMetrics || created is not { } time || type is not (PrometheusType.Counter or PrometheusType.Histogram or PrometheusType.Summary))
         {
             return;
         }
@@ -139,11 +140,10 @@ internal sealed class ExpositionWriter
         {
             _createdScratch.Clear();
             _createdScratch.WriteUnixSeconds(time);
-            _createdFormatted = _createdScratch.WrittenSpan.ToArray();
             _createdFormattedFor = time;
         }
 
-        _text.Write(_createdFormatted);
+        _text.Write(_createdScratch.WrittenSpan);
         _text.Write((byte)'\n');
     }
 
@@ -217,11 +217,11 @@ internal sealed class ExpositionWriter
         long cumulative = 0;
         for (int i = 0; i < boundaries.Count; i++)
         {
-            cumulative = SaturatingAdd(cumulative, bucketCounts[i]);
+            cumulative = SaturatingSum.Add(cumulative, bucketCounts[i]);
             _countScratch.Add(cumulative);
         }
 
-        cumulative = SaturatingAdd(cumulative, bucketCounts[boundaries.Count]);
+        cumulative = SaturatingSum.Add(cumulative, bucketCounts[boundaries.Count]);
         WriteCumulativeHistogram(name, labels, boundaries, _countScratch, cumulative, sum, created, exemplars);
     }
 
@@ -264,7 +264,7 @@ internal sealed class ExpositionWriter
                 continue;
             }
 
-            cumulative = SaturatingAdd(cumulative, count);
+            cumulative = SaturatingSum.Add(cumulative, count);
             _boundaryScratch.Add(ExponentialBuckets.LowerBoundary(reading.PositiveOffset + j + 1, reading.Scale));
             _countScratch.Add(cumulative);
         }
@@ -435,15 +435,8 @@ internal sealed class ExpositionWriter
         }
     }
 
-    private void EndProtobufFamily()
-    {
-        if (_protobuf.InFamily)
-        {
-            _protobuf.End(_text);
-        }
-    }
+    private void EndProtobufFamily() => _protobuf.End(_text);
 
-    private static long SaturatingAdd(long total, long count) => total > long.MaxValue - count ? long.MaxValue : total + count;
 
     private void WriteNameAndLabels(ReadOnlySpan<char> name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
     {

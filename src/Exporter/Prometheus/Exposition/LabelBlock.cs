@@ -32,9 +32,6 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     /// <summary>The rendered labels, without the braces; empty for a series without labels.</summary>
     public ReadOnlySpan<byte> Utf8 => _utf8;
 
-    /// <summary>The labels, as rendered: names and unescaped values, in the text's order.</summary>
-    public IReadOnlyList<KeyValuePair<string, string>> Labels => _labels;
-
     /// <summary>The labels as the protobuf exposition's <c>LabelPair</c> messages, encoded on the first protobuf scrape and kept.</summary>
     /// <remarks>Two scrapes never run at once; were they to, both would encode the same messages.</remarks>
     public IReadOnlyList<ByteString> ProtobufLabelPairs => _protobufLabelPairs ??= [.. _labels.Select(static label => ProtobufMessages.LabelPair(label.Key, label.Value))];

@@ -26,9 +26,6 @@ internal sealed class ProtobufFamilyWriter
     private string? _help;
     private int _type;
 
-    /// <summary>Whether a family is begun and not yet ended.</summary>
-    public bool InFamily => _name is not null;
-
     /// <summary>The type of the family begun.</summary>
     public PrometheusType Type { get; private set; }
 

@@ -25,12 +25,11 @@ internal sealed class RegistryFamily
         Type = type;
         Help = instrument.Description;
         SampleNames = sampleNames;
-        Unit = instrument is OperationData ? "seconds" : ExportedNames.UnitSuffix(instrument.Unit);
+        Unit = ExportedNames.UnitSuffix(instrument.Unit);
 
-        // An observable counter's values start wherever its callback's source started, which it does not say.
-        Created = type is PrometheusType.Counter or PrometheusType.Histogram or PrometheusType.Summary && instrument is not ObservableInstrument
-            ? instrument.CreatedAt
-            : null;
+        // An observable counter's values start wherever its callback's source started, which it does
+        // not say. (The writer leaves _created out of the families of other types.)
+        Created = instrument is ObservableInstrument ? null : instrument.CreatedAt;
     }
 
     public Instrument Instrument { get; }
@@ -44,8 +43,9 @@ internal sealed class RegistryFamily
     /// <summary>The unit as the name's suffix spells it (<c>seconds</c>, <c>bytes</c>), or empty: OpenMetrics' <c># UNIT</c>.</summary>
     public string Unit { get; }
 
-    /// <summary>When the family's series started counting (OpenMetrics' <c>_created</c>): the
-    /// instrument's creation, or null for gauges and observable instruments.</summary>
+    /// <summary>When the family's series started counting (OpenMetrics' <c>_created</c>, which the
+    /// writer gives counters, histograms and summaries only): the instrument's creation, or null for
+    /// observable instruments.</summary>
     public DateTimeOffset? Created { get; }
 
     /// <summary>Every name the instrument reserves (<see cref="ExportedFamily.ReservedNames"/>), so
