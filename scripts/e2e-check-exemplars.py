@@ -13,14 +13,11 @@ for route /hello: at least one exemplar stored, every one of trace TRACE_ID with
 span id; the counter's of value 1 (an increment); a bucket's at most its le. Waits (up to 30 s)
 until they pass, then exits 0 when every check passes, 1 otherwise, printing one line per check.
 """
-import json
 import re
 import sys
 import time
-import urllib.parse
-import urllib.request
 
-from prometheus_api import run_until_passed
+from prometheus_api import api, run_until_passed
 
 PROMETHEUS, TRACE_ID = sys.argv[1], sys.argv[2]
 SPAN_ID = re.compile(r"^[0-9a-f]{16}$")
@@ -28,12 +25,8 @@ SPAN_ID = re.compile(r"^[0-9a-f]{16}$")
 
 def exemplars(promql):
     now = time.time()
-    url = PROMETHEUS + "/api/v1/query_exemplars?" + urllib.parse.urlencode({"query": promql, "start": now - 900, "end": now})
-    with urllib.request.urlopen(url, timeout=5) as response:
-        body = json.load(response)
-    if body.get("status") != "success":
-        raise RuntimeError(f"query_exemplars {promql!r} failed: {body}")
-    return [(series["seriesLabels"], e) for series in body["data"] for e in series["exemplars"]]
+    data = api(PROMETHEUS, "/api/v1/query_exemplars", query=promql, start=now - 900, end=now)
+    return [(series["seriesLabels"], e) for series in data for e in series["exemplars"]]
 
 
 def check(promql, value_ok, value_rule):

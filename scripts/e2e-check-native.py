@@ -16,28 +16,16 @@ interpolates inside the bucket that holds the quantile, whose bounds are within 
 any value in it). Waits (up to 90 s: the worker may still be waiting or working) until the
 values are exact, then exits 0 when every check passes, 1 otherwise, printing one line per check.
 """
-import json
 import math
 import sys
 import time
-import urllib.parse
-import urllib.request
 
-from prometheus_api import query, run_until_passed, stored_labels
+from prometheus_api import api, query, run_until_passed, stored_labels
 
 PROMETHEUS, SCOPE, ITEMS = sys.argv[1], sys.argv[2], int(sys.argv[3])
 SERIES = 'worker_item_number{job="worker"}'
 LABELS = {"otel_scope_name": SCOPE, "work_kind": "collatz"}
 QUANTILE = 0.99
-
-
-def api(path, **params):
-    url = PROMETHEUS + path + "?" + urllib.parse.urlencode(params)
-    with urllib.request.urlopen(url, timeout=5) as response:
-        body = json.load(response)
-    if body.get("status") != "success":
-        raise RuntimeError(f"{path} {params} failed: {body}")
-    return body["data"]["result"]
 
 
 def true_quantile():
@@ -65,7 +53,7 @@ def run_checks():
 
     # The first moment a sample held every item, and a sample at zero in the minute before it.
     now = time.time()
-    points = api("/api/v1/query_range", query=f"histogram_count({SERIES})", start=now - 600, end=now, step=0.25)
+    points = api(PROMETHEUS, "/api/v1/query_range", query=f"histogram_count({SERIES})", start=now - 600, end=now, step=0.25)["result"]
     if len(points) != 1:
         return False, checks + [(False, f"histogram_count({SERIES}): {len(points)} series")]
     values = [(float(t), float(v)) for t, v in points[0]["values"]]
@@ -76,7 +64,7 @@ def run_checks():
     checks.append((bool(zero), f"a sample at zero in the minute before the first complete one ({len(zero)} points)"))
 
     promql = f"histogram_quantile({QUANTILE}, rate({SERIES}[1m]))"
-    answer = [float(r["value"][1]) for r in api("/api/v1/query", query=promql, time=done)]
+    answer = [float(r["value"][1]) for r in api(PROMETHEUS, "/api/v1/query", query=promql, time=done)["result"]]
     expected = true_quantile()
     ok = len(answer) == 1 and expected / base <= answer[0] <= expected * base
     checks.append((ok, f"{promql} at {done:.3f} = {answer} (true {expected}; within a factor {base:.4f}: "

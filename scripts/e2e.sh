@@ -29,8 +29,8 @@
 # protobuf exposition: the same checks run against it (every family, every value, through the
 # other format), and scripts/e2e-check-native.py reads back the worker's native histogram of item
 # numbers 1..$WORKER_ITEMS: its exact count and sum, and histogram_quantile(0.99, rate(...[1m]))
-# within the scale's relative error of the true quantile. The worker waits $WORKER_START_DELAY
-# before its first item, so both servers store its series at zero first.
+# within the scale's relative error of the true quantile. The worker waits for a start file,
+# created once both servers have stored its series at zero.
 # Exemplars: the sample runs with ScalableMetrics:ExemplarFilter=TraceBased, ab sends every request
 # with one sampled W3C traceparent ($TRACEPARENT), both servers keep exemplars
 # (--enable-feature=exemplar-storage), and scripts/e2e-check-exemplars.py reads back, from each,
@@ -44,7 +44,6 @@ CONCURRENCY=8
 SCRAPE_INTERVAL_US=100000
 STARTUP_TIMEOUT_SECONDS=60
 WORKER_ITEMS=1000000
-WORKER_START_DELAY=00:00:45
 TRACE_ID=4bf92f3577b34da6a3ce929d0e0e4736
 TRACEPARENT="00-$TRACE_ID-00f067aa0ba902b7-01"
 # promtool's lint problems (exit 3) accepted, each for one family only: names the runtime gives its
@@ -234,7 +233,7 @@ dotnet build samples/Worker -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
 worker_port=$(free_port)
 WORKER_URL="http://127.0.0.1:$worker_port"
 dotnet samples/Worker/bin/Release/net10.0/ScalableMetrics.Samples.Worker.dll --ScalableMetrics:ScrapeListener:Port="$worker_port" \
-  --Worker:Items="$WORKER_ITEMS" --Worker:StartDelay="$WORKER_START_DELAY" >"$WORK/worker.log" 2>&1 &
+  --Worker:Items="$WORKER_ITEMS" --Worker:StartWhenFileExists="$WORK/worker.start" >"$WORK/worker.log" 2>&1 &
 WORKER_PID=$!
 for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
   kill -0 "$WORKER_PID" 2>/dev/null || fail "the worker exited during start-up"
@@ -255,6 +254,7 @@ NATIVE_PROMETHEUS_URL=$(<"$WORK/prometheus-native.url")
 echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL (OpenMetrics) and $NATIVE_PROMETHEUS_URL (native histograms: protobuf), scraping every 1 s"
 wait_for_first_scrape "$PROMETHEUS_URL"
 wait_for_first_scrape "$NATIVE_PROMETHEUS_URL" 'histogram_count(worker_item_number{job="worker"}) == 0'
+touch "$WORK/worker.start"
 
 curl -sf -o "$WORK/before.prom" "$BASE_URL/metrics" || fail "scrape before the load failed"
 before=$(hello_count "$WORK/before.prom")

@@ -8,14 +8,19 @@ import urllib.parse
 import urllib.request
 
 
-def query(prometheus, promql):
-    """The result vector of an instant query."""
-    url = prometheus + "/api/v1/query?" + urllib.parse.urlencode({"query": promql})
+def api(prometheus, path, **params):
+    """The data of a GET to the HTTP API's `path` (e.g. /api/v1/query_range) with `params`."""
+    url = prometheus + path + "?" + urllib.parse.urlencode(params)
     with urllib.request.urlopen(url, timeout=5) as response:
         body = json.load(response)
     if body.get("status") != "success":
-        raise RuntimeError(f"query {promql!r} failed: {body}")
-    return body["data"]["result"]
+        raise RuntimeError(f"{path} {params} failed: {body}")
+    return body["data"]
+
+
+def query(prometheus, promql):
+    """The result vector of an instant query."""
+    return api(prometheus, "/api/v1/query", query=promql)["result"]
 
 
 def stored_labels(result):

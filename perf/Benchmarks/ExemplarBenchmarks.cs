@@ -80,10 +80,6 @@ public class ExemplarBenchmarks
     [BenchmarkCategory(Histogram)]
     public void HistogramOnRecorded() => _histogramOn.Record(NextValue());
 
-    private double NextValue()
-    {
-        int next = _next;
-        _next = next + 1 == _cycle.Length ? 0 : next + 1;
-        return _cycle[next];
-    }
+    // As HistogramRecordBenchmarks cycles its values, so that the off cases time the same body.
+    private double NextValue() => HistogramValues.At(_cycle, _next++);
 }

@@ -47,7 +47,7 @@ public class GzipScrapeBenchmarks
             },
             services.GetRequiredService<IResponseCompressionProvider>());
 
-        int lines = System.Text.Encoding.UTF8.GetString(_body).Split('\n').Count(line => line.StartsWith(ScrapeBenchmarkRegistry.CounterSampleName + "{", StringComparison.Ordinal));
+        int lines = ScrapeBenchmarkRegistry.CounterSamples(_body);
         if (lines != Series)
         {
             throw new InvalidOperationException($"The scrape holds {lines} series, expected {Series}.");
@@ -98,8 +98,7 @@ public class GzipScrapeBenchmarks
         return (int)_compressed.Length;
     }
 
-    // The body the endpoint serves: the shared one, without the public ScrapeAsync's copy for its caller.
-    private byte[] Serve() => _scraper.ScrapeSharedAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+    private byte[] Serve() => ScrapeBenchmarkRegistry.Serve(_scraper, PrometheusExpositionFormat.Text);
 
     private int Compress(CompressionLevel level)
     {

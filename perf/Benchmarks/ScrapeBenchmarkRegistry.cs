@@ -1,3 +1,5 @@
+using ScalableMetrics.Exporter;
+
 namespace ScalableMetrics.Benchmarks;
 
 /// <summary>The registry the scrape benchmarks scrape: <c>bench.requests</c> counter series, one per instance.</summary>
@@ -21,4 +23,12 @@ internal static class ScrapeBenchmarkRegistry
 
         return registry;
     }
+
+    /// <summary>The body the endpoint serves: the shared one, without the public <c>ScrapeAsync</c>'s copy for its caller.</summary>
+    public static byte[] Serve(PrometheusScraper scraper, PrometheusExpositionFormat format) =>
+        scraper.ScrapeSharedAsync(format, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+
+    /// <summary>How many counter samples a text or OpenMetrics body holds: the setups' check that a body holds every series.</summary>
+    public static int CounterSamples(byte[] body) =>
+        System.Text.Encoding.UTF8.GetString(body).Split('\n').Count(static line => line.StartsWith(CounterSampleName + "{", StringComparison.Ordinal));
 }

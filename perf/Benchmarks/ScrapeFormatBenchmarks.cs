@@ -4,6 +4,7 @@
 using BenchmarkDotNet.Attributes;
 using Google.Protobuf;
 using ScalableMetrics.Exporter;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Benchmarks;
 
@@ -42,7 +43,7 @@ public class ScrapeFormatBenchmarks
             uint tag;
             while ((tag = family.ReadTag()) != 0)
             {
-                metrics += WireFormat.GetTagFieldNumber(tag) == 4 ? 1 : 0;
+                metrics += WireFormat.GetTagFieldNumber(tag) == ProtobufMessages.FamilyMetric ? 1 : 0;
                 family.SkipLastField();
             }
         }
@@ -54,7 +55,7 @@ public class ScrapeFormatBenchmarks
 
         foreach (PrometheusExpositionFormat format in (PrometheusExpositionFormat[])[PrometheusExpositionFormat.Text, PrometheusExpositionFormat.OpenMetrics])
         {
-            int lines = System.Text.Encoding.UTF8.GetString(Serve(format)).Split('\n').Count(line => line.StartsWith(ScrapeBenchmarkRegistry.CounterSampleName + "{", StringComparison.Ordinal));
+            int lines = ScrapeBenchmarkRegistry.CounterSamples(Serve(format));
             if (lines != CounterSeries)
             {
                 throw new InvalidOperationException($"The {format} scrape holds {lines} counter series, expected {CounterSeries}.");
@@ -71,7 +72,5 @@ public class ScrapeFormatBenchmarks
     [Benchmark(Description = "protobuf (delimited MetricFamily)")]
     public int Protobuf() => Serve(PrometheusExpositionFormat.Protobuf).Length;
 
-    // The body the endpoint serves: the shared one, without the public ScrapeAsync's copy for its caller.
-    private byte[] Serve(PrometheusExpositionFormat format) =>
-        _scraper.ScrapeSharedAsync(format, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+    private byte[] Serve(PrometheusExpositionFormat format) => ScrapeBenchmarkRegistry.Serve(_scraper, format);
 }

@@ -11,10 +11,11 @@ public sealed class PartitionedWorkOptions
     /// <remarks>With a fixed number the counter's final value is known exactly, which the end-to-end check reads back.</remarks>
     public long Items { get; set; }
 
-    /// <summary>How long the service waits before its first item; zero (the default) for not at all.</summary>
-    /// <remarks>Its series are exported at zero meanwhile: a scraper that stores them first can
-    /// then read the whole work as one increase (the end-to-end check's <c>rate()</c> does).</remarks>
-    public TimeSpan StartDelay { get; set; }
+    /// <summary>A file whose appearance starts the work: the service waits for it before its first item; null (the default) to start at once.</summary>
+    /// <remarks>Its series are exported at zero meanwhile: a scraper that stores them first, and then
+    /// creates the file, reads the whole work as one increase (the end-to-end check's <c>rate()</c>
+    /// does), however fast or slow the machine.</remarks>
+    public string? StartWhenFileExists { get; set; }
 
     /// <summary>The worker tasks, each on a thread of its own; 0 (the default) for one per processor (<see cref="Environment.ProcessorCount"/>).</summary>
     public int Tasks { get; set; }

@@ -50,12 +50,15 @@ public sealed class PartitionedWorkService : BackgroundService
     {
         int tasks = _options.Tasks > 0 ? _options.Tasks : Environment.ProcessorCount;
         long items = _options.Items;
-        if (_options.StartDelay > TimeSpan.Zero)
+        if (_options.StartWhenFileExists is { } startFile)
         {
-            _logger.LogInformation("Worker: starting in {StartDelay}", _options.StartDelay);
+            _logger.LogInformation("Worker: starting when {StartFile} exists", startFile);
             try
             {
-                await Task.Delay(_options.StartDelay, stoppingToken).ConfigureAwait(false);
+                while (!File.Exists(startFile))
+                {
+                    await Task.Delay(TimeSpan.FromMilliseconds(100), stoppingToken).ConfigureAwait(false);
+                }
             }
             catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
             {

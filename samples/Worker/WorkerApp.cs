@@ -15,7 +15,7 @@ public static class WorkerApp
     /// <param name="args">Command-line arguments, e.g. <c>--ScalableMetrics:ScrapeListener:Port=9465</c>
     /// (also <c>:Host</c>, <c>:Path</c>), <c>--Worker:Items=1000000</c> for exactly that many items,
     /// <c>--Worker:Tasks=4</c> for that many worker tasks instead of one per processor,
-    /// <c>--Worker:StartDelay=00:00:30</c> to wait that long before the first item.</param>
+    /// <c>--Worker:StartWhenFileExists=/tmp/go</c> to wait for that file before the first item.</param>
     /// <returns>The host, not yet started. Once started, it logs the address it serves the scrape at.</returns>
     public static IHost Create(string[] args)
     {
