@@ -4,6 +4,7 @@
 // (HistogramBuckets.BinarySearchFromBoundaryCount), read where the ratio falls below 1.
 
 using BenchmarkDotNet.Attributes;
+using ScalableMetrics.Instruments.Histograms;
 
 namespace ScalableMetrics.Benchmarks;
 

@@ -12,6 +12,7 @@
 using System.Runtime.InteropServices;
 using BenchmarkDotNet.Attributes;
 using ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Benchmarks;
 

@@ -2,6 +2,12 @@ using System.Diagnostics.Metrics;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
+using ScalableMetrics.Instruments;
+using ScalableMetrics.Instruments.ExponentialHistograms;
+using ScalableMetrics.Instruments.Histograms;
+using ScalableMetrics.Naming;
+using ScalableMetrics.Platform.Rseq;
+using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
 

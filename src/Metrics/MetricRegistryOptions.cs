@@ -1,4 +1,5 @@
 using ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics;
 

@@ -6,6 +6,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Exporter.Tests;
 

@@ -1,3 +1,5 @@
+using ScalableMetrics.Naming;
+
 namespace ScalableMetrics.Tests;
 
 /// <summary>Instruments whose exported names meet are refused at creation, with both named.</summary>

@@ -1,3 +1,5 @@
+using ScalableMetrics.Naming;
+
 namespace ScalableMetrics.Tests;
 
 /// <summary>Names after OpenTelemetry's Prometheus compatibility specification.</summary>

@@ -1,5 +1,6 @@
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Tests;
 

@@ -1,4 +1,6 @@
 using ScalableMetrics.Platform;
+using ScalableMetrics.Cells;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Tests;
 

@@ -1,4 +1,5 @@
 using ScalableMetrics.Tests.Shared;
+using ScalableMetrics.SeriesTables;
 
 namespace ScalableMetrics.Tests;
 

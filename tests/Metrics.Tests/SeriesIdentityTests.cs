@@ -1,3 +1,5 @@
+using ScalableMetrics.Naming;
+
 namespace ScalableMetrics.Tests;
 
 /// <summary>

@@ -1,3 +1,5 @@
+using ScalableMetrics.SeriesTables;
+
 namespace ScalableMetrics.Tests;
 
 /// <summary>The series table's two open-addressing tables, below the table: what a seeded hash never shows.</summary>

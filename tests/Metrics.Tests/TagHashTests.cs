@@ -1,3 +1,5 @@
+using ScalableMetrics.Tags;
+
 namespace ScalableMetrics.Tests;
 
 /// <summary>

@@ -1,3 +1,5 @@
+using ScalableMetrics.Cells;
+
 namespace ScalableMetrics.Tests;
 
 /// <summary>Thread indexes are process-wide: these tests count them, so no other test may take any meanwhile.</summary>

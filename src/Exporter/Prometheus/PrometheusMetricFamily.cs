@@ -1,4 +1,5 @@
 using OpenTelemetry.Metrics;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus;
 

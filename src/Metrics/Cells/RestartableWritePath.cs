@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Cells;
 

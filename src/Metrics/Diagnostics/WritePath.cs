@@ -1,3 +1,5 @@
+using ScalableMetrics.Platform.Rseq;
+
 namespace ScalableMetrics.Diagnostics;
 
 /// <summary>

@@ -1,4 +1,6 @@
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Cells;
+using ScalableMetrics.Platform.Interop;
 
 namespace ScalableMetrics.Platform;
 

@@ -1,6 +1,6 @@
 using System.Runtime.CompilerServices;
 
-namespace ScalableMetrics;
+namespace ScalableMetrics.Tags;
 
 /// <summary>
 /// The hash codes of the strings an instrument's series were created with (their keys and string

@@ -1,4 +1,6 @@
-namespace ScalableMetrics;
+using ScalableMetrics.Naming;
+
+namespace ScalableMetrics.Tags;
 
 /// <summary>
 /// The limits and rules a tag set meets before it names a new series: at most

@@ -1,4 +1,5 @@
 using System.Collections;
+using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
 

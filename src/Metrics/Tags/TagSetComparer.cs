@@ -1,6 +1,6 @@
 using System.Numerics;
 
-namespace ScalableMetrics;
+namespace ScalableMetrics.Tags;
 
 /// <summary>
 /// Compares tag sets, and tag sets with the caller's tags as given (any order, not yet

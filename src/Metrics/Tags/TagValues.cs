@@ -1,4 +1,4 @@
-namespace ScalableMetrics;
+namespace ScalableMetrics.Tags;
 
 /// <summary>
 /// OpenTelemetry's attribute value rules, as applied to a tag: a value is a string, a bool, a

@@ -1,3 +1,5 @@
+using ScalableMetrics.Instruments.ExponentialHistograms;
+
 namespace ScalableMetrics.Tests.Instruments;
 
 /// <summary>The exponential histogram: its bucket mapping, its downscaled readings, bad input, and exactness under concurrent writers on every write path.</summary>

@@ -1,4 +1,6 @@
 using System.Diagnostics;
+using ScalableMetrics.Instruments.Histograms;
+using ScalableMetrics.Instruments.Operations;
 
 namespace ScalableMetrics.Tests.Instruments;
 

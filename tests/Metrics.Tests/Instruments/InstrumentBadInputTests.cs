@@ -1,3 +1,5 @@
+using ScalableMetrics.Instruments.Histograms;
+
 namespace ScalableMetrics.Tests.Instruments;
 
 /// <summary>Bad input to the new instruments: a clear exception naming the argument, and nothing created or recorded.</summary>

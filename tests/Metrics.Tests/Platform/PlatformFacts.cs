@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Tests.Platform;
 

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Tests.Platform;
 

@@ -5,6 +5,8 @@ using System.Runtime.Versioning;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
 using Xunit.Abstractions;
+using ScalableMetrics.Platform.Interop;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Tests.Platform;
 

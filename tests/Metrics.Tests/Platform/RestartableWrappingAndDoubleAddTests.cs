@@ -6,6 +6,8 @@ using ScalableMetrics.Cells;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
 using Xunit.Abstractions;
+using ScalableMetrics.Platform.Interop;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Tests.Platform;
 

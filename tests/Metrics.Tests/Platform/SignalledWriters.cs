@@ -2,6 +2,8 @@ using System.Diagnostics;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Interop;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Tests.Platform;
 

@@ -1,5 +1,6 @@
 using ScalableMetrics.Cells;
 using System.Text;
+using ScalableMetrics.Instruments.ExponentialHistograms;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 

@@ -1,5 +1,6 @@
 using System.Text;
 using Google.Protobuf;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 

@@ -1,3 +1,5 @@
+using ScalableMetrics.Naming;
+
 namespace ScalableMetrics.Exporter.Prometheus.Sources;
 
 /// <summary>

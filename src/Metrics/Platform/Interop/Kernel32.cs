@@ -1,6 +1,6 @@
 using System.Runtime.InteropServices;
 
-namespace ScalableMetrics.Platform;
+namespace ScalableMetrics.Platform.Interop;
 
 /// <summary>The binding to Windows' <c>kernel32.dll</c>: the one call the project makes there.</summary>
 /// <remarks>Call only on Windows. Thread-safe.</remarks>

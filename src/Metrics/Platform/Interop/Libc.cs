@@ -1,6 +1,6 @@
 using System.Runtime.InteropServices;
 
-namespace ScalableMetrics.Platform;
+namespace ScalableMetrics.Platform.Interop;
 
 /// <summary>
 /// The one binding to the C library: every native call the project makes on Linux goes through

@@ -1,4 +1,6 @@
-namespace ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Interop;
+
+namespace ScalableMetrics.Platform.Rseq;
 
 /// <summary>
 /// Owns a private anonymous mapping that holds generated code: mapped read-write, written,

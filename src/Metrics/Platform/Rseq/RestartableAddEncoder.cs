@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 
-namespace ScalableMetrics.Platform;
+namespace ScalableMetrics.Platform.Rseq;
 
 /// <summary>
 /// Encodes the restartable add: the x86-64 bytes of one function and of its <c>struct rseq_cs</c>

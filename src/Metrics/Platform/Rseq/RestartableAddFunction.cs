@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Platform;
+namespace ScalableMetrics.Platform.Rseq;
 
 /// <summary>
 /// One restartable add placed in executable memory and checked: the encoder's image for this

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Platform;
+namespace ScalableMetrics.Platform.Rseq;
 
 /// <summary>
 /// What <see cref="RestartableAddEncoder"/> produces: the bytes to place at one address (the

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Platform;
+namespace ScalableMetrics.Platform.Rseq;
 
 /// <summary>
 /// What a restartable function does to the slot in the calling thread's region: the only part of

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Platform;
+namespace ScalableMetrics.Platform.Rseq;
 
 /// <summary>
 /// The Linux restartable-sequence ABI this project relies on: the layout of the per-thread

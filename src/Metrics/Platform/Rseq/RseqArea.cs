@@ -1,4 +1,6 @@
-namespace ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Interop;
+
+namespace ScalableMetrics.Platform.Rseq;
 
 /// <summary>
 /// What glibc and the kernel say about the process's rseq areas: where a thread's

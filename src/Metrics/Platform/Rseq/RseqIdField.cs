@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Platform;
+namespace ScalableMetrics.Platform.Rseq;
 
 /// <summary>Which id in the thread's <c>struct rseq</c> area picks the region a restartable add writes.</summary>
 internal enum RseqIdField

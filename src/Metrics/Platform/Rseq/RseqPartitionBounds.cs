@@ -1,6 +1,7 @@
 using System.Numerics;
+using ScalableMetrics.Platform.Interop;
 
-namespace ScalableMetrics.Platform;
+namespace ScalableMetrics.Platform.Rseq;
 
 /// <summary>
 /// How many regions a restartable add needs so that every id a thread of the process can report

@@ -1,0 +1,95 @@
+using System.Runtime.CompilerServices;
+using ScalableMetrics.Cells;
+using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Tags;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// A monotonic counter of <see cref="long"/> values whose every series is partitioned (per
+/// processor or per thread, see <see cref="PartitionStrategy"/>), so that threads on different
+/// cores adding to it do not share a cache line. Values are summed only when collected.
+/// </summary>
+/// <remarks>
+/// <para>Create one with <see cref="MetricRegistry.CreateCounter"/>. All members are thread-safe.</para>
+/// <para>For the hot path, <see cref="Bind"/> a fixed tag set once and add to the returned
+/// <see cref="CounterSeries"/>: that does no lookup. <see cref="Add(long, ReadOnlySpan{KeyValuePair{string, object}})"/>
+/// with tags looks the series up on every call (without allocating, once the series exists).</para>
+/// <para>Exported cumulatively: a collected value is the total since the counter was created,
+/// and never goes down between two collections.</para>
+/// </remarks>
+public sealed class PartitionedCounter : Instrument
+{
+    private readonly SeriesTable<CounterSeries> _series;
+    private readonly PartitionArena _arena;
+
+    internal PartitionedCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
+        : base(name, unit, description)
+    {
+        _arena = arena;
+        _series = new SeriesTable<CounterSeries>(maxSeries, tagLimits, tags => new CounterSeries(tags, arena, exemplarFilter));
+    }
+
+    /// <inheritdoc/>
+    public override int SeriesCount => _series.Count;
+
+    /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
+    /// <param name="value">The increment, zero or positive.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Add(long value)
+    {
+        if (value < 0)
+        {
+            ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
+        }
+
+        _series.GetOrAdd([]).AddValid(value);
+    }
+
+    /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
+    /// <param name="value">The increment, zero or positive.</param>
+    /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
+    public void Add(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        if (value < 0)
+        {
+            ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
+        }
+
+        _series.GetOrAdd(tags).AddValid(value);
+    }
+
+    /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to add to without a lookup.</summary>
+    /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
+    /// <returns>The bound series; binding the same tags again returns the same object.</returns>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
+    public CounterSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
+
+    /// <summary>Sums every series' partitions, and reads each series' newest exemplar (<see cref="CounterReading.Exemplar"/>).</summary>
+    /// <returns>One reading per series, in no particular order; each value at most <see cref="long.MaxValue"/> and never lower than an earlier read of the series returned.</returns>
+    /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
+    public IReadOnlyList<CounterReading> Collect()
+    {
+        CounterSeries[] series = [.. _series.Series];
+
+        // Exemplars first, so that every exemplar's add is in the value read after it.
+        var exemplars = new Exemplar?[series.Length];
+        for (int i = 0; i < series.Length; i++)
+        {
+            exemplars[i] = series[i].ReadExemplar();
+        }
+
+        long[] values = new long[series.Length];
+        CounterSeries.ReadAll(_arena, series, values);
+        var readings = new CounterReading[series.Length];
+        for (int i = 0; i < series.Length; i++)
+        {
+            readings[i] = new CounterReading(series[i].Tags, values[i]) { Exemplar = exemplars[i] };
+        }
+
+        return readings;
+    }
+}

@@ -1,0 +1,158 @@
+using System.Runtime.CompilerServices;
+
+namespace ScalableMetrics.Instruments.ExponentialHistograms;
+
+/// <summary>
+/// An exponential histogram's fixed layout, checked once: the scale, the index range
+/// [<see cref="MinIndex"/>, <see cref="MaxIndex"/>] of its positive buckets and the zero bucket below
+/// them. Bucket i counts values in (base^i, base^(i + 1)] with base = 2^(2^-scale), OpenTelemetry's
+/// "Exponential Buckets" mapping (the data model's <c>ExponentialHistogram</c>), which Prometheus'
+/// native histograms share (their schema is the scale). Immutable and thread-safe.
+/// </summary>
+internal sealed class ExponentialBuckets
+{
+    /// <summary>The lowest scale: Prometheus' lowest native histogram schema, base 2^16 (OpenTelemetry goes to -10).</summary>
+    public const int MinScale = -4;
+
+    /// <summary>The highest scale: Prometheus' highest native histogram schema, base 2^(2^-8) (OpenTelemetry goes to 20), so that every reading exports as it is.</summary>
+    public const int MaxScale = 8;
+
+    /// <summary>The most positive buckets an instrument takes: a series costs one slot per bucket per partition.</summary>
+    public const int MaxBucketCount = 512;
+
+    // 2^scale / ln 2, for Find: computed once, not on every record.
+    private readonly double _scaleFactor;
+
+    private ExponentialBuckets(int scale, int minIndex, int maxIndex, double minValue, double maxValue, int maxBuckets)
+    {
+        Scale = scale;
+        MinIndex = minIndex;
+        MaxIndex = maxIndex;
+        MinValue = minValue;
+        MaxValue = maxValue;
+        MaxBuckets = maxBuckets;
+        ZeroThreshold = LowerBoundary(minIndex, scale);
+        _scaleFactor = ScaleFactor(scale);
+    }
+
+    /// <summary>The scale the instrument records at.</summary>
+    public int Scale { get; }
+
+    /// <summary>The index of the first positive bucket; values at or below its lower boundary count in the zero bucket.</summary>
+    public int MinIndex { get; }
+
+    /// <summary>The index of the last positive bucket; values above it count in it too.</summary>
+    public int MaxIndex { get; }
+
+    /// <summary>The smallest value the instrument was asked to tell apart from zero.</summary>
+    public double MinValue { get; }
+
+    /// <summary>The largest value the instrument was asked to keep in its own bucket.</summary>
+    public double MaxValue { get; }
+
+    /// <summary>The most buckets a reading spans; readings downscale to fit.</summary>
+    public int MaxBuckets { get; }
+
+    /// <summary>The lower boundary of bucket <see cref="MinIndex"/>: values at or below it count in the zero bucket.</summary>
+    public double ZeroThreshold { get; }
+
+    /// <summary>The positive buckets.</summary>
+    public int BucketCount => MaxIndex - MinIndex + 1;
+
+    /// <summary>Checks the options and builds the layout.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of its range (the message says which and why).</exception>
+    public static ExponentialBuckets Create(int scale, double minValue, double maxValue, int maxBuckets)
+    {
+        if (scale is < MinScale or > MaxScale)
+        {
+            throw new ArgumentOutOfRangeException(nameof(scale), scale, $"The scale must be from {MinScale} to {MaxScale}, Prometheus' native histogram schemas.");
+        }
+
+        if (!double.IsNormal(minValue) || minValue <= 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(minValue), minValue, "The smallest value must be a positive, finite, normal double.");
+        }
+
+        if (!double.IsFinite(maxValue) || maxValue <= minValue)
+        {
+            throw new ArgumentOutOfRangeException(nameof(maxValue), maxValue, "The largest value must be finite and above the smallest.");
+        }
+
+        if (maxBuckets < 2)
+        {
+            throw new ArgumentOutOfRangeException(nameof(maxBuckets), maxBuckets, "A reading needs at least 2 buckets.");
+        }
+
+        int minIndex = MapToIndex(minValue, scale);
+        int maxIndex = MapToIndex(maxValue, scale);
+        long bucketCount = (long)maxIndex - minIndex + 1;
+        if (bucketCount > MaxBucketCount)
+        {
+            throw new ArgumentOutOfRangeException(nameof(maxValue), maxValue, $"From {minValue:R} to {maxValue:R} at scale {scale} takes {bucketCount} buckets, more than {MaxBucketCount}; lower the scale or narrow the range.");
+        }
+
+        return new ExponentialBuckets(scale, minIndex, maxIndex, minValue, maxValue, maxBuckets);
+    }
+
+    /// <summary>
+    /// The index of the bucket (base^i, base^(i + 1)] that holds <paramref name="value"/> (positive,
+    /// finite and normal) at <paramref name="scale"/>: OpenTelemetry's reference mapping. At scale ≤ 0
+    /// it is read from the exponent bits, exactly; above, from <c>Math.Log</c>, exact at powers of two
+    /// and within one bucket elsewhere (as the specification allows), and never outside the value's
+    /// power of two.
+    /// </summary>
+    public static int MapToIndex(double value, int scale) => MapToIndex(value, scale, ScaleFactor(scale));
+
+    // MapToIndex with the scale's factor (2^scale / ln 2) given.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int MapToIndex(double value, int scale, double scaleFactor)
+    {
+        long bits = BitConverter.DoubleToInt64Bits(value);
+        int exponent = (int)((bits >> 52) & 0x7FF) - 1023;
+        bool powerOfTwo = (bits & 0xF_FFFF_FFFF_FFFFL) == 0;
+        if (scale <= 0)
+        {
+            // A power of two is the upper, inclusive boundary of the bucket below it.
+            return (powerOfTwo ? exponent - 1 : exponent) >> -scale;
+        }
+
+        if (powerOfTwo)
+        {
+            return (exponent << scale) - 1;
+        }
+
+        int index = (int)Math.Floor(Math.Log(value) * scaleFactor);
+        // Rounding in Log may step across a power of two; the exponent bits say which side the value is on.
+        return Math.Clamp(index, exponent << scale, ((exponent + 1) << scale) - 1);
+    }
+
+    /// <summary>The lower boundary of bucket <paramref name="index"/> at <paramref name="scale"/>: base^index.</summary>
+    public static double LowerBoundary(int index, int scale) => Math.Pow(2, Math.ScaleB(index, -scale));
+
+    /// <summary>The slot of <paramref name="value"/> (not NaN, not negative): 0 for the zero bucket, 1 + (index - <see cref="MinIndex"/>) for the others; values above the range count in the last.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public int Find(double value)
+    {
+        if (value <= ZeroThreshold)
+        {
+            return 0;
+        }
+
+        if (value >= MaxValue)
+        {
+            // Also +∞, which MapToIndex does not take.
+            return BucketCount;
+        }
+
+        return 1 + Math.Clamp(MapToIndex(value, Scale, _scaleFactor), MinIndex, MaxIndex) - MinIndex;
+    }
+
+    /// <summary>Whether <paramref name="other"/> is the same layout.</summary>
+    public bool SameAs(ExponentialBuckets other) =>
+        Scale == other.Scale && MinIndex == other.MinIndex && MaxIndex == other.MaxIndex && MaxBuckets == other.MaxBuckets;
+
+    /// <summary>The layout in words, for exception messages.</summary>
+    public override string ToString() => $"scale {Scale}, values {MinValue:R} to {MaxValue:R}, at most {MaxBuckets} buckets per reading";
+
+    private static double ScaleFactor(int scale) => Math.ScaleB(1 / Math.Log(2), scale);
+}

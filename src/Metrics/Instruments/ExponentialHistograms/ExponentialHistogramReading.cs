@@ -1,0 +1,106 @@
+using ScalableMetrics.Instruments.ExponentialHistograms;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// An exponential histogram series' cumulative buckets, count and sum, as collected, downscaled so
+/// that its positive buckets span at most the instrument's <c>maxBuckets</c>. Immutable.
+/// </summary>
+/// <remarks>
+/// <para>Positive bucket <c>PositiveOffset + j</c> counts values in (base^(offset + j), base^(offset + j + 1)]
+/// with base = 2^(2^-<see cref="Scale"/>): OpenTelemetry's <c>ExponentialHistogramDataPoint</c> and
+/// Prometheus' native histogram (schema = scale) read the same.</para>
+/// <para>Downscaling by k (scale − k) merges each 2^k adjacent buckets into one, index i into i >> k,
+/// as OpenTelemetry's exponential histogram does when its buckets outgrow their maximum; the counts stay exact.
+/// It stops at scale -4, Prometheus' lowest schema, even where the buckets still span more.</para>
+/// <para><see cref="Count"/> is the zero count plus the bucket counts. <see cref="Sum"/> is read in the
+/// same pass but is its own slot: a record under way may show in one and not yet in the other.</para>
+/// </remarks>
+public sealed class ExponentialHistogramReading
+{
+    private ExponentialHistogramReading(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum)
+    {
+        Tags = tags;
+        Scale = scale;
+        ZeroThreshold = zeroThreshold;
+        ZeroCount = zeroCount;
+        PositiveOffset = positiveOffset;
+        PositiveBucketCounts = positiveBucketCounts;
+        Sum = sum;
+        long count = zeroCount;
+        foreach (long bucketCount in positiveBucketCounts)
+        {
+            // Each bucket saturates at long.MaxValue; so does their sum.
+            count = bucketCount > long.MaxValue - count ? long.MaxValue : count + bucketCount;
+        }
+
+        Count = count;
+    }
+
+    /// <summary>The tags that name the series.</summary>
+    public TagSet Tags { get; }
+
+    /// <summary>The scale of <see cref="PositiveBucketCounts"/>: the instrument's, or lower where the reading was downscaled.</summary>
+    public int Scale { get; }
+
+    /// <summary>Values at or below this count in <see cref="ZeroCount"/>: the lower boundary of the instrument's first bucket.</summary>
+    public double ZeroThreshold { get; }
+
+    /// <summary>Values recorded at or below <see cref="ZeroThreshold"/>.</summary>
+    public long ZeroCount { get; }
+
+    /// <summary>The bucket index of <see cref="PositiveBucketCounts"/>[0] at <see cref="Scale"/>.</summary>
+    public int PositiveOffset { get; }
+
+    /// <summary>Values recorded per positive bucket, not cumulative, from the first non-empty to the last (empty when there is none).</summary>
+    public IReadOnlyList<long> PositiveBucketCounts { get; }
+
+    /// <summary>Values recorded (saturating at <see cref="long.MaxValue"/>).</summary>
+    public long Count { get; }
+
+    /// <summary>The sum of the values recorded; infinite once +∞ was recorded.</summary>
+    public double Sum { get; }
+
+    /// <summary>A reading of buckets counted elsewhere (an OpenTelemetry exponential histogram point), empty buckets at either end trimmed.</summary>
+    internal static ExponentialHistogramReading Of(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum)
+    {
+        int first = positiveBucketCounts.AsSpan().IndexOfAnyExcept(0L);
+        if (first < 0)
+        {
+            return new ExponentialHistogramReading(tags, scale, zeroThreshold, zeroCount, 0, [], sum);
+        }
+
+        int last = positiveBucketCounts.AsSpan().LastIndexOfAnyExcept(0L);
+        return new ExponentialHistogramReading(tags, scale, zeroThreshold, zeroCount, positiveOffset + first, positiveBucketCounts[first..(last + 1)], sum);
+    }
+
+    /// <summary>The reading of <paramref name="counts"/> (zero bucket first, then the instrument's positive buckets), downscaled to fit.</summary>
+    internal static ExponentialHistogramReading Create(TagSet tags, ExponentialBuckets buckets, ReadOnlySpan<long> counts, double sum)
+    {
+        ReadOnlySpan<long> positive = counts[1..];
+        int first = positive.IndexOfAnyExcept(0L);
+        if (first < 0)
+        {
+            return new ExponentialHistogramReading(tags, buckets.Scale, buckets.ZeroThreshold, counts[0], 0, [], sum);
+        }
+
+        int last = positive.LastIndexOfAnyExcept(0L);
+        int firstIndex = buckets.MinIndex + first;
+        int lastIndex = buckets.MinIndex + last;
+        int shift = 0;
+        while ((lastIndex >> shift) - (firstIndex >> shift) + 1 > buckets.MaxBuckets && buckets.Scale - shift > ExponentialBuckets.MinScale)
+        {
+            shift++;
+        }
+
+        int offset = firstIndex >> shift;
+        long[] merged = new long[(lastIndex >> shift) - offset + 1];
+        for (int j = first; j <= last; j++)
+        {
+            ref long bucket = ref merged[((buckets.MinIndex + j) >> shift) - offset];
+            bucket = positive[j] > long.MaxValue - bucket ? long.MaxValue : bucket + positive[j];
+        }
+
+        return new ExponentialHistogramReading(tags, buckets.Scale - shift, buckets.ZeroThreshold, counts[0], offset, merged, sum);
+    }
+}

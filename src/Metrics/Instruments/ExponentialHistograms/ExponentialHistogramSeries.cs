@@ -1,0 +1,71 @@
+using System.Runtime.CompilerServices;
+using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments.ExponentialHistograms;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// One series of a <see cref="PartitionedExponentialHistogram"/>, bound to a fixed tag set: records
+/// values without a lookup and without allocating. A record finds the value's bucket and adds 1 to
+/// that bucket's count and the value to the sum, in the calling partition, each exactly once.
+/// </summary>
+/// <remarks>
+/// <para>Thread-safe. Get one from <see cref="PartitionedExponentialHistogram.Bind"/>, once, and keep it.</para>
+/// <para>Its slots in each region: the zero bucket, one count per positive bucket, then the sum (a <see cref="double"/>).</para>
+/// </remarks>
+public sealed class ExponentialHistogramSeries : PartitionedSeries
+{
+    private readonly ExponentialBuckets _buckets;
+
+    internal ExponentialHistogramSeries(TagSet tags, PartitionArena arena, ExponentialBuckets buckets)
+        : base(tags, arena, SlotCountFor(buckets))
+    {
+        _buckets = buckets;
+    }
+
+    /// <summary>Records <paramref name="value"/>.</summary>
+    /// <param name="value">The value, zero or positive; +∞ counts in the last bucket, and the sum is then infinite.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is NaN or negative; nothing is recorded.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Record(double value)
+    {
+        PartitionedExponentialHistogram.ThrowIfNotRecordable(value);
+        RecordValid(value);
+    }
+
+    /// <summary>Records <paramref name="value"/>, converted to <see cref="double"/> (exact up to 2^53).</summary>
+    /// <param name="value">The value, zero or positive.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Record(long value)
+    {
+        PartitionedExponentialHistogram.ThrowIfNotRecordable(value);
+        RecordValid(value);
+    }
+
+    /// <summary>Sums the series' partitions: its buckets, count and sum since it was created, downscaled to at most the instrument's <c>maxBuckets</c>.</summary>
+    /// <returns>The cumulative reading.</returns>
+    public ExponentialHistogramReading Read()
+    {
+        long[] counts = new long[_buckets.BucketCount + 1];
+        double sum = ReadSlotsAndDouble(0, counts, SumSlot);
+        return ExponentialHistogramReading.Create(Tags, _buckets, counts, sum);
+    }
+
+    /// <summary>Records <paramref name="value"/>, known to be neither NaN nor negative.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void RecordValid(double value) => AddCountAndDouble(_buckets.Find(value), SumSlot, value);
+
+    /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: the zero bucket, a count per positive bucket, then the sum.</summary>
+    internal static int SlotCountFor(ExponentialBuckets buckets) => buckets.BucketCount + 2;
+
+    /// <summary>
+    /// Reads every series in <paramref name="series"/> in one pass: series i's counts (zero bucket
+    /// first) at i × <see cref="SlotCountFor"/> in <paramref name="slots"/>, its sum at <paramref name="sums"/>[i].
+    /// </summary>
+    internal static void ReadAll(PartitionArena arena, ExponentialHistogramSeries[] series, ExponentialBuckets buckets, Span<long> slots, Span<double> sums) =>
+        ReadAllWithDouble(arena, series, SlotCountFor(buckets), buckets.BucketCount + 1, slots, sums);
+
+    // The sum's slot: after the zero bucket and the positive buckets.
+    private int SumSlot => _buckets.BucketCount + 1;
+}

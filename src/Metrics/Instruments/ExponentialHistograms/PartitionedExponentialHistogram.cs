@@ -1,0 +1,164 @@
+using System.Runtime.CompilerServices;
+using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments.ExponentialHistograms;
+using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Tags;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// A histogram with exponential buckets (base 2^(2^-scale), OpenTelemetry's exponential histogram,
+/// Prometheus' native histogram) whose every series is partitioned (per processor or per thread,
+/// see <see cref="PartitionStrategy"/>): a record adds to one bucket count and the sum of the
+/// calling partition, with no lock and no shared cache line, and the partitions are summed only
+/// when collected.
+/// </summary>
+/// <remarks>
+/// <para>Create one with <see cref="MetricRegistry.CreateExponentialHistogram"/>. All members are thread-safe.</para>
+/// <para><b>A fixed scale and range, reduced at collection.</b> OpenTelemetry's exponential histogram
+/// starts at scale 20 and downscales as values arrive, resizing its bucket array; here every
+/// partition of every series is a fixed block of slots that writers add to with no lock, and a
+/// block cannot be resized or rescaled under concurrent writers without losing or doubling counts.
+/// So the scale (<see cref="Scale"/>) and the bucket range are fixed when the instrument is created
+/// (one slot per bucket per partition), and a reading downscales, merging 2^k adjacent buckets, until
+/// its non-empty buckets span at most <see cref="MaxBuckets"/>: the scale is still chosen and
+/// reduced, at read time, and every count stays exact.</para>
+/// <para>Bucket i counts values in (base^i, base^(i + 1)], the upper bound inclusive. Values at or
+/// below <see cref="ZeroThreshold"/> (the lower boundary of the bucket of the <c>minValue</c> asked
+/// for) count in the zero bucket; values above the bucket of <c>maxValue</c>, +∞ included, count in
+/// the last bucket (and +∞ makes the sum infinite for good). NaN and negative values are refused
+/// with <see cref="ArgumentOutOfRangeException"/>: the instrument measures magnitudes (durations,
+/// sizes), and a negative range would double every series' slots.</para>
+/// <para>Relative error: a bucket's upper bound is base times its lower, so a quantile read from it
+/// is within base − 1 of the truth (2^(1/8) − 1 ≈ 9 % at the default scale 3).</para>
+/// <para>Exported through the Prometheus protobuf exposition as a native histogram.</para>
+/// </remarks>
+public sealed class PartitionedExponentialHistogram : Instrument
+{
+    /// <summary>The default scale: 8 buckets per power of two, about 9 % relative error.</summary>
+    public const int DefaultScale = 3;
+
+    /// <summary>The default smallest value told apart from zero: 2^-10 (about a millisecond, in seconds).</summary>
+    public const double DefaultMinValue = 1.0 / 1024;
+
+    /// <summary>The default largest value kept in its own bucket: 2^20 (about 12 days in seconds; a megabyte in bytes).</summary>
+    public const double DefaultMaxValue = 1 << 20;
+
+    /// <summary>The default number of buckets a reading spans at most: OpenTelemetry's default <c>MaxSize</c>, 160.</summary>
+    public const int DefaultMaxBuckets = 160;
+
+    private readonly SeriesTable<ExponentialHistogramSeries> _series;
+    private readonly PartitionArena _arena;
+
+    internal PartitionedExponentialHistogram(string name, string? unit, string? description, ExponentialBuckets buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits)
+        : base(name, unit, description)
+    {
+        _arena = arena;
+        Buckets = buckets;
+        _series = new SeriesTable<ExponentialHistogramSeries>(maxSeries, tagLimits, tags => new ExponentialHistogramSeries(tags, arena, buckets));
+    }
+
+    /// <summary>The scale the instrument records at (from -4 to 8, Prometheus' native histogram schemas): base 2^(2^-scale).</summary>
+    public int Scale => Buckets.Scale;
+
+    /// <summary>Values at or below this count in the zero bucket.</summary>
+    public double ZeroThreshold => Buckets.ZeroThreshold;
+
+    /// <summary>The most buckets a reading spans; readings downscale to fit.</summary>
+    public int MaxBuckets => Buckets.MaxBuckets;
+
+    /// <inheritdoc/>
+    public override int SeriesCount => _series.Count;
+
+    /// <summary>The layout, checked, with the bucket search.</summary>
+    internal ExponentialBuckets Buckets { get; }
+
+    /// <summary>Records <paramref name="value"/> in the series without tags.</summary>
+    /// <param name="value">The value, zero or positive; +∞ counts in the last bucket.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is NaN or negative; nothing is recorded.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Record(double value)
+    {
+        ThrowIfNotRecordable(value);
+        _series.GetOrAdd([]).RecordValid(value);
+    }
+
+    /// <summary>Records <paramref name="value"/> in the series named by <paramref name="tags"/>, creating it on first use.</summary>
+    /// <param name="value">The value, zero or positive; +∞ counts in the last bucket.</param>
+    /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is NaN or negative; nothing is recorded.</exception>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
+    public void Record(double value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        ThrowIfNotRecordable(value);
+        _series.GetOrAdd(tags).RecordValid(value);
+    }
+
+    /// <summary>Records <paramref name="value"/>, converted to <see cref="double"/>, in the series without tags.</summary>
+    /// <param name="value">The value, zero or positive.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Record(long value)
+    {
+        ThrowIfNotRecordable(value);
+        _series.GetOrAdd([]).RecordValid(value);
+    }
+
+    /// <summary>Records <paramref name="value"/>, converted to <see cref="double"/>, in the series named by <paramref name="tags"/>, creating it on first use.</summary>
+    /// <param name="value">The value, zero or positive.</param>
+    /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
+    public void Record(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        ThrowIfNotRecordable(value);
+        _series.GetOrAdd(tags).RecordValid(value);
+    }
+
+    /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to record into without a lookup.</summary>
+    /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
+    /// <returns>The bound series; binding the same tags again returns the same object.</returns>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
+    public ExponentialHistogramSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
+
+    /// <summary>Sums every series' partitions: bucket counts and sums, each reading downscaled to fit <see cref="MaxBuckets"/>.</summary>
+    /// <returns>One reading per series, in no particular order.</returns>
+    /// <remarks>One pass over the series' slots, region by region; serialized with every other read of the registry's series.</remarks>
+    public IReadOnlyList<ExponentialHistogramReading> Collect()
+    {
+        ExponentialHistogramSeries[] series = [.. _series.Series];
+        int slotsPerSeries = ExponentialHistogramSeries.SlotCountFor(Buckets);
+        long[] slots = new long[series.Length * slotsPerSeries];
+        double[] sums = new double[series.Length];
+        ExponentialHistogramSeries.ReadAll(_arena, series, Buckets, slots, sums);
+        var readings = new ExponentialHistogramReading[series.Length];
+        for (int i = 0; i < series.Length; i++)
+        {
+            readings[i] = ExponentialHistogramReading.Create(series[i].Tags, Buckets, slots.AsSpan(i * slotsPerSeries, Buckets.BucketCount + 1), sums[i]);
+        }
+
+        return readings;
+    }
+
+    /// <summary>Throws unless <paramref name="value"/> is zero, positive or +∞.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void ThrowIfNotRecordable(double value)
+    {
+        // !(value >= 0) is true for NaN and for negatives; -0.0 passes, into the zero bucket.
+        if (!(value >= 0))
+        {
+            ThrowNotRecordable(value);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowNotRecordable(double value)
+    {
+        if (double.IsNaN(value))
+        {
+            ThrowHelper.ThrowNaN("value");
+        }
+
+        throw new ArgumentOutOfRangeException(nameof(value), value, "An exponential histogram records zero or positive values only.");
+    }
+}

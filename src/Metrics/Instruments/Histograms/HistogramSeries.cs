@@ -1,0 +1,81 @@
+using System.Runtime.CompilerServices;
+using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments.Histograms;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// One series of a <see cref="PartitionedHistogram"/>, bound to a fixed tag set: records values
+/// without a lookup and without allocating. A record finds the value's bucket and adds 1 to that
+/// bucket's count and the value to the sum, in the calling partition, each exactly once.
+/// </summary>
+/// <remarks>
+/// <para>Thread-safe. Get one from <see cref="PartitionedHistogram.Bind"/>, once, and keep it.</para>
+/// <para>Its slots in each region: one count per bucket (boundaries + 1), then the sum (a <see cref="double"/>).</para>
+/// <para>With <see cref="MetricRegistryOptions.ExemplarFilter"/> on, a record the filter samples is
+/// also kept as the calling partition's <see cref="Exemplar"/> of the value's bucket, after the record.</para>
+/// </remarks>
+public sealed class HistogramSeries : PartitionedSeries
+{
+    private readonly HistogramBuckets _buckets;
+
+
+    internal HistogramSeries(TagSet tags, PartitionArena arena, HistogramBuckets buckets, ExemplarFilter exemplarFilter = ExemplarFilter.None)
+        : base(tags, arena, SlotCountFor(buckets), exemplarFilter, buckets.BucketCount)
+    {
+        _buckets = buckets;
+    }
+
+    /// <summary>Records <paramref name="value"/>.</summary>
+    /// <param name="value">The value; -∞ counts in the first bucket and +∞ in the last, and the sum is then infinite.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is NaN; nothing is recorded.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Record(double value)
+    {
+        if (double.IsNaN(value))
+        {
+            ThrowHelper.ThrowNaN(nameof(value));
+        }
+
+        RecordValid(value);
+    }
+
+    /// <summary>Records <paramref name="value"/>, converted to <see cref="double"/> (exact up to 2^53 in magnitude).</summary>
+    /// <param name="value">The value.</param>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Record(long value) => RecordValid(value);
+
+    /// <summary>Sums the series' partitions: its buckets, count and sum since it was created.</summary>
+    /// <returns>The cumulative reading; each bucket count never lower than an earlier read of it returned.</returns>
+    public HistogramReading Read()
+    {
+        // Exemplars first, so that every exemplar's record is in the counts read after it.
+        Exemplar?[]? exemplars = ReadExemplars();
+        long[] counts = new long[_buckets.BucketCount];
+        double sum = ReadSlotsAndDouble(0, counts, SumSlot);
+        return new HistogramReading(Tags, _buckets.Boundaries, counts, sum, exemplars);
+    }
+
+    /// <summary>Records <paramref name="value"/>, known not to be NaN.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void RecordValid(double value) => AddCountAndDouble(_buckets.Find(value), SumSlot, value);
+
+    /// <summary>The newest exemplar of each bucket, or null where none was ever kept (or the registry keeps none).</summary>
+    internal Exemplar?[]? ReadExemplars() => Exemplars?.ReadNewestOfEach();
+
+
+
+    /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: a count per bucket, then the sum.</summary>
+    internal static int SlotCountFor(HistogramBuckets buckets) => buckets.BucketCount + 1;
+
+    /// <summary>
+    /// Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>, all of
+    /// <paramref name="buckets"/>) in one pass: series i's bucket counts at
+    /// i × <see cref="SlotCountFor"/> in <paramref name="slots"/>, its sum at <paramref name="sums"/>[i].
+    /// </summary>
+    internal static void ReadAll(PartitionArena arena, HistogramSeries[] series, HistogramBuckets buckets, Span<long> slots, Span<double> sums) =>
+        ReadAllWithDouble(arena, series, SlotCountFor(buckets), buckets.BucketCount, slots, sums);
+
+    // The sum's slot: after the bucket counts.
+    private int SumSlot => _buckets.BucketCount;
+}

@@ -1,0 +1,41 @@
+using ScalableMetrics.Instruments;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// A named instrument of a <see cref="MetricRegistry"/>: its identity and description, shared by
+/// every kind. Thread-safe.
+/// </summary>
+public abstract class Instrument
+{
+    private protected Instrument(string name, string? unit, string? description)
+    {
+        InstrumentNames.Validate(name, unit);
+        Name = name;
+        Unit = unit;
+        Description = description;
+    }
+
+    /// <summary>The instrument's name, following OpenTelemetry's instrument name syntax (e.g. <c>webapi.requests</c>).</summary>
+    public string Name { get; }
+
+    /// <summary>The unit of its values in UCUM, as OpenTelemetry writes units (e.g. <c>{request}</c>, <c>s</c>, <c>By</c>), or <see langword="null"/>.</summary>
+    public string? Unit { get; }
+
+    /// <summary>A human-readable description, or <see langword="null"/>.</summary>
+    public string? Description { get; }
+
+    /// <summary>
+    /// When the instrument was created: the start of every one of its series' cumulative values
+    /// (a series not yet recorded into holds zero from then on), which OpenMetrics exposes as
+    /// <c>_created</c>. Per instrument, not per series: a series holds nothing before its first
+    /// record, so its count since this time is its count since its own first record.
+    /// </summary>
+    internal DateTimeOffset CreatedAt { get; } = DateTimeOffset.UtcNow;
+
+    /// <summary>The number of series (distinct tag sets) the instrument has recorded into.</summary>
+    public abstract int SeriesCount { get; }
+
+    /// <inheritdoc/>
+    public override string ToString() => $"{GetType().Name} {Name}";
+}

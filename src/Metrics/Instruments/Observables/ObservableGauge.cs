@@ -1,0 +1,35 @@
+using System.Diagnostics.Metrics;
+using ScalableMetrics.Tags;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// An observable gauge of a value the service keeps or can read (memory in use, a queue length): the registry calls the callback at every
+/// collection and exports what it reports as a Prometheus gauge.
+/// </summary>
+/// <remarks>
+/// <para>Create one with <c>MetricRegistry.CreateObservableGauge</c>. Thread-safe; see
+/// <see cref="ObservableInstrument"/> for how a collection treats what the callback reports.</para>
+/// <para>Reported values may be anything, NaN and infinities included (exported as <c>NaN</c>, <c>+Inf</c>, <c>-Inf</c>).</para>
+/// </remarks>
+public sealed class ObservableGauge : ObservableInstrument
+{
+    internal ObservableGauge(
+        string name,
+        string? unit,
+        string? description,
+        Func<IEnumerable<Measurement<long>>>? observeLongs,
+        Func<IEnumerable<Measurement<double>>>? observeDoubles,
+        int maxSeries,
+        TagLimits tagLimits)
+        : base(name, unit, description, observeLongs, observeDoubles, maxSeries, tagLimits)
+    {
+    }
+
+    private protected override bool SumsWithinCollection => false;
+
+    private protected override void CheckValue(double value)
+    {
+        // A gauge takes any value: NaN and infinities are exported as Prometheus writes them.
+    }
+}

@@ -1,0 +1,128 @@
+using System.Diagnostics;
+using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments.Histograms;
+using ScalableMetrics.Instruments.Operations;
+using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Tags;
+
+namespace ScalableMetrics;
+
+/// <summary>
+/// The count and total elapsed time of an operation, partitioned like a
+/// <see cref="PartitionedCounter"/>: the <c>OperationData</c> of seed 001 (Kejser), kept per
+/// processor and summed when read. Time is kept in <see cref="Stopwatch"/> ticks and reported in
+/// seconds.
+/// </summary>
+/// <remarks>
+/// <para>Create one with <see cref="MetricRegistry.CreateOperationData"/>. All members are thread-safe.</para>
+/// <para>Time one operation with <c>using (operation.Start()) { ... }</c>, which allocates nothing;
+/// for the hot path, <see cref="Bind"/> the tags once and start scopes on the returned
+/// <see cref="OperationSeries"/>.</para>
+/// <para>With bucket boundaries (in seconds, see <see cref="MetricRegistry.CreateOperationData"/>) it
+/// is a latency histogram: each record also counts in the bucket of its elapsed time, the
+/// boundaries converted once to <see cref="Stopwatch"/> ticks so that a record compares integers, and
+/// it is exported as a Prometheus histogram <c>x_seconds</c>; without, as a summary (count and sum).</para>
+/// </remarks>
+public sealed class OperationData : Instrument
+{
+    /// <summary>The unit of the elapsed time reported: seconds.</summary>
+    public const string ElapsedUnit = "s";
+
+    /// <summary>What <see cref="CountName"/> adds to the instrument's name.</summary>
+    public const string CountNameSuffix = ".count";
+
+    private readonly SeriesTable<OperationSeries> _series;
+    private readonly PartitionArena _arena;
+
+    /// <summary>
+    /// The longest elapsed time one record takes: one day. <see cref="Record"/>,
+    /// <see cref="OperationSeries.Record"/> and <see cref="OperationSeries.RecordElapsedTicks"/>
+    /// refuse longer ones with <see cref="ArgumentOutOfRangeException"/>.
+    /// </summary>
+    /// <remarks>
+    /// A caller's elapsed time beyond a day is almost surely a bad timestamp or a sentinel such as
+    /// <see cref="TimeSpan.MaxValue"/>, whose conversion to <see cref="Stopwatch"/> ticks overflows
+    /// and would make the total time negative for good. With one day, a series' sum in
+    /// nanosecond ticks (Linux' <see cref="Stopwatch.Frequency"/>) takes 106,751 maximal records
+    /// to reach <see cref="long.MaxValue"/>. A scope (<see cref="Start"/>) records the time it
+    /// measured, whatever its length.
+    /// </remarks>
+    public static TimeSpan MaxElapsed { get; } = TimeSpan.FromDays(1);
+
+    /// <summary><see cref="MaxElapsed"/> in <see cref="Stopwatch"/> ticks.</summary>
+    internal static long MaxElapsedTimestampTicks { get; } = (long)(TimeSpan.FromDays(1).Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond));
+
+    internal OperationData(string name, string? description, HistogramBuckets? buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits)
+        : base(name, ElapsedUnit, description)
+    {
+        _arena = arena;
+        Buckets = buckets;
+        TimestampBuckets? timestampBuckets = buckets?.ToTimestampBuckets();
+        _series = new SeriesTable<OperationSeries>(maxSeries, tagLimits, tags => new OperationSeries(tags, arena, timestampBuckets));
+    }
+
+    /// <summary>The bucket boundaries in seconds, strictly increasing and finite, or <see langword="null"/> for an operation without buckets.</summary>
+    public IReadOnlyList<double>? Boundaries => Buckets?.Boundaries;
+
+    /// <summary>The boundaries, checked and copied, or null.</summary>
+    internal HistogramBuckets? Buckets { get; }
+
+    /// <inheritdoc/>
+    public override int SeriesCount => _series.Count;
+
+    /// <summary>
+    /// The name under which exporters publish the operation count, apart from the elapsed time:
+    /// <see cref="Instrument.Name"/> followed by <see cref="CountNameSuffix"/> (<c>webapi.request.duration.count</c>).
+    /// The registry reserves it, so that no other instrument can take it.
+    /// </summary>
+    public string CountName => Name + CountNameSuffix;
+
+    /// <summary>Starts timing one operation of the series named by <paramref name="tags"/>; disposing the scope records it.</summary>
+    /// <param name="tags">The series' tags, in any order; none for the series without tags.</param>
+    /// <returns>A scope to dispose exactly once, when the operation ends.</returns>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
+    public OperationScope Start(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags).Start();
+
+    /// <summary>Records one operation that took <paramref name="elapsed"/>.</summary>
+    /// <param name="elapsed">The operation's duration, from zero to <see cref="MaxElapsed"/>.</param>
+    /// <param name="tags">The series' tags, in any order; none for the series without tags.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="elapsed"/> is negative or longer than <see cref="MaxElapsed"/>; nothing is recorded.</exception>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
+    public void Record(TimeSpan elapsed, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        if (elapsed < TimeSpan.Zero || elapsed > MaxElapsed)
+        {
+            ThrowHelper.ThrowElapsedOutOfRange(nameof(elapsed), elapsed, elapsed < TimeSpan.Zero);
+        }
+
+        _series.GetOrAdd(tags).Record(elapsed);
+    }
+
+    /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to record into without a lookup.</summary>
+    /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
+    /// <returns>The bound series; binding the same tags again returns the same object.</returns>
+    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
+    public OperationSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
+
+    /// <summary>Sums every series' partitions.</summary>
+    /// <returns>One reading per series, in no particular order.</returns>
+    /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
+    public IReadOnlyList<OperationReading> Collect()
+    {
+        OperationSeries[] series = [.. _series.Series];
+        int bucketCount = Buckets?.BucketCount ?? 0;
+        int slotsPerSeries = bucketCount == 0 ? OperationSeries.SlotCount : bucketCount + 1;
+        long[] slots = new long[series.Length * slotsPerSeries];
+        OperationSeries.ReadAll(_arena, series, slotsPerSeries, slots);
+        var readings = new OperationReading[series.Length];
+        for (int i = 0; i < series.Length; i++)
+        {
+            int first = i * slotsPerSeries;
+            readings[i] = bucketCount == 0
+                ? new OperationReading(series[i].Tags, slots[first], slots[first + 1])
+                : OperationReading.FromBuckets(series[i].Tags, slots.AsSpan(first, bucketCount).ToArray(), slots[first + bucketCount]);
+        }
+
+        return readings;
+    }
+}

@@ -1,0 +1,378 @@
+using System.Globalization;
+using System.Text;
+
+namespace ScalableMetrics.Naming;
+
+/// <summary>
+/// The one place that says how an instrument and a series are named once exported: metric and
+/// label names as OpenTelemetry's Prometheus compatibility specification
+/// (<c>specification/compatibility/prometheus_and_openmetrics.md</c>) derives them from instrument
+/// names, units and tag keys, and the printed form of a tag value. The registry refuses what
+/// would meet after these rules; the exporter writes exactly what they return.
+/// </summary>
+internal static class ExportedNames
+{
+    /// <summary>What the table's overflow series is tagged with, and no caller's tag may be named like.</summary>
+    public const string OverflowTagKey = "otel.metric.overflow";
+
+    /// <summary>The label that names the meter (the instrumentation scope) of every sample.</summary>
+    public const string ScopeNameLabel = "otel_scope_name";
+
+    /// <summary>The label that carries the meter's version, where it has one.</summary>
+    public const string ScopeVersionLabel = "otel_scope_version";
+
+    /// <summary>What every scope label starts with; no tag's label may.</summary>
+    public const string ScopeLabelPrefix = "otel_scope_";
+
+    // Label names the exposition writes itself (scope labels, histogram and summary labels, the
+    // overflow series' label) or that Prometheus keeps for its own ('__' prefix).
+    private static readonly string[] s_reservedLabelNames = ["le", "quantile", "otel_metric_overflow"];
+
+    /// <summary>
+    /// The metric family name: the sanitized instrument name, then the unit's suffix unless the
+    /// name already ends with it, then <c>_total</c> for counters or <c>_ratio</c> for gauges of
+    /// unit <c>1</c>, unless already there.
+    /// </summary>
+    public static string MetricName(string instrumentName, string? unit, ExportedKind kind)
+    {
+        string name = SanitizeMetricName(instrumentName);
+        string unitSuffix = UnitSuffix(unit);
+        if (unitSuffix.Length > 0)
+        {
+            name = AppendSuffix(name, unitSuffix);
+        }
+
+        return kind switch
+        {
+            ExportedKind.Counter => AppendSuffix(name, "total"),
+            ExportedKind.Gauge when unit == "1" => AppendSuffix(name, "ratio"),
+            _ => name,
+        };
+    }
+
+    /// <summary>
+    /// A metric name matching <c>[a-zA-Z_:][a-zA-Z0-9_:]*</c>: every other character becomes
+    /// <c>_</c>, runs of <c>_</c> (given or made) become one, and a leading digit gets a <c>_</c> before it.
+    /// </summary>
+    public static string SanitizeMetricName(string name)
+    {
+        var builder = new StringBuilder(name.Length + 1);
+        if (name.Length == 0 || char.IsAsciiDigit(name[0]))
+        {
+            builder.Append('_');
+        }
+
+        foreach (char c in name)
+        {
+            if (char.IsAsciiLetterOrDigit(c) || c == ':')
+            {
+                builder.Append(c);
+            }
+            else if (builder.Length == 0 || builder[^1] != '_')
+            {
+                builder.Append('_');
+            }
+        }
+
+        return builder.Equals(name.AsSpan()) ? name : builder.ToString();
+    }
+
+    /// <summary>
+    /// A label name matching <c>[a-zA-Z_][a-zA-Z0-9_]*</c>: every other character becomes
+    /// <c>_</c>; a name that then starts with a digit gets <c>key_</c> before it, and one that
+    /// starts with <c>__</c> (reserved for Prometheus' own labels) gets <c>key</c>.
+    /// </summary>
+    public static string SanitizeLabelName(string key)
+    {
+        if (key.Length > 0 && IsValidLabelName(key))
+        {
+            return key;
+        }
+
+        var builder = new StringBuilder(key.Length + 4);
+        foreach (char c in key)
+        {
+            builder.Append(char.IsAsciiLetterOrDigit(c) ? c : '_');
+        }
+
+        if (builder.Length == 0 || char.IsAsciiDigit(builder[0]))
+        {
+            builder.Insert(0, "key_");
+        }
+        else if (builder.Length >= 2 && builder[0] == '_' && builder[1] == '_')
+        {
+            builder.Insert(0, "key");
+        }
+
+        return builder.ToString();
+    }
+
+    /// <summary>
+    /// Whether a tag key names a label the exposition writes itself, so that a caller's tag could
+    /// spoof it: after sanitizing, <c>le</c>, <c>quantile</c>, <c>otel_metric_overflow</c>,
+    /// <c>otel_scope_*</c> (the meter's labels), or any name starting with <c>__</c>.
+    /// Allocates nothing.
+    /// </summary>
+    public static bool IsReservedLabel(string key)
+    {
+        if (key.Length == 0 || char.IsAsciiDigit(key[0]))
+        {
+            // Sanitized with a 'key_' prefix, which no reserved name has.
+            return false;
+        }
+
+        if (key.Length >= 2 && LabelChar(key[0]) == '_' && LabelChar(key[1]) == '_')
+        {
+            return true;
+        }
+
+        if (SanitizedStartsWith(key, ScopeLabelPrefix))
+        {
+            return true;
+        }
+
+        foreach (string reserved in s_reservedLabelNames)
+        {
+            if (key.Length == reserved.Length && SanitizedStartsWith(key, reserved))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>Whether two tag keys sanitize to the same label name. Allocates nothing.</summary>
+    public static bool LabelNamesEqual(string a, string b)
+    {
+        // Keys starting with a digit are sanitized as "key_" + key; compare the two sanitized
+        // forms character by character without building them.
+        int prefixA = a.Length > 0 && char.IsAsciiDigit(a[0]) ? 4 : 0;
+        int prefixB = b.Length > 0 && char.IsAsciiDigit(b[0]) ? 4 : 0;
+        if (prefixA + a.Length != prefixB + b.Length)
+        {
+            return false;
+        }
+
+        for (int i = 0; i < prefixA + a.Length; i++)
+        {
+            if (SanitizedAt(a, prefixA, i) != SanitizedAt(b, prefixB, i))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// The printed form of a tag value, as the exposition writes it: a string as it is (a lone
+    /// surrogate as U+FFFD, which is what UTF-8 encoding writes for it); an integer in the
+    /// invariant culture; a double as its shortest round-trip form (<c>"R"</c>), or <c>NaN</c>,
+    /// <c>+Inf</c>, <c>-Inf</c>; a bool as <c>true</c> or <c>false</c>; an array (OpenTelemetry
+    /// attributes of other meters may be arrays) as a JSON array, as OpenTelemetry's Prometheus
+    /// compatibility specification asks.
+    /// </summary>
+    public static string FormatLabelValue(object? value) => value switch
+    {
+        null => string.Empty,
+        string text => ReplaceLoneSurrogates(text),
+        bool flag => flag ? "true" : "false",
+        double number => FormatDouble(number),
+        float number => FormatDouble(number),
+        long number => number.ToString(CultureInfo.InvariantCulture),
+        System.Collections.IEnumerable sequence => ReplaceLoneSurrogates(System.Text.Json.JsonSerializer.Serialize(sequence.Cast<object?>())),
+        _ => ReplaceLoneSurrogates(Convert.ToString(value, CultureInfo.InvariantCulture) ?? string.Empty),
+    };
+
+    /// <summary>
+    /// The name suffix for a UCUM unit: annotations in braces dropped (<c>{request}</c> → none),
+    /// <c>a/b</c> → <c>a_per_b</c> (<c>{packet}/s</c> → <c>per_second</c>), common abbreviations spelled out (<c>s</c> → <c>seconds</c>,
+    /// <c>By</c> → <c>bytes</c>), <c>1</c> → none; empty for no unit.
+    /// </summary>
+    public static string UnitSuffix(string? unit)
+    {
+        if (string.IsNullOrEmpty(unit))
+        {
+            return string.Empty;
+        }
+
+        string withoutAnnotations = RemoveAnnotations(unit);
+        int slash = withoutAnnotations.IndexOf('/', StringComparison.Ordinal);
+        string mapped;
+        if (slash >= 0 && slash < withoutAnnotations.Length - 1)
+        {
+            string numerator = MapUnit(withoutAnnotations[..slash]);
+            string perUnit = "per_" + MapPerUnit(withoutAnnotations[(slash + 1)..]);
+            mapped = numerator.Length == 0 ? perUnit : numerator + "_" + perUnit;
+        }
+        else
+        {
+            mapped = MapUnit(withoutAnnotations);
+        }
+
+        return mapped.Length == 0 ? mapped : SanitizeMetricName(mapped).Trim('_');
+    }
+
+    /// <summary><paramref name="name"/> followed by <c>_</c> and <paramref name="suffix"/>, unless it already ends so.</summary>
+    public static string AppendSuffix(string name, string suffix) =>
+        name.EndsWith("_" + suffix, StringComparison.Ordinal) || name == suffix ? name : name.TrimEnd('_') + "_" + suffix;
+
+    private static string FormatDouble(double number) =>
+        double.IsFinite(number) ? number.ToString("R", CultureInfo.InvariantCulture)
+        : double.IsNaN(number) ? "NaN"
+        : number > 0 ? "+Inf" : "-Inf";
+
+    private static string ReplaceLoneSurrogates(string text)
+    {
+        for (int i = 0; i < text.Length; i++)
+        {
+            if (char.IsSurrogate(text[i]) && !IsPairAt(text, i))
+            {
+                return ReplaceLoneSurrogatesFrom(text, i);
+            }
+
+            if (char.IsHighSurrogate(text[i]))
+            {
+                i++;
+            }
+        }
+
+        return text;
+    }
+
+    private static string ReplaceLoneSurrogatesFrom(string text, int first)
+    {
+        var builder = new StringBuilder(text.Length);
+        builder.Append(text, 0, first);
+        for (int i = first; i < text.Length; i++)
+        {
+            if (IsPairAt(text, i))
+            {
+                builder.Append(text, i, 2);
+                i++;
+            }
+            else
+            {
+                builder.Append(char.IsSurrogate(text[i]) ? '\uFFFD' : text[i]);
+            }
+        }
+
+        return builder.ToString();
+    }
+
+    private static bool IsPairAt(string text, int i) =>
+        char.IsHighSurrogate(text[i]) && i + 1 < text.Length && char.IsLowSurrogate(text[i + 1]);
+
+    private static char LabelChar(char c) => char.IsAsciiLetterOrDigit(c) ? c : '_';
+
+    private static char SanitizedAt(string key, int prefixLength, int i) =>
+        i < prefixLength ? "key_"[i] : LabelChar(key[i - prefixLength]);
+
+    private static bool SanitizedStartsWith(string key, string prefix)
+    {
+        if (key.Length < prefix.Length)
+        {
+            return false;
+        }
+
+        for (int i = 0; i < prefix.Length; i++)
+        {
+            if (LabelChar(key[i]) != prefix[i])
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    private static bool IsValidLabelName(string key)
+    {
+        if (char.IsAsciiDigit(key[0]) || key.StartsWith("__", StringComparison.Ordinal))
+        {
+            return false;
+        }
+
+        foreach (char c in key)
+        {
+            if (!char.IsAsciiLetterOrDigit(c) && c != '_')
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    private static string RemoveAnnotations(string unit)
+    {
+        if (!unit.Contains('{', StringComparison.Ordinal))
+        {
+            return unit;
+        }
+
+        var builder = new StringBuilder(unit.Length);
+        int depth = 0;
+        foreach (char c in unit)
+        {
+            if (c == '{')
+            {
+                depth++;
+            }
+            else if (c == '}' && depth > 0)
+            {
+                depth--;
+            }
+            else if (depth == 0)
+            {
+                builder.Append(c);
+            }
+        }
+
+        return builder.ToString();
+    }
+
+    private static string MapUnit(string unit) => unit switch
+    {
+        "d" => "days",
+        "h" => "hours",
+        "min" => "minutes",
+        "s" => "seconds",
+        "ms" => "milliseconds",
+        "us" => "microseconds",
+        "ns" => "nanoseconds",
+        "By" => "bytes",
+        "KiBy" => "kibibytes",
+        "MiBy" => "mebibytes",
+        "GiBy" => "gibibytes",
+        "TiBy" => "tebibytes",
+        "KBy" => "kilobytes",
+        "MBy" => "megabytes",
+        "GBy" => "gigabytes",
+        "TBy" => "terabytes",
+        "m" => "meters",
+        "V" => "volts",
+        "A" => "amperes",
+        "J" => "joules",
+        "W" => "watts",
+        "g" => "grams",
+        "Cel" => "celsius",
+        "Hz" => "hertz",
+        "1" => string.Empty,
+        "%" => "percent",
+        _ => unit,
+    };
+
+    private static string MapPerUnit(string unit) => unit switch
+    {
+        "s" => "second",
+        "m" => "minute",
+        "h" => "hour",
+        "d" => "day",
+        "w" => "week",
+        "mo" => "month",
+        "y" => "year",
+        _ => unit,
+    };
+}
