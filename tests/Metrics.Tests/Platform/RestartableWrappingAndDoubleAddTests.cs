@@ -8,6 +8,7 @@ using ScalableMetrics.Platform;
 using Xunit.Abstractions;
 using ScalableMetrics.Platform.Interop;
 using ScalableMetrics.Platform.Rseq;
+using ScalableMetrics.Tests.Cells;
 
 namespace ScalableMetrics.Tests.Platform;
 

@@ -1,0 +1,65 @@
+namespace ScalableMetrics.Tests.Cells;
+
+/// <summary>Slots and sums stop at <see cref="long.MaxValue"/>: a counter read never wraps to a negative number and never goes down.</summary>
+public class SaturationTests
+{
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void AddingPastMaxValueReadsMaxValue(string storage)
+    {
+        PartitionedCounter counter = new MetricRegistry(Storages.Options(storage)).CreateCounter("test.saturate");
+        CounterSeries series = counter.Bind();
+        series.Add(long.MaxValue);
+        series.Add(1);
+        Assert.Equal(long.MaxValue, series.Read());
+        series.Add(long.MaxValue);
+        series.Increment();
+        Assert.Equal(long.MaxValue, series.Read());
+        Assert.Equal(long.MaxValue, Assert.Single(counter.Collect()).Value);
+    }
+
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void TwoLegalAddsOnTwoPartitionsDoNotWrapTheSum(string storage)
+    {
+        PartitionedCounter counter = new MetricRegistry(Storages.Options(storage)).CreateCounter("test.saturate.sum");
+        CounterSeries series = counter.Bind();
+
+        // Two threads: on per-thread storage two regions for sure; per processor, two regions
+        // where the threads run on two processors, else one slot that saturates.
+        ConcurrentWriters.Run(2, _ => series.Add(long.MaxValue - 1));
+        series.Add(5);
+        Assert.Equal(long.MaxValue, series.Read());
+        Assert.Equal(long.MaxValue, Assert.Single(counter.Collect()).Value);
+    }
+
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void OperationCountAndTicksSaturate(string storage)
+    {
+        OperationSeries series = new MetricRegistry(Storages.Options(storage)).CreateOperationData("test.saturate.op").Bind();
+        // Records of the longest legal elapsed time until their sum passes long.MaxValue.
+        long longest = OperationData.MaxElapsedTimestampTicks;
+        long records = (long.MaxValue / longest) + 2;
+        for (long i = 0; i < records; i++)
+        {
+            series.RecordElapsedTicks(longest);
+        }
+
+        OperationReading reading = series.Read();
+        Assert.Equal(records, reading.Count);
+        Assert.Equal(long.MaxValue, reading.ElapsedTimestampTicks);
+    }
+
+    [Fact]
+    public void VectorizedSumSaturatesEveryLane()
+    {
+        long[] sums = [.. Enumerable.Repeat(long.MaxValue - 3, 37)];
+        long[] slots = [.. Enumerable.Range(0, 37).Select(i => (long)i)];
+        ScalableMetrics.Cells.SaturatingSum.AddInto(sums, slots);
+        for (int i = 0; i < sums.Length; i++)
+        {
+            Assert.Equal(i <= 3 ? long.MaxValue - 3 + i : long.MaxValue, sums[i]);
+        }
+    }
+}

@@ -1,0 +1,208 @@
+using ScalableMetrics.Cells;
+
+namespace ScalableMetrics.Tests.Cells;
+
+/// <summary>
+/// Wrapping adds (up-down counters) and double adds (double counters, histogram sums) on every
+/// write path, under concurrent writers and reads: every value lands exactly once.
+/// </summary>
+public unsafe class SlotKindExactnessTests
+{
+    private const int AddsPerThread = 100_000;
+
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void WrappingAddsOfBothSignsSumExactlyWhileReadsRun(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        var series = new SlotKindsSeries(registry);
+        Assert.Equal(registry.WritePath, series.WritePath);
+        int threads = Math.Max(4, Environment.ProcessorCount * 2);
+        int reads = 0;
+
+        // Even writers add +3, odd ones -5, so that partitions hold values of opposite signs and
+        // the total crosses zero while they run.
+        ConcurrentWriters.Run(
+            threads,
+            index =>
+            {
+                long value = index % 2 == 0 ? 3 : -5;
+                for (int i = 0; i < AddsPerThread; i++)
+                {
+                    series.AddWrapping(value);
+                }
+            },
+            whileRunning: () =>
+            {
+                series.ReadWrapping();
+                SlotKindsSeries.ReadAll(registry, [series], SlotSum.Wrapping);
+                reads++;
+            });
+
+        long expected = (long)AddsPerThread * ((3 * ((threads + 1) / 2)) - (5 * (threads / 2)));
+        Assert.True(reads > 0);
+        Assert.Equal(expected, series.ReadWrapping());
+        Assert.Equal(expected, SlotKindsSeries.ReadAll(registry, [series], SlotSum.Wrapping)[SlotKindsSeries.WrappingSlot]);
+    }
+
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void AThreadThatAddsAndThenSubtractsOnAnotherProcessorReadsExactlyZero(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        var series = new SlotKindsSeries(registry);
+        int threads = Math.Max(4, Environment.ProcessorCount * 2);
+
+        // Every writer adds +7 n times and then -7 n times, yielding between, so that it may move:
+        // a partition can hold +7k and another -7k. A total that is not exactly 0 lost an add.
+        ConcurrentWriters.Run(threads, _ =>
+        {
+            for (int i = 0; i < AddsPerThread; i++)
+            {
+                series.AddWrapping(7);
+            }
+
+            Thread.Yield();
+            for (int i = 0; i < AddsPerThread; i++)
+            {
+                series.AddWrapping(-7);
+            }
+        });
+
+        Assert.Equal(0, series.ReadWrapping());
+        Assert.Equal(0, SlotKindsSeries.ReadAll(registry, [series], SlotSum.Wrapping)[SlotKindsSeries.WrappingSlot]);
+    }
+
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void WrappingSlotsSumExactlyWhenAPartitionPassesLongMaxValue(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        var series = new SlotKindsSeries(registry);
+
+        // Past long.MaxValue the partition wraps; the later subtraction brings the total back.
+        series.AddWrapping(long.MaxValue);
+        series.AddWrapping(10);
+        Assert.Equal(long.MinValue + 9, series.ReadWrapping());
+        series.AddWrapping(-20);
+        Assert.Equal(long.MaxValue - 10, series.ReadWrapping());
+    }
+
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void DoubleAddsOfBothSignsSumExactlyWhileReadsRun(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        var series = new SlotKindsSeries(registry);
+        int threads = Math.Max(4, Environment.ProcessorCount * 2);
+        int reads = 0;
+
+        // Multiples of 0.25, far below 2^50: every partial sum in any partition is exact, so the
+        // total compares exactly.
+        ConcurrentWriters.Run(
+            threads,
+            index =>
+            {
+                double value = index % 2 == 0 ? 0.75 : -0.25;
+                for (int i = 0; i < AddsPerThread; i++)
+                {
+                    series.AddDouble(value);
+                }
+            },
+            whileRunning: () =>
+            {
+                series.ReadDouble();
+                SlotKindsSeries.ReadAll(registry, [series], SlotSum.Double);
+                reads++;
+            });
+
+        double expected = AddsPerThread * ((0.75 * ((threads + 1) / 2)) - (0.25 * (threads / 2)));
+        Assert.True(reads > 0);
+        Assert.Equal(expected, series.ReadDouble());
+        Assert.Equal(expected, BitConverter.Int64BitsToDouble(SlotKindsSeries.ReadAll(registry, [series], SlotSum.Double)[SlotKindsSeries.DoubleSlot]));
+    }
+
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void CountsAndDoubleSumsOfAHistogramLandExactlyOnce(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        var series = new SlotKindsSeries(registry);
+        int threads = Math.Max(4, Environment.ProcessorCount * 2);
+
+        ConcurrentWriters.Run(
+            threads,
+            index =>
+            {
+                for (int i = 0; i < AddsPerThread; i++)
+                {
+                    series.AddCountAndDouble(index % 2 == 0 ? 1.5 : -0.5);
+                }
+            },
+            whileRunning: () => series.ReadCount());
+
+        Assert.Equal((long)threads * AddsPerThread, series.ReadCount());
+        Assert.Equal(AddsPerThread * ((1.5 * ((threads + 1) / 2)) - (0.5 * (threads / 2))), series.ReadDouble());
+    }
+
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void ReadsConcurrentWithDoubleAddsNeverSeeATornDouble(string storage)
+    {
+        // Each region's double slot starts at 2^21, and writers add 1.0: every value a region
+        // holds is then an integer in [2^21, 2^22), whose lowest bit is bit 31 of the double, so
+        // that consecutive values differ in both 32-bit halves every second add. A read that took
+        // one half of the old value and one of the new would read n - 1 or n + 2 for n, n + 1:
+        // seen as a region going down between reads.
+        const double Start = 1 << 21;
+        var registry = new MetricRegistry(Storages.Options(storage));
+        var series = new SlotKindsSeries(registry);
+        ArenaChunk chunk = series.Slots.Chunk.FirstGeneration;
+        int slot = series.Slots.FirstSlot + SlotKindsSeries.DoubleSlot;
+        for (int region = 0; region < chunk.RegionCount; region++)
+        {
+            *(double*)chunk.SlotAddress(region, slot) = Start;
+        }
+
+        int threads = 4;
+        const int Adds = 200_000;
+        double[] seen = new double[chunk.RegionCount];
+        seen.AsSpan().Fill(Start);
+        double lastTotal = 0;
+        string? failure = null;
+
+        ConcurrentWriters.Run(
+            threads,
+            _ =>
+            {
+                for (int i = 0; i < Adds; i++)
+                {
+                    series.AddDouble(1.0);
+                }
+            },
+            whileRunning: () =>
+            {
+                for (int region = 0; region < chunk.RegionCount; region++)
+                {
+                    double value = DoubleCell.Read(chunk.SlotAddress(region, slot));
+                    if (value < seen[region] || value >= 2 * Start || value != Math.Floor(value))
+                    {
+                        failure ??= $"region {region} read {value} after {seen[region]}";
+                    }
+
+                    seen[region] = value;
+                }
+
+                double total = series.ReadDouble();
+                if (total < lastTotal || total != Math.Floor(total))
+                {
+                    failure ??= $"the total read {total} after {lastTotal}";
+                }
+
+                lastTotal = total;
+            });
+
+        Assert.Null(failure);
+        Assert.Equal((chunk.RegionCount * Start) + ((double)threads * Adds), series.ReadDouble());
+    }
+}

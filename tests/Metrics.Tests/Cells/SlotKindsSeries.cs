@@ -1,0 +1,41 @@
+using ScalableMetrics.Cells;
+
+namespace ScalableMetrics.Tests.Cells;
+
+/// <summary>
+/// A series of every slot kind, for tests of the write paths' wrapping and double adds without an
+/// instrument: slot 0 wrapping, slot 1 a double, slot 2 a saturating count (a histogram's bucket
+/// beside slot 1 as its sum).
+/// </summary>
+internal sealed class SlotKindsSeries : PartitionedSeries
+{
+    public const int WrappingSlot = 0;
+    public const int DoubleSlot = 1;
+    public const int CountSlot = 2;
+    public const int SlotCount = 3;
+
+    public SlotKindsSeries(MetricRegistry registry)
+        : base(TagSet.Empty, registry.Arena, SlotCount)
+    {
+    }
+
+    public void AddWrapping(long value) => AddWrapping(WrappingSlot, value);
+
+    public void AddDouble(double value) => AddDouble(DoubleSlot, value);
+
+    public void AddCountAndDouble(double value) => AddCountAndDouble(CountSlot, DoubleSlot, value);
+
+    public long ReadWrapping() => ReadSlotWrapping(WrappingSlot);
+
+    public double ReadDouble() => ReadSlotDouble(DoubleSlot);
+
+    public long ReadCount() => ReadSlot(CountSlot);
+
+    /// <summary>Every slot of every series, summed by <paramref name="kind"/> through the arena's vectorized read (series i's slot k at i × <see cref="SlotCount"/> + k).</summary>
+    public static long[] ReadAll(MetricRegistry registry, IReadOnlyList<SlotKindsSeries> series, SlotSum kind)
+    {
+        long[] totals = new long[series.Count * SlotCount];
+        ReadAll(registry.Arena, series, SlotCount, totals, kind);
+        return totals;
+    }
+}

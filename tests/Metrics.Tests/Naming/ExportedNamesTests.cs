@@ -1,0 +1,39 @@
+using ScalableMetrics.Naming;
+
+namespace ScalableMetrics.Tests.Naming;
+
+/// <summary>Names after OpenTelemetry's Prometheus compatibility specification.</summary>
+public sealed class ExportedNamesTests
+{
+    [Theory]
+    [InlineData("webapi.requests", "{request}", "Counter", "webapi_requests_total")]
+    [InlineData("webapi.request.duration", "s", "Counter", "webapi_request_duration_seconds_total")]
+    [InlineData("webapi.request.duration.count", "{operation}", "Counter", "webapi_request_duration_count_total")]
+    [InlineData("http.server.duration", "ms", "Histogram", "http_server_duration_milliseconds")]
+    [InlineData("payload.size", "By", "Histogram", "payload_size_bytes")]
+    [InlineData("cpu.utilization", "1", "Gauge", "cpu_utilization_ratio")]
+    [InlineData("cpu.utilization", "1", "Counter", "cpu_utilization_total")]
+    [InlineData("requests.total", null, "Counter", "requests_total")]
+    [InlineData("elapsed_seconds", "s", "Gauge", "elapsed_seconds")]
+    [InlineData("throughput", "By/s", "Gauge", "throughput_bytes_per_second")]
+    [InlineData("packets", "{packet}/s", "Gauge", "packets_per_second")]
+    [InlineData("my-metric/with..dots", null, "Gauge", "my_metric_with_dots")]
+    [InlineData("a__b", null, "Gauge", "a_b")]
+    [InlineData("9lives", null, "Gauge", "_9lives")]
+    [InlineData("room.temp", "Cel", "Gauge", "room_temp_celsius")]
+    [InlineData("disk.usage", "%", "Gauge", "disk_usage_percent")]
+    [InlineData("odd.unit", "{a}b{c}", "Gauge", "odd_unit_b")]
+    public void Metric_names(string instrument, string? unit, string type, string expected) =>
+        Assert.Equal(expected, ExportedNames.MetricName(instrument, unit, Enum.Parse<ExportedKind>(type)));
+
+    [Theory]
+    [InlineData("http.route", "http_route")]
+    [InlineData("already_fine", "already_fine")]
+    [InlineData("_private", "_private")]
+    [InlineData("1st", "key_1st")]
+    [InlineData("__reserved", "key__reserved")]
+    [InlineData("a-b/c", "a_b_c")]
+    [InlineData("ünï", "_n_")]
+    public void Label_names(string key, string expected) =>
+        Assert.Equal(expected, ExportedNames.SanitizeLabelName(key));
+}

@@ -1,0 +1,162 @@
+using ScalableMetrics.Tests.Naming;
+namespace ScalableMetrics.Tests.SeriesTables;
+
+/// <summary>The registry's limits: exact under concurrency, refused with a clear error, never a silent drop.</summary>
+public class LimitTests
+{
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void ThreadsFloodingNewTagSetsMakeExactlyTheLimitPlusTheOverflowSeries(string storage)
+    {
+        const int Limit = 50;
+        const int PerThread = 2_000;
+        int threads = Math.Max(4, Environment.ProcessorCount);
+        for (int round = 0; round < 5; round++)
+        {
+            var options = Storages.Options(storage);
+            options.MaxSeriesPerInstrument = Limit;
+            PartitionedCounter counter = new MetricRegistry(options).CreateCounter("test.flood");
+            using var gate = new Barrier(threads);
+            Thread[] writers = [.. Enumerable.Range(0, threads).Select(t => new Thread(() =>
+            {
+                gate.SignalAndWait();
+                for (int i = 0; i < PerThread; i++)
+                {
+                    // Every thread makes new tag sets; the first ones race for the last slots.
+                    counter.Add(1, new KeyValuePair<string, object?>("user", (t * PerThread) + i));
+                }
+            }))];
+            foreach (Thread writer in writers)
+            {
+                writer.Start();
+            }
+
+            foreach (Thread writer in writers)
+            {
+                writer.Join();
+            }
+
+            IReadOnlyList<CounterReading> readings = counter.Collect();
+            Assert.Equal(Limit + 1, readings.Count);
+            Assert.Equal(Limit + 1, counter.SeriesCount);
+            Assert.Equal((long)threads * PerThread, readings.Sum(r => r.Value));
+            Assert.Equal((long)(threads * PerThread) - Limit, Assert.Single(readings, r => r.Tags.Count == 1 && r.Tags[0].Key == "otel.metric.overflow").Value);
+            SeriesIdentityTests.AssertOneSeriesPerIdentity(readings.Select(r => r.Tags));
+        }
+    }
+
+    [Fact]
+    public void AnAliasMetBeforeTheLimitKeepsItsSeriesAndANewOneAfterGoesToTheOverflowSeries()
+    {
+        PartitionedCounter counter = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 2 }).CreateCounter("test.alias.limit");
+        counter.Add(1, new KeyValuePair<string, object?>("code", 200));
+        counter.Add(1, new KeyValuePair<string, object?>("code", "200"));
+        counter.Add(1, new KeyValuePair<string, object?>("code", 404));
+        counter.Add(1, new KeyValuePair<string, object?>("code", 500));
+        counter.Add(1, new KeyValuePair<string, object?>("code", "200"));
+        counter.Add(1, new KeyValuePair<string, object?>("code", 404.0));
+
+        IReadOnlyList<CounterReading> readings = counter.Collect();
+        Assert.Equal(3, readings.Count);
+        Assert.Equal(3, readings.Single(r => Equals(r.Tags[0].Value, 200L)).Value);
+        Assert.Equal(2, readings.Single(r => r.Tags[0].Key == "otel.metric.overflow").Value);
+        SeriesIdentityTests.AssertOneSeriesPerIdentity(readings.Select(r => r.Tags));
+    }
+
+    [Fact]
+    public void PastTheLimitANewTagSetAllocatesNothing()
+    {
+        PartitionedCounter counter = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 2 }).CreateCounter("test.overflow.alloc");
+        KeyValuePair<string, object?>[][] tagSets = [.. Enumerable.Range(0, 20_000).Select(i => new KeyValuePair<string, object?>[] { new("user", (long)i), new("route", "/r") })];
+        counter.Add(1, tagSets[0]);
+        counter.Add(1, tagSets[1]);
+        for (int i = 2; i < 2_000; i++)
+        {
+            // Warm up the overflow path: the overflow series is created, and tiered compilation settles.
+            counter.Add(1, tagSets[i]);
+        }
+
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 2_000; i < tagSets.Length; i++)
+        {
+            counter.Add(1, tagSets[i]);
+        }
+
+        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+        Assert.Equal(tagSets.Length - 2, counter.Collect().Single(r => r.Tags[0].Key == "otel.metric.overflow").Value);
+    }
+
+    [Fact]
+    public void MoreInstrumentsThanTheLimitAreRefusedAtCreation()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxInstruments = 3 });
+        PartitionedCounter a = registry.CreateCounter("test.a");
+        registry.CreateCounter("test.b");
+        registry.CreateOperationData("test.c");
+        var e = Assert.Throws<InvalidOperationException>(() => registry.CreateCounter("test.d"));
+        Assert.Contains("MaxInstruments", e.Message);
+        Assert.Contains("'test.d'", e.Message);
+        Assert.Throws<InvalidOperationException>(() => registry.CreateOperationData("test.e"));
+        Assert.Same(a, registry.CreateCounter("test.a"));
+        Assert.Equal(3, registry.Instruments.Count);
+        Assert.Equal(3, registry.MaxInstruments);
+        Assert.Equal(MetricRegistryOptions.DefaultMaxInstruments, new MetricRegistry().MaxInstruments);
+    }
+
+    [Fact]
+    public void TooManyTagsAreRefusedBeforeAnySeriesIsMade()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxTagsPerSeries = 4 });
+        PartitionedCounter counter = registry.CreateCounter("test.tag.count");
+        KeyValuePair<string, object?>[] four = [.. Enumerable.Range(0, 4).Select(i => new KeyValuePair<string, object?>($"k{i}", i))];
+        KeyValuePair<string, object?>[] five = [.. Enumerable.Range(0, 5).Select(i => new KeyValuePair<string, object?>($"k{i}", i))];
+        counter.Add(1, four);
+        var e = Assert.Throws<ArgumentException>(() => counter.Add(1, five));
+        Assert.Contains("MaxTagsPerSeries", e.Message);
+        Assert.Equal(1, counter.SeriesCount);
+
+        KeyValuePair<string, object?>[] tenThousand = [.. Enumerable.Range(0, 10_000).Select(i => new KeyValuePair<string, object?>($"k{i}", i))];
+        PartitionedCounter byDefault = new MetricRegistry().CreateCounter("test.tag.count");
+        Assert.Throws<ArgumentException>(() => byDefault.Add(1, tenThousand));
+        Assert.Equal(0, byDefault.SeriesCount);
+    }
+
+    [Fact]
+    public void LongKeysAndValuesAreRefusedAndTheMessageIsCut()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxTagKeyLength = 8, MaxTagValueLength = 16 });
+        PartitionedCounter counter = registry.CreateCounter("test.tag.length");
+        counter.Add(1, new KeyValuePair<string, object?>("eightchr", new string('v', 16)));
+        Assert.Contains("MaxTagKeyLength", Assert.Throws<ArgumentException>(() => counter.Add(1, new KeyValuePair<string, object?>("ninechars", "v"))).Message);
+        Assert.Contains("MaxTagValueLength", Assert.Throws<ArgumentException>(() => counter.Add(1, new KeyValuePair<string, object?>("k", new string('v', 17)))).Message);
+
+        string tenMegabytes = new('x', 10_000_000);
+        var e = Assert.Throws<ArgumentException>(() => new MetricRegistry().CreateCounter("test.huge").Add(1, new KeyValuePair<string, object?>("k", tenMegabytes)));
+        Assert.True(e.Message.Length < 400, $"The message is {e.Message.Length} characters long.");
+        Assert.Contains("(10000000 chars)", e.Message);
+        Assert.Equal(1, counter.SeriesCount);
+    }
+
+    [Fact]
+    public void ALongInvalidNameIsCutInTheMessage()
+    {
+        string name = "bad name " + new string('n', 10_000);
+        var e = Assert.Throws<ArgumentException>(() => new MetricRegistry().CreateCounter(name));
+        Assert.True(e.Message.Length < 400, $"The message is {e.Message.Length} characters long.");
+        Assert.Contains($"({name.Length} chars)", e.Message);
+        Assert.Contains("not a valid instrument name", e.Message);
+    }
+
+    [Theory]
+    [InlineData(nameof(MetricRegistryOptions.MaxInstruments), 0)]
+    [InlineData(nameof(MetricRegistryOptions.MaxTagsPerSeries), 0)]
+    [InlineData(nameof(MetricRegistryOptions.MaxTagsPerSeries), 129)]
+    [InlineData(nameof(MetricRegistryOptions.MaxTagKeyLength), 0)]
+    [InlineData(nameof(MetricRegistryOptions.MaxTagValueLength), 0)]
+    public void OutOfRangeLimitsAreRefused(string option, int value)
+    {
+        var options = new MetricRegistryOptions();
+        typeof(MetricRegistryOptions).GetProperty(option)!.SetValue(options, value);
+        Assert.Contains(option, Assert.Throws<ArgumentOutOfRangeException>(() => new MetricRegistry(options)).Message);
+    }
+}
