@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks, through a real Prometheus server's exemplar API (started with
 --enable-feature=exemplar-storage), the exemplars it scraped from samples/WebApi, run with
-ScalableMetrics:ExemplarFilter=TraceBased while ab sent every /hello request with the same W3C
+ScalableMetrics:Registry:ExemplarFilter=TraceBased while ab sent every /hello request with the same W3C
 traceparent, sampled (flags 01): ASP.NET Core's request activity continues that trace, so every
 measurement of a request is sampled.
 

@@ -31,7 +31,7 @@
 # numbers 1..$WORKER_ITEMS: its exact count and sum, and histogram_quantile(0.99, rate(...[1m]))
 # within the scale's relative error of the true quantile. The worker waits for a start file,
 # created once both servers have stored its series at zero.
-# Exemplars: the sample runs with ScalableMetrics:ExemplarFilter=TraceBased, ab sends every request
+# Exemplars: the sample runs with ScalableMetrics:Registry:ExemplarFilter=TraceBased, ab sends every request
 # with one sampled W3C traceparent ($TRACEPARENT), both servers keep exemplars
 # (--enable-feature=exemplar-storage), and scripts/e2e-check-exemplars.py reads back, from each,
 # exemplars of that trace on the sample's counter and histogram and on ASP.NET Core's histogram.
@@ -208,7 +208,7 @@ dotnet build samples/WebApi -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
 
 # Port 0: the sample binds a free port and prints it ("Listening on http://127.0.0.1:PORT").
 dotnet samples/WebApi/bin/Release/net10.0/ScalableMetrics.Samples.WebApi.dll --urls http://127.0.0.1:0 \
-  --Sample:AwkwardSeries=true --ScalableMetrics:ExemplarFilter=TraceBased >"$WORK/app.log" 2>&1 &
+  --Sample:AwkwardSeries=true --ScalableMetrics:Registry:ExemplarFilter=TraceBased >"$WORK/app.log" 2>&1 &
 APP_PID=$!
 
 BASE_URL=

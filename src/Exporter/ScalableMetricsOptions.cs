@@ -17,9 +17,6 @@ public sealed class ScalableMetricsOptions
     /// <remarks>Default: <see cref="MeterBridge.DefaultMeterName"/> (<c>ScalableMetrics</c>). Must not be empty.</remarks>
     public string MeterName { get; set; } = MeterBridge.DefaultMeterName;
 
-    /// <summary>The default of <see cref="MaxInstruments"/>: 1000, <see cref="MetricRegistryOptions.DefaultMaxInstruments"/>.</summary>
-    public const int DefaultMaxInstruments = MetricRegistryOptions.DefaultMaxInstruments;
-
     /// <summary>The default of <see cref="ScrapeTimeout"/>: 10 seconds, Prometheus' default <c>scrape_timeout</c>.</summary>
     public static readonly TimeSpan DefaultScrapeTimeout = TimeSpan.FromSeconds(10);
 
@@ -52,49 +49,26 @@ public sealed class ScalableMetricsOptions
     /// environment, else the entry assembly's informational version, else none.</remarks>
     public string? ServiceVersion { get; set; }
 
-    /// <summary>How the registry partitions each series.</summary>
-    /// <remarks>Default: <see cref="PartitionStrategy.PerProcessor"/> (per thread where no processor id can be had).</remarks>
-    public PartitionStrategy Strategy { get; set; } = PartitionStrategy.PerProcessor;
-
-    /// <summary>Whether per-processor series add through Linux restartable sequences where the
-    /// process supports them; see <see cref="MetricRegistryOptions.UseRestartableSequences"/>.</summary>
-    /// <remarks>Default: <see langword="true"/>.</remarks>
-    public bool UseRestartableSequences { get; set; } = true;
-
-    /// <summary>The most series one instrument keeps before new tag sets go to its overflow series
-    /// (tagged <c>otel.metric.overflow=true</c>). The Prometheus scrape shows exactly these; the
+    /// <summary>The registry's settings: its write path (<see cref="MetricRegistryOptions.Strategy"/>,
+    /// <see cref="MetricRegistryOptions.UseRestartableSequences"/>, <see cref="MetricRegistryOptions.PartitionCount"/>),
+    /// its exemplars (<see cref="MetricRegistryOptions.ExemplarFilter"/>, for the registry and every
+    /// listened meter's instruments) and its limits (<see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/>,
+    /// <see cref="MetricRegistryOptions.MaxInstruments"/>, <see cref="MetricRegistryOptions.MaxTagsPerSeries"/>,
+    /// <see cref="MetricRegistryOptions.MaxTagKeyLength"/>, <see cref="MetricRegistryOptions.MaxTagValueLength"/>).
+    /// Bound from the configuration section <c>ScalableMetrics:Registry</c>.</summary>
+    /// <remarks>
+    /// <para>Defaults: <see cref="MetricRegistryOptions"/>'s. The host does not start when they are
+    /// invalid (a partition count below what the machine needs, a limit out of range). The
     /// OpenTelemetry <c>MeterProvider</c>'s cardinality limit for the registry's meter is set from
-    /// it, so that OpenTelemetry neither caps them nor adds an overflow series of its own.</summary>
-    /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxSeriesPerInstrument"/> (2000). Must be at least 2.</remarks>
-    public int MaxSeriesPerInstrument { get; set; } = MetricRegistryOptions.DefaultMaxSeriesPerInstrument;
-
-    /// <summary>The most instruments the registry holds. The OpenTelemetry <c>MeterProvider</c>'s
-    /// metric stream limit is set from it (two streams per instrument, an <see cref="OperationData"/>
-    /// being two instruments there, plus OpenTelemetry's default 1000 for other meters), so that it
-    /// drops none of the registry's instruments.</summary>
-    /// <remarks>Default: <see cref="DefaultMaxInstruments"/> (1000). Must be at least 1.</remarks>
-    public int MaxInstruments { get; set; } = DefaultMaxInstruments;
-
-    /// <summary>Which measurements the registry's counters and histograms keep as exemplars, for the
-    /// registry and every listened meter's; see <see cref="MetricRegistryOptions.ExemplarFilter"/>.</summary>
-    /// <remarks>Default: <see cref="ExemplarFilter.None"/>. An OpenMetrics or protobuf scrape writes them; text 0.0.4 cannot carry them.</remarks>
-    public ExemplarFilter ExemplarFilter { get; set; } = ExemplarFilter.None;
-
-    /// <summary>The partitions each series keeps a slot for; see <see cref="MetricRegistryOptions.PartitionCount"/>.</summary>
-    /// <remarks>Default: <see langword="null"/> (read from the machine). Below what the machine needs, the host fails to start.</remarks>
-    public int? PartitionCount { get; set; }
-
-    /// <summary>The most tags one series carries; see <see cref="MetricRegistryOptions.MaxTagsPerSeries"/>.</summary>
-    /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxTagsPerSeries"/> (64).</remarks>
-    public int MaxTagsPerSeries { get; set; } = MetricRegistryOptions.DefaultMaxTagsPerSeries;
-
-    /// <summary>The longest tag key, in UTF-16 characters; see <see cref="MetricRegistryOptions.MaxTagKeyLength"/>.</summary>
-    /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxTagKeyLength"/> (255).</remarks>
-    public int MaxTagKeyLength { get; set; } = MetricRegistryOptions.DefaultMaxTagKeyLength;
-
-    /// <summary>The longest tag value as printed, in UTF-16 characters; see <see cref="MetricRegistryOptions.MaxTagValueLength"/>.</summary>
-    /// <remarks>Default: <see cref="MetricRegistryOptions.DefaultMaxTagValueLength"/> (1024).</remarks>
-    public int MaxTagValueLength { get; set; } = MetricRegistryOptions.DefaultMaxTagValueLength;
+    /// <see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/>, and its metric stream limit from
+    /// <see cref="MetricRegistryOptions.MaxInstruments"/> (two streams per instrument, an
+    /// <see cref="OperationData"/> being two instruments there, plus OpenTelemetry's default 1000 for
+    /// other meters), so that it neither caps the registry's series nor drops its instruments.</para>
+    /// <para>The same settings directly under <c>ScalableMetrics</c> (<c>ScalableMetrics:MaxSeriesPerInstrument</c>,
+    /// the keys of the release before) are still read, below the <c>Registry</c> section's, for one
+    /// more release, and the host logs a warning naming each such key.</para>
+    /// </remarks>
+    public MetricRegistryOptions Registry { get; } = new();
 
     /// <summary>
     /// The names of the <see cref="System.Diagnostics.Metrics.Meter"/>s whose instruments the
@@ -198,17 +172,7 @@ public sealed class ScalableMetricsOptions
         return this;
     }
 
-    /// <summary>The registry's settings taken from these options.</summary>
-    internal MetricRegistryOptions ToRegistryOptions() => new()
-    {
-        Strategy = Strategy,
-        UseRestartableSequences = UseRestartableSequences,
-        PartitionCount = PartitionCount,
-        ExemplarFilter = ExemplarFilter,
-        MaxSeriesPerInstrument = MaxSeriesPerInstrument,
-        MaxInstruments = MaxInstruments,
-        MaxTagsPerSeries = MaxTagsPerSeries,
-        MaxTagKeyLength = MaxTagKeyLength,
-        MaxTagValueLength = MaxTagValueLength,
-    };
+    /// <summary>The configuration keys of <see cref="Registry"/>'s settings found directly under the
+    /// <c>ScalableMetrics</c> section (the keys of the release before), which the host logs a warning for.</summary>
+    internal List<string> LegacyRegistryKeys { get; } = [];
 }

@@ -39,7 +39,7 @@ public sealed class ScrapeLimitsTests
     [Fact]
     public async Task A_series_limit_of_5000_shows_5000_series()
     {
-        await using Service service = await Service.StartAsync(o => o.MaxSeriesPerInstrument = 5000);
+        await using Service service = await Service.StartAsync(o => o.Registry.MaxSeriesPerInstrument = 5000);
         PartitionedCounter counter = service.Registry.CreateCounter("wide");
         for (int i = 0; i < 5000; i++)
         {
@@ -60,7 +60,7 @@ public sealed class ScrapeLimitsTests
     [InlineData(400, 400)]
     public async Task More_than_1000_instruments_all_reach_the_scrape(int counters, int operations)
     {
-        await using Service service = await Service.StartAsync(o => o.MaxInstruments = counters + operations);
+        await using Service service = await Service.StartAsync(o => o.Registry.MaxInstruments = counters + operations);
         for (int i = 0; i < counters; i++)
         {
             service.Registry.CreateCounter($"many.counter.{i}").Add(i + 1);

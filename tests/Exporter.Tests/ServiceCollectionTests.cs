@@ -4,6 +4,7 @@ using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Platform;
 using ScalableMetrics.Platform.Rseq;
@@ -22,8 +23,8 @@ public sealed class ServiceCollectionTests
         services.AddScalableMetrics(options =>
         {
             options.MeterName = meterName;
-            options.Strategy = PartitionStrategy.PerThread;
-            options.MaxSeriesPerInstrument = 3;
+            options.Registry.Strategy = PartitionStrategy.PerThread;
+            options.Registry.MaxSeriesPerInstrument = 3;
             options.ConfigureMeterProvider(_ => meterProviderConfigured = true);
         });
 
@@ -57,7 +58,7 @@ public sealed class ServiceCollectionTests
     public void Adding_twice_registers_each_service_once_and_runs_both_configurations()
     {
         var services = new ServiceCollection();
-        services.AddScalableMetrics(o => o.MaxSeriesPerInstrument = 10);
+        services.AddScalableMetrics(o => o.Registry.MaxSeriesPerInstrument = 10);
         services.AddScalableMetrics(o => o.MeterName = "second");
         services.AddScalableMetrics();
 
@@ -66,7 +67,7 @@ public sealed class ServiceCollectionTests
         Assert.Single(services, d => d.ServiceType == typeof(PrometheusPullExporter));
         using ServiceProvider provider = services.BuildServiceProvider();
         ScalableMetricsOptions options = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
-        Assert.Equal(10, options.MaxSeriesPerInstrument);
+        Assert.Equal(10, options.Registry.MaxSeriesPerInstrument);
         Assert.Equal("second", options.MeterName);
     }
 
@@ -76,9 +77,9 @@ public sealed class ServiceCollectionTests
         var options = new ScalableMetricsOptions();
 
         Assert.Equal("ScalableMetrics", options.MeterName);
-        Assert.Equal(PartitionStrategy.PerProcessor, options.Strategy);
-        Assert.Equal(2000, options.MaxSeriesPerInstrument);
-        Assert.Equal(1000, options.MaxInstruments);
+        Assert.Equal(PartitionStrategy.PerProcessor, options.Registry.Strategy);
+        Assert.Equal(2000, options.Registry.MaxSeriesPerInstrument);
+        Assert.Equal(1000, options.Registry.MaxInstruments);
         Assert.Null(options.MeterVersion);
         Assert.Empty(options.MeterProviderConfigurations);
     }
@@ -90,9 +91,9 @@ public sealed class ServiceCollectionTests
         services.AddScalableMetrics(o =>
         {
             o.MeterName = "";
-            o.MaxSeriesPerInstrument = 1;
-            o.Strategy = (PartitionStrategy)42;
-            o.MaxInstruments = 0;
+            o.Registry.MaxSeriesPerInstrument = 1;
+            o.Registry.Strategy = (PartitionStrategy)42;
+            o.Registry.MaxInstruments = 0;
         });
         using ServiceProvider provider = services.BuildServiceProvider();
 
@@ -109,7 +110,7 @@ public sealed class ServiceCollectionTests
     public async Task Host_fails_to_start_on_invalid_options()
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
-        builder.AddScalableMetrics(o => o.MaxSeriesPerInstrument = 0);
+        builder.AddScalableMetrics(o => o.Registry.MaxSeriesPerInstrument = 0);
         using IHost host = builder.Build();
 
         await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
@@ -122,17 +123,48 @@ public sealed class ServiceCollectionTests
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
         {
             ["ScalableMetrics:MeterName"] = "from.configuration",
-            ["ScalableMetrics:MaxSeriesPerInstrument"] = "7",
-            ["ScalableMetrics:Strategy"] = "PerThread",
+            ["ScalableMetrics:Registry:MaxSeriesPerInstrument"] = "7",
+            ["ScalableMetrics:Registry:Strategy"] = "PerThread",
         });
-        HostApplicationBuilder returned = builder.AddScalableMetrics(o => o.MaxSeriesPerInstrument = 9);
+        HostApplicationBuilder returned = builder.AddScalableMetrics(o => o.Registry.MaxSeriesPerInstrument = 9);
         using IHost host = builder.Build();
 
         Assert.Same(builder, returned);
         ScalableMetricsOptions options = host.Services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
         Assert.Equal("from.configuration", options.MeterName);
-        Assert.Equal(PartitionStrategy.PerThread, options.Strategy);
-        Assert.Equal(9, options.MaxSeriesPerInstrument);
+        Assert.Equal(PartitionStrategy.PerThread, options.Registry.Strategy);
+        Assert.Equal(9, options.Registry.MaxSeriesPerInstrument);
+    }
+
+    [Fact]
+    public async Task Host_builder_reads_the_registry_keys_of_the_release_before_below_the_registry_section_and_warns()
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["ScalableMetrics:MaxSeriesPerInstrument"] = "7",
+            ["ScalableMetrics:MaxInstruments"] = "11",
+            ["ScalableMetrics:Registry:MaxInstruments"] = "12",
+            ["ScalableMetrics:Strategy"] = "PerThread",
+        });
+        var logs = new ListLogger();
+        builder.Logging.ClearProviders().AddProvider(new OneLoggerProvider(logs));
+        builder.AddScalableMetrics();
+        using IHost host = builder.Build();
+
+        ScalableMetricsOptions options = host.Services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+        Assert.Equal(7, options.Registry.MaxSeriesPerInstrument);
+        Assert.Equal(12, options.Registry.MaxInstruments);
+        Assert.Equal(PartitionStrategy.PerThread, options.Registry.Strategy);
+        Assert.Equal(7, host.Services.GetRequiredService<MetricRegistry>().MaxSeriesPerInstrument);
+
+        await host.StartAsync();
+        await host.StopAsync();
+        string[] warnings = logs.Messages.Where(m => m.Contains("read for one more release", StringComparison.Ordinal)).ToArray();
+        Assert.Equal(3, warnings.Length);
+        Assert.Contains(warnings, w => w.Contains("ScalableMetrics:MaxSeriesPerInstrument", StringComparison.Ordinal) && w.Contains("ScalableMetrics:Registry:MaxSeriesPerInstrument", StringComparison.Ordinal));
+        Assert.Contains(warnings, w => w.Contains("ScalableMetrics:MaxInstruments", StringComparison.Ordinal));
+        Assert.Contains(warnings, w => w.Contains("ScalableMetrics:Strategy", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -141,7 +173,7 @@ public sealed class ServiceCollectionTests
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
         {
-            ["ScalableMetrics:UseRestartableSequences"] = "false",
+            ["ScalableMetrics:Registry:UseRestartableSequences"] = "false",
         });
         builder.AddScalableMetrics();
         using IHost host = builder.Build();
@@ -161,5 +193,14 @@ public sealed class ServiceCollectionTests
 
         InvalidOperationException error = Assert.Throws<InvalidOperationException>(() => app.MapPrometheusScrapingEndpoint());
         Assert.Contains("AddScalableMetrics", error.Message);
+    }
+
+    private sealed class OneLoggerProvider(ILogger logger) : ILoggerProvider
+    {
+        public ILogger CreateLogger(string categoryName) => logger;
+
+        public void Dispose()
+        {
+        }
     }
 }

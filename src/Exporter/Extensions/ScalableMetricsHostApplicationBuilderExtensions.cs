@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using ScalableMetrics.Exporter;
+using ScalableMetrics.Exporter.Hosting;
 
 namespace Microsoft.Extensions.Hosting;
 
@@ -37,7 +38,13 @@ public static class ScalableMetricsHostApplicationBuilderExtensions
         where TBuilder : IHostApplicationBuilder
     {
         ArgumentNullException.ThrowIfNull(builder);
-        builder.Services.AddOptions<ScalableMetricsOptions>().Bind(builder.Configuration.GetSection(ConfigurationSectionName));
+        IConfigurationSection section = builder.Configuration.GetSection(ConfigurationSectionName);
+
+        // The registry's settings directly under the section, the keys of the release before,
+        // first: the Registry section's, bound next, win over them.
+        builder.Services.AddOptions<ScalableMetricsOptions>()
+            .Configure(options => LegacyRegistryKeys.Bind(section, options))
+            .Bind(section);
         builder.Services.AddScalableMetrics(configure);
         return builder;
     }

@@ -53,7 +53,7 @@ public static class ScalableMetricsServiceCollectionExtensions
         services.TryAddSingleton(static provider =>
         {
             ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
-            return new MetricRegistry(value.ToRegistryOptions());
+            return new MetricRegistry(value.Registry);
         });
         services.TryAddSingleton(static provider =>
         {
@@ -66,7 +66,7 @@ public static class ScalableMetricsServiceCollectionExtensions
             return new MeterListenerHost(
                 value.Meters,
                 value.MeterName,
-                () => new MetricRegistry(value.ToRegistryOptions()),
+                () => new MetricRegistry(value.Registry),
                 provider.GetService<ILoggerFactory>()?.CreateLogger<MeterListenerHost>() ?? (ILogger)Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance,
                 provider.GetService<IMeterFactory>());
         });

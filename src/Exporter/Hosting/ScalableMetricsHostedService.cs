@@ -1,5 +1,7 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.Listening;
 
 namespace ScalableMetrics.Exporter.Hosting;
@@ -14,6 +16,11 @@ internal sealed class ScalableMetricsHostedService(IServiceProvider services) : 
 {
     public Task StartAsync(CancellationToken cancellationToken)
     {
+        if (services.GetService<ILoggerFactory>() is { } loggers)
+        {
+            LegacyRegistryKeys.Warn(services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value, loggers.CreateLogger<ScalableMetricsHostedService>());
+        }
+
         services.GetRequiredService<ScalableMetricsMeterProvider>();
         services.GetRequiredService<MeterListenerHost>().Start();
         return services.GetRequiredService<ScrapeListener>().StartAsync(cancellationToken);

@@ -35,7 +35,7 @@ internal sealed class ScalableMetricsMeterProvider : IDisposable
         MeterProviderBuilder builder = Sdk.CreateMeterProviderBuilder().AddReader(reader);
         if (value.MeterProviderConfigurations.Count > 0)
         {
-            builder.AddRegistryMeter(bridge.MeterName, value.MaxSeriesPerInstrument, value.MaxInstruments);
+            builder.AddRegistryMeter(bridge.MeterName, value.Registry.MaxSeriesPerInstrument, value.Registry.MaxInstruments);
         }
 
         foreach (Action<MeterProviderBuilder> configure in value.MeterProviderConfigurations)

@@ -6,6 +6,9 @@ namespace ScalableMetrics.Exporter.Hosting;
 /// <summary>Rejects options the registry or the meter would throw on, naming every problem at once.</summary>
 internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<ScalableMetricsOptions>
 {
+    // How the messages name a registry setting: as its configuration key under the section.
+    private const string RegistryKey = nameof(ScalableMetricsOptions.Registry) + ":";
+
     public ValidateOptionsResult Validate(string? name, ScalableMetricsOptions options)
     {
         var failures = new List<string>();
@@ -22,19 +25,20 @@ internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<Scalabl
             }
         }
 
-        if (!Enum.IsDefined(options.Strategy))
+        MetricRegistryOptions registry = options.Registry;
+        if (!Enum.IsDefined(registry.Strategy))
         {
-            failures.Add($"{nameof(ScalableMetricsOptions.Strategy)} '{options.Strategy}' is not a defined {nameof(PartitionStrategy)}.");
+            failures.Add($"{RegistryKey}{nameof(MetricRegistryOptions.Strategy)} '{registry.Strategy}' is not a defined {nameof(PartitionStrategy)}.");
         }
 
-        if (options.MaxSeriesPerInstrument < 2)
+        if (registry.MaxSeriesPerInstrument < 2)
         {
-            failures.Add($"{nameof(ScalableMetricsOptions.MaxSeriesPerInstrument)} must be at least 2; it is {options.MaxSeriesPerInstrument}.");
+            failures.Add($"{RegistryKey}{nameof(MetricRegistryOptions.MaxSeriesPerInstrument)} must be at least 2; it is {registry.MaxSeriesPerInstrument}.");
         }
 
-        if (options.MaxInstruments < 1)
+        if (registry.MaxInstruments < 1)
         {
-            failures.Add($"{nameof(ScalableMetricsOptions.MaxInstruments)} must be at least 1; it is {options.MaxInstruments}.");
+            failures.Add($"{RegistryKey}{nameof(MetricRegistryOptions.MaxInstruments)} must be at least 1; it is {registry.MaxInstruments}.");
         }
 
         if (options.ScrapeTimeout <= TimeSpan.Zero || options.ScrapeTimeout > ScrapeTimeoutHeader.Longest)
@@ -53,7 +57,7 @@ internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<Scalabl
             // that the rules live in one place: creating a registry allocates no slot yet.
             try
             {
-                _ = new MetricRegistry(options.ToRegistryOptions());
+                _ = new MetricRegistry(options.Registry);
             }
             catch (ArgumentException e)
             {
