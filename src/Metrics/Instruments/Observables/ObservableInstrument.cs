@@ -73,7 +73,7 @@ public abstract class ObservableInstrument : Instrument
                     {
                         CheckValue(measurement.Value);
                         ObservedSeries series = Observe(measurement.Tags, round, reported);
-                        series.LongValue = series.Round == round && SumsWithinCollection ? unchecked(series.LongValue + measurement.Value) : measurement.Value;
+                        series.LongValue = series.Round == round && SumsWithinCollection ? SaturatingAdd(series.LongValue, measurement.Value) : measurement.Value;
                         series.Round = round;
                     }
                 }
@@ -83,7 +83,7 @@ public abstract class ObservableInstrument : Instrument
                     {
                         CheckValue(measurement.Value);
                         ObservedSeries series = Observe(measurement.Tags, round, reported);
-                        series.DoubleValue = series.Round == round && SumsWithinCollection ? series.DoubleValue + measurement.Value : measurement.Value;
+                        series.DoubleValue = series.Round == round && SumsWithinCollection ? SaturatingAdd(series.DoubleValue, measurement.Value) : measurement.Value;
                         series.Round = round;
                     }
                 }
@@ -106,6 +106,23 @@ public abstract class ObservableInstrument : Instrument
 
     /// <summary>Throws <see cref="ArgumentOutOfRangeException"/> for a value this kind does not take.</summary>
     private protected abstract void CheckValue(double value);
+
+    // A callback may report one tag set more than once in a call (a counter per worker, say), and
+    // the reports add up: their sum saturates at long's range, as every write path's sum does,
+    // rather than wrapping to a value of the other sign (which a scraper reads as a reset).
+    private static long SaturatingAdd(long sum, long value)
+    {
+        long result = unchecked(sum + value);
+        return ((sum ^ result) & (value ^ result)) < 0 ? (value < 0 ? long.MinValue : long.MaxValue) : result;
+    }
+
+    // The same for doubles: finite reports that add up past double's range saturate at its largest
+    // finite value of that sign, rather than +∞ or -∞, which only an infinite report produces.
+    private static double SaturatingAdd(double sum, double value)
+    {
+        double result = sum + value;
+        return double.IsInfinity(result) && double.IsFinite(sum) && double.IsFinite(value) ? Math.CopySign(double.MaxValue, result) : result;
+    }
 
     private ObservedSeries Observe(ReadOnlySpan<KeyValuePair<string, object?>> tags, long round, List<ObservedSeries> reported)
     {

@@ -159,4 +159,26 @@ public class ObservableInstrumentTests
         Assert.Equal(0, overlaps);
         Assert.Equal(4_000, Interlocked.Read(ref calls));
     }
+
+    [Fact]
+    public void ReportsOfOneTagSetThatAddUpPastTheRangeSaturateInsteadOfWrapping()
+    {
+        var registry = new MetricRegistry();
+        var tag = new KeyValuePair<string, object?>("worker", "a");
+        ObservableCounter counter = registry.CreateObservableCounter("c", () => [new Measurement<long>(long.MaxValue - 1, tag), new Measurement<long>(5, tag)]);
+        ObservableUpDownCounter upDown = registry.CreateObservableUpDownCounter("u", () => [new Measurement<long>(long.MinValue + 1, tag), new Measurement<long>(-5, tag), new Measurement<long>(long.MinValue, tag)]);
+        ObservableUpDownCounter upDownHigh = registry.CreateObservableUpDownCounter("h", () => [new Measurement<long>(long.MaxValue, tag), new Measurement<long>(1, tag)]);
+        ObservableCounter doubles = registry.CreateObservableCounter("d", () => [new Measurement<double>(double.MaxValue, tag), new Measurement<double>(double.MaxValue, tag)]);
+        ObservableUpDownCounter doublesDown = registry.CreateObservableUpDownCounter("dd", () => [new Measurement<double>(-double.MaxValue, tag), new Measurement<double>(-double.MaxValue / 2, tag)]);
+        ObservableCounter infinite = registry.CreateObservableCounter("i", () => [new Measurement<double>(1, tag), new Measurement<double>(double.PositiveInfinity, tag)]);
+
+        Assert.Equal((double)long.MaxValue, Assert.Single(counter.Collect()).Value);
+        Assert.Equal((double)long.MinValue, Assert.Single(upDown.Collect()).Value);
+        Assert.Equal((double)long.MaxValue, Assert.Single(upDownHigh.Collect()).Value);
+        Assert.Equal(double.MaxValue, Assert.Single(doubles.Collect()).Value);
+        Assert.Equal(-double.MaxValue, Assert.Single(doublesDown.Collect()).Value);
+
+        // An infinite report is the caller's value, not a sum past the range: it stays infinite.
+        Assert.Equal(double.PositiveInfinity, Assert.Single(infinite.Collect()).Value);
+    }
 }
