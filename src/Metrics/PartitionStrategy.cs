@@ -32,7 +32,7 @@ public enum PartitionStrategy
 
     /// <summary>
     /// One region per thread index, written by the thread that holds the index alone with plain
-    /// stores, no atomic instruction (the single-writer principle, seed 004). A thread takes an
+    /// stores, no atomic instruction (the single-writer principle: Martin Thompson, "Single Writer Principle"). A thread takes an
     /// index when it first writes any per-thread series and keeps it while it lives; an ended
     /// thread's index, and so its slots with their values, go to a later thread. Memory: 8 bytes
     /// per counter series per thread index its chunk has regions for. Indexes are bounded: the

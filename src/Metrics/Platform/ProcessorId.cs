@@ -6,8 +6,8 @@ namespace ScalableMetrics.Platform;
 
 /// <summary>
 /// The number of the processor the calling thread runs on, read from the operating system and
-/// cached per thread, after seed 001 (Kejser: <c>GetCurrentProcessorNumber()</c> kept in a
-/// <c>[ThreadStatic]</c>) and the runtime's <c>ProcessorIdCache</c>.
+/// cached per thread, after Thomas Kejser, "Synchronisation in .NET, Part 4: Partitioned Data Structures"
+/// (<c>GetCurrentProcessorNumber()</c> kept in a <c>[ThreadStatic]</c>) and the runtime's <c>ProcessorIdCache</c>.
 /// </summary>
 /// <remarks>
 /// <para>The operating system call is <c>sched_getcpu</c> on Linux (glibc or musl, through
@@ -26,13 +26,11 @@ internal static unsafe class ProcessorId
     /// </summary>
     /// <remarks>
     /// Chosen by measurement (<c>perf/Benchmarks</c>, categories <c>processor-id</c> and
-    /// <c>refresh-interval</c>; BenchmarkDotNet short job, 2-core x64 Linux VM, .NET 10.0.12,
-    /// glibc 2.36 with rseq): <c>sched_getcpu</c> through a function pointer costs 2.4 ns, a cached
-    /// read 1.3 ns (a bare <c>[ThreadStatic]</c> int read: 1.2 ns; <see cref="Thread.GetCurrentProcessorId"/>:
-    /// 3.0 ns, same run). At 64, the refresh adds 2.4 / 64 ≈ 0.04 ns to the average read, and a
-    /// thread the scheduler has moved keeps adding to its former processor's cell (correct, only
-    /// contended) for at most 64 adds. Refreshing every read (interval 1) cost 9.2 ns in the same
-    /// run; beyond 64 the gain is lost in the noise.
+    /// <c>refresh-interval</c>; the figures are in <c>perf/results/README.md</c>, "The processor-id
+    /// cache"): the operating system call costs a few cached reads, so at 64 its share of the
+    /// average read is a small fraction of a cached read, while a thread the scheduler has moved
+    /// keeps adding to its former processor's cell (correct, only contended) for at most 64 adds.
+    /// Refreshing on every read cost several times a cached read; beyond 64 the gain was lost in the noise.
     /// </remarks>
     public const int RefreshInterval = 64;
 

@@ -9,7 +9,7 @@ namespace ScalableMetrics;
 
 /// <summary>
 /// The count and total elapsed time of an operation, partitioned like a
-/// <see cref="PartitionedCounter"/>: the <c>OperationData</c> of seed 001 (Kejser), kept per
+/// <see cref="PartitionedCounter"/>: the <c>OperationData</c> of Thomas Kejser, &quot;Synchronisation in .NET, Part 4: Partitioned Data Structures&quot;, kept per
 /// processor and summed when read. Time is kept in <see cref="Stopwatch"/> ticks and reported in
 /// seconds.
 /// </summary>
