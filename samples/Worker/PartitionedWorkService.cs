@@ -40,7 +40,7 @@ public sealed class PartitionedWorkService : BackgroundService
         _steps = registry.CreateHistogram("worker.item.steps", "{step}", "Collatz steps per item processed.", StepBoundaries).Bind(kind);
 
         // Item numbers run from 1 to Items: 2 to 2^20 in buckets of their own (153 at scale 3,
-        // within the 160 a reading keeps at that scale), 1 in the zero bucket.
+        // within the 241 a reading keeps at that scale), 1 in the zero bucket.
         _numbers = registry.CreateExponentialHistogram(
             "worker.item.number", null, "The numbers whose Collatz sequences were walked.", scale: 3, minValue: 2, maxValue: 1 << 20).Bind(kind);
     }

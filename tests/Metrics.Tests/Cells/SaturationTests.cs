@@ -62,4 +62,20 @@ public class SaturationTests
             Assert.Equal(i <= 3 ? long.MaxValue - 3 + i : long.MaxValue, sums[i]);
         }
     }
+
+    [Theory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void ADoubleCounterFedFiniteIncrementsPastTheRangeReadsDoubleMaxValueNotInfinity(string storage)
+    {
+        PartitionedDoubleCounter counter = new MetricRegistry(Storages.Options(storage)).CreateDoubleCounter("bytes", "By");
+        DoubleCounterSeries series = counter.Bind();
+        series.Add(double.MaxValue);
+        series.Add(double.MaxValue);
+        counter.Add(double.MaxValue);
+
+        Assert.Equal(double.MaxValue, series.Read());
+        Assert.Equal(double.MaxValue, Assert.Single(counter.Collect()).Value);
+        series.Add(1);
+        Assert.Equal(double.MaxValue, series.Read());
+    }
 }

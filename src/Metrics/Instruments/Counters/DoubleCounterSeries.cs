@@ -45,15 +45,27 @@ public sealed class DoubleCounterSeries : PartitionedSeries
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void AddValid(double value) => AddDouble(0, value);
 
-    /// <summary>Sums the series' partitions: the total added since it was created.</summary>
+    /// <summary>Sums the series' partitions: the total added since it was created, at most
+    /// <see cref="double.MaxValue"/> (increments past it saturate there, as a <see cref="CounterSeries"/>'s
+    /// do at <see cref="long.MaxValue"/>).</summary>
     /// <returns>The cumulative value.</returns>
-    public double Read() => ReadSlotDouble(0);
+    public double Read() => Saturate(ReadSlotDouble(0));
 
     /// <summary>The newest exemplar kept, or null where none was (or the registry keeps none).</summary>
     internal Exemplar? ReadExemplar() => Exemplars?.ReadNewest(0);
 
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
+    internal static void ReadAll(PartitionArena arena, DoubleCounterSeries[] series, Span<double> values)
+    {
+        ReadAll(arena, series, SlotCount, MemoryMarshal.Cast<double, long>(values), SlotSum.Double);
+        foreach (ref double value in values)
+        {
+            value = Saturate(value);
+        }
+    }
 
-
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
-    internal static void ReadAll(PartitionArena arena, DoubleCounterSeries[] series, Span<double> values) => ReadAll(arena, series, SlotCount, MemoryMarshal.Cast<double, long>(values), SlotSum.Double);
+    // Increments are finite and not negative, so an infinite slot or sum is finite adds past
+    // double's range: read as double.MaxValue, never +∞, which would stay for good and which the
+    // counter refuses as an increment for that very reason.
+    private static double Saturate(double sum) => sum == double.PositiveInfinity ? double.MaxValue : sum;
 }

@@ -44,8 +44,13 @@ public sealed class PartitionedExponentialHistogram : Instrument
     /// <summary>The default largest value kept in its own bucket: 2^20 (about 12 days in seconds; a megabyte in bytes).</summary>
     public const double DefaultMaxValue = 1 << 20;
 
-    /// <summary>The default number of buckets a reading spans at most: OpenTelemetry's default <c>MaxSize</c>, 160.</summary>
-    public const int DefaultMaxBuckets = 160;
+    /// <summary>The default number of buckets a reading spans at most: every bucket of the default
+    /// range at the default scale, (20 − (−10)) × 2^3 + 1 = 241, so that a series whose values span
+    /// that range is read at <see cref="DefaultScale"/> and its quantiles keep that scale's error.</summary>
+    /// <remarks>OpenTelemetry's default <c>MaxSize</c> is 160, which would read such a series at scale
+    /// 2 (a quantile error of about 19 % instead of 9 %). Memory is the same either way: a series keeps
+    /// a slot for every bucket of its range; the budget only bounds how many a reading exports.</remarks>
+    public const int DefaultMaxBuckets = 241;
 
     private readonly SeriesTable<ExponentialHistogramSeries> _series;
     private readonly PartitionArena _arena;

@@ -214,4 +214,41 @@ public class ExponentialHistogramTests
             Assert.Equal(cycles * CycleSum, reading.Sum);
         }
     }
+
+    [Fact]
+    public void AtTheDefaultsASeriesSpanningTheWholeRangeIsReadAtTheDefaultScaleAndItsQuantilesKeepItsError()
+    {
+        PartitionedExponentialHistogram histogram = new MetricRegistry().CreateExponentialHistogram("spread", "s");
+        ExponentialHistogramSeries series = histogram.Bind();
+
+        // One value a little above each bucket's lower boundary, over the whole default range: the
+        // values least favourable to an estimate by the bucket's upper boundary.
+        var values = new List<double>();
+        double growth = Math.Pow(2, Math.ScaleB(1, -PartitionedExponentialHistogram.DefaultScale));
+        for (double value = PartitionedExponentialHistogram.DefaultMinValue * 1.001; value < PartitionedExponentialHistogram.DefaultMaxValue; value *= growth)
+        {
+            values.Add(value);
+            series.Record(value);
+        }
+
+        ExponentialHistogramReading reading = Assert.Single(histogram.Collect());
+        Assert.Equal(PartitionedExponentialHistogram.DefaultScale, reading.Scale);
+        Assert.Equal(values.Count, reading.Count);
+
+        double relativeError = growth - 1; // about 9 % at scale 3
+        foreach (double quantile in (double[])[0.5, 0.9, 0.99])
+        {
+            long rank = (long)Math.Ceiling(quantile * reading.Count);
+            long seen = reading.ZeroCount;
+            int bucket = 0;
+            while (seen + reading.PositiveBucketCounts[bucket] < rank)
+            {
+                seen += reading.PositiveBucketCounts[bucket++];
+            }
+
+            double estimate = ExponentialBuckets.LowerBoundary(reading.PositiveOffset + bucket + 1, reading.Scale);
+            double truth = values[(int)rank - 1];
+            Assert.InRange((estimate - truth) / truth, 0, relativeError);
+        }
+    }
 }
