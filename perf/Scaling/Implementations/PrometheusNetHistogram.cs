@@ -35,14 +35,18 @@ internal sealed class PrometheusNetHistogram : CountingImplementation
         ? "prometheus-net 8.2.1 Histogram, default boundaries, WithLabels(3 strings).Observe on every record"
         : "prometheus-net 8.2.1 Histogram, default boundaries, child WithLabels(3 strings) taken once, child.Observe";
 
+    /// <summary>A new histogram in <paramref name="registry"/> with the default boundaries and <paramref name="labelNames"/>.</summary>
+    public static Histogram NewHistogram(CollectorRegistry registry, string name, params string[] labelNames) =>
+        PrometheusMetrics.WithCustomRegistry(registry).CreateHistogram(
+            name,
+            "Records.",
+            labelNames,
+            new HistogramConfiguration { Buckets = [.. HistogramValues.DefaultBoundaries] });
+
     public override void Prepare(int threads)
     {
         _registry = PrometheusMetrics.NewCustomRegistry();
-        _histogram = PrometheusMetrics.WithCustomRegistry(_registry).CreateHistogram(
-            Name,
-            "Records.",
-            [.. RequestTagKeys.CounterKeys.Select(RequestTagKeys.LabelName)],
-            new HistogramConfiguration { Buckets = [.. HistogramValues.DefaultBoundaries] });
+        _histogram = NewHistogram(_registry, Name, [.. RequestTagKeys.CounterKeys.Select(RequestTagKeys.LabelName)]);
     }
 
     public override long Run(int threadIndex, StopSignal stop) => _labelled
