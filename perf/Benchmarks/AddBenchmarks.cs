@@ -35,8 +35,9 @@ using ScalableMetrics.Scaling.Implementations;
 namespace ScalableMetrics.Benchmarks;
 
 /// <summary>
-/// One add of 1 on one thread, for every implementation the scaling harness measures (the same
-/// code: the harness's adders are compiled in), against an <see cref="Interlocked.Increment(ref long)"/>
+/// One add of 1 on one thread, for every counter implementation the scaling harness measures
+/// without tags (the same code: the harness's adders are compiled in), prometheus-net's bound
+/// child and its labelled call included, against an <see cref="Interlocked.Increment(ref long)"/>
 /// on a private field.
 /// </summary>
 [MemoryDiagnoser]
@@ -54,6 +55,8 @@ public class AddBenchmarks
     private Meter _meter = null!;
     private MeterProvider _meterProvider = null!;
     private Counter<long> _openTelemetry = null!;
+    private PrometheusNetCounter.ChildAdder _prometheusNet;
+    private PrometheusNetCounter.LabelledAdder _prometheusNetLabelled;
 
     [GlobalSetup]
     public void Setup()
@@ -77,6 +80,9 @@ public class AddBenchmarks
             .AddMeter(_meter.Name)
             .AddReader(new BaseExportingMetricReader(new LongSumExporter("bench.adds")))
             .Build();
+        Prometheus.Counter prometheusNet = PrometheusNetCounter.NewCounter();
+        _prometheusNet = new PrometheusNetCounter.ChildAdder(PrometheusNetCounter.Child(prometheusNet));
+        _prometheusNetLabelled = new PrometheusNetCounter.LabelledAdder(prometheusNet);
     }
 
     [GlobalCleanup]
@@ -112,4 +118,10 @@ public class AddBenchmarks
 
     [Benchmark(Description = "opentelemetry Counter<long>.Add")]
     public void OpenTelemetry() => _openTelemetry.Add(1);
+
+    [Benchmark(Description = "prometheus-net (child taken once, Inc())")]
+    public void PrometheusNet() => _prometheusNet.Add();
+
+    [Benchmark(Description = "prometheus-net-labelled (WithLabels(3 strings).Inc())")]
+    public void PrometheusNetLabelled() => _prometheusNetLabelled.Add();
 }

@@ -17,7 +17,8 @@ namespace ScalableMetrics.Benchmarks;
 /// <see cref="Histogram{T}.Record(T)"/> with the same tags and a <see cref="MeterProvider"/>
 /// listening (the baseline of its category). Both record the harness's cycle of values, one in each
 /// of the 16 buckets of the default boundaries (<see cref="HistogramValues"/>), so both do the same
-/// bucket lookups.
+/// bucket lookups. prometheus-net 8.2.1 is in each group too, with the same boundaries: its child
+/// taken once (bound), and <c>WithLabels(...)</c> with the tags' values as strings on every call.
 /// </summary>
 /// <remarks>The tags are made once, so the caller boxes nothing, and every series exists before
 /// measuring: an unbound record measures a lookup, not a creation.</remarks>
@@ -41,6 +42,12 @@ public class HistogramRecordBenchmarks
     private Meter _meter = null!;
     private MeterProvider _meterProvider = null!;
     private Histogram<double> _openTelemetry = null!;
+    private Prometheus.Histogram.Child _prometheusNetBound = null!;
+    private Prometheus.Histogram _prometheusNetOneLabel = null!;
+    private Prometheus.Histogram _prometheusNetThreeLabels = null!;
+    private string _methodText = null!;
+    private string _statusText = null!;
+    private string _routeText = null!;
 
     [GlobalSetup]
     public void Setup()
@@ -54,12 +61,22 @@ public class HistogramRecordBenchmarks
             .AddReader(new BaseExportingMetricReader(new HistogramExporter("bench.duration")))
             .Build();
 
+        // prometheus-net's label values are strings: the same tags, as text made once.
+        _methodText = (string)_method.Value!;
+        _statusText = _status.Value!.ToString()!;
+        _routeText = (string)_route.Value!;
+        Prometheus.CollectorRegistry prometheusRegistry = Prometheus.Metrics.NewCustomRegistry();
+        _prometheusNetOneLabel = PrometheusNetHistogram.NewHistogram(prometheusRegistry, "bench_duration_one_label", "http_request_method");
+        _prometheusNetThreeLabels = PrometheusNetHistogram.NewHistogram(prometheusRegistry, "bench_duration_three_labels", "http_request_method", "http_response_status_code", "http_route");
+        _prometheusNetBound = _prometheusNetThreeLabels.WithLabels(_methodText, _statusText, _routeText);
+
         // Create every series (and OpenTelemetry's metric points) before measuring.
         _histogram.Record(1.0, _method);
         _histogram.Record(1.0, _method, _status, _route);
         _openTelemetry.Record(1.0);
         _openTelemetry.Record(1.0, _method);
         _openTelemetry.Record(1.0, _method, _status, _route);
+        _prometheusNetOneLabel.WithLabels(_methodText).Observe(1.0);
     }
 
     [GlobalCleanup]
@@ -77,6 +94,10 @@ public class HistogramRecordBenchmarks
     [BenchmarkCategory(Bound)]
     public void BoundRecord() => _bound.Record(NextValue());
 
+    [Benchmark(Description = "prometheus-net child (taken once) Observe")]
+    [BenchmarkCategory(Bound)]
+    public void PrometheusNetBound() => _prometheusNetBound.Observe(NextValue());
+
     [Benchmark(Baseline = true, Description = "opentelemetry Histogram<double>.Record, 1 tag")]
     [BenchmarkCategory(OneTag)]
     public void OpenTelemetryOneTag() => _openTelemetry.Record(NextValue(), _method);
@@ -85,6 +106,10 @@ public class HistogramRecordBenchmarks
     [BenchmarkCategory(OneTag)]
     public void UnboundOneTag() => _histogram.Record(NextValue(), _method);
 
+    [Benchmark(Description = "prometheus-net WithLabels(1 string).Observe")]
+    [BenchmarkCategory(OneTag)]
+    public void PrometheusNetOneLabel() => _prometheusNetOneLabel.WithLabels(_methodText).Observe(NextValue());
+
     [Benchmark(Baseline = true, Description = "opentelemetry Histogram<double>.Record, 3 tags")]
     [BenchmarkCategory(ThreeTags)]
     public void OpenTelemetryThreeTags() => _openTelemetry.Record(NextValue(), _method, _status, _route);
@@ -92,6 +117,10 @@ public class HistogramRecordBenchmarks
     [Benchmark(Description = "histogram.Record(double, 3 tags)")]
     [BenchmarkCategory(ThreeTags)]
     public void UnboundThreeTags() => _histogram.Record(NextValue(), _method, _status, _route);
+
+    [Benchmark(Description = "prometheus-net WithLabels(3 strings).Observe")]
+    [BenchmarkCategory(ThreeTags)]
+    public void PrometheusNetThreeLabels() => _prometheusNetThreeLabels.WithLabels(_methodText, _statusText, _routeText).Observe(NextValue());
 
     private double NextValue() => HistogramValues.At(_cycle, _next++);
 }

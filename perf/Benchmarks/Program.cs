@@ -9,10 +9,19 @@ using BenchmarkDotNet.Running;
 //
 // `-- rseq-partitions` prints the regions a restartable add needs here by cpu_id and by mm_cid
 // instead (see RseqPartitionsReport); run it under taskset to confine the process.
+//
+// `-- scrape-concurrent [SCRAPERS [SECONDS]]` prints the scrapes per second of the HTTP scrape
+// benchmark's services under concurrent scrapers (16 by default) instead (see ConcurrentScrapeCommand).
 if (args is [ScalableMetrics.Benchmarks.RseqPartitionsReport.Command])
 {
     ScalableMetrics.Benchmarks.RseqPartitionsReport.Write(Console.Out);
-    return;
+    return 0;
+}
+
+if (args is [ScalableMetrics.Benchmarks.ConcurrentScrapeCommand.Command, .. string[] rest])
+{
+    return await ScalableMetrics.Benchmarks.ConcurrentScrapeCommand.RunAsync(rest, Console.Out);
 }
 
 BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
+return 0;

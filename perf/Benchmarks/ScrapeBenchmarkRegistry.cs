@@ -1,4 +1,6 @@
+using Google.Protobuf;
 using ScalableMetrics.Exporter;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Benchmarks;
 
@@ -31,4 +33,38 @@ internal static class ScrapeBenchmarkRegistry
     /// <summary>How many counter samples a text or OpenMetrics body holds: the setups' check that a body holds every series.</summary>
     public static int CounterSamples(byte[] body) =>
         System.Text.Encoding.UTF8.GetString(body).Split('\n').Count(static line => line.StartsWith(CounterSampleName + "{", StringComparison.Ordinal));
+
+    /// <summary>How many metrics (series) each family of a protobuf body (delimited <c>MetricFamily</c> messages) holds, by family name.</summary>
+    public static Dictionary<string, int> ProtobufMetricsByFamily(byte[] body)
+    {
+        var metrics = new Dictionary<string, int>(StringComparer.Ordinal);
+        var input = new CodedInputStream(body);
+        while (!input.IsAtEnd)
+        {
+            var family = new CodedInputStream(input.ReadBytes().ToByteArray());
+            string name = string.Empty;
+            int count = 0;
+            uint tag;
+            while ((tag = family.ReadTag()) != 0)
+            {
+                switch (WireFormat.GetTagFieldNumber(tag))
+                {
+                    case ProtobufMessages.FamilyName:
+                        name = family.ReadString();
+                        break;
+                    case ProtobufMessages.FamilyMetric:
+                        count++;
+                        family.SkipLastField();
+                        break;
+                    default:
+                        family.SkipLastField();
+                        break;
+                }
+            }
+
+            metrics[name] = metrics.GetValueOrDefault(name) + count;
+        }
+
+        return metrics;
+    }
 }

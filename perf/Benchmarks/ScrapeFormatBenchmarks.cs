@@ -2,9 +2,7 @@
 //   dotnet run -c Release --project perf/Benchmarks -- --filter '*' --anyCategories scrape-format --job short
 
 using BenchmarkDotNet.Attributes;
-using Google.Protobuf;
 using ScalableMetrics.Exporter;
-using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Benchmarks;
 
@@ -35,19 +33,7 @@ public class ScrapeFormatBenchmarks
         }
 
         _scraper = new PrometheusScraper(registry, "ScalableMetrics.Benchmarks");
-        int metrics = 0;
-        var input = new CodedInputStream(Serve(PrometheusExpositionFormat.Protobuf));
-        while (!input.IsAtEnd)
-        {
-            var family = new CodedInputStream(input.ReadBytes().ToByteArray());
-            uint tag;
-            while ((tag = family.ReadTag()) != 0)
-            {
-                metrics += WireFormat.GetTagFieldNumber(tag) == ProtobufMessages.FamilyMetric ? 1 : 0;
-                family.SkipLastField();
-            }
-        }
-
+        int metrics = ScrapeBenchmarkRegistry.ProtobufMetricsByFamily(Serve(PrometheusExpositionFormat.Protobuf)).Values.Sum();
         if (metrics != CounterSeries + HistogramSeries)
         {
             throw new InvalidOperationException($"The protobuf scrape holds {metrics} series, expected {CounterSeries + HistogramSeries}.");

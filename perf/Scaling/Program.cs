@@ -27,7 +27,7 @@ var pinOption = new Option<bool>("--pin")
 };
 var implOption = new Option<string[]>("--impl")
 {
-    Description = $"Comma-separated implementations to measure (default: all): {string.Join(", ", ImplementationCatalog.Ids)}.",
+    Description = $"Comma-separated implementations to measure (default: all): {string.Join(", ", ImplementationCatalog.Ids)}; '{ImplementationCatalog.TaggedSet}' for every tagged workload, or a pattern with '*' (e.g. 'aspnetcore-histogram-*', '*-addmeter').",
     CustomParser = ParseImplementationIds,
     DefaultValueFactory = _ => [.. ImplementationCatalog.Ids],
 };
@@ -151,13 +151,14 @@ static string[] ParseImplementationIds(ArgumentResult result)
     var selected = new HashSet<string>(StringComparer.Ordinal);
     foreach (string part in SplitList(result))
     {
-        if (!ImplementationCatalog.Ids.Contains(part))
+        IReadOnlyList<string> named = ImplementationCatalog.Select(part);
+        if (named.Count == 0)
         {
-            result.AddError($"--impl: unknown implementation '{part}'; known: {string.Join(", ", ImplementationCatalog.Ids)}.");
+            result.AddError($"--impl: '{part}' names no implementation; known: {string.Join(", ", ImplementationCatalog.Ids)}, the set '{ImplementationCatalog.TaggedSet}', or a pattern with '*'.");
             return [];
         }
 
-        selected.Add(part);
+        selected.UnionWith(named);
     }
 
     if (selected.Count == 0)

@@ -19,7 +19,7 @@ internal static class ScalingCommand
         output.WriteLine($"counter:   ProcessorId.IsSupported={ProcessorId.IsSupported}, PartitionCount={ProcessorId.PartitionCount}, PerProcessor registry strategy={new MetricRegistry().Strategy}");
         output.WriteLine($"           RestartableSequence.IsSupported={RestartableSequence.IsSupported}{(RestartableSequence.IsSupported ? $", PartitionCount={RestartableSequence.PartitionCount}" : $" ({RestartableSequence.UnsupportedReason}): 'partitioned' adds with Interlocked, as 'partitioned-interlocked' does")}");
         output.WriteLine($"run:       threads {string.Join(",", options.Threads)}; {options.SecondsPerPoint:0.###} s per point; {options.Repeats} repeat(s), median reported; threads {(options.Pin ? "PINNED (sched_setaffinity)" : "not pinned")}{(options.MaxBusyElsewhere is { } max ? $"; repeats retaken while more than {max:0.##} cores were busy elsewhere" : string.Empty)}");
-        output.WriteLine($"implementations: {string.Join(", ", options.ImplementationIds)} (prometheus-net: not available from the package source, not measured)");
+        output.WriteLine($"implementations: {string.Join(", ", options.ImplementationIds)}");
         output.WriteLine();
 
         IReadOnlyList<PointResult> results;
