@@ -199,7 +199,7 @@ internal sealed class HttpScrapeServices : IAsyncDisposable
         builder.Services.AddScalableMetrics(options =>
         {
             options.AddMeter(MeterName);
-            options.MaxSeriesPerInstrument = 2 * CounterSeries;
+            options.Registry.MaxSeriesPerInstrument = 2 * CounterSeries;
         });
         WebApplication app = builder.Build();
         ScalableMetricsEndpointRouteBuilderExtensions.MapPrometheusScrapingEndpoint(app, ScrapePath);
