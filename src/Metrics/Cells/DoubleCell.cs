@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 
 namespace ScalableMetrics.Cells;
@@ -5,14 +6,16 @@ namespace ScalableMetrics.Cells;
 /// <summary>
 /// Adds to one slot that holds a <see cref="double"/>'s bits (<see cref="SlotSum.Double"/>). A
 /// double never wraps: past <see cref="double.MaxValue"/> it is infinite, which is what a read
-/// then shows.
+/// then shows. Callers refuse NaN.
 /// </summary>
-internal static unsafe class DoubleCell
+/// <remarks>A struct with no fields, so that the write dispatch can be generic over it (<see cref="ISlotOperation{TValue}"/>).</remarks>
+internal readonly unsafe struct DoubleCell : ISlotOperation<double>
 {
     /// <summary>Adds with a plain load and store: for a slot only the calling thread writes.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void AddSingleWriter(long* slot, double value)
     {
+        Debug.Assert(!double.IsNaN(value), "callers refuse NaN");
         double* cell = (double*)slot;
         Volatile.Write(ref *cell, *cell + value);
     }
@@ -22,6 +25,7 @@ internal static unsafe class DoubleCell
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void AddAtomic(long* slot, double value)
     {
+        Debug.Assert(!double.IsNaN(value), "callers refuse NaN");
         long current = Volatile.Read(ref *slot);
         long result = BitConverter.DoubleToInt64Bits(BitConverter.Int64BitsToDouble(current) + value);
         if (Interlocked.CompareExchange(ref *slot, result, current) != current)
@@ -29,6 +33,17 @@ internal static unsafe class DoubleCell
             AddAtomicRetry(slot, value);
         }
     }
+
+    /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
+    /// <remarks>Refuses every add where the process has no double restartable add (see <see cref="RestartableWritePath.TryAddDouble"/>).</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryAddRestartable(long* slotInRegion0, nint regionStride, double value) =>
+        RestartableWritePath.TryAddDouble(slotInRegion0, regionStride, value);
+
+    /// <inheritdoc cref="ISlotOperation{TValue}.AddToOverflowRegion"/>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, double value) =>
+        RestartableWritePath.AddDoubleToOverflowRegion(slotInRegion0, regionStride, overflowRegion, value);
 
     /// <summary>Reads the slot as a <see cref="double"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

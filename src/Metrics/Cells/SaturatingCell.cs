@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 
 namespace ScalableMetrics.Cells;
@@ -7,12 +8,14 @@ namespace ScalableMetrics.Cells;
 /// wrap into negative numbers (<c>Add(long.MaxValue); Add(1)</c> reads <see cref="long.MaxValue"/>).
 /// Values added are zero or positive.
 /// </summary>
-internal static unsafe class SaturatingCell
+/// <remarks>A struct with no fields, so that the write dispatch can be generic over it (<see cref="ISlotOperation{TValue}"/>).</remarks>
+internal readonly unsafe struct SaturatingCell : ISlotOperation<long>
 {
     /// <summary>Adds with a plain load and store: for a slot only the calling thread writes.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void AddSingleWriter(long* slot, long value)
     {
+        Debug.Assert(value >= 0, "a saturating slot takes zero or positive values");
         long result = *slot + value;
         Volatile.Write(ref *slot, result < 0 ? long.MaxValue : result);
     }
@@ -30,6 +33,7 @@ internal static unsafe class SaturatingCell
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void AddAtomic(long* slot, long value)
     {
+        Debug.Assert(value >= 0, "a saturating slot takes zero or positive values");
         long current = Volatile.Read(ref *slot);
         long result = current + value;
         if (Interlocked.CompareExchange(ref *slot, result < 0 ? long.MaxValue : result, current) != current)
@@ -37,6 +41,16 @@ internal static unsafe class SaturatingCell
             AddAtomicRetry(slot, value);
         }
     }
+
+    /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryAddRestartable(long* slotInRegion0, nint regionStride, long value) =>
+        RestartableWritePath.TryAdd(slotInRegion0, regionStride, value);
+
+    /// <inheritdoc cref="ISlotOperation{TValue}.AddToOverflowRegion"/>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value) =>
+        RestartableWritePath.AddToOverflowRegion(slotInRegion0, regionStride, overflowRegion, value);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void AddAtomicRetry(long* slot, long value)

@@ -8,7 +8,8 @@ namespace ScalableMetrics.Cells;
 /// their wrapping sum is the exact total whenever that fits a <see cref="long"/>. Saturating a
 /// partition would break that sum, so nothing here saturates.
 /// </summary>
-internal static unsafe class WrappingCell
+/// <remarks>A struct with no fields, so that the write dispatch can be generic over it (<see cref="ISlotOperation{TValue}"/>).</remarks>
+internal readonly unsafe struct WrappingCell : ISlotOperation<long>
 {
     /// <summary>Adds with a plain load and store: for a slot only the calling thread writes.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -17,4 +18,15 @@ internal static unsafe class WrappingCell
     /// <summary>Adds atomically: for a slot several threads may write at once.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void AddAtomic(long* slot, long value) => Interlocked.Add(ref *slot, value);
+
+    /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
+    /// <remarks>Refuses every add where the process has no wrapping restartable add (see <see cref="RestartableWritePath.TryAddWrapping"/>).</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryAddRestartable(long* slotInRegion0, nint regionStride, long value) =>
+        RestartableWritePath.TryAddWrapping(slotInRegion0, regionStride, value);
+
+    /// <inheritdoc cref="ISlotOperation{TValue}.AddToOverflowRegion"/>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value) =>
+        RestartableWritePath.AddWrappingToOverflowRegion(slotInRegion0, regionStride, overflowRegion, value);
 }

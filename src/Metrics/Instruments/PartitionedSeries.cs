@@ -1,3 +1,5 @@
+using System.Diagnostics;
+using System.Numerics;
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Exemplars;
@@ -14,11 +16,12 @@ namespace ScalableMetrics;
 /// <para>The series' slots sit at the same offset in every partition's region of one arena chunk
 /// (<see cref="ArenaChunk"/>), beside other series' slots: 8 bytes per slot per partition, padding
 /// only between regions. An add goes to <c>slot in region 0 + partition × region stride</c> by the
-/// registry's <see cref="Diagnostics.WritePath"/>, told apart by one field: a plain add inside a
-/// restartable sequence (<see cref="RestartableWritePath"/>), an atomic add on the cached
-/// processor id's region (<see cref="InterlockedWritePath"/>), or a plain store to the thread
-/// index's region (<see cref="ArenaChunk.ThreadSlot"/>). Every write saturates at
-/// <see cref="long.MaxValue"/>.</para>
+/// registry's <see cref="Diagnostics.WritePath"/>, told apart by one field, the series' route: a
+/// plain add inside a restartable sequence (<see cref="RestartableWritePath"/>), an atomic add on
+/// the cached processor id's region (<see cref="InterlockedWritePath"/>), or a plain store to the
+/// thread index's region (<see cref="PerThreadWritePath"/>). The dispatch is written once, for one
+/// slot and for two, generic over how the slot adds (<see cref="ISlotOperation{TValue}"/>:
+/// saturating, wrapping or <see cref="double"/>).</para>
 /// <para>Writes never take a lock. Reads take the arena's read lock, so that reads are
 /// serialized: each slot only grows and each read visits every slot after the read before it
 /// did, so a read's result never goes down, and no value is lost or counted twice.</para>
@@ -47,13 +50,8 @@ public abstract unsafe class PartitionedSeries : Series
     // The region stride is 1 << _regionStrideShift bytes, the same in every generation.
     private readonly byte _regionStrideShift;
 
-    // What _writePath holds for a series that keeps exemplars: none of the write paths, so that
-    // Add, AddDouble and AddCountAndDouble reach it only after their per-thread and restartable
-    // tests fail, where the interlocked path would start, and take their Sampled method there.
-    private const WritePath Sampled = (WritePath)0x80;
-
-    // The discriminator: which of the fields above an add uses, and how; or Sampled.
-    private readonly WritePath _writePath;
+    // How an add reaches its slot: the one field the dispatch tests.
+    private readonly Route _route;
 
     // Null unless the series keeps exemplars; then its adds reach OfferExemplar.
     private readonly ExemplarReservoir? _exemplars;
@@ -62,9 +60,7 @@ public abstract unsafe class PartitionedSeries : Series
     /// <param name="tags">The series' tags.</param>
     /// <param name="arena">Where its slots are.</param>
     /// <param name="slotCount">How many slots it takes in each region.</param>
-    /// <param name="exemplarFilter">Which adds keep an exemplar (<see cref="ExemplarFilter.None"/>: none). Only a
-    /// series that adds through <c>Add</c>, <c>AddDouble</c> or <c>AddCountAndDouble</c> alone may keep
-    /// them: the other primitives do not look for the exemplar series' discriminator.</param>
+    /// <param name="exemplarFilter">Which adds keep an exemplar (<see cref="ExemplarFilter.None"/>: none).</param>
     /// <param name="exemplarSlotCount">The exemplars it keeps per partition: one per slot an add offers (a counter's 1, a histogram's buckets).</param>
     private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount, ExemplarFilter exemplarFilter = ExemplarFilter.None, int exemplarSlotCount = 0)
         : base(tags)
@@ -72,11 +68,12 @@ public abstract unsafe class PartitionedSeries : Series
         _exemplars = ExemplarReservoir.Create(exemplarFilter, exemplarSlotCount);
 
         // An exemplar costs an add nothing when off, not even a test: a series that keeps none runs
-        // the write paths as they were, and one that keeps them is told apart by a value of the
-        // discriminator the add tests anyway (a test of a field of its own after the add cost the
-        // bound counter add 0.2 ns of 1.0, per thread 0.4 of 1.3: perf/results/README.md).
-        _writePath = _exemplars is null ? arena.WritePath : Sampled;
+        // the write paths as they were, and one that keeps them is told apart by a route the add
+        // tests anyway, where the Interlocked path would start (a test of a field of its own after
+        // the add cost the bound counter add measurably: perf/results/README.md).
+        _route = _exemplars is null ? RouteOf(arena.WritePath) : Route.Sampled;
         SlotRange slots = arena.Allocate(slotCount);
+        Debug.Assert(slots.Chunk.Arena == arena, "the slots are in the arena asked for, whose write path the route follows");
         _chunk = slots.Chunk;
         _firstSlot = slots.FirstSlot;
         _slotInRegion0 = slots.SlotInRegion0;
@@ -87,11 +84,31 @@ public abstract unsafe class PartitionedSeries : Series
         }
     }
 
+    // How an add reaches its slot. The write paths' routes have their values, which the dispatch
+    // compares with (the restartable route 0, tested with one instruction); Sampled is apart from
+    // them. A route of its own rather than the public WritePath, so that the report stays a report.
+    private enum Route : byte
+    {
+        // RestartableWritePath.
+        RestartableSequence = WritePath.RestartableSequence,
+
+        // InterlockedWritePath.
+        InterlockedProcessorId = WritePath.InterlockedProcessorId,
+
+        // PerThreadWritePath.
+        PerThread = WritePath.PerThread,
+
+        // A series that keeps exemplars: its registry's write path, then the offer (AddSampled).
+        // The dispatch tests for it only after the per-thread and restartable routes, where the
+        // Interlocked path would start, so that a series without exemplars pays nothing for it.
+        Sampled = 0x80,
+    }
+
     /// <summary>The strategy this series was created with.</summary>
     internal PartitionStrategy Strategy => WritePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
 
     /// <summary>How this series takes an add: its registry's write path, whether it keeps exemplars or not.</summary>
-    internal WritePath WritePath => _writePath == Sampled ? Volatile.Read(ref _chunk).Arena.WritePath : _writePath;
+    internal WritePath WritePath => Volatile.Read(ref _chunk).Arena.WritePath;
 
     /// <summary>Where the series' slots are now.</summary>
     internal SlotRange Slots => new(Volatile.Read(ref _chunk), _firstSlot);
@@ -102,22 +119,49 @@ public abstract unsafe class PartitionedSeries : Series
     /// <summary>Per thread: the regions of every generation of the series' chunk, the outgrown ones included (what a read sums); otherwise <see cref="RegionCount"/>.</summary>
     internal int TotalRegionCount => Volatile.Read(ref _chunk).FirstGeneration.TotalRegionCount();
 
-    /// <summary>Adds <paramref name="value"/> (zero or positive) to slot <paramref name="slot"/> of the calling partition.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void Add(int slot, long value) => Add(_writePath, slot, value, mayBeSampled: true);
+    /// <summary>The series' exemplars, or null where it keeps none.</summary>
+    internal ExemplarReservoir? Exemplars => _exemplars;
 
-    // Add through writePath: the series' discriminator (mayBeSampled), or (from AddSampled) its
-    // registry's write path. The test for Sampled reads the field again rather than writePath: kept
-    // live to the end, writePath took a register the restartable path of AddCountAndDouble then
-    // lacked, and it spilled a value to the stack and back on every record (seen in the JIT's output).
+    /// <summary>
+    /// Adds <paramref name="value"/> to slot <paramref name="slot"/> of the calling partition, as
+    /// <typeparamref name="TOp"/> adds (<see cref="SaturatingCell"/>: zero or positive, stopping at
+    /// <see cref="long.MaxValue"/>; <see cref="WrappingCell"/>: either sign, wrapping, so that the
+    /// slot's wrapping sum over partitions is the exact total whenever that fits a <see cref="long"/>;
+    /// <see cref="DoubleCell"/>: not NaN).
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Add(WritePath writePath, int slot, long value, bool mayBeSampled)
+    private protected void Add<TOp, TValue>(int slot, TValue value)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue> =>
+        Add<TOp, TValue>(_route, slot, value, mayBeSampled: true);
+
+    /// <summary>
+    /// Adds 1 to slot <paramref name="countSlot"/> (saturating) and <paramref name="value"/> to slot
+    /// <paramref name="valueSlot"/> of the calling partition, as <typeparamref name="TOp"/> adds (see
+    /// <see cref="Add{TOp, TValue}(int, TValue)"/>): a bucket's count and a sum. Each lands exactly
+    /// once, not necessarily in the same partition.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected void AddCountAndValue<TOp, TValue>(int countSlot, int valueSlot, TValue value)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue> =>
+        AddCountAndValue<TOp, TValue>(_route, countSlot, valueSlot, value, mayBeSampled: true);
+
+    // The one dispatch of a single add, through route: the series' own (mayBeSampled), or (from
+    // AddSampled) its registry's write path. Both dispatches test for Sampled by reading the field
+    // again rather than route: kept live to the end, the route took a register the restartable path
+    // of the two-slot add then lacked, and it spilled a value to the stack and back on every record
+    // (seen in the JIT's output).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Add<TOp, TValue>(Route route, int slot, TValue value, bool mayBeSampled)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
     {
         // Per thread tested first, then the restartable sequence. The order is the JIT's
         // layout of the three inlined paths, not their frequency: with the restartable test
         // first, the per-thread add ran markedly slower in the scaling harness, while per
         // thread first costs the restartable add one compare (perf/results/README.md).
-        if (writePath == WritePath.PerThread)
+        if (route == Route.PerThread)
         {
             // Straight-line where the thread's index has a region (one bounds check), from the
             // series' own fields: a pointer the fast path might leave null cost a test and two
@@ -127,237 +171,116 @@ public abstract unsafe class PartitionedSeries : Series
             int index = ThreadLease.CurrentIndex;
             if ((uint)index < (uint)regionCount)
             {
-                SaturatingCell.AddSingleWriter((long*)((byte*)_slotInRegion0 + ((nint)index << _regionStrideShift)) + slot, value);
+                TOp.AddSingleWriter(PerThreadWritePath.Slot(_slotInRegion0, _regionStrideShift, index) + slot, value);
                 return;
             }
 
-            SaturatingCell.AddSingleWriter(GetNewThreadSlot() + slot, value);
+            TOp.AddSingleWriter(GetNewThreadSlot() + slot, value);
             return;
         }
 
-        if (writePath == WritePath.RestartableSequence)
+        if (route == Route.RestartableSequence)
         {
-            // Written out here rather than through AddRestartable: the same code, but calling
-            // the helper changed the JIT's layout of this method, and the restartable add ran
-            // at 0.84 of its former ratio in the scaling harness (perf/results/README.md).
-            long* slotInRegion0 = _slotInRegion0 + slot;
-            nint regionStride = (nint)1 << _regionStrideShift;
-            if (!RestartableWritePath.TryAdd(slotInRegion0, regionStride, value))
-            {
-                RestartableWritePath.AddToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
-            }
-
+            AddRestartable<TOp, TValue>(_slotInRegion0 + slot, (nint)1 << _regionStrideShift, value);
             return;
         }
 
-        if (mayBeSampled && _writePath == Sampled)
+        if (mayBeSampled && _route == Route.Sampled)
         {
-            AddSampled(slot, value);
+            AddSampled<TOp, TValue>(slot, value);
             return;
         }
 
-        InterlockedWritePath.Add(_slotInRegion0 + slot, (nint)1 << _regionStrideShift, value);
+        AssertInterlocked(route);
+        TOp.AddAtomic(InterlockedWritePath.CurrentSlot(_slotInRegion0 + slot, (nint)1 << _regionStrideShift), value);
+    }
+
+    // The one dispatch of a two-slot add, in the order of Add. Per thread, the slot pointer is
+    // picked once for both adds rather than each add written out in both arms of the bounds check.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void AddCountAndValue<TOp, TValue>(Route route, int countSlot, int valueSlot, TValue value, bool mayBeSampled)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
+        if (route == Route.PerThread)
+        {
+            long* threadSlot = ThreadSlotInRegion0();
+            SaturatingCell.AddSingleWriter(threadSlot + countSlot, 1);
+            TOp.AddSingleWriter(threadSlot + valueSlot, value);
+            return;
+        }
+
+        nint regionStride = (nint)1 << _regionStrideShift;
+        if (route == Route.RestartableSequence)
+        {
+            // Two sequences, each of which commits once: the two may land in two processors'
+            // regions if the thread moves between them, and each is still exact.
+            AddRestartable<SaturatingCell, long>(_slotInRegion0 + countSlot, regionStride, 1);
+            AddRestartable<TOp, TValue>(_slotInRegion0 + valueSlot, regionStride, value);
+            return;
+        }
+
+        if (mayBeSampled && _route == Route.Sampled)
+        {
+            AddCountAndValueSampled<TOp, TValue>(countSlot, valueSlot, value);
+            return;
+        }
+
+        AssertInterlocked(route);
+        long* processorSlot = InterlockedWritePath.CurrentSlot(_slotInRegion0, regionStride);
+        SaturatingCell.AddAtomic(processorSlot + countSlot, 1);
+        TOp.AddAtomic(processorSlot + valueSlot, value);
+    }
+
+    // The restartable write path: a plain add to the calling processor's region inside a
+    // restartable sequence; refused (the processor has no region, or the process no restartable
+    // add of this kind), an atomic add to the overflow region, the chunk's last.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void AddRestartable<TOp, TValue>(long* slotInRegion0, nint regionStride, TValue value)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
+        if (!TOp.TryAddRestartable(slotInRegion0, regionStride, value))
+        {
+            TOp.AddToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
+        }
     }
 
     // The add of a series that keeps exemplars: through its registry's write path, then the offer.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void AddSampled(int slot, long value)
+    private void AddSampled<TOp, TValue>(int slot, TValue value)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
     {
-        Add(Volatile.Read(ref _chunk).Arena.WritePath, slot, value, mayBeSampled: false);
-        OfferExemplar(slot, value);
+        Add<TOp, TValue>(RouteOf(Volatile.Read(ref _chunk).Arena.WritePath), slot, value, mayBeSampled: false);
+        OfferExemplar(slot, double.CreateTruncating(value));
     }
 
-    /// <summary>The series' exemplars, or null where it keeps none.</summary>
-    internal ExemplarReservoir? Exemplars => _exemplars;
+    // The two-slot add of a series that keeps exemplars; the exemplar offered is the count slot's (a histogram's bucket).
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AddCountAndValueSampled<TOp, TValue>(int countSlot, int valueSlot, TValue value)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
+        AddCountAndValue<TOp, TValue>(RouteOf(Volatile.Read(ref _chunk).Arena.WritePath), countSlot, valueSlot, value, mayBeSampled: false);
+        OfferExemplar(countSlot, double.CreateTruncating(value));
+    }
 
     // After each add of a series that keeps exemplars, with the slot added to (a counter's 0, a
     // histogram's bucket) and the value: kept if the filter samples it.
     private void OfferExemplar(int slot, double value) => _exemplars!.Offer(slot, value);
 
-    // The restartable write path for AddPair: a plain add to the calling processor's region
-    // inside a restartable sequence; where the processor has no region, an atomic add to the
-    // overflow region, the chunk's last. (Add writes the same code out; see there.)
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void AddRestartable(int slot, long value)
+    // Where the dispatch has tested every other route: the Sampled route must not reach the
+    // Interlocked path, which on a per-thread arena would race the owners' plain stores.
+    [Conditional("DEBUG")]
+    private void AssertInterlocked(Route route) =>
+        Debug.Assert(route == Route.InterlockedProcessorId && WritePath == WritePath.InterlockedProcessorId, $"the {route} route of a {WritePath} series reached the Interlocked path");
+
+    // A registry's write path as a route: the same value (see Route).
+    private static Route RouteOf(WritePath writePath)
     {
-        long* slotInRegion0 = _slotInRegion0 + slot;
-        nint regionStride = (nint)1 << _regionStrideShift;
-        if (!RestartableWritePath.TryAdd(slotInRegion0, regionStride, value))
-        {
-            RestartableWritePath.AddToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
-        }
-    }
-
-    /// <summary>Adds <paramref name="first"/> to slot 0 and <paramref name="second"/> to slot 1 of the calling partition (both zero or positive).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void AddPair(long first, long second)
-    {
-        // In the same order as Add.
-        WritePath writePath = _writePath;
-        if (writePath == WritePath.RestartableSequence)
-        {
-            // Two sequences, each of which commits once: the two may land in two processors'
-            // regions if the thread moves between them, and each is still exact.
-            AddRestartable(0, first);
-            AddRestartable(1, second);
-            return;
-        }
-
-        if (writePath == WritePath.PerThread)
-        {
-            // As in Add.
-            int regionCount = Volatile.Read(ref _threadRegionCount);
-            int index = ThreadLease.CurrentIndex;
-            long* threadSlot = (uint)index < (uint)regionCount ? (long*)((byte*)_slotInRegion0 + ((nint)index << _regionStrideShift)) : GetNewThreadSlot();
-            SaturatingCell.AddSingleWriter(threadSlot, first);
-            SaturatingCell.AddSingleWriter(threadSlot + 1, second);
-            return;
-        }
-
-        long* processorSlot = InterlockedWritePath.CurrentSlot(_slotInRegion0, (nint)1 << _regionStrideShift);
-        SaturatingCell.AddAtomic(processorSlot, first);
-        SaturatingCell.AddAtomic(processorSlot + 1, second);
-    }
-
-    /// <summary>Adds <paramref name="first"/> to slot <paramref name="firstSlot"/> and <paramref name="second"/> to slot <paramref name="secondSlot"/> of the calling partition (both zero or positive, both saturating): a bucket count and a total.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void AddTwo(int firstSlot, long first, int secondSlot, long second)
-    {
-        WritePath writePath = _writePath;
-        if (writePath == WritePath.PerThread)
-        {
-            long* threadSlot = ThreadSlotInRegion0();
-            SaturatingCell.AddSingleWriter(threadSlot + firstSlot, first);
-            SaturatingCell.AddSingleWriter(threadSlot + secondSlot, second);
-            return;
-        }
-
-        if (writePath == WritePath.RestartableSequence)
-        {
-            AddRestartable(firstSlot, first);
-            AddRestartable(secondSlot, second);
-            return;
-        }
-
-        long* processorSlot = InterlockedWritePath.CurrentSlot(_slotInRegion0, (nint)1 << _regionStrideShift);
-        SaturatingCell.AddAtomic(processorSlot + firstSlot, first);
-        SaturatingCell.AddAtomic(processorSlot + secondSlot, second);
-    }
-
-    /// <summary>Adds <paramref name="value"/>, of either sign, to slot <paramref name="slot"/> of the calling partition, wrapping (<see cref="SlotSum.Wrapping"/>): the slot's wrapping sum over partitions is the exact total whenever that fits a <see cref="long"/>.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void AddWrapping(int slot, long value)
-    {
-        WritePath writePath = _writePath;
-        if (writePath == WritePath.PerThread)
-        {
-            WrappingCell.AddSingleWriter(ThreadSlotInRegion0() + slot, value);
-            return;
-        }
-
-        long* slotInRegion0 = _slotInRegion0 + slot;
-        nint regionStride = (nint)1 << _regionStrideShift;
-        if (writePath == WritePath.RestartableSequence)
-        {
-            if (!RestartableWritePath.TryAddWrapping(slotInRegion0, regionStride, value))
-            {
-                RestartableWritePath.AddWrappingToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
-            }
-
-            return;
-        }
-
-        InterlockedWritePath.AddWrapping(slotInRegion0, regionStride, value);
-    }
-
-    /// <summary>Adds <paramref name="value"/> (finite: callers refuse NaN) to the <see cref="double"/> slot <paramref name="slot"/> of the calling partition (<see cref="SlotSum.Double"/>).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void AddDouble(int slot, double value) => AddDouble(_writePath, slot, value, mayBeSampled: true);
-
-    // AddDouble through writePath, as Add.
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void AddDouble(WritePath writePath, int slot, double value, bool mayBeSampled)
-    {
-        if (writePath == WritePath.PerThread)
-        {
-            DoubleCell.AddSingleWriter(ThreadSlotInRegion0() + slot, value);
-            return;
-        }
-
-        long* slotInRegion0 = _slotInRegion0 + slot;
-        nint regionStride = (nint)1 << _regionStrideShift;
-        if (writePath == WritePath.RestartableSequence)
-        {
-            if (!RestartableWritePath.TryAddDouble(slotInRegion0, regionStride, value))
-            {
-                RestartableWritePath.AddDoubleToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
-            }
-
-            return;
-        }
-
-        if (mayBeSampled && _writePath == Sampled)
-        {
-            AddDoubleSampled(slot, value);
-            return;
-        }
-
-        InterlockedWritePath.AddDouble(slotInRegion0, regionStride, value);
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void AddDoubleSampled(int slot, double value)
-    {
-        AddDouble(Volatile.Read(ref _chunk).Arena.WritePath, slot, value, mayBeSampled: false);
-        OfferExemplar(slot, value);
-    }
-
-    /// <summary>Adds 1 to slot <paramref name="countSlot"/> (saturating) and <paramref name="value"/> to the <see cref="double"/> slot <paramref name="doubleSlot"/> of the calling partition: a histogram's bucket count and sum. Each lands exactly once, not necessarily in the same partition.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected void AddCountAndDouble(int countSlot, int doubleSlot, double value) => AddCountAndDouble(_writePath, countSlot, doubleSlot, value, mayBeSampled: true);
-
-    // AddCountAndDouble through writePath, as Add; the exemplar offered is the count slot's (a histogram's bucket).
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void AddCountAndDouble(WritePath writePath, int countSlot, int doubleSlot, double value, bool mayBeSampled)
-    {
-        if (writePath == WritePath.PerThread)
-        {
-            long* threadSlot = ThreadSlotInRegion0();
-            SaturatingCell.AddSingleWriter(threadSlot + countSlot, 1);
-            DoubleCell.AddSingleWriter(threadSlot + doubleSlot, value);
-            return;
-        }
-
-        nint regionStride = (nint)1 << _regionStrideShift;
-        if (writePath == WritePath.RestartableSequence)
-        {
-            // Two sequences, each of which commits once (as in AddPair).
-            AddRestartable(countSlot, 1);
-            long* sumInRegion0 = _slotInRegion0 + doubleSlot;
-            if (!RestartableWritePath.TryAddDouble(sumInRegion0, regionStride, value))
-            {
-                RestartableWritePath.AddDoubleToOverflowRegion(sumInRegion0, regionStride, _chunk.RegionCount - 1, value);
-            }
-
-            return;
-        }
-
-        if (mayBeSampled && _writePath == Sampled)
-        {
-            AddCountAndDoubleSampled(countSlot, doubleSlot, value);
-            return;
-        }
-
-        long* processorSlot = InterlockedWritePath.CurrentSlot(_slotInRegion0, regionStride);
-        SaturatingCell.AddAtomic(processorSlot + countSlot, 1);
-        DoubleCell.AddAtomic(processorSlot + doubleSlot, value);
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void AddCountAndDoubleSampled(int countSlot, int doubleSlot, double value)
-    {
-        AddCountAndDouble(Volatile.Read(ref _chunk).Arena.WritePath, countSlot, doubleSlot, value, mayBeSampled: false);
-        OfferExemplar(countSlot, value);
+        Debug.Assert(Enum.IsDefined(writePath), "one of the three write paths");
+        return (Route)writePath;
     }
 
     /// <summary>Sums the wrapping slot <paramref name="slot"/> over every partition. Thread-safe; serialized with other reads of the registry.</summary>
@@ -465,51 +388,20 @@ public abstract unsafe class PartitionedSeries : Series
         return ranges;
     }
 
-    // Per thread: the calling thread's slot 0 of this series, taking an index or widening the chunk if need be (as Add does).
+    // Per thread: the calling thread's slot 0 of this series, taking an index or widening the chunk if need be (as Add does, from the same fields in the same order).
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private long* ThreadSlotInRegion0()
     {
         int regionCount = Volatile.Read(ref _threadRegionCount);
         int index = ThreadLease.CurrentIndex;
-        return (uint)index < (uint)regionCount ? (long*)((byte*)_slotInRegion0 + ((nint)index << _regionStrideShift)) : GetNewThreadSlot();
+        return (uint)index < (uint)regionCount ? PerThreadWritePath.Slot(_slotInRegion0, _regionStrideShift, index) : GetNewThreadSlot();
     }
 
     private long SumSlot(int slot) => Volatile.Read(ref _chunk).FirstGeneration.SumSlot(_firstSlot + slot);
 
-    // Per thread, where the thread has no index yet, or its index is past the chunk's regions:
-    // takes an index, and moves the series to a generation of its chunk with enough regions if
-    // need be. Nothing is copied: writers that read the old chunk may still add to it, and reads
-    // sum every generation.
+    // Per thread, the add's slow path (PerThreadWritePath.NewSlot), out of line with the series as
+    // its one argument: every add site calls it, and three field addresses would cost each more
+    // code than the call itself.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private long* GetNewThreadSlot()
-    {
-        int index = ThreadLease.AcquireIndexForCurrentThread();
-        long* threadSlot = Volatile.Read(ref _chunk).ThreadSlot(index, _firstSlot);
-        if (threadSlot != null)
-        {
-            return threadSlot;
-        }
-
-        PartitionArena arena = _chunk.Arena;
-        lock (arena.ReadLock)
-        {
-            // Under the lock, so that the chunk only ever moves to a later generation.
-            ArenaChunk current = _chunk;
-            threadSlot = current.ThreadSlot(index, _firstSlot);
-            if (threadSlot == null)
-            {
-                ArenaChunk wider = arena.Widen(current, Math.Max(index + 1, ThreadLease.IndexCount));
-                Volatile.Write(ref _chunk, wider);
-
-                // The pointer first, then the count that lets adds use it (see the fields): the
-                // count's volatile write is a release, so no add that reads the new count reads
-                // the old pointer.
-                _slotInRegion0 = wider.SlotAddress(0, _firstSlot);
-                Volatile.Write(ref _threadRegionCount, wider.RegionCount);
-                threadSlot = wider.ThreadSlot(index, _firstSlot);
-            }
-        }
-
-        return threadSlot;
-    }
+    private long* GetNewThreadSlot() => PerThreadWritePath.NewSlot(ref _chunk, ref _slotInRegion0, ref _threadRegionCount, _firstSlot);
 }

@@ -19,11 +19,11 @@ internal sealed class SlotKindsSeries : PartitionedSeries
     {
     }
 
-    public void AddWrapping(long value) => AddWrapping(WrappingSlot, value);
+    public void AddWrapping(long value) => Add<WrappingCell, long>(WrappingSlot, value);
 
-    public void AddDouble(double value) => AddDouble(DoubleSlot, value);
+    public void AddDouble(double value) => Add<DoubleCell, double>(DoubleSlot, value);
 
-    public void AddCountAndDouble(double value) => AddCountAndDouble(CountSlot, DoubleSlot, value);
+    public void AddCountAndDouble(double value) => AddCountAndValue<DoubleCell, double>(CountSlot, DoubleSlot, value);
 
     public long ReadWrapping() => ReadSlotWrapping(WrappingSlot);
 

@@ -39,16 +39,16 @@ public sealed class CounterSeries : PartitionedSeries
             ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
         }
 
-        Add(0, value);
+        Add<SaturatingCell, long>(0, value);
     }
 
     /// <summary>Adds <paramref name="value"/>, known to be zero or positive.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void AddValid(long value) => Add(0, value);
+    internal void AddValid(long value) => Add<SaturatingCell, long>(0, value);
 
     /// <summary>Adds 1.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Increment() => Add(0, 1);
+    public void Increment() => Add<SaturatingCell, long>(0, 1);
 
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
     /// <returns>The cumulative value, at most <see cref="long.MaxValue"/>; never lower than a value an earlier call returned.</returns>

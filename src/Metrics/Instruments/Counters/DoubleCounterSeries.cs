@@ -38,12 +38,12 @@ public sealed class DoubleCounterSeries : PartitionedSeries
             ThrowHelper.ThrowBadDoubleIncrement(nameof(value), value);
         }
 
-        AddDouble(0, value);
+        Add<DoubleCell, double>(0, value);
     }
 
     /// <summary>Adds <paramref name="value"/>, known to be zero or positive and finite.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void AddValid(double value) => AddDouble(0, value);
+    internal void AddValid(double value) => Add<DoubleCell, double>(0, value);
 
     /// <summary>Sums the series' partitions: the total added since it was created, at most
     /// <see cref="double.MaxValue"/> (increments past it saturate there, as a <see cref="CounterSeries"/>'s

@@ -54,7 +54,7 @@ public sealed class ExponentialHistogramSeries : PartitionedSeries
 
     /// <summary>Records <paramref name="value"/>, known to be neither NaN nor negative.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void RecordValid(double value) => AddCountAndDouble(_buckets.Find(value), SumSlot, value);
+    internal void RecordValid(double value) => AddCountAndValue<DoubleCell, double>(_buckets.Find(value), SumSlot, value);
 
     /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: the zero bucket, a count per positive bucket, then the sum.</summary>
     internal static int SlotCountFor(ExponentialBuckets buckets) => buckets.BucketCount + 2;

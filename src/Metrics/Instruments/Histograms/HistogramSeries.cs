@@ -58,7 +58,7 @@ public sealed class HistogramSeries : PartitionedSeries
 
     /// <summary>Records <paramref name="value"/>, known not to be NaN.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void RecordValid(double value) => AddCountAndDouble(_buckets.Find(value), SumSlot, value);
+    internal void RecordValid(double value) => AddCountAndValue<DoubleCell, double>(_buckets.Find(value), SumSlot, value);
 
     /// <summary>The newest exemplar of each bucket, or null where none was ever kept (or the registry keeps none).</summary>
     internal Exemplar?[]? ReadExemplars() => Exemplars?.ReadNewestOfEach();

@@ -19,7 +19,7 @@ public sealed class OperationSeries : PartitionedSeries
     /// <summary>The slots an operation series without buckets takes in each region: the count, then the elapsed ticks.</summary>
     internal const int SlotCount = 2;
 
-    // Null without bucket boundaries: then the series records through AddPair, as it always has.
+    // Null without bucket boundaries: then the series records its count and ticks in slots 0 and 1, as it always has.
     private readonly TimestampBuckets? _buckets;
 
     internal OperationSeries(TagSet tags, PartitionArena arena, TimestampBuckets? buckets)
@@ -72,12 +72,12 @@ public sealed class OperationSeries : PartitionedSeries
             return;
         }
 
-        AddPair(1, elapsedTimestampTicks);
+        AddCountAndValue<SaturatingCell, long>(0, 1, elapsedTimestampTicks);
     }
 
     // Out of line, so that the plain path, inlined into every scope's Dispose, stays as small as it was.
     private void RecordInBucket(TimestampBuckets buckets, long elapsedTimestampTicks) =>
-        AddTwo(buckets.Find(elapsedTimestampTicks), 1, buckets.BucketCount, elapsedTimestampTicks); // the bucket's count; the ticks after the bucket counts
+        AddCountAndValue<SaturatingCell, long>(buckets.Find(elapsedTimestampTicks), buckets.BucketCount, elapsedTimestampTicks); // the bucket's count; the ticks after the bucket counts
 
     /// <summary>The slots a series takes in each region: <see cref="SlotCount"/> without buckets; a count per bucket and the ticks with them.</summary>
     internal static int SlotCountFor(TimestampBuckets? buckets) => buckets is null ? SlotCount : buckets.BucketCount + 1;

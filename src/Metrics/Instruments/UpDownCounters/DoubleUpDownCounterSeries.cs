@@ -34,12 +34,12 @@ public sealed class DoubleUpDownCounterSeries : PartitionedSeries
             ThrowHelper.ThrowNotFinite(nameof(value), value);
         }
 
-        AddDouble(0, value);
+        Add<DoubleCell, double>(0, value);
     }
 
     /// <summary>Adds <paramref name="value"/>, known to be finite.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void AddValid(double value) => AddDouble(0, value);
+    internal void AddValid(double value) => Add<DoubleCell, double>(0, value);
 
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
     /// <returns>The total.</returns>

@@ -26,15 +26,15 @@ public sealed class UpDownCounterSeries : PartitionedSeries
     /// <summary>Adds <paramref name="value"/>, of either sign.</summary>
     /// <param name="value">The change.</param>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Add(long value) => AddWrapping(0, value);
+    public void Add(long value) => Add<WrappingCell, long>(0, value);
 
     /// <summary>Adds 1.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Increment() => AddWrapping(0, 1);
+    public void Increment() => Add<WrappingCell, long>(0, 1);
 
     /// <summary>Adds -1.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Decrement() => AddWrapping(0, -1);
+    public void Decrement() => Add<WrappingCell, long>(0, -1);
 
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
     /// <returns>The total (wrapped only if it left <see cref="long"/>).</returns>
