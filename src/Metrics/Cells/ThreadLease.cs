@@ -10,8 +10,8 @@ namespace ScalableMetrics.Cells;
 /// </summary>
 /// <remarks>
 /// The index lives in a primitive <c>[ThreadStatic]</c> (<see cref="ThreadStatics"/>), one TLS
-/// load, where a thread-static array of cells costs three more dependent loads (measured: 3.8 ns
-/// against 11.5 ns per add in one run on this 2-core VM, while other work ran). It is stored plus
+/// load, where a thread-static array of cells costs three more dependent loads (measured several
+/// times slower per add: perf/results/README.md, "Figures that lived in code comments"). It is stored plus
 /// one, so that a new thread's 0 reads as -1: "none yet", past the end of every array.
 /// Thread-safe.
 /// </remarks>
