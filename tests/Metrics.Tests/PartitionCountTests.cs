@@ -29,7 +29,7 @@ public class PartitionCountTests
         }
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void ASetPartitionCountSizesEverySeriesAndAddsStayExact(string storage)
     {
@@ -59,7 +59,7 @@ public class PartitionCountTests
         }
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void APartitionCountBelowWhatTheMachineNeedsIsRejected(string storage)
     {

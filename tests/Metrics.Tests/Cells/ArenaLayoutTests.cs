@@ -7,7 +7,7 @@ namespace ScalableMetrics.Tests.Cells;
 /// <summary>The arena's layout, read back (after Disruptor-net's layout tests), so that a refactor cannot un-pad it.</summary>
 public unsafe class ArenaLayoutTests
 {
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void RegionsAre128ByteAlignedAndNeverShareA128ByteBlock(string storage)
     {

@@ -10,7 +10,7 @@ public unsafe class SlotKindExactnessTests
 {
     private const int AddsPerThread = 100_000;
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void WrappingAddsOfBothSignsSumExactlyWhileReadsRun(string storage)
     {
@@ -45,7 +45,7 @@ public unsafe class SlotKindExactnessTests
         Assert.Equal(expected, SlotKindsSeries.ReadAll(registry, [series], SlotSum.Wrapping)[SlotKindsSeries.WrappingSlot]);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void AThreadThatAddsAndThenSubtractsOnAnotherProcessorReadsExactlyZero(string storage)
     {
@@ -73,7 +73,7 @@ public unsafe class SlotKindExactnessTests
         Assert.Equal(0, SlotKindsSeries.ReadAll(registry, [series], SlotSum.Wrapping)[SlotKindsSeries.WrappingSlot]);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void WrappingSlotsSumExactlyWhenAPartitionPassesLongMaxValue(string storage)
     {
@@ -88,7 +88,7 @@ public unsafe class SlotKindExactnessTests
         Assert.Equal(long.MaxValue - 10, series.ReadWrapping());
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void DoubleAddsOfBothSignsSumExactlyWhileReadsRun(string storage)
     {
@@ -122,7 +122,7 @@ public unsafe class SlotKindExactnessTests
         Assert.Equal(expected, BitConverter.Int64BitsToDouble(SlotKindsSeries.ReadAll(registry, [series], SlotSum.Double)[SlotKindsSeries.DoubleSlot]));
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void CountsAndDoubleSumsOfAHistogramLandExactlyOnce(string storage)
     {
@@ -145,7 +145,7 @@ public unsafe class SlotKindExactnessTests
         Assert.Equal(AddsPerThread * ((1.5 * ((threads + 1) / 2)) - (0.5 * (threads / 2))), series.ReadDouble());
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void ReadsConcurrentWithDoubleAddsNeverSeeATornDouble(string storage)
     {
