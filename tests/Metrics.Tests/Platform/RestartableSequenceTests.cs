@@ -21,13 +21,47 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
     [Fact]
     public void SupportedWhereGlibcRegisteredAnRseqAreaOnLinuxX64()
     {
-        bool expected = OperatingSystem.IsLinux()
-            && RuntimeInformation.ProcessArchitecture == Architecture.X64
-            && Libc.GetDataExport("__rseq_size") is not 0 and nint size
-            && *(uint*)size != 0;
+        // Asked apart from the code under test, which reads glibc's __rseq_offset and __rseq_size:
+        // glibc 2.35+ registers an area for every thread unless a tunable says not to, and the
+        // kernel itself says whether a new thread holds one.
+        bool switchSet = AppContext.TryGetSwitch(RestartableSequence.DisableSwitchName, out bool disabled) && disabled;
+        Version? glibc = null;
+        bool glibcRegisters = false;
+        string kernel = "not asked off Linux x86-64";
+        if (OperatingSystem.IsLinux() && RuntimeInformation.ProcessArchitecture == Architecture.X64)
+        {
+            glibc = KernelRseq.GlibcVersion();
+            glibcRegisters = glibc >= new Version(2, 35) && !KernelRseq.GlibcTunableTurnsRseqOff();
+            kernel = KernelRseq.NewThreadRegistration();
+        }
 
-        Assert.True(expected == RestartableSequence.IsSupported, $"expected IsSupported={expected}; reason given: {RestartableSequence.UnsupportedReason ?? "none"}");
+        bool expected = !switchSet && glibcRegisters && kernel == KernelRseq.Registered;
+        output.WriteLine($"glibc {glibc?.ToString() ?? "none"}, registers: {glibcRegisters}; kernel: {kernel}; switch {RestartableSequence.DisableSwitchName}: {switchSet}");
+
+        Assert.True(expected == RestartableSequence.IsSupported, $"expected IsSupported={expected} (glibc {glibc?.ToString() ?? "none"}, kernel: {kernel}, switch set: {switchSet}); reason given: {RestartableSequence.UnsupportedReason ?? "none"}");
         Assert.Equal(RestartableSequence.IsSupported, RestartableSequence.UnsupportedReason is null);
+        if (switchSet)
+        {
+            Assert.Contains(RestartableSequence.DisableSwitchName, RestartableSequence.UnsupportedReason);
+        }
+
+        if (RestartableSequence.IsSupported && OperatingSystem.IsLinux())
+        {
+            // The area the code found is the one the kernel keeps: its cpu_id is the processor
+            // this thread runs on, as procfs reports it (read again where the thread moved between).
+            int* cpuId = (int*)(Libc.PThreadSelf() + *(nint*)Libc.GetDataExport("__rseq_offset") + CpuIdOffsetInArea);
+            for (int attempt = 0; ; attempt++)
+            {
+                int before = KernelRseq.ProcessorFromProcfs();
+                int fromArea = Volatile.Read(ref *cpuId);
+                int after = KernelRseq.ProcessorFromProcfs();
+                if (before == after || attempt == 100)
+                {
+                    Assert.Equal(before, fromArea);
+                    break;
+                }
+            }
+        }
     }
 
     [Fact]
