@@ -6,7 +6,7 @@ namespace ScalableMetrics.Tests.Platform;
 /// <summary>
 /// What the kernel and glibc say about restartable sequences, asked without the core's code
 /// (which reads glibc's <c>__rseq_offset</c> and <c>__rseq_size</c>): the kernel through
-/// <c>rseq(2)</c> itself, glibc through its version and tunables, the processor through procfs.
+/// <c>rseq(2)</c> itself, glibc through its version and tunables.
 /// Linux x86-64 only.
 /// </summary>
 [SupportedOSPlatform("linux")]
@@ -80,16 +80,6 @@ internal static partial class KernelRseq
     /// <summary>Whether <c>GLIBC_TUNABLES</c> turns glibc's rseq registration off.</summary>
     public static bool GlibcTunableTurnsRseqOff() =>
         (Environment.GetEnvironmentVariable("GLIBC_TUNABLES") ?? string.Empty).Split(':').Contains("glibc.pthread.rseq=0");
-
-    /// <summary>The processor the calling thread runs on, from <c>/proc/thread-self/stat</c> (field 39, <c>processor</c>).</summary>
-    public static int ProcessorFromProcfs()
-    {
-        string stat = File.ReadAllText("/proc/thread-self/stat");
-
-        // Fields from the third on follow the command name's closing parenthesis.
-        string[] fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
-        return int.Parse(fields[39 - 3], System.Globalization.CultureInfo.InvariantCulture);
-    }
 
     [LibraryImport("libc", EntryPoint = "syscall", SetLastError = true)]
     private static partial nint Syscall(nint number, nint area, nint length, nint flags, nint signature);

@@ -7,6 +7,7 @@ using ScalableMetrics.Platform;
 using Xunit.Abstractions;
 using ScalableMetrics.Platform.Interop;
 using ScalableMetrics.Platform.Rseq;
+using ScalableMetrics.Tests.Diagnostics;
 
 namespace ScalableMetrics.Tests.Platform;
 
@@ -52,9 +53,9 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
             int* cpuId = (int*)(Libc.PThreadSelf() + *(nint*)Libc.GetDataExport("__rseq_offset") + CpuIdOffsetInArea);
             for (int attempt = 0; ; attempt++)
             {
-                int before = KernelRseq.ProcessorFromProcfs();
+                int before = Procfs.CurrentProcessor();
                 int fromArea = Volatile.Read(ref *cpuId);
-                int after = KernelRseq.ProcessorFromProcfs();
+                int after = Procfs.CurrentProcessor();
                 if (before == after || attempt == 100)
                 {
                     Assert.Equal(before, fromArea);
@@ -226,18 +227,36 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
     [Fact]
     public void RegistryUsesRestartableSequencesOnlyWhenAskedAndSupported()
     {
-        Assert.Equal(RestartableSequence.IsSupported && ProcessorId.IsSupported, new MetricRegistry().WritePath == WritePath.RestartableSequence);
+        // What was asked, every way, against the policy table's row for what this process
+        // supports (IsSupported is checked against glibc and the kernel above).
+        foreach (PartitionStrategy strategy in Enum.GetValues<PartitionStrategy>())
+        {
+            foreach (bool useRestartable in (bool[])[true, false])
+            {
+                var options = new MetricRegistryOptions { Strategy = strategy, UseRestartableSequences = useRestartable };
+                Assert.Equal(WritePathPolicy.ForThisProcess(options), new MetricRegistry(options).WritePath);
+            }
+        }
+
+        Assert.Equal(WritePathPolicy.ForThisProcess(new MetricRegistryOptions()), new MetricRegistry().WritePath);
         Assert.NotEqual(WritePath.RestartableSequence, new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked)).WritePath);
         Assert.Equal(WritePath.PerThread, new MetricRegistry(Storages.Options(Storages.PerThread)).WritePath);
 
         var interlockedRegistry = new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked));
         CounterSeries interlocked = interlockedRegistry.CreateCounter("test.interlocked").Bind();
         Assert.Equal(interlockedRegistry.WritePath, interlocked.WritePath);
+        var byDefault = new MetricRegistry();
+        CounterSeries restartable = byDefault.CreateCounter("test.restartable").Bind();
         if (RestartableSequence.IsSupported)
         {
-            CounterSeries restartable = new MetricRegistry().CreateCounter("test.restartable").Bind();
             Assert.Equal(RestartableSequence.PartitionCount + 1, restartable.RegionCount);
             Assert.Equal(ProcessorId.PartitionCount, interlocked.RegionCount);
+        }
+        else
+        {
+            // Not supported: the default registry's series have no overflow region.
+            Assert.NotEqual(WritePath.RestartableSequence, restartable.WritePath);
+            Assert.Equal(byDefault.PartitionCount, restartable.RegionCount);
         }
     }
 }
