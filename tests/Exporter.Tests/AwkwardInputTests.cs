@@ -59,7 +59,7 @@ public sealed class AwkwardInputTests
 
     [Theory]
     [MemberData(nameof(Rows))]
-    public async Task Each_input_reads_back_exactly_on_the_scrape(string row)
+    public async Task EachInputReadsBackExactlyOnTheScrape(string row)
     {
         Row expected = s_rows[row];
         var registry = new MetricRegistry();
@@ -77,7 +77,7 @@ public sealed class AwkwardInputTests
     [InlineData("otel.scope.version")]
     [InlineData("__name__")]
     [InlineData("le")]
-    public async Task Tags_that_would_spoof_a_label_the_exposition_writes_are_refused_and_nothing_is_recorded(string key)
+    public async Task TagsThatWouldSpoofALabelTheExpositionWritesAreRefusedAndNothingIsRecorded(string key)
     {
         var registry = new MetricRegistry();
         PartitionedCounter counter = registry.CreateCounter("spoof");
@@ -90,7 +90,7 @@ public sealed class AwkwardInputTests
     }
 
     [Fact]
-    public async Task The_samples_awkward_series_scrape_strictly_with_the_merged_sums()
+    public async Task TheSamplesAwkwardSeriesScrapeStrictlyWithTheMergedSums()
     {
         // What scripts/e2e.sh has a real Prometheus read back, checked here on the text.
         var registry = new MetricRegistry();
@@ -106,7 +106,7 @@ public sealed class AwkwardInputTests
     }
 
     [Fact]
-    public async Task Help_text_escapes_backslash_and_newline()
+    public async Task HelpTextEscapesBackslashAndNewline()
     {
         var registry = new MetricRegistry();
         registry.CreateCounter("helped", description: "Line one\nback\\slash \"quoted\"").Add(1);
@@ -118,7 +118,7 @@ public sealed class AwkwardInputTests
     }
 
     [Fact]
-    public async Task Bad_inputs_are_refused_and_nothing_is_recorded()
+    public async Task BadInputsAreRefusedAndNothingIsRecorded()
     {
         var registry = new MetricRegistry();
         PartitionedCounter counter = registry.CreateCounter("guarded");

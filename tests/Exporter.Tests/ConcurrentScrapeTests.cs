@@ -11,7 +11,7 @@ public sealed class ConcurrentScrapeTests
     private const int Scrapers = 16;
 
     [Fact]
-    public async Task Scrapes_that_arrive_during_a_collection_get_its_body_and_start_none()
+    public async Task ScrapesThatArriveDuringACollectionGetItsBodyAndStartNone()
     {
         var registry = new MetricRegistry();
         registry.CreateCounter("hits").Add(5);
@@ -37,7 +37,7 @@ public sealed class ConcurrentScrapeTests
     }
 
     [Fact]
-    public async Task Concurrent_scrapes_during_concurrent_records_are_whole_and_never_go_back()
+    public async Task ConcurrentScrapesDuringConcurrentRecordsAreWholeAndNeverGoBack()
     {
         var registry = new MetricRegistry();
         PartitionedCounter counter = registry.CreateCounter("requests");
@@ -91,7 +91,7 @@ public sealed class ConcurrentScrapeTests
     }
 
     [Fact]
-    public async Task A_scrape_past_its_timeout_fails_and_is_logged_and_the_next_one_works()
+    public async Task AScrapePastItsTimeoutFailsAndIsLoggedAndTheNextOneWorks()
     {
         var registry = new MetricRegistry();
         registry.CreateCounter("hits").Add(2);
@@ -111,7 +111,7 @@ public sealed class ConcurrentScrapeTests
     }
 
     [Fact]
-    public async Task Disposing_the_scraper_ends_the_waiting_scrapes_and_refuses_later_ones()
+    public async Task DisposingTheScraperEndsTheWaitingScrapesAndRefusesLaterOnes()
     {
         var registry = new MetricRegistry();
         using var gate = new ManualResetEventSlim();
@@ -137,14 +137,14 @@ public sealed class ConcurrentScrapeTests
     [InlineData("2", 2.0)]
     [InlineData("1e9", 86400.0)]
     [InlineData("Infinity", 86400.0)]
-    public void The_scrape_timeout_header_is_read_in_seconds_with_the_option_as_fallback(string? header, double seconds) =>
+    public void TheScrapeTimeoutHeaderIsReadInSecondsWithTheOptionAsFallback(string? header, double seconds) =>
         Assert.Equal(TimeSpan.FromSeconds(seconds), Prometheus.Scraping.ScrapeTimeoutHeader.Parse(header, TimeSpan.FromSeconds(10)));
 
     [Theory]
     [InlineData(0.0)]
     [InlineData(-1.0)]
     [InlineData(86401.0)]
-    public void A_scrape_timeout_not_positive_or_past_a_day_makes_the_options_invalid(double seconds)
+    public void AScrapeTimeoutNotPositiveOrPastADayMakesTheOptionsInvalid(double seconds)
     {
         Microsoft.Extensions.Options.ValidateOptionsResult result = new Hosting.ScalableMetricsOptionsValidator().Validate(null, new ScalableMetricsOptions { ScrapeTimeout = TimeSpan.FromSeconds(seconds) });
         Assert.True(result.Failed);

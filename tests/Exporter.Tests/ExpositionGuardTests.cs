@@ -15,7 +15,7 @@ public sealed class ExpositionGuardTests
     private const string Scope = "test.guards";
 
     [Fact]
-    public async Task Tag_sets_that_export_alike_are_one_series_and_one_sample()
+    public async Task TagSetsThatExportAlikeAreOneSeriesAndOneSample()
     {
         var registry = new MetricRegistry();
         PartitionedCounter counter = registry.CreateCounter("alike");
@@ -35,7 +35,7 @@ public sealed class ExpositionGuardTests
     }
 
     [Fact]
-    public async Task An_instrument_whose_family_name_is_taken_is_refused_and_the_first_one_is_scraped()
+    public async Task AnInstrumentWhoseFamilyNameIsTakenIsRefusedAndTheFirstOneIsScraped()
     {
         var registry = new MetricRegistry();
         registry.CreateCounter("a.b").Add(1);
@@ -48,7 +48,7 @@ public sealed class ExpositionGuardTests
     }
 
     [Fact]
-    public async Task Another_meters_family_of_a_registry_name_is_left_out_and_logged_once()
+    public async Task AnotherMetersFamilyOfARegistryNameIsLeftOutAndLoggedOnce()
     {
         string meterName = "test.other." + Guid.NewGuid().ToString("N");
         using var meter = new Meter(meterName);
@@ -76,7 +76,7 @@ public sealed class ExpositionGuardTests
     }
 
     [Fact]
-    public void The_writer_throws_on_a_repeated_series_when_checking()
+    public void TheWriterThrowsOnARepeatedSeriesWhenChecking()
     {
         var scratch = new PrometheusTextWriter();
         LabelBlock labels = LabelBlock.Create(scratch, [new("otel_scope_name", "m")], [new("b", "1"), new("a", "")]);

@@ -40,7 +40,7 @@ public sealed class ExpositionWriterTests
     [InlineData(double.PositiveInfinity, "+Inf")]
     [InlineData(double.NegativeInfinity, "-Inf")]
     [InlineData(double.NaN, "NaN")]
-    public void Numbers_are_written_as_the_go_clients_write_them(double value, string expected)
+    public void NumbersAreWrittenAsTheGoClientsWriteThem(double value, string expected)
     {
         var text = new PrometheusTextWriter();
 
@@ -50,7 +50,7 @@ public sealed class ExpositionWriterTests
     }
 
     [Fact]
-    public void A_histogram_series_is_cumulative_buckets_ending_in_inf_then_sum_and_count()
+    public void AHistogramSeriesIsCumulativeBucketsEndingInInfThenSumAndCount()
     {
         // The specification's example (boundaries 0.05, 0.1, 0.2, 0.5, 1 and counts 24054,
         // 33444, 100392, 129389, 133988, 144320 cumulative, sum 53423), given per bucket.
@@ -83,7 +83,7 @@ public sealed class ExpositionWriterTests
     }
 
     [Fact]
-    public void The_le_label_follows_the_series_labels_and_uses_the_go_spelling()
+    public void TheLeLabelFollowsTheSeriesLabelsAndUsesTheGoSpelling()
     {
         var writer = new ExpositionWriter();
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [new("otel_scope_name", "m")], [new("route", "/x")]);
@@ -103,7 +103,7 @@ public sealed class ExpositionWriterTests
     }
 
     [Fact]
-    public void Cumulative_counts_stop_at_long_max_value_rather_than_wrapping()
+    public void CumulativeCountsStopAtLongMaxValueRatherThanWrapping()
     {
         var writer = new ExpositionWriter();
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);

@@ -16,7 +16,7 @@ public sealed class MeterBridgeKindsTests
     private static readonly KeyValuePair<string, object?> s_tag = new("k", "v");
 
     [Fact]
-    public void Every_kind_but_the_histogram_arrives_as_its_opentelemetry_type_with_its_value()
+    public void EveryKindButTheHistogramArrivesAsItsOpentelemetryTypeWithItsValue()
     {
         var registry = new MetricRegistry();
         registry.CreateCounter("counter").Add(5, s_tag);
@@ -56,7 +56,7 @@ public sealed class MeterBridgeKindsTests
     }
 
     [Fact]
-    public void A_throwing_callback_fails_only_its_own_instrument()
+    public void AThrowingCallbackFailsOnlyItsOwnInstrument()
     {
         var registry = new MetricRegistry();
         registry.CreateObservableGauge("throwing", Unplugged);
@@ -71,7 +71,7 @@ public sealed class MeterBridgeKindsTests
     }
 
     [Fact]
-    public void An_up_down_counter_past_the_series_limit_crosses_with_the_registrys_overflow_series_only()
+    public void AnUpDownCounterPastTheSeriesLimitCrossesWithTheRegistrysOverflowSeriesOnly()
     {
         const int MaxSeries = 10;
         var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = MaxSeries });

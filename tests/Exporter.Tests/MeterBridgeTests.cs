@@ -6,7 +6,7 @@ namespace ScalableMetrics.Exporter.Tests;
 public sealed class MeterBridgeTests
 {
     [Fact]
-    public void Publishes_instruments_created_before_and_after_it_started_with_their_sums()
+    public void PublishesInstrumentsCreatedBeforeAndAfterItStartedWithTheirSums()
     {
         string meterName = "test.bridge." + Guid.NewGuid().ToString("N");
         var registry = new MetricRegistry();
@@ -47,7 +47,7 @@ public sealed class MeterBridgeTests
     }
 
     [Fact]
-    public void One_measurement_per_series()
+    public void EachSeriesIsObservedAsOneMeasurementOfItsSum()
     {
         string meterName = "test.bridge." + Guid.NewGuid().ToString("N");
         var registry = new MetricRegistry();
@@ -67,7 +67,7 @@ public sealed class MeterBridgeTests
     }
 
     [Fact]
-    public void Dispose_ends_the_measurements_and_stops_publishing()
+    public void DisposeEndsTheMeasurementsAndStopsPublishing()
     {
         string meterName = "test.bridge." + Guid.NewGuid().ToString("N");
         var registry = new MetricRegistry();
@@ -83,7 +83,7 @@ public sealed class MeterBridgeTests
     }
 
     [Fact]
-    public void Rejects_null_and_empty_arguments()
+    public void RejectsNullAndEmptyArguments()
     {
         Assert.Throws<ArgumentNullException>(() => new MeterBridge(null!));
         Assert.Throws<ArgumentException>(() => new MeterBridge(new MetricRegistry(), " "));

@@ -21,7 +21,7 @@ public sealed partial class OpenMetricsScrapeTests
     private const string PrometheusAccept = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
 
     [Fact]
-    public async Task The_registry_scrapes_in_openmetrics_with_created_units_and_eof()
+    public async Task TheRegistryScrapesInOpenmetricsWithCreatedUnitsAndEof()
     {
         var registry = new MetricRegistry();
         DateTimeOffset before = DateTimeOffset.UtcNow;
@@ -63,7 +63,7 @@ public sealed partial class OpenMetricsScrapeTests
     }
 
     [Fact]
-    public async Task An_undefined_format_is_refused_at_the_boundary()
+    public async Task AnUndefinedFormatIsRefusedAtTheBoundary()
     {
         var scraper = new PrometheusScraper(new MetricRegistry(), "m");
 
@@ -73,7 +73,7 @@ public sealed partial class OpenMetricsScrapeTests
     }
 
     [Fact]
-    public async Task The_endpoint_negotiates_openmetrics_and_gzip_and_writes_target_info_and_the_meter_providers_families()
+    public async Task TheEndpointNegotiatesOpenmetricsAndGzipAndWritesTargetInfoAndTheMeterProvidersFamilies()
     {
         string otherMeterName = "test.om.other." + Guid.NewGuid().ToString("N");
         using var otherMeter = new Meter(otherMeterName);

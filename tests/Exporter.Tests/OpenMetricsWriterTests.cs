@@ -14,7 +14,7 @@ public sealed class OpenMetricsWriterTests
     private static readonly KeyValuePair<string, object?>[] s_noTags = [];
 
     [Fact]
-    public void Writes_the_specifications_complete_exposition()
+    public void WritesTheSpecificationsCompleteExposition()
     {
         const string Expected = """
             # TYPE acme_http_router_request_seconds summary
@@ -60,7 +60,7 @@ public sealed class OpenMetricsWriterTests
     }
 
     [Fact]
-    public void Writes_a_counter_as_the_specification_with_created()
+    public void WritesACounterAsTheSpecificationWithCreated()
     {
         ExpositionWriter writer = OpenMetricsWriter();
 
@@ -72,7 +72,7 @@ public sealed class OpenMetricsWriterTests
     }
 
     [Fact]
-    public void Writes_gauges_and_info_as_the_specification()
+    public void WritesGaugesAndInfoAsTheSpecification()
     {
         ExpositionWriter writer = OpenMetricsWriter();
 
@@ -88,7 +88,7 @@ public sealed class OpenMetricsWriterTests
     }
 
     [Fact]
-    public void Writes_the_specifications_histogram_with_canonical_le_values_count_before_sum_and_created()
+    public void WritesTheSpecificationsHistogramWithCanonicalLeValuesCountBeforeSumAndCreated()
     {
         const string Expected = """
             # TYPE foo histogram
@@ -125,7 +125,7 @@ public sealed class OpenMetricsWriterTests
     [Theory]
     [InlineData("0.0 0.001 0.002 0.01 0.1 0.9 0.95 0.99 0.999 1.0 1.7 10.0")]
     [InlineData("1e-10 1e-09 1e-05 0.0001 0.1 1.0 100000.0 1e+06 1e+10")]
-    public void Writes_le_values_as_the_specifications_canonical_numbers(string canonical)
+    public void WritesLeValuesAsTheSpecificationsCanonicalNumbers(string canonical)
     {
         string[] expected = canonical.Split(' ');
         double[] boundaries = [.. expected.Select(e => double.Parse(e, System.Globalization.CultureInfo.InvariantCulture))];
@@ -144,7 +144,7 @@ public sealed class OpenMetricsWriterTests
     [InlineData(-1.0, "-1.0")]
     [InlineData(1.89e-7, "1.89e-07")]
     [InlineData(8903.123421, "8903.123421")]
-    public void Writes_float_values_with_a_point_or_exponent_and_the_specifications_special_values(double value, string expected)
+    public void WritesFloatValuesWithAPointOrExponentAndTheSpecificationsSpecialValues(double value, string expected)
     {
         ExpositionWriter writer = OpenMetricsWriter();
 
@@ -154,7 +154,7 @@ public sealed class OpenMetricsWriterTests
     }
 
     [Fact]
-    public void Escapes_help_and_label_values_as_the_specification()
+    public void EscapesHelpAndLabelValuesAsTheSpecification()
     {
         ExpositionWriter writer = OpenMetricsWriter();
 
@@ -170,7 +170,7 @@ public sealed class OpenMetricsWriterTests
     }
 
     [Fact]
-    public void Writes_no_unit_line_where_the_name_does_not_end_with_the_unit()
+    public void WritesNoUnitLineWhereTheNameDoesNotEndWithTheUnit()
     {
         // The specification's invalid example: "# TYPE foo counter" with "# UNIT foo seconds".
         ExpositionWriter writer = OpenMetricsWriter();
@@ -181,7 +181,7 @@ public sealed class OpenMetricsWriterTests
     }
 
     [Fact]
-    public void The_text_format_keeps_its_rules_created_and_eof_are_openmetrics_only()
+    public void TheTextFormatKeepsItsRulesCreatedAndEofAreOpenmetricsOnly()
     {
         var writer = new ExpositionWriter { ChecksDuplicates = true };
 
@@ -199,7 +199,7 @@ public sealed class OpenMetricsWriterTests
     }
 
     [Fact]
-    public void Writes_non_ascii_as_utf8_and_a_lone_surrogate_as_the_replacement_character()
+    public void WritesNonAsciiAsUtf8AndALoneSurrogateAsTheReplacementCharacter()
     {
         // The ABNF's normal-char excludes only line feed, quote and backslash (and the surrogates,
         // which UTF-8 cannot carry): a lone surrogate becomes U+FFFD, as .NET's UTF-8 encoder writes it.
@@ -212,7 +212,7 @@ public sealed class OpenMetricsWriterTests
     }
 
     [Fact]
-    public void A_counter_sample_and_its_created_sample_allocate_nothing_once_warm()
+    public void ACounterSampleAndItsCreatedSampleAllocateNothingOnceWarm()
     {
         var fast = new ExpositionWriter { ChecksDuplicates = false, Format = PrometheusExpositionFormat.OpenMetrics };
         LabelBlock labels = Labels(("code", "200"));

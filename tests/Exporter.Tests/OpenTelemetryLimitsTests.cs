@@ -16,7 +16,7 @@ public sealed class OpenTelemetryLimitsTests
     private const int TagSets = MaxSeries + 5;
 
     [Fact]
-    public async Task The_cardinality_limit_lets_every_registry_series_through_and_adds_no_overflow_of_its_own()
+    public async Task TheCardinalityLimitLetsEveryRegistrySeriesThroughAndAddsNoOverflowOfItsOwn()
     {
         IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await ReadThroughOpenTelemetry(OpenTelemetryLimits.CardinalityLimit(MaxSeries)));
 

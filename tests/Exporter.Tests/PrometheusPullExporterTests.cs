@@ -8,7 +8,7 @@ namespace ScalableMetrics.Exporter.Tests;
 public sealed class PrometheusPullExporterTests
 {
     [Fact]
-    public async Task Operation_data_is_scraped_as_a_summary_of_seconds_and_count()
+    public async Task OperationDataIsScrapedAsASummaryOfSecondsAndCount()
     {
         using Pipeline pipeline = new();
         OperationData operation = pipeline.Registry.CreateOperationData("job.run", "Jobs run.");
@@ -22,7 +22,7 @@ public sealed class PrometheusPullExporterTests
     }
 
     [Fact]
-    public async Task Scrape_sees_the_exact_sum_of_concurrent_adds()
+    public async Task ScrapeSeesTheExactSumOfConcurrentAdds()
     {
         using Pipeline pipeline = new();
         PartitionedCounter counter = pipeline.Registry.CreateCounter("contended", "{item}", "Contended adds.");
@@ -55,7 +55,7 @@ public sealed class PrometheusPullExporterTests
     }
 
     [Fact]
-    public async Task Concurrent_scrapes_each_get_a_whole_scrape_and_never_see_the_count_go_down()
+    public async Task ConcurrentScrapesEachGetAWholeScrapeAndNeverSeeTheCountGoDown()
     {
         using Pipeline pipeline = new();
         PartitionedCounter counter = pipeline.Registry.CreateCounter("scraped.while.adding", description: "Adds during scrapes.");
@@ -107,7 +107,7 @@ public sealed class PrometheusPullExporterTests
     }
 
     [Fact]
-    public async Task Scrape_without_a_meter_provider_throws()
+    public async Task ScrapeWithoutAMeterProviderThrows()
     {
         var exporter = new PrometheusPullExporter();
 
@@ -116,7 +116,7 @@ public sealed class PrometheusPullExporterTests
     }
 
     [Fact]
-    public async Task Scrape_after_the_meter_provider_is_disposed_throws()
+    public async Task ScrapeAfterTheMeterProviderIsDisposedThrows()
     {
         var exporter = new PrometheusPullExporter();
         MeterProvider provider = Sdk.CreateMeterProviderBuilder().AddReader(new BaseExportingMetricReader(exporter)).Build();
@@ -129,7 +129,7 @@ public sealed class PrometheusPullExporterTests
     }
 
     [Fact]
-    public async Task A_canceled_wait_throws_and_leaves_the_exporter_usable()
+    public async Task ACanceledWaitThrowsAndLeavesTheExporterUsable()
     {
         using Pipeline pipeline = new();
         pipeline.Registry.CreateCounter("still.works").Add(1);

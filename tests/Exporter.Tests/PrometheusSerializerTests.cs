@@ -7,7 +7,7 @@ namespace ScalableMetrics.Exporter.Tests;
 public sealed class PrometheusSerializerTests
 {
     [Fact]
-    public async Task Long_counter_is_a_counter_with_total_suffix_scope_label_and_sorted_tags()
+    public async Task LongCounterIsACounterWithTotalSuffixScopeLabelAndSortedTags()
     {
         using var harness = new ExporterHarness();
         Counter<long> counter = harness.Meter.CreateCounter<long>("http.server.requests", "{request}", "Requests handled.");
@@ -25,7 +25,7 @@ public sealed class PrometheusSerializerTests
     }
 
     [Fact]
-    public async Task Double_counter_in_seconds_gets_seconds_then_total()
+    public async Task DoubleCounterInSecondsGetsSecondsThenTotal()
     {
         using var harness = new ExporterHarness();
         Counter<double> counter = harness.Meter.CreateCounter<double>("job.duration", "s", "Time in jobs.");
@@ -43,7 +43,7 @@ public sealed class PrometheusSerializerTests
     }
 
     [Fact]
-    public async Task Non_monotonic_sums_and_gauges_are_gauges_and_unit_1_gauges_get_ratio()
+    public async Task NonMonotonicSumsAndGaugesAreGaugesAndUnit1GaugesGetRatio()
     {
         using var harness = new ExporterHarness();
         UpDownCounter<long> queue = harness.Meter.CreateUpDownCounter<long>("queue.length", "{item}", "Items queued.");
@@ -84,7 +84,7 @@ public sealed class PrometheusSerializerTests
     }
 
     [Fact]
-    public async Task Histogram_has_cumulative_buckets_with_inf_then_sum_and_count()
+    public async Task HistogramHasCumulativeBucketsWithInfThenSumAndCount()
     {
         using var harness = new ExporterHarness(configure: builder =>
             builder.AddView("request.latency", new ExplicitBucketHistogramConfiguration { Boundaries = [10, 100] }));
@@ -109,7 +109,7 @@ public sealed class PrometheusSerializerTests
     }
 
     [Fact]
-    public async Task Exponential_histograms_are_written_as_their_buckets_in_text()
+    public async Task ExponentialHistogramsAreWrittenAsTheirBucketsInText()
     {
         using var harness = new ExporterHarness(configure: builder =>
             builder.AddView("sizes", new Base2ExponentialBucketHistogramConfiguration()));
@@ -134,7 +134,7 @@ public sealed class PrometheusSerializerTests
     }
 
     [Fact]
-    public async Task Label_values_and_help_are_escaped()
+    public async Task LabelValuesAndHelpAreEscaped()
     {
         using var harness = new ExporterHarness();
         Counter<long> counter = harness.Meter.CreateCounter<long>("escapes", description: "Line one\nback\\slash \"quoted\"");
@@ -149,7 +149,7 @@ public sealed class PrometheusSerializerTests
     }
 
     [Fact]
-    public async Task Label_names_are_sanitized_and_colliding_keys_merged_in_key_order()
+    public async Task LabelNamesAreSanitizedAndCollidingKeysMergedInKeyOrder()
     {
         using var harness = new ExporterHarness();
         Counter<long> counter = harness.Meter.CreateCounter<long>("labels");
@@ -182,7 +182,7 @@ public sealed class PrometheusSerializerTests
     }
 
     [Fact]
-    public async Task Meter_version_and_tags_become_scope_labels()
+    public async Task MeterVersionAndTagsBecomeScopeLabels()
     {
         using var harness = new ExporterHarness(meterVersion: "1.2.3");
         harness.Meter.CreateCounter<long>("versioned").Add(4);
@@ -195,7 +195,7 @@ public sealed class PrometheusSerializerTests
     }
 
     [Fact]
-    public async Task Same_family_from_two_meters_is_written_once_with_samples_together()
+    public async Task SameFamilyFromTwoMetersIsWrittenOnceWithSamplesTogether()
     {
         string otherMeterName = "test.other." + Guid.NewGuid().ToString("N");
         using var other = new Meter(otherMeterName);
@@ -217,7 +217,7 @@ public sealed class PrometheusSerializerTests
     }
 
     [Fact]
-    public async Task Every_line_is_well_formed_and_special_doubles_are_spelled_as_prometheus_parses_them()
+    public async Task EveryLineIsWellFormedAndSpecialDoublesAreSpelledAsPrometheusParsesThem()
     {
         using var harness = new ExporterHarness();
         harness.Meter.CreateObservableGauge("special.values", () => new[]

@@ -18,7 +18,7 @@ public sealed class RegistryExpositionTests
     private static readonly KeyValuePair<string, object?> s_route = new("route", "/x");
 
     [Fact]
-    public async Task A_histogram_is_cumulative_buckets_with_inclusive_upper_bounds_then_sum_and_count()
+    public async Task AHistogramIsCumulativeBucketsWithInclusiveUpperBoundsThenSumAndCount()
     {
         var registry = new MetricRegistry();
         PartitionedHistogram histogram = registry.CreateHistogram("req.duration", "s", "Request duration.", [0.005, 0.01, 0.1, 1]);
@@ -46,7 +46,7 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
-    public async Task The_default_boundaries_give_every_le_in_the_go_spelling()
+    public async Task TheDefaultBoundariesGiveEveryLeInTheGoSpelling()
     {
         var registry = new MetricRegistry();
         registry.CreateHistogram("sizes").Record(7L);
@@ -62,7 +62,7 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
-    public async Task Every_series_of_a_histogram_is_written_with_its_own_label_block()
+    public async Task EverySeriesOfAHistogramIsWrittenWithItsOwnLabelBlock()
     {
         var registry = new MetricRegistry();
         PartitionedHistogram histogram = registry.CreateHistogram("lat", "ms", boundaries: [10]);
@@ -86,7 +86,7 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
-    public async Task An_operation_with_boundaries_is_a_histogram_in_seconds()
+    public async Task AnOperationWithBoundariesIsAHistogramInSeconds()
     {
         var registry = new MetricRegistry();
         OperationData operation = registry.CreateOperationData("db.query", "Queries.", [0.1, 1]);
@@ -108,7 +108,7 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
-    public async Task An_operation_without_boundaries_stays_a_summary()
+    public async Task AnOperationWithoutBoundariesStaysASummary()
     {
         var registry = new MetricRegistry();
         registry.CreateOperationData("db.query").Record(TimeSpan.FromMilliseconds(500));
@@ -124,7 +124,7 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
-    public async Task A_double_counter_is_a_counter_of_its_exact_double_total()
+    public async Task ADoubleCounterIsACounterOfItsExactDoubleTotal()
     {
         var registry = new MetricRegistry();
         PartitionedDoubleCounter counter = registry.CreateDoubleCounter("sent", "By", "Bytes sent.");
@@ -144,7 +144,7 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
-    public async Task Up_down_counters_are_gauges_that_go_negative()
+    public async Task UpDownCountersAreGaugesThatGoNegative()
     {
         var registry = new MetricRegistry();
         PartitionedUpDownCounter depth = registry.CreateUpDownCounter("queue.depth", "{item}", "Items queued.");
@@ -170,7 +170,7 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
-    public async Task Gauges_are_their_last_value_and_a_series_never_set_is_not_written()
+    public async Task GaugesAreTheirLastValueAndASeriesNeverSetIsNotWritten()
     {
         var registry = new MetricRegistry();
         Gauge gauge = registry.CreateGauge("pool.free");
@@ -192,7 +192,7 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
-    public async Task Observable_instruments_are_read_at_each_scrape_as_their_kind()
+    public async Task ObservableInstrumentsAreReadAtEachScrapeAsTheirKind()
     {
         var registry = new MetricRegistry();
         long calls = 0;
@@ -219,7 +219,7 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
-    public async Task A_throwing_callback_leaves_its_instrument_out_logs_and_the_rest_of_the_scrape_is_intact()
+    public async Task AThrowingCallbackLeavesItsInstrumentOutLogsAndTheRestOfTheScrapeIsIntact()
     {
         var registry = new MetricRegistry();
         registry.CreateCounter("before").Add(1);
@@ -246,7 +246,7 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
-    public async Task Histogram_scrapes_during_concurrent_records_are_cumulative_and_count_equals_inf()
+    public async Task HistogramScrapesDuringConcurrentRecordsAreCumulativeAndCountEqualsInf()
     {
         var registry = new MetricRegistry();
         PartitionedHistogram histogram = registry.CreateHistogram("spread", boundaries: [1, 2, 4, 8]);

@@ -11,7 +11,7 @@ namespace ScalableMetrics.Exporter.Tests;
 public sealed class ScrapeEndpointAvailabilityTests
 {
     [Fact]
-    public async Task A_scrape_past_the_prometheus_timeout_header_gets_503_and_the_next_one_200()
+    public async Task AScrapePastThePrometheusTimeoutHeaderGets503AndTheNextOne200()
     {
         using var gate = new ManualResetEventSlim();
         await using WebApplication app = await StartAsync(gate);
@@ -29,7 +29,7 @@ public sealed class ScrapeEndpointAvailabilityTests
     }
 
     [Fact]
-    public async Task The_option_is_the_timeout_when_the_header_is_absent()
+    public async Task TheOptionIsTheTimeoutWhenTheHeaderIsAbsent()
     {
         using var gate = new ManualResetEventSlim();
         await using WebApplication app = await StartAsync(gate, TimeSpan.FromMilliseconds(100));
@@ -41,7 +41,7 @@ public sealed class ScrapeEndpointAvailabilityTests
     }
 
     [Fact]
-    public async Task Scrapes_waiting_when_the_application_stops_and_scrapes_after_get_503()
+    public async Task ScrapesWaitingWhenTheApplicationStopsAndScrapesAfterGet503()
     {
         using var gate = new ManualResetEventSlim();
         await using WebApplication app = await StartAsync(gate);
@@ -57,7 +57,7 @@ public sealed class ScrapeEndpointAvailabilityTests
     }
 
     [Fact]
-    public async Task A_scrape_of_a_disposed_scraper_gets_503()
+    public async Task AScrapeOfADisposedScraperGets503()
     {
         using var gate = new ManualResetEventSlim(initialState: true);
         await using WebApplication app = await StartAsync(gate);

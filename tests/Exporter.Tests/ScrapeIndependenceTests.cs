@@ -16,7 +16,7 @@ public sealed class ScrapeIndependenceTests
     private const int Scrapes = 200;
 
     [Fact]
-    public async Task Scrapes_during_ForceFlush_each_answer_200_with_a_whole_body()
+    public async Task ScrapesDuringForceFlushEachAnswer200WithAWholeBody()
     {
         string otherMeterName = "test.flush.other." + Guid.NewGuid().ToString("N");
         using var otherMeter = new Meter(otherMeterName);

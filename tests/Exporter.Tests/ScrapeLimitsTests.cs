@@ -18,7 +18,7 @@ namespace ScalableMetrics.Exporter.Tests;
 public sealed class ScrapeLimitsTests
 {
     [Fact]
-    public async Task Past_the_default_series_limit_only_our_overflow_series_holds_the_rest()
+    public async Task PastTheDefaultSeriesLimitOnlyOurOverflowSeriesHoldsTheRest()
     {
         await using Service service = await Service.StartAsync(_ => { });
         PartitionedCounter counter = service.Registry.CreateCounter("tagged");
@@ -37,7 +37,7 @@ public sealed class ScrapeLimitsTests
     }
 
     [Fact]
-    public async Task A_series_limit_of_5000_shows_5000_series()
+    public async Task ASeriesLimitOf5000Shows5000Series()
     {
         await using Service service = await Service.StartAsync(o => o.Registry.MaxSeriesPerInstrument = 5000);
         PartitionedCounter counter = service.Registry.CreateCounter("wide");
@@ -58,7 +58,7 @@ public sealed class ScrapeLimitsTests
     [Theory]
     [InlineData(1200, 0)]
     [InlineData(400, 400)]
-    public async Task More_than_1000_instruments_all_reach_the_scrape(int counters, int operations)
+    public async Task MoreThan1000InstrumentsAllReachTheScrape(int counters, int operations)
     {
         await using Service service = await Service.StartAsync(o => o.Registry.MaxInstruments = counters + operations);
         for (int i = 0; i < counters; i++)

@@ -16,7 +16,7 @@ public sealed class ScrapeListenerTests
     private static readonly TimeSpan s_requestTimeout = TimeSpan.FromSeconds(30);
 
     [Fact]
-    public async Task Serves_OpenMetrics_gzipped_to_a_scraper_that_asks_as_Prometheus_does()
+    public async Task ServesOpenMetricsGzippedToAScraperThatAsksAsPrometheusDoes()
     {
         int port = FreeLoopbackPort();
         using IHost host = BuildHost(o => o.AddScrapeListener(port));
@@ -46,7 +46,7 @@ public sealed class ScrapeListenerTests
     }
 
     [Fact]
-    public async Task Serves_the_scrapers_exposition_with_a_counters_exact_value()
+    public async Task ServesTheScrapersExpositionWithACountersExactValue()
     {
         int port = FreeLoopbackPort();
         using IHost host = BuildHost(o => o.AddScrapeListener(port));
@@ -76,7 +76,7 @@ public sealed class ScrapeListenerTests
     }
 
     [Fact]
-    public async Task Answers_404_for_other_paths_and_405_for_other_methods()
+    public async Task Answers404ForOtherPathsAnd405ForOtherMethods()
     {
         int port = FreeLoopbackPort();
         using IHost host = BuildHost(o => o.AddScrapeListener(port, "/custom/scrape"));
@@ -101,7 +101,7 @@ public sealed class ScrapeListenerTests
     }
 
     [Fact]
-    public async Task Stopping_the_host_releases_the_port()
+    public async Task StoppingTheHostReleasesThePort()
     {
         int port = FreeLoopbackPort();
         using IHost host = BuildHost(o => o.AddScrapeListener(port));
@@ -123,7 +123,7 @@ public sealed class ScrapeListenerTests
     }
 
     [Fact]
-    public async Task Listener_is_configured_from_the_configuration_section()
+    public async Task ListenerIsConfiguredFromTheConfigurationSection()
     {
         int port = FreeLoopbackPort();
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
@@ -153,7 +153,7 @@ public sealed class ScrapeListenerTests
     [InlineData("65536", "/metrics", "ScrapeListener.Port must be within 1 to 65535; it is 65536.")]
     [InlineData("9464", "", "ScrapeListener.Path must not be empty")]
     [InlineData("9464", "metrics", "ScrapeListener.Path must start with '/'")]
-    public async Task Host_fails_to_start_on_invalid_listener_settings(string port, string path, string expected)
+    public async Task HostFailsToStartOnInvalidListenerSettings(string port, string path, string expected)
     {
         // Bound as the options are from configuration: no argument check ran on these values.
         using IHost host = BuildHost(o => o.ScrapeListener = new ScrapeListenerOptions
@@ -167,7 +167,7 @@ public sealed class ScrapeListenerTests
     }
 
     [Fact]
-    public void AddScrapeListener_refuses_bad_arguments_and_keeps_none()
+    public void AddScrapeListenerRefusesBadArgumentsAndKeepsNone()
     {
         var options = new ScalableMetricsOptions();
 
@@ -185,7 +185,7 @@ public sealed class ScrapeListenerTests
     }
 
     [Fact]
-    public async Task A_port_in_use_fails_the_start_with_the_prefix_in_the_message()
+    public async Task APortInUseFailsTheStartWithThePrefixInTheMessage()
     {
         var occupant = new TcpListener(IPAddress.Loopback, 0);
         occupant.Start();

@@ -23,7 +23,7 @@ public sealed class ScrapeNegotiationTests
     [InlineData(";;,,", PrometheusExpositionFormat.Text)]
     [InlineData("", PrometheusExpositionFormat.Text)]
     [InlineData(null, PrometheusExpositionFormat.Text)]
-    public void The_accept_header_picks_the_format(string? accept, PrometheusExpositionFormat expected)
+    public void TheAcceptHeaderPicksTheFormat(string? accept, PrometheusExpositionFormat expected)
     {
         Assert.Equal(expected, ScrapeNegotiation.Format(accept));
     }
@@ -39,7 +39,7 @@ public sealed class ScrapeNegotiationTests
     [InlineData("identity", false)]
     [InlineData("", false)]
     [InlineData(null, false)]
-    public void The_accept_encoding_header_says_whether_gzip_is_taken(string? acceptEncoding, bool expected)
+    public void TheAcceptEncodingHeaderSaysWhetherGzipIsTaken(string? acceptEncoding, bool expected)
     {
         Assert.Equal(expected, ScrapeNegotiation.AcceptsGzip(acceptEncoding));
     }

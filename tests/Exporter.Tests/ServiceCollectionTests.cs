@@ -15,7 +15,7 @@ namespace ScalableMetrics.Exporter.Tests;
 public sealed class ServiceCollectionTests
 {
     [Fact]
-    public async Task Registers_a_live_pipeline_built_from_the_options()
+    public async Task RegistersALivePipelineBuiltFromTheOptions()
     {
         string meterName = "test.di." + Guid.NewGuid().ToString("N");
         bool meterProviderConfigured = false;
@@ -55,7 +55,7 @@ public sealed class ServiceCollectionTests
     }
 
     [Fact]
-    public void Adding_twice_registers_each_service_once_and_runs_both_configurations()
+    public void AddingTwiceRegistersEachServiceOnceAndRunsBothConfigurations()
     {
         var services = new ServiceCollection();
         services.AddScalableMetrics(o => o.Registry.MaxSeriesPerInstrument = 10);
@@ -72,7 +72,7 @@ public sealed class ServiceCollectionTests
     }
 
     [Fact]
-    public void Defaults_are_documented_values()
+    public void DefaultsAreDocumentedValues()
     {
         var options = new ScalableMetricsOptions();
 
@@ -85,7 +85,7 @@ public sealed class ServiceCollectionTests
     }
 
     [Fact]
-    public void Invalid_options_name_every_problem()
+    public void InvalidOptionsNameEveryProblem()
     {
         var services = new ServiceCollection();
         services.AddScalableMetrics(o =>
@@ -107,7 +107,7 @@ public sealed class ServiceCollectionTests
     }
 
     [Fact]
-    public async Task Host_fails_to_start_on_invalid_options()
+    public async Task HostFailsToStartOnInvalidOptions()
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.AddScalableMetrics(o => o.Registry.MaxSeriesPerInstrument = 0);
@@ -117,7 +117,7 @@ public sealed class ServiceCollectionTests
     }
 
     [Fact]
-    public void Host_builder_binds_the_configuration_section_then_applies_the_delegate()
+    public void HostBuilderBindsTheConfigurationSectionThenAppliesTheDelegate()
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
@@ -168,7 +168,7 @@ public sealed class ServiceCollectionTests
     }
 
     [Fact]
-    public void Restartable_sequences_can_be_turned_off_from_configuration()
+    public void RestartableSequencesCanBeTurnedOffFromConfiguration()
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
@@ -187,7 +187,7 @@ public sealed class ServiceCollectionTests
     }
 
     [Fact]
-    public void Mapping_the_endpoint_without_the_services_says_what_is_missing()
+    public void MappingTheEndpointWithoutTheServicesSaysWhatIsMissing()
     {
         WebApplication app = WebApplication.CreateBuilder().Build();
 

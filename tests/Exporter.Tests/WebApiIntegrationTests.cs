@@ -24,7 +24,7 @@ public sealed class WebApiIntegrationTests
     private const int HelloRequests = 50;
 
     [Fact]
-    public async Task Counts_every_hello_request_and_serves_the_count_at_metrics()
+    public async Task CountsEveryHelloRequestAndServesTheCountAtMetrics()
     {
         await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0"]);
         await app.StartAsync();
@@ -88,7 +88,7 @@ public sealed class WebApiIntegrationTests
         && samples.Any(s => s.Name == "webapi_requests_in_flight" && s.Labels["http_route"] == "/hello" && s.Value == "0");
 
     [Fact]
-    public async Task Serves_aspnetcore_kestrel_and_runtime_instruments_once_with_every_hello_request_in_http_server_request_duration()
+    public async Task ServesAspnetcoreKestrelAndRuntimeInstrumentsOnceWithEveryHelloRequestInHttpServerRequestDuration()
     {
         await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0"]);
         await app.StartAsync();
@@ -157,7 +157,7 @@ public sealed class WebApiIntegrationTests
         (text.Length - text.Replace(line, string.Empty, StringComparison.Ordinal).Length) / line.Length;
 
     [Fact]
-    public async Task A_request_is_counted_before_its_response_reaches_the_client()
+    public async Task ARequestIsCountedBeforeItsResponseReachesTheClient()
     {
         await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0"]);
         using var handlerMayReturn = new SemaphoreSlim(0);
@@ -187,7 +187,7 @@ public sealed class WebApiIntegrationTests
     }
 
     [Fact]
-    public async Task The_scrape_path_can_be_chosen()
+    public async Task TheScrapePathCanBeChosen()
     {
         WebApplicationBuilder builder = WebApplication.CreateBuilder();
         builder.WebHost.UseUrls("http://127.0.0.1:0");

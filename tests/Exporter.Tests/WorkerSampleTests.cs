@@ -11,7 +11,7 @@ namespace ScalableMetrics.Exporter.Tests;
 public sealed class WorkerSampleTests
 {
     [Fact]
-    public async Task Worker_tasks_add_exactly_the_configured_items_and_the_listener_serves_them()
+    public async Task WorkerTasksAddExactlyTheConfiguredItemsAndTheListenerServesThem()
     {
         const int Items = 100_003;
         int port = FreeLoopbackPort();

@@ -1,35 +1,95 @@
+using ScalableMetrics.Cells;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
 using ScalableMetrics.Platform.Rseq;
+using ScalableMetrics.Tests.Platform;
 
 namespace ScalableMetrics.Tests;
 
 public class PartitionCountTests
 {
-    [ProcessorIdFact]
-    public void PerProcessorSeriesHasOneRegionPerPartition()
+    [StorageTheory]
+    [MemberData(nameof(Storages.PerProcessor), MemberType = typeof(Storages))]
+    public void PerProcessorSeriesHasOneRegionPerPartition(string storage)
     {
-        // Interlocked: one region per partition the cached processor id can pick, no more.
-        var interlocked = new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked));
-        CounterSeries series = interlocked.CreateCounter("test.regions").Bind();
-        Assert.Equal(WritePath.InterlockedProcessorId, interlocked.WritePath);
-        Assert.Equal(ProcessorId.PartitionCount, interlocked.PartitionCount);
-        Assert.Equal(ProcessorId.PartitionCount, series.RegionCount);
-        for (int i = 0; i < 1_000; i++)
+        var registry = new MetricRegistry(Storages.Options(storage));
+        CounterSeries series = registry.CreateCounter("test.regions").Bind();
+        Assert.Equal(Storages.PathOf(storage), registry.WritePath);
+        if (storage == Storages.PerProcessorInterlocked)
         {
-            Assert.InRange(ProcessorId.CurrentPartition(), 0, series.RegionCount - 1);
+            // Interlocked: one region per partition the cached processor id can pick, no more:
+            // one per processor the runtime counts.
+            Assert.Equal(Math.Max(1, Environment.ProcessorCount), ProcessorId.PartitionCount);
+            Assert.Equal(ProcessorId.PartitionCount, registry.PartitionCount);
+            Assert.Equal(ProcessorId.PartitionCount, series.RegionCount);
+            for (int i = 0; i < 1_000; i++)
+            {
+                Assert.InRange(ProcessorId.CurrentPartition(), 0, series.RegionCount - 1);
+            }
         }
-
-        // Restartable: one region per processor id in the affinity mask, then the overflow region.
-        var restartable = new MetricRegistry(Storages.Options(Storages.PerProcessorRestartable));
-        if (restartable.WritePath == WritePath.RestartableSequence)
+        else
         {
-            Assert.Equal(RestartableSequence.PartitionCount, restartable.PartitionCount);
-            Assert.Equal(RestartableSequence.PartitionCount + 1, restartable.CreateCounter("test.regions").Bind().RegionCount);
+            // Restartable: one region per processor id in the affinity mask, then the overflow region.
+            Assert.Equal(RestartableSequence.PartitionCount, registry.PartitionCount);
+            Assert.Equal(RestartableSequence.PartitionCount + 1, series.RegionCount);
         }
     }
 
-    [Theory]
+    [PinningStorageTheory]
+    [MemberData(nameof(Storages.PerProcessor), MemberType = typeof(Storages))]
+    public unsafe void AnAddPinnedToEachProcessorLandsInThatProcessorsRegion(string storage)
+    {
+        // A thread pinned to each processor the process may run on adds once: the add lands in
+        // the region of the processor's partition and nowhere else (interlocked: the id folded
+        // below the partition count; restartable: the id the kernel reports in the rseq area,
+        // cpu_id, or a region below the partitions for mm_cid, never the overflow region).
+        var registry = new MetricRegistry(Storages.Options(storage));
+        CounterSeries series = registry.CreateCounter("test.regions.pinned").Bind();
+        SlotRange slots = series.Slots;
+        long[] before = new long[slots.Chunk.RegionCount];
+        foreach (int processor in ThreadPinning.AllowedProcessors)
+        {
+            Exception? failure = null;
+            var thread = new Thread(() =>
+            {
+                try
+                {
+                    ThreadPinning.Pin(processor);
+                    series.Add(1);
+                }
+                catch (Exception e)
+                {
+                    failure = e;
+                }
+            });
+            thread.Start();
+            thread.Join();
+            Assert.Null(failure);
+
+            long[] after = [.. Enumerable.Range(0, slots.Chunk.RegionCount).Select(region => *slots.Chunk.SlotAddress(region, slots.FirstSlot))];
+            int[] changed = [.. Enumerable.Range(0, after.Length).Where(region => after[region] != before[region])];
+            int region = Assert.Single(changed);
+            Assert.Equal(1, after[region] - before[region]);
+            if (storage == Storages.PerProcessorInterlocked)
+            {
+                Assert.Equal(processor % registry.PartitionCount, region);
+            }
+            else if (RestartableSequence.IdField == RseqIdField.CpuId)
+            {
+                Assert.Equal(processor, region);
+            }
+            else
+            {
+                Assert.InRange(region, 0, registry.PartitionCount - 1);
+            }
+
+            before = after;
+        }
+
+        Assert.Equal(ThreadPinning.AllowedProcessors.Count, series.Read());
+    }
+
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void ASetPartitionCountSizesEverySeriesAndAddsStayExact(string storage)
     {
@@ -59,7 +119,7 @@ public class PartitionCountTests
         }
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void APartitionCountBelowWhatTheMachineNeedsIsRejected(string storage)
     {

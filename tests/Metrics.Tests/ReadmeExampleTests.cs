@@ -3,6 +3,8 @@ namespace ScalableMetrics.Tests;
 /// <summary>The README's API example, verbatim, so that it keeps compiling and doing what it says.</summary>
 public class ReadmeExampleTests
 {
+    private static readonly object s_notFound = 404;
+
     [Fact]
     public void ReadmeExampleCountsAndTimes()
     {
@@ -34,6 +36,25 @@ public class ReadmeExampleTests
 
         Assert.Equal([1L, 1L], requests.Collect().Select(r => r.Value));
         Assert.Equal(1, Assert.Single(duration.Collect()).Count);
+
+        // Each add read back in its own series.
+        KeyValuePair<string, object?> otherRoute = new("http.route", "/other");
+        KeyValuePair<string, object?> notFound = new("http.response.status_code", s_notFound);
+        Assert.Equal(1, helloOk.Read());
+        Assert.Equal(1, requests.Bind(otherRoute, notFound).Read());
+
+        // "No allocation once the series exists": the unbound add again, measured. Its status
+        // code is boxed once, as a real caller's constant is (the example's literal 404 boxes at
+        // every call, an allocation of the caller's that no registry could avoid).
+        long adds = 0;
+        AllocationAssert.DoesNotAllocate(() =>
+        {
+            requests.Add(1, otherRoute, notFound);
+            adds++;
+        });
+        Assert.Equal(1 + adds, requests.Bind(otherRoute, notFound).Read());
+        Assert.Equal(1, helloOk.Read());
+        Assert.Equal(2, requests.SeriesCount);
     }
 
     [Fact]

@@ -1,4 +1,8 @@
+using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
+using ScalableMetrics.Platform.Rseq;
+using ScalableMetrics.Tests.Diagnostics;
+using ScalableMetrics.Tests.Platform;
 
 namespace ScalableMetrics.Tests;
 
@@ -41,8 +45,16 @@ public class RegistryTests
     [Fact]
     public void PerProcessorIsUsedWhereTheOperatingSystemGivesAProcessorId()
     {
-        var registry = new MetricRegistry();
-        Assert.Equal(ProcessorId.IsSupported ? PartitionStrategy.PerProcessor : PartitionStrategy.PerThread, registry.Strategy);
+        // Whether the operating system gives a processor id, asked apart from ProcessorId: procfs'
+        // processor field on Linux; GetCurrentProcessorNumberEx, always there, on Windows.
+        bool operatingSystemGivesAnId = OperatingSystem.IsWindows() || (OperatingSystem.IsLinux() && Procfs.CurrentProcessor() >= 0);
+        Assert.Equal(operatingSystemGivesAnId, ProcessorId.IsSupported);
+
+        var options = new MetricRegistryOptions();
+        var registry = new MetricRegistry(options);
+        WritePath expected = WritePathPolicy.For(options.Strategy, options.UseRestartableSequences, operatingSystemGivesAnId, RestartableSequence.IsSupported);
+        Assert.Equal(expected, registry.WritePath);
+        Assert.Equal(operatingSystemGivesAnId ? PartitionStrategy.PerProcessor : PartitionStrategy.PerThread, registry.Strategy);
         Assert.Equal(registry.Strategy, registry.CreateCounter("test.strategy").Bind().Strategy);
     }
 

@@ -3,7 +3,14 @@ namespace ScalableMetrics.Tests.Shared;
 /// <summary>Zero allocation, asserted after ZeroLog's GcTester: the thread's allocated bytes around the call, after a warm-up.</summary>
 internal static class AllocationAssert
 {
-    private const int Rounds = 3;
+    /// <summary>Calls before the first measured round.</summary>
+    internal const int WarmUpCalls = 1_000;
+
+    /// <summary>Calls in each measured round.</summary>
+    internal const int CallsPerRound = 10_000;
+
+    /// <summary>Measured rounds at most.</summary>
+    internal const int Rounds = 3;
 
     /// <summary>
     /// Passes when one of up to three rounds of 10,000 calls allocates nothing. A call that
@@ -14,7 +21,7 @@ internal static class AllocationAssert
     public static void DoesNotAllocate(Action action)
     {
         // Warm up: create the series and the thread's slots, and let tiered compilation settle.
-        for (int i = 0; i < 1_000; i++)
+        for (int i = 0; i < WarmUpCalls; i++)
         {
             action();
         }
@@ -23,7 +30,7 @@ internal static class AllocationAssert
         for (int round = 0; round < Rounds; round++)
         {
             long before = GC.GetAllocatedBytesForCurrentThread();
-            for (int i = 0; i < 10_000; i++)
+            for (int i = 0; i < CallsPerRound; i++)
             {
                 action();
             }
@@ -37,6 +44,6 @@ internal static class AllocationAssert
             allocatedByRound.Add(allocated);
         }
 
-        Assert.Fail($"{string.Join(", ", allocatedByRound)} bytes were allocated in each of {Rounds} rounds of 10,000 calls.");
+        Assert.Fail($"{string.Join(", ", allocatedByRound)} bytes were allocated in each of {Rounds} rounds of {CallsPerRound:N0} calls.");
     }
 }

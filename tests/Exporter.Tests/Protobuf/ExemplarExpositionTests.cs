@@ -15,7 +15,7 @@ namespace ScalableMetrics.Exporter.Tests.Protobuf;
 public sealed class ExemplarExpositionTests
 {
     [Fact]
-    public async Task OpenMetrics_writes_the_counter_and_bucket_exemplars_of_a_recorded_activity()
+    public async Task OpenMetricsWritesTheCounterAndBucketExemplarsOfARecordedActivity()
     {
         (MetricRegistry registry, Activity activity, double before, double after) = RecordUnderActivity(0.7);
         using var scraper = new PrometheusScraper(registry, "m");
@@ -32,7 +32,7 @@ public sealed class ExemplarExpositionTests
     }
 
     [Fact]
-    public async Task The_text_format_has_no_exemplars()
+    public async Task TheTextFormatHasNoExemplars()
     {
         (MetricRegistry registry, _, _, _) = RecordUnderActivity(0.7);
         using var scraper = new PrometheusScraper(registry, "m");
@@ -44,7 +44,7 @@ public sealed class ExemplarExpositionTests
     }
 
     [Fact]
-    public async Task Protobuf_carries_the_counter_exemplar_and_an_infinite_bucket_for_a_value_above_every_boundary()
+    public async Task ProtobufCarriesTheCounterExemplarAndAnInfiniteBucketForAValueAboveEveryBoundary()
     {
         (MetricRegistry registry, Activity activity, double before, double after) = RecordUnderActivity(5);
         using var scraper = new PrometheusScraper(registry, "m");
@@ -61,7 +61,7 @@ public sealed class ExemplarExpositionTests
     }
 
     [Fact]
-    public async Task Without_exemplars_nothing_follows_the_samples()
+    public async Task WithoutExemplarsNothingFollowsTheSamples()
     {
         var registry = new MetricRegistry();
         using Activity activity = new Activity("test").SetIdFormat(ActivityIdFormat.W3C).Start();

@@ -12,7 +12,7 @@ namespace ScalableMetrics.Exporter.Tests.Protobuf;
 public class ExponentialHistogramTextTests
 {
     [Fact]
-    public async Task Text_format_writes_the_zero_bucket_and_each_non_empty_bucket_by_its_upper_bound()
+    public async Task TextFormatWritesTheZeroBucketAndEachNonEmptyBucketByItsUpperBound()
     {
         MetricRegistry registry = Registry();
         using var scraper = new PrometheusScraper(registry, "scope");
@@ -36,7 +36,7 @@ public class ExponentialHistogramTextTests
     }
 
     [Fact]
-    public async Task OpenMetrics_writes_the_same_buckets_with_canonical_bounds_and_created()
+    public async Task OpenMetricsWritesTheSameBucketsWithCanonicalBoundsAndCreated()
     {
         MetricRegistry registry = Registry();
         using var scraper = new PrometheusScraper(registry, "scope");
@@ -62,7 +62,7 @@ public class ExponentialHistogramTextTests
     }
 
     [Fact]
-    public async Task A_series_with_nothing_recorded_is_its_infinite_bucket_sum_and_count()
+    public async Task ASeriesWithNothingRecordedIsItsInfiniteBucketSumAndCount()
     {
         var registry = new MetricRegistry();
         registry.CreateExponentialHistogram("test.idle").Bind();

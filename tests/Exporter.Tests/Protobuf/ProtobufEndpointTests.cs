@@ -20,7 +20,7 @@ public class ProtobufEndpointTests
     private const string NativeHistogramsAccept = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
 
     [Fact]
-    public async Task Every_source_is_in_the_protobuf_scrape_and_exponential_histograms_are_native()
+    public async Task EverySourceIsInTheProtobufScrapeAndExponentialHistogramsAreNative()
     {
         string id = Guid.NewGuid().ToString("N");
         string listenedName = "test.listened." + id;
@@ -83,7 +83,7 @@ public class ProtobufEndpointTests
     [InlineData("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text", PrometheusExpositionFormat.Text)]
     [InlineData("application/vnd.google.protobuf;encoding=delimited", PrometheusExpositionFormat.Text)]
     [InlineData("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.4,application/openmetrics-text;version=1.0.0;q=0.5", PrometheusExpositionFormat.OpenMetrics)]
-    public void Protobuf_is_served_only_when_asked_for_as_delimited_metric_families(string accept, PrometheusExpositionFormat expected) =>
+    public void ProtobufIsServedOnlyWhenAskedForAsDelimitedMetricFamilies(string accept, PrometheusExpositionFormat expected) =>
         Assert.Equal(expected, Prometheus.Scraping.ScrapeNegotiation.Format(accept));
 
     private static string Label(ProtoMessage metric, string name) =>

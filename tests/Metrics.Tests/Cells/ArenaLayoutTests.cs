@@ -7,7 +7,7 @@ namespace ScalableMetrics.Tests.Cells;
 /// <summary>The arena's layout, read back (after Disruptor-net's layout tests), so that a refactor cannot un-pad it.</summary>
 public unsafe class ArenaLayoutTests
 {
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void RegionsAre128ByteAlignedAndNeverShareA128ByteBlock(string storage)
     {
@@ -95,6 +95,35 @@ public unsafe class ArenaLayoutTests
         {
             SlotRange range = arena.Allocate(OperationSeries.SlotCount);
             Assert.InRange(range.FirstSlot + OperationSeries.SlotCount, 2, range.Chunk.SlotCapacity);
+        }
+
+        // Alone, two-slot ranges start at even slots of chunks of even capacity, so none is ever
+        // offered a chunk's last slot alone. After k one-slot series, for every k the first chunk
+        // holds, the operation series takes slots k and k + 1 where both fit, and a new chunk's
+        // first two where one slot is left (k = 15) or none: never one slot of each chunk.
+        for (int k = 0; k <= PartitionArena.FirstChunkSlots; k++)
+        {
+            var offset = new PartitionArena(WritePath.InterlockedProcessorId, 2);
+            ArenaChunk? firstChunk = null;
+            for (int j = 0; j < k; j++)
+            {
+                ArenaChunk chunk = offset.Allocate(1).Chunk;
+                firstChunk ??= chunk;
+            }
+
+            SlotRange operation = offset.Allocate(OperationSeries.SlotCount);
+            firstChunk ??= operation.Chunk;
+            Assert.InRange(operation.FirstSlot + OperationSeries.SlotCount, 2, operation.Chunk.SlotCapacity);
+            if (k + OperationSeries.SlotCount <= firstChunk.SlotCapacity)
+            {
+                Assert.Same(firstChunk, operation.Chunk);
+                Assert.Equal(k, operation.FirstSlot);
+            }
+            else
+            {
+                Assert.NotSame(firstChunk, operation.Chunk);
+                Assert.Equal(0, operation.FirstSlot);
+            }
         }
     }
 }

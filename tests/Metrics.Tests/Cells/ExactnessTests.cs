@@ -5,7 +5,7 @@ public class ExactnessTests
     private const int AddsPerThread = 200_000;
 
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void BoundCounterSumsExactlyWhileCollectionsRun(string storage)
     {
@@ -34,7 +34,7 @@ public class ExactnessTests
         Assert.Equal((long)threads * AddsPerThread, series.Read());
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void TaggedAddsLandInTheirOwnSeriesExactly(string storage)
     {
@@ -56,7 +56,7 @@ public class ExactnessTests
         Assert.All(readings, r => Assert.Equal(2L * 2 * (AddsPerThread / 4), r.Value));
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void OperationDataCountsEveryOperationAndItsTicks(string storage)
     {

@@ -3,7 +3,7 @@ namespace ScalableMetrics.Tests.Cells;
 public class MonotonicityTests
 {
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void CollectedValueNeverDecreasesWhileWritersRunAndThreadsEnd(string storage)
     {

@@ -3,7 +3,7 @@ namespace ScalableMetrics.Tests.Cells;
 /// <summary>Slots and sums stop at <see cref="long.MaxValue"/>: a counter read never wraps to a negative number and never goes down.</summary>
 public class SaturationTests
 {
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void AddingPastMaxValueReadsMaxValue(string storage)
     {
@@ -18,7 +18,7 @@ public class SaturationTests
         Assert.Equal(long.MaxValue, Assert.Single(counter.Collect()).Value);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void TwoLegalAddsOnTwoPartitionsDoNotWrapTheSum(string storage)
     {
@@ -33,7 +33,7 @@ public class SaturationTests
         Assert.Equal(long.MaxValue, Assert.Single(counter.Collect()).Value);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void OperationCountAndTicksSaturate(string storage)
     {

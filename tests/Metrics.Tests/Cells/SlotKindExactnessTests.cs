@@ -1,4 +1,7 @@
 using ScalableMetrics.Cells;
+using ScalableMetrics.Diagnostics;
+using ScalableMetrics.Platform.Rseq;
+using ScalableMetrics.Tests.Platform;
 
 namespace ScalableMetrics.Tests.Cells;
 
@@ -10,7 +13,7 @@ public unsafe class SlotKindExactnessTests
 {
     private const int AddsPerThread = 100_000;
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void WrappingAddsOfBothSignsSumExactlyWhileReadsRun(string storage)
     {
@@ -45,24 +48,28 @@ public unsafe class SlotKindExactnessTests
         Assert.Equal(expected, SlotKindsSeries.ReadAll(registry, [series], SlotSum.Wrapping)[SlotKindsSeries.WrappingSlot]);
     }
 
-    [Theory]
+    [PinningStorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void AThreadThatAddsAndThenSubtractsOnAnotherProcessorReadsExactlyZero(string storage)
     {
         var registry = new MetricRegistry(Storages.Options(storage));
         var series = new SlotKindsSeries(registry);
         int threads = Math.Max(4, Environment.ProcessorCount * 2);
+        (int first, int second) = (ThreadPinning.AllowedProcessors[0], ThreadPinning.AllowedProcessors[1]);
 
-        // Every writer adds +7 n times and then -7 n times, yielding between, so that it may move:
-        // a partition can hold +7k and another -7k. A total that is not exactly 0 lost an add.
+        // Every writer adds +7 n times pinned to one processor, then -7 n times pinned to another
+        // (Pin fails unless the processor id the thread reports changes): where regions are
+        // picked by processor, one holds +7kn and another -7kn. A total that is not exactly 0
+        // lost an add.
         ConcurrentWriters.Run(threads, _ =>
         {
+            ThreadPinning.Pin(first);
             for (int i = 0; i < AddsPerThread; i++)
             {
                 series.AddWrapping(7);
             }
 
-            Thread.Yield();
+            ThreadPinning.Pin(second);
             for (int i = 0; i < AddsPerThread; i++)
             {
                 series.AddWrapping(-7);
@@ -71,9 +78,20 @@ public unsafe class SlotKindExactnessTests
 
         Assert.Equal(0, series.ReadWrapping());
         Assert.Equal(0, SlotKindsSeries.ReadAll(registry, [series], SlotSum.Wrapping)[SlotKindsSeries.WrappingSlot]);
+
+        // Where the region is the processor's (Interlocked, and restartable by cpu_id; not per
+        // thread, nor by mm_cid, which need not change with the processor), the subtractions
+        // really went to another region than the adds.
+        if (registry.WritePath == WritePath.InterlockedProcessorId || (registry.WritePath == WritePath.RestartableSequence && RestartableSequence.IdField == RseqIdField.CpuId))
+        {
+            SlotRange slots = series.Slots;
+            long[] regions = [.. Enumerable.Range(0, slots.Chunk.RegionCount).Select(region => *slots.Chunk.SlotAddress(region, slots.FirstSlot + SlotKindsSeries.WrappingSlot))];
+            Assert.Contains(regions, value => value > 0);
+            Assert.Contains(regions, value => value < 0);
+        }
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void WrappingSlotsSumExactlyWhenAPartitionPassesLongMaxValue(string storage)
     {
@@ -88,7 +106,7 @@ public unsafe class SlotKindExactnessTests
         Assert.Equal(long.MaxValue - 10, series.ReadWrapping());
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void DoubleAddsOfBothSignsSumExactlyWhileReadsRun(string storage)
     {
@@ -122,7 +140,7 @@ public unsafe class SlotKindExactnessTests
         Assert.Equal(expected, BitConverter.Int64BitsToDouble(SlotKindsSeries.ReadAll(registry, [series], SlotSum.Double)[SlotKindsSeries.DoubleSlot]));
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void CountsAndDoubleSumsOfAHistogramLandExactlyOnce(string storage)
     {
@@ -145,7 +163,7 @@ public unsafe class SlotKindExactnessTests
         Assert.Equal(AddsPerThread * ((1.5 * ((threads + 1) / 2)) - (0.5 * (threads / 2))), series.ReadDouble());
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void ReadsConcurrentWithDoubleAddsNeverSeeATornDouble(string storage)
     {

@@ -35,6 +35,36 @@ public class ThreadChurnTests
         Assert.InRange(series.TotalRegionCount, 1, (4 * Math.Max(ThreadLease.IndexCount, series.Slots.Chunk.Arena.RegionCount / 2)) - 1);
         Assert.Equal((long)Threads * AddsPerThread, series.Read());
         Assert.Equal((long)Threads * AddsPerThread, series.Read());
+
+        // The region bound above is against the arena's own region count, which grows with the
+        // series: bound by what the arena was asked to cover instead, the indexes handed out or
+        // the processors (a per-thread registry starts with a region per processor at least).
+        Assert.InRange(series.TotalRegionCount, 1, (4 * Math.Max(ThreadLease.IndexCount, Environment.ProcessorCount)) - 1);
+
+        // The reuse itself, read in the slots rather than inferred from the counts above: without
+        // it every thread would have added its 100 into a region of its own, 3,200 of them; with
+        // it the adds sit in a few regions, each holding the adds of many threads one after another.
+        (int regionsWritten, long mostInOneRegion) = WrittenRegions(series);
+        Assert.InRange(regionsWritten, 1, Threads / 10);
+        Assert.True(mostInOneRegion >= 2 * AddsPerThread, $"no region holds the adds of two threads (at most {mostInOneRegion})");
+    }
+
+    // The regions of every generation of the series' chunk that its slot was added to, and the most one holds.
+    private static unsafe (int Written, long Most) WrittenRegions(CounterSeries series)
+    {
+        SlotRange slots = series.Slots;
+        (int written, long most) = (0, 0);
+        for (ArenaChunk? generation = slots.Chunk.FirstGeneration; generation is not null; generation = generation.Successor)
+        {
+            for (int region = 0; region < generation.RegionCount; region++)
+            {
+                long value = *generation.SlotAddress(region, slots.FirstSlot);
+                written += value != 0 ? 1 : 0;
+                most = Math.Max(most, value);
+            }
+        }
+
+        return (written, most);
     }
 
     [Fact]

@@ -2,17 +2,11 @@ using ScalableMetrics.Diagnostics;
 
 namespace ScalableMetrics.Tests.Diagnostics;
 
-/// <summary>The registry's write path policy, case by case, stated as a table rather than re-implemented.</summary>
+/// <summary>The registry's write path policy, case by case, stated as a table (<see cref="WritePathPolicy"/>) rather than re-implemented.</summary>
 public class WritePathTests
 {
     [Theory]
-    [InlineData(PartitionStrategy.PerThread, true, true, null, WritePath.PerThread)]
-    [InlineData(PartitionStrategy.PerThread, false, false, "no rseq", WritePath.PerThread)]
-    [InlineData(PartitionStrategy.PerProcessor, true, false, null, WritePath.PerThread)]
-    [InlineData(PartitionStrategy.PerProcessor, false, false, "no rseq", WritePath.PerThread)]
-    [InlineData(PartitionStrategy.PerProcessor, false, true, null, WritePath.InterlockedProcessorId)]
-    [InlineData(PartitionStrategy.PerProcessor, true, true, "glibc too old", WritePath.InterlockedProcessorId)]
-    [InlineData(PartitionStrategy.PerProcessor, true, true, null, WritePath.RestartableSequence)]
+    [MemberData(nameof(WritePathPolicy.Rows), MemberType = typeof(WritePathPolicy))]
     public void TheWritePathIsTheStrategyAskedForAsTheProcessCanCarryItOut(PartitionStrategy strategy, bool useRestartable, bool processorId, string? restartableUnsupported, WritePath expected)
     {
         (WritePath path, string reason) = WritePathChoice.Choose(strategy, useRestartable, processorId, restartableUnsupported);
@@ -25,12 +19,30 @@ public class WritePathTests
     }
 
     [Fact]
+    public void TheTableHasOneRowForEveryCaseSoALookupFindsOne()
+    {
+        foreach (PartitionStrategy strategy in Enum.GetValues<PartitionStrategy>())
+        {
+            foreach ((bool useRestartable, bool processorId, bool restartable) in from a in (bool[])[true, false] from b in (bool[])[true, false] from c in (bool[])[true, false] select (a, b, c))
+            {
+                WritePath path = WritePathPolicy.For(strategy, useRestartable, processorId, restartable);
+                Assert.Equal(path, WritePathChoice.Choose(strategy, useRestartable, processorId, restartable ? null : "unavailable").Path);
+            }
+        }
+
+        Assert.Equal(16, WritePathPolicy.Rows.Count());
+    }
+
+    [Fact]
     public void ARegistryReportsItsWritePathAndItsSeriesUseIt()
     {
         foreach (string storage in (string[])[Storages.PerProcessorRestartable, Storages.PerProcessorInterlocked, Storages.PerThread])
         {
-            var registry = new MetricRegistry(Storages.Options(storage));
-            Assert.Equal(registry.WritePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor, registry.Strategy);
+            MetricRegistryOptions options = Storages.Options(storage);
+            var registry = new MetricRegistry(options);
+            WritePath expected = WritePathPolicy.ForThisProcess(options);
+            Assert.Equal(expected, registry.WritePath);
+            Assert.Equal(expected == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor, registry.Strategy);
             Assert.Equal(registry.WritePath, registry.CreateCounter("test.path").Bind().WritePath);
             Assert.Equal(registry.WritePath, registry.CreateOperationData("test.path.op").Bind().WritePath);
             Assert.False(string.IsNullOrWhiteSpace(registry.WritePathReason));

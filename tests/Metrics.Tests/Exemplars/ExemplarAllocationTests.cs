@@ -7,7 +7,7 @@ public class ExemplarAllocationTests
 {
     private static readonly KeyValuePair<string, object?> s_route = new("http.route", "/hello");
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void OffAnAddOrRecordDoesNotAllocate(string storage)
     {
@@ -15,7 +15,7 @@ public class ExemplarAllocationTests
         AssertAddsDoNotAllocate(new MetricRegistry(Storages.Options(storage)));
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void OnASampledAddOrRecordDoesNotAllocateOnceItsPartitionHasSlots(string storage)
     {

@@ -37,7 +37,7 @@ public class ExemplarCaptureTests
         Assert.Throws<ArgumentOutOfRangeException>(() => new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = (ExemplarFilter)2 }));
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void TraceBasedKeepsTheValueTimeTraceAndSpanOfARecordedActivity(string storage)
     {
@@ -57,7 +57,7 @@ public class ExemplarCaptureTests
         Assert.Equal(TimeSpan.Zero, exemplar.Timestamp.Offset);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void EveryCounterAddPathKeepsAnExemplar(string storage)
     {
@@ -103,7 +103,7 @@ public class ExemplarCaptureTests
         Assert.Null(histogram.Read().Exemplars);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void AHistogramKeepsTheExemplarInTheBucketOfTheValue(string storage)
     {

@@ -15,7 +15,7 @@ public class ExemplarConcurrencyTests
 
     private static int Threads => Math.Max(4, Environment.ProcessorCount);
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void CountsStayExactAndEveryExemplarReadIsWhole(string storage)
     {

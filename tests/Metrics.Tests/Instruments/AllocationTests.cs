@@ -7,7 +7,7 @@ public class AllocationTests
     private static readonly KeyValuePair<string, object?> s_status = new("http.response.status_code", 200);
     private static readonly KeyValuePair<string, object?> s_method = new("http.request.method", "GET");
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void BoundAddDoesNotAllocate(string storage)
     {
@@ -16,7 +16,7 @@ public class AllocationTests
         AllocationAssert.DoesNotAllocate(series.Increment);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void UnboundAddWithZeroOneAndThreeTagsDoesNotAllocate(string storage)
     {
@@ -27,7 +27,7 @@ public class AllocationTests
         Assert.Equal(3, counter.SeriesCount);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void OperationScopeDoesNotAllocate(string storage)
     {

@@ -3,7 +3,7 @@ namespace ScalableMetrics.Tests.Instruments;
 /// <summary>Collection sums chunk by chunk, region by region: the same values as reading each series alone.</summary>
 public class CollectTests
 {
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void CollectOfSeriesAcrossManyChunksMatchesEachSeriesRead(string storage)
     {

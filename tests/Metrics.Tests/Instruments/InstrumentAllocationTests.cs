@@ -7,7 +7,7 @@ public class InstrumentAllocationTests
     private static readonly KeyValuePair<string, object?> s_status = new("http.response.status_code", 200);
     private static readonly KeyValuePair<string, object?> s_method = new("http.request.method", "GET");
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void HistogramRecordsDoNotAllocate(string storage)
     {
@@ -26,7 +26,7 @@ public class InstrumentAllocationTests
         }
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void UpDownAndDoubleCounterAddsDoNotAllocate(string storage)
     {
@@ -51,7 +51,7 @@ public class InstrumentAllocationTests
         AllocationAssert.DoesNotAllocate(() => doubleCounter.Add(0.5, s_status, s_method, s_route));
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void OperationWithBucketsDoesNotAllocate(string storage)
     {

@@ -17,7 +17,7 @@ public class InstrumentExactnessTests
 
     private static int Threads => Math.Max(4, Environment.ProcessorCount);
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void HistogramBucketsCountAndSumAreExactWhileReadsRun(string storage, bool bound)
     {
@@ -62,7 +62,7 @@ public class InstrumentExactnessTests
         }
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void HistogramLongRecordsAreExact(string storage)
     {
@@ -91,7 +91,7 @@ public class InstrumentExactnessTests
         Assert.Equal(6.0 * perValue, reading.Sum);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void UpDownCounterWithMixedSignsAcrossThreadsIsExact(string storage, bool bound)
     {
@@ -135,7 +135,7 @@ public class InstrumentExactnessTests
         Assert.Equal(expected, Assert.Single(counter.Collect()).Value);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void UpDownCounterPartitionsMayWrapWhileTheTotalStaysExact(string storage)
     {
@@ -153,7 +153,7 @@ public class InstrumentExactnessTests
         Assert.Equal(long.MinValue + 11, series.Read());
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void DoubleUpDownCounterWithMixedSignsAcrossThreadsIsExact(string storage, bool bound)
     {
@@ -187,7 +187,7 @@ public class InstrumentExactnessTests
         Assert.Equal(expected, Assert.Single(counter.Collect()).Value);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void DoubleCounterIsExactAndNeverGoesDownWhileReadsRun(string storage, bool bound)
     {
@@ -223,7 +223,7 @@ public class InstrumentExactnessTests
         Assert.Equal(expected, Assert.Single(counter.Collect()).Value);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void OperationDataWithBucketsCountsEveryOperationInItsBucket(string storage, bool bound)
     {

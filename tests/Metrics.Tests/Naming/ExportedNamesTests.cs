@@ -23,7 +23,7 @@ public sealed class ExportedNamesTests
     [InlineData("room.temp", "Cel", "Gauge", "room_temp_celsius")]
     [InlineData("disk.usage", "%", "Gauge", "disk_usage_percent")]
     [InlineData("odd.unit", "{a}b{c}", "Gauge", "odd_unit_b")]
-    public void Metric_names(string instrument, string? unit, string type, string expected) =>
+    public void AnInstrumentsNameUnitAndKindMakeItsPrometheusMetricName(string instrument, string? unit, string type, string expected) =>
         Assert.Equal(expected, ExportedNames.MetricName(instrument, unit, Enum.Parse<ExportedKind>(type)));
 
     [Theory]
@@ -34,6 +34,6 @@ public sealed class ExportedNamesTests
     [InlineData("__reserved", "key__reserved")]
     [InlineData("a-b/c", "a_b_c")]
     [InlineData("ünï", "_n_")]
-    public void Label_names(string key, string expected) =>
+    public void ATagKeyIsSanitizedIntoAPrometheusLabelName(string key, string expected) =>
         Assert.Equal(expected, ExportedNames.SanitizeLabelName(key));
 }

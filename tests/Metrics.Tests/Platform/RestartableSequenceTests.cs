@@ -7,6 +7,7 @@ using ScalableMetrics.Platform;
 using Xunit.Abstractions;
 using ScalableMetrics.Platform.Interop;
 using ScalableMetrics.Platform.Rseq;
+using ScalableMetrics.Tests.Diagnostics;
 
 namespace ScalableMetrics.Tests.Platform;
 
@@ -21,13 +22,47 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
     [Fact]
     public void SupportedWhereGlibcRegisteredAnRseqAreaOnLinuxX64()
     {
-        bool expected = OperatingSystem.IsLinux()
-            && RuntimeInformation.ProcessArchitecture == Architecture.X64
-            && Libc.GetDataExport("__rseq_size") is not 0 and nint size
-            && *(uint*)size != 0;
+        // Asked apart from the code under test, which reads glibc's __rseq_offset and __rseq_size:
+        // glibc 2.35+ registers an area for every thread unless a tunable says not to, and the
+        // kernel itself says whether a new thread holds one.
+        bool switchSet = AppContext.TryGetSwitch(RestartableSequence.DisableSwitchName, out bool disabled) && disabled;
+        Version? glibc = null;
+        bool glibcRegisters = false;
+        string kernel = "not asked off Linux x86-64";
+        if (OperatingSystem.IsLinux() && RuntimeInformation.ProcessArchitecture == Architecture.X64)
+        {
+            glibc = KernelRseq.GlibcVersion();
+            glibcRegisters = glibc >= new Version(2, 35) && !KernelRseq.GlibcTunableTurnsRseqOff();
+            kernel = KernelRseq.NewThreadRegistration();
+        }
 
-        Assert.True(expected == RestartableSequence.IsSupported, $"expected IsSupported={expected}; reason given: {RestartableSequence.UnsupportedReason ?? "none"}");
+        bool expected = !switchSet && glibcRegisters && kernel == KernelRseq.Registered;
+        output.WriteLine($"glibc {glibc?.ToString() ?? "none"}, registers: {glibcRegisters}; kernel: {kernel}; switch {RestartableSequence.DisableSwitchName}: {switchSet}");
+
+        Assert.True(expected == RestartableSequence.IsSupported, $"expected IsSupported={expected} (glibc {glibc?.ToString() ?? "none"}, kernel: {kernel}, switch set: {switchSet}); reason given: {RestartableSequence.UnsupportedReason ?? "none"}");
         Assert.Equal(RestartableSequence.IsSupported, RestartableSequence.UnsupportedReason is null);
+        if (switchSet)
+        {
+            Assert.Contains(RestartableSequence.DisableSwitchName, RestartableSequence.UnsupportedReason);
+        }
+
+        if (RestartableSequence.IsSupported && OperatingSystem.IsLinux())
+        {
+            // The area the code found is the one the kernel keeps: its cpu_id is the processor
+            // this thread runs on, as procfs reports it (read again where the thread moved between).
+            int* cpuId = (int*)(Libc.PThreadSelf() + *(nint*)Libc.GetDataExport("__rseq_offset") + CpuIdOffsetInArea);
+            for (int attempt = 0; ; attempt++)
+            {
+                int before = Procfs.CurrentProcessor();
+                int fromArea = Volatile.Read(ref *cpuId);
+                int after = Procfs.CurrentProcessor();
+                if (before == after || attempt == 100)
+                {
+                    Assert.Equal(before, fromArea);
+                    break;
+                }
+            }
+        }
     }
 
     [Fact]
@@ -192,18 +227,36 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
     [Fact]
     public void RegistryUsesRestartableSequencesOnlyWhenAskedAndSupported()
     {
-        Assert.Equal(RestartableSequence.IsSupported && ProcessorId.IsSupported, new MetricRegistry().WritePath == WritePath.RestartableSequence);
+        // What was asked, every way, against the policy table's row for what this process
+        // supports (IsSupported is checked against glibc and the kernel above).
+        foreach (PartitionStrategy strategy in Enum.GetValues<PartitionStrategy>())
+        {
+            foreach (bool useRestartable in (bool[])[true, false])
+            {
+                var options = new MetricRegistryOptions { Strategy = strategy, UseRestartableSequences = useRestartable };
+                Assert.Equal(WritePathPolicy.ForThisProcess(options), new MetricRegistry(options).WritePath);
+            }
+        }
+
+        Assert.Equal(WritePathPolicy.ForThisProcess(new MetricRegistryOptions()), new MetricRegistry().WritePath);
         Assert.NotEqual(WritePath.RestartableSequence, new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked)).WritePath);
         Assert.Equal(WritePath.PerThread, new MetricRegistry(Storages.Options(Storages.PerThread)).WritePath);
 
         var interlockedRegistry = new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked));
         CounterSeries interlocked = interlockedRegistry.CreateCounter("test.interlocked").Bind();
         Assert.Equal(interlockedRegistry.WritePath, interlocked.WritePath);
+        var byDefault = new MetricRegistry();
+        CounterSeries restartable = byDefault.CreateCounter("test.restartable").Bind();
         if (RestartableSequence.IsSupported)
         {
-            CounterSeries restartable = new MetricRegistry().CreateCounter("test.restartable").Bind();
             Assert.Equal(RestartableSequence.PartitionCount + 1, restartable.RegionCount);
             Assert.Equal(ProcessorId.PartitionCount, interlocked.RegionCount);
+        }
+        else
+        {
+            // Not supported: the default registry's series have no overflow region.
+            Assert.NotEqual(WritePath.RestartableSequence, restartable.WritePath);
+            Assert.Equal(byDefault.PartitionCount, restartable.RegionCount);
         }
     }
 }

@@ -4,7 +4,7 @@ namespace ScalableMetrics.Tests.SeriesTables;
 /// <summary>The registry's limits: exact under concurrency, refused with a clear error, never a silent drop.</summary>
 public class LimitTests
 {
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void ThreadsFloodingNewTagSetsMakeExactlyTheLimitPlusTheOverflowSeries(string storage)
     {

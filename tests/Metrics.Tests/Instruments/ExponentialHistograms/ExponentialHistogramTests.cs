@@ -153,7 +153,7 @@ public class ExponentialHistogramTests
         Assert.Throws<ArgumentException>(() => registry.CreateHistogram("test.exp.again"));
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void BucketsCountAndSumAreExactWhileReadsRun(string storage, bool bound)
     {

@@ -111,7 +111,7 @@ public class HistogramTests
         Assert.Equal(17, series[0].Slots.Chunk.UsedSlots);
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void PastTheSeriesLimitNewTagSetsRecordIntoTheOverflowSeries(string storage)
     {
