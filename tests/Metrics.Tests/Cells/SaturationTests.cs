@@ -63,7 +63,7 @@ public class SaturationTests
         }
     }
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void ADoubleCounterFedFiniteIncrementsPastTheRangeReadsDoubleMaxValueNotInfinity(string storage)
     {
