@@ -1,5 +1,5 @@
-using ScalableMetrics.Exporter.Prometheus;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Tests;
 
@@ -56,7 +56,7 @@ public sealed class ExpositionWriterTests
         // 33444, 100392, 129389, 133988, 144320 cumulative, sum 53423), given per bucket.
         var writer = new ExpositionWriter();
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
-        writer.WriteHeader("http_request_duration_seconds", PrometheusType.Histogram, "A histogram of the request duration.");
+        writer.WriteHeader("http_request_duration_seconds", ExportedKind.Histogram, "A histogram of the request duration.");
 
         writer.WriteHistogram(
             "http_request_duration_seconds",

@@ -1,3 +1,4 @@
+using ScalableMetrics.Naming;
 using ScalableMetrics.Platform;
 
 namespace ScalableMetrics.Tests;
@@ -51,7 +52,7 @@ public class RegistryTests
     {
         var registry = new MetricRegistry();
         OperationData operation = registry.CreateOperationData("test.duration");
-        Assert.Equal("test.duration.count", operation.CountName);
+        Assert.Equal("test.duration.count", PublishedInstrument.OperationCount(operation.Name).Name);
         Assert.Contains("taken by the OperationData 'test.duration'", Assert.Throws<ArgumentException>(() => registry.CreateCounter("test.duration.count")).Message);
 
         registry.CreateCounter("test.other.count");

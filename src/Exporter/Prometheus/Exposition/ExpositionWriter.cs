@@ -1,6 +1,7 @@
-using ScalableMetrics.Cells;
 using System.Text;
+using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments.ExponentialHistograms;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
@@ -81,7 +82,7 @@ internal sealed class ExpositionWriter
     /// <param name="type">The family's type.</param>
     /// <param name="help">The help text, or null or empty for none.</param>
     /// <param name="unit">The unit as the name's suffix says it (<c>seconds</c>, <c>bytes</c>), or null or empty for none.</param>
-    public void WriteHeader(string family, PrometheusType type, string? help, string? unit = null)
+    public void WriteHeader(string family, ExportedKind type, string? help, string? unit = null)
     {
         if (IsProtobuf)
         {
@@ -109,10 +110,10 @@ internal sealed class ExpositionWriter
         _text.Write(family);
         _text.Write(type switch
         {
-            PrometheusType.Counter => " counter\n",
-            PrometheusType.Gauge or PrometheusType.Info => " gauge\n",
-            PrometheusType.Summary => " summary\n",
-            PrometheusType.Histogram => " histogram\n",
+            ExportedKind.Counter => " counter\n",
+            ExportedKind.Gauge or ExportedKind.Info => " gauge\n",
+            ExportedKind.Summary => " summary\n",
+            ExportedKind.Histogram => " histogram\n",
             _ => throw new ArgumentOutOfRangeException(nameof(type), type, "Not a type the text format carries."),
         });
     }
@@ -127,9 +128,9 @@ internal sealed class ExpositionWriter
     /// <param name="type">The family's type.</param>
     /// <param name="labels">The series' labels.</param>
     /// <param name="created">When the series started, or null.</param>
-    public void WriteCreated(string family, PrometheusType type, LabelBlock labels, DateTimeOffset? created)
+    public void WriteCreated(string family, ExportedKind type, LabelBlock labels, DateTimeOffset? created)
     {
-        if (!IsOpenMetrics || created is not { } time || type is not (PrometheusType.Counter or PrometheusType.Histogram or PrometheusType.Summary))
+        if (!IsOpenMetrics || created is not { } time || type is not (ExportedKind.Counter or ExportedKind.Histogram or ExportedKind.Summary))
         {
             return;
         }
@@ -288,7 +289,7 @@ internal sealed class ExpositionWriter
         }
 
         WriteCountAndSum(name, labels, count, sum);
-        WriteCreated(name, PrometheusType.Summary, labels, created);
+        WriteCreated(name, ExportedKind.Summary, labels, created);
     }
 
     /// <summary>The <c>_sum</c> and <c>_count</c> samples of a histogram series, in the format's
@@ -322,27 +323,27 @@ internal sealed class ExpositionWriter
     /// <summary>A counter family's OpenMetrics name: its sample name less <c>_total</c>; an info
     /// family's, less <c>_info</c>; any other family's name as it is.</summary>
     /// <remarks>A span of the name, so that a scrape's <c>_created</c> samples allocate nothing.</remarks>
-    private static ReadOnlySpan<char> OpenMetricsFamilyName(string family, PrometheusType type) => type switch
+    private static ReadOnlySpan<char> OpenMetricsFamilyName(string family, ExportedKind type) => type switch
     {
-        PrometheusType.Counter => WithoutSuffix(family, "_total"),
-        PrometheusType.Info => WithoutSuffix(family, "_info"),
+        ExportedKind.Counter => WithoutSuffix(family, "_total"),
+        ExportedKind.Info => WithoutSuffix(family, "_info"),
         _ => family,
     };
 
     private static ReadOnlySpan<char> WithoutSuffix(string name, string suffix) =>
         name.Length > suffix.Length && name.EndsWith(suffix, StringComparison.Ordinal) ? name.AsSpan(0, name.Length - suffix.Length) : name;
 
-    private void WriteOpenMetricsHeader(ReadOnlySpan<char> family, PrometheusType type, string? help, string? unit)
+    private void WriteOpenMetricsHeader(ReadOnlySpan<char> family, ExportedKind type, string? help, string? unit)
     {
         _text.Write("# TYPE ");
         _text.Write(family);
         _text.Write(type switch
         {
-            PrometheusType.Counter => " counter\n",
-            PrometheusType.Gauge => " gauge\n",
-            PrometheusType.Summary => " summary\n",
-            PrometheusType.Histogram => " histogram\n",
-            PrometheusType.Info => " info\n",
+            ExportedKind.Counter => " counter\n",
+            ExportedKind.Gauge => " gauge\n",
+            ExportedKind.Summary => " summary\n",
+            ExportedKind.Histogram => " histogram\n",
+            ExportedKind.Info => " info\n",
             _ => throw new ArgumentOutOfRangeException(nameof(type), type, "Not a type OpenMetrics carries here."),
         });
 
@@ -396,7 +397,7 @@ internal sealed class ExpositionWriter
 
         WriteSample(name, "_bucket", labels, "le", double.PositiveInfinity, count, exemplars?[boundaries.Count]);
         WriteCountAndSum(name, labels, count, sum);
-        WriteCreated(name, PrometheusType.Histogram, labels, created);
+        WriteCreated(name, ExportedKind.Histogram, labels, created);
     }
 
     private void WriteProtobufValue(string name, string suffix, LabelBlock labels, string? extraLabelName, double value, Exemplar? exemplar)

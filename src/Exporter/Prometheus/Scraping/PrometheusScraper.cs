@@ -5,6 +5,7 @@ using ScalableMetrics.Exporter.Prometheus;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 using ScalableMetrics.Exporter.Prometheus.Sources;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter;
 
@@ -239,7 +240,7 @@ public sealed partial class PrometheusScraper : IDisposable
         _takenNames.Add(TargetInfoName);
         if (_targetInfo is not null)
         {
-            _output.WriteHeader(TargetInfoName, PrometheusType.Info, "Target metadata");
+            _output.WriteHeader(TargetInfoName, ExportedKind.Info, "Target metadata");
             _output.WriteSample(TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);
         }
     }
