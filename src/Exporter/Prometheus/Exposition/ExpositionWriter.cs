@@ -1,6 +1,5 @@
 using System.Text;
-using ScalableMetrics.Cells;
-using ScalableMetrics.Instruments.ExponentialHistograms;
+using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
@@ -219,11 +218,11 @@ internal sealed class ExpositionWriter
         long cumulative = 0;
         for (int i = 0; i < boundaries.Count; i++)
         {
-            cumulative = SaturatingSum.Add(cumulative, bucketCounts[i]);
+            cumulative = SaturatingCounts.Add(cumulative, bucketCounts[i]);
             _countScratch.Add(cumulative);
         }
 
-        cumulative = SaturatingSum.Add(cumulative, bucketCounts[boundaries.Count]);
+        cumulative = SaturatingCounts.Add(cumulative, bucketCounts[boundaries.Count]);
         WriteCumulativeHistogram(name, labels, boundaries, _countScratch, cumulative, sum, created, exemplars);
     }
 
@@ -266,8 +265,8 @@ internal sealed class ExpositionWriter
                 continue;
             }
 
-            cumulative = SaturatingSum.Add(cumulative, count);
-            _boundaryScratch.Add(ExponentialBuckets.LowerBoundary(reading.PositiveOffset + j + 1, reading.Scale));
+            cumulative = SaturatingCounts.Add(cumulative, count);
+            _boundaryScratch.Add(reading.PositiveBucketUpperBoundary(j));
             _countScratch.Add(cumulative);
         }
 
