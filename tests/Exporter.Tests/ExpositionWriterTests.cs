@@ -54,7 +54,7 @@ public sealed class ExpositionWriterTests
     {
         // The specification's example (boundaries 0.05, 0.1, 0.2, 0.5, 1 and counts 24054,
         // 33444, 100392, 129389, 133988, 144320 cumulative, sum 53423), given per bucket.
-        var writer = new ExpositionWriter();
+        var writer = new TextFormatWriter();
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
         writer.WriteHeader("http_request_duration_seconds", ExportedKind.Histogram, "A histogram of the request duration.");
 
@@ -85,7 +85,7 @@ public sealed class ExpositionWriterTests
     [Fact]
     public void The_le_label_follows_the_series_labels_and_uses_the_go_spelling()
     {
-        var writer = new ExpositionWriter();
+        var writer = new TextFormatWriter();
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [new("otel_scope_name", "m")], [new("route", "/x")]);
 
         writer.WriteHistogram("d_seconds", labels, [0.00001, 1000000], [1, 0, 2], -1.5);
@@ -105,7 +105,7 @@ public sealed class ExpositionWriterTests
     [Fact]
     public void Cumulative_counts_stop_at_long_max_value_rather_than_wrapping()
     {
-        var writer = new ExpositionWriter();
+        var writer = new TextFormatWriter();
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
 
         writer.WriteHistogram("h", labels, [1], [long.MaxValue, 5], 0);

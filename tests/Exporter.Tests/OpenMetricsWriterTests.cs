@@ -183,7 +183,7 @@ public sealed class OpenMetricsWriterTests
     [Fact]
     public void The_text_format_keeps_its_rules_created_and_eof_are_openmetrics_only()
     {
-        var writer = new ExpositionWriter { ChecksDuplicates = true };
+        var writer = new TextFormatWriter { ChecksDuplicates = true };
 
         writer.WriteHeader("foo_total", ExportedKind.Counter, "a \"quoted\" help", "seconds");
         writer.WriteSample("foo_total", string.Empty, Labels(), null, 0, 17.0);
@@ -214,7 +214,7 @@ public sealed class OpenMetricsWriterTests
     [Fact]
     public void A_counter_sample_and_its_created_sample_allocate_nothing_once_warm()
     {
-        var fast = new ExpositionWriter { ChecksDuplicates = false, Format = PrometheusExpositionFormat.OpenMetrics };
+        var fast = new OpenMetricsWriter { ChecksDuplicates = false };
         LabelBlock labels = Labels(("code", "200"));
         DateTimeOffset created = DateTimeOffset.FromUnixTimeMilliseconds(1520430000123);
 
@@ -229,7 +229,7 @@ public sealed class OpenMetricsWriterTests
         Assert.EndsWith("foo_seconds_created{code=\"200\"} 1520430000.123\n# EOF\n", fast.ToString());
     }
 
-    private static ExpositionWriter OpenMetricsWriter() => new() { ChecksDuplicates = true, Format = PrometheusExpositionFormat.OpenMetrics };
+    private static ExpositionWriter OpenMetricsWriter() => new OpenMetricsWriter { ChecksDuplicates = true };
 
     private static LabelBlock Labels(params (string Name, string Value)[] labels) =>
         LabelBlock.Create(new PrometheusTextWriter(), [.. labels.Select(l => new KeyValuePair<string, string>(l.Name, l.Value))], s_noTags);

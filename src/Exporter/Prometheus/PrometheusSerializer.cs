@@ -34,13 +34,13 @@ internal sealed class PrometheusSerializer
     /// <summary>The metrics of this meter are left out: the registry's, written from the registry itself.</summary>
     public string? ExcludedMeterName { get; init; }
 
-    public ExpositionWriter Output { get; init; } = new();
+    public ExpositionWriter Output { get; init; } = new TextFormatWriter();
 
     /// <summary>Where the OpenMetrics text of a batch is written.</summary>
-    public ExpositionWriter OpenMetricsOutput { get; init; } = new() { Format = PrometheusExpositionFormat.OpenMetrics };
+    public ExpositionWriter OpenMetricsOutput { get; init; } = new OpenMetricsWriter();
 
     /// <summary>Where the protobuf exposition of a batch is written.</summary>
-    public ExpositionWriter ProtobufOutput { get; init; } = new() { Format = PrometheusExpositionFormat.Protobuf };
+    public ExpositionWriter ProtobufOutput { get; init; } = new ProtobufWriter();
 
     /// <summary>Writes <paramref name="batch"/> into a new collection.</summary>
     public PrometheusCollection Write(in Batch<Metric> batch)
@@ -73,8 +73,6 @@ internal sealed class PrometheusSerializer
         }
 
         _entries.Sort(s_byGroupThenArrival);
-        OpenMetricsOutput.Format = PrometheusExpositionFormat.OpenMetrics;
-        ProtobufOutput.Format = PrometheusExpositionFormat.Protobuf;
         return WriteEntries(Output) with { OpenMetrics = WriteEntries(OpenMetricsOutput), Protobuf = WriteEntries(ProtobufOutput) };
     }
 

@@ -52,7 +52,7 @@ public sealed partial class PrometheusScraper : IDisposable
     private readonly MeterListenerHost? _listened;
     private readonly ILogger _logger;
     private readonly Dictionary<ListenedScope, RegistrySource> _listenedSources = [];
-    private readonly ExpositionWriter _output = new();
+    private readonly ExpositionWriter?[] _writers = new ExpositionWriter?[3];
     private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
     private LabelBlock? _targetInfo;
 
@@ -201,11 +201,12 @@ public sealed partial class PrometheusScraper : IDisposable
         await _scrapeLock.WaitAsync().ConfigureAwait(false);
         try
         {
-            _output.Clear();
-            _output.Format = format;
+            // The format's writer, chosen once for the whole collection.
+            ExpositionWriter output = _writers[(int)format] ??= ExpositionWriter.Create(format);
+            output.Clear();
             _takenNames.Clear();
-            WriteTargetInfo();
-            _registry.Write(_output, _takenNames);
+            WriteTargetInfo(output);
+            _registry.Write(output, _takenNames);
             if (_listened is not null)
             {
                 foreach (ListenedScope scope in _listened.Scopes.OrderBy(s => s.MeterName, StringComparer.Ordinal).ThenBy(s => s.MeterVersion, StringComparer.Ordinal))
@@ -216,17 +217,17 @@ public sealed partial class PrometheusScraper : IDisposable
                         _listenedSources.Add(scope, source);
                     }
 
-                    source.Write(_output, _takenNames);
+                    source.Write(output, _takenNames);
                 }
             }
 
             if (_otherMeters is not null)
             {
-                await _otherMeters.WriteAsync(_output, _takenNames, CancellationToken.None).ConfigureAwait(false);
+                await _otherMeters.WriteAsync(output, _takenNames, CancellationToken.None).ConfigureAwait(false);
             }
 
-            _output.WriteEnd();
-            return _output.ToArray();
+            output.WriteEnd();
+            return output.ToArray();
         }
         finally
         {
@@ -234,14 +235,14 @@ public sealed partial class PrometheusScraper : IDisposable
         }
     }
 
-    private void WriteTargetInfo()
+    private void WriteTargetInfo(ExpositionWriter output)
     {
         // The name is reserved even without attributes: no instrument may pass for the resource.
         _takenNames.Add(TargetInfoName);
         if (_targetInfo is not null)
         {
-            _output.WriteHeader(TargetInfoName, ExportedKind.Info, "Target metadata");
-            _output.WriteSample(TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);
+            output.WriteHeader(TargetInfoName, ExportedKind.Info, "Target metadata");
+            output.WriteSample(TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);
         }
     }
 
