@@ -7,13 +7,12 @@ using ScalableMetrics.Naming;
 namespace ScalableMetrics.Exporter.Prometheus;
 
 /// <summary>
-/// Writes a batch of OpenTelemetry metrics in the Prometheus text exposition format 0.0.4:
-/// per family a <c># HELP</c> line (when there is a description), a <c># TYPE</c> line and
-/// its samples, without timestamps (Prometheus stamps them with the scrape's time); and the same
-/// batch in OpenMetrics 1.0 (<see cref="PrometheusCollection.OpenMetrics"/>), with each point's
-/// start time as its <c>_created</c>, since the reader's collection, not the scrape, decides when
-/// a batch is written; and in the protobuf exposition (<see cref="PrometheusCollection.Protobuf"/>),
-/// exponential histograms as native histograms. Not thread-safe: a reader exports one collection at a time.
+/// Writes a batch of OpenTelemetry metrics in one Prometheus exposition format, the one the
+/// scrape asks for (<see cref="ExpositionWriter"/>): per family its header and its samples,
+/// without timestamps (Prometheus stamps them with the scrape's time); in OpenMetrics each
+/// point's start time as its <c>_created</c>, since the reader's collection, not the scrape,
+/// decides when a batch is written; in protobuf exponential histograms as native histograms.
+/// Not thread-safe: a reader exports one collection at a time.
 /// </summary>
 /// <remarks>OpenTelemetry .NET's exponential histogram point has no public negative buckets: a
 /// negative value shows in its count and sum only.</remarks>
@@ -27,29 +26,21 @@ internal sealed class PrometheusSerializer
     private readonly List<Entry> _entries = [];
     private readonly List<KeyValuePair<string, object?>> _tags = [];
     private readonly PrometheusTextWriter _labelScratch = new();
-    private readonly List<PrometheusCollection.Family> _written = [];
+    private readonly List<RenderedCollection.FamilyRange> _written = [];
+    private readonly ExpositionWriter?[] _writers = new ExpositionWriter?[3];
     private readonly List<double> _boundaries = [];
     private readonly List<long> _bucketCounts = [];
 
     /// <summary>The metrics of this meter are left out: the registry's, written from the registry itself.</summary>
     public string? ExcludedMeterName { get; init; }
 
-    public ExpositionWriter Output { get; init; } = new TextFormatWriter();
-
-    /// <summary>Where the OpenMetrics text of a batch is written.</summary>
-    public ExpositionWriter OpenMetricsOutput { get; init; } = new OpenMetricsWriter();
-
-    /// <summary>Where the protobuf exposition of a batch is written.</summary>
-    public ExpositionWriter ProtobufOutput { get; init; } = new ProtobufWriter();
-
-    /// <summary>Writes <paramref name="batch"/> into a new collection.</summary>
-    public PrometheusCollection Write(in Batch<Metric> batch)
+    /// <summary>Writes <paramref name="batch"/> in <paramref name="format"/> into a new collection.</summary>
+    public RenderedCollection Write(in Batch<Metric> batch, PrometheusExpositionFormat format)
     {
         // Metrics of two meters can share a family name; the format wants one HELP and TYPE per
         // family and its samples together, so group them, keeping the order they came in.
         _familyOrder.Clear();
         _entries.Clear();
-        _written.Clear();
         foreach (Metric metric in batch)
         {
             if (string.Equals(metric.MeterName, ExcludedMeterName, StringComparison.Ordinal))
@@ -73,10 +64,10 @@ internal sealed class PrometheusSerializer
         }
 
         _entries.Sort(s_byGroupThenArrival);
-        return WriteEntries(Output) with { OpenMetrics = WriteEntries(OpenMetricsOutput), Protobuf = WriteEntries(ProtobufOutput) };
+        return WriteEntries(_writers[(int)format] ??= ExpositionWriter.Create(format));
     }
 
-    private PrometheusCollection WriteEntries(ExpositionWriter output)
+    private RenderedCollection WriteEntries(ExpositionWriter output)
     {
         output.Clear();
         _written.Clear();
@@ -102,14 +93,14 @@ internal sealed class PrometheusSerializer
         }
 
         EndFamily(output, header, start);
-        return new PrometheusCollection(output.ToArray(), [.. _written]);
+        return new RenderedCollection(output.Format, output.ToArray(), [.. _written]);
     }
 
     private void EndFamily(ExpositionWriter output, ExposedMetric? exposed, int start)
     {
         if (exposed is not null)
         {
-            _written.Add(new PrometheusCollection.Family(exposed.Family.TextName, exposed.WrittenNames, start, output.Length - start));
+            _written.Add(new RenderedCollection.FamilyRange(exposed.Family.TextName, exposed.WrittenNames, start, output.Length - start));
         }
     }
 

@@ -1,7 +1,6 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Listening;
-using ScalableMetrics.Exporter.Prometheus;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 using ScalableMetrics.Exporter.Prometheus.Sources;
@@ -47,11 +46,12 @@ public sealed partial class PrometheusScraper : IDisposable
     internal const string TargetInfoName = "target_info";
 
     private readonly SemaphoreSlim _scrapeLock = new(1, 1);
-    private readonly RegistrySource _registry;
-    private readonly MeterProviderSource? _otherMeters;
-    private readonly MeterListenerHost? _listened;
     private readonly ILogger _logger;
-    private readonly Dictionary<ListenedScope, RegistrySource> _listenedSources = [];
+
+    // What a scrape writes after target_info, in this order: the registry, the listened meters, the MeterProvider's other meters.
+    private readonly IScrapeSource[] _sources;
+
+    // One per format, made on the first scrape of that format: each coalescer serves one format.
     private readonly ExpositionWriter?[] _writers = new ExpositionWriter?[3];
     private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
     private LabelBlock? _targetInfo;
@@ -86,9 +86,18 @@ public sealed partial class PrometheusScraper : IDisposable
         ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
         ILogger log = logger ?? (ILogger)NullLogger.Instance;
         _logger = log;
-        _listened = listened;
-        _registry = new RegistrySource(registry, scopeName, scopeVersion, log);
-        _otherMeters = otherMeters is null ? null : new MeterProviderSource(otherMeters, log);
+        List<IScrapeSource> sources = [new RegistrySource(registry, scopeName, scopeVersion, log)];
+        if (listened is not null)
+        {
+            sources.Add(new ListenedMetersSource(listened, log));
+        }
+
+        if (otherMeters is not null)
+        {
+            sources.Add(new MeterProviderSource(otherMeters, log));
+        }
+
+        _sources = [.. sources];
         _text = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.Text));
         _openMetrics = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.OpenMetrics));
         _protobuf = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.Protobuf));
@@ -201,29 +210,14 @@ public sealed partial class PrometheusScraper : IDisposable
         await _scrapeLock.WaitAsync().ConfigureAwait(false);
         try
         {
-            // The format's writer, chosen once for the whole collection.
+            // The format's writer, chosen once for the whole collection; every source writes that format only.
             ExpositionWriter output = _writers[(int)format] ??= ExpositionWriter.Create(format);
             output.Clear();
             _takenNames.Clear();
             WriteTargetInfo(output);
-            _registry.Write(output, _takenNames);
-            if (_listened is not null)
+            foreach (IScrapeSource source in _sources)
             {
-                foreach (ListenedScope scope in _listened.Scopes.OrderBy(s => s.MeterName, StringComparer.Ordinal).ThenBy(s => s.MeterVersion, StringComparer.Ordinal))
-                {
-                    if (!_listenedSources.TryGetValue(scope, out RegistrySource? source))
-                    {
-                        source = new RegistrySource(scope.Registry, scope.MeterName, scope.MeterVersion, _logger);
-                        _listenedSources.Add(scope, source);
-                    }
-
-                    source.Write(output, _takenNames);
-                }
-            }
-
-            if (_otherMeters is not null)
-            {
-                await _otherMeters.WriteAsync(output, _takenNames, CancellationToken.None).ConfigureAwait(false);
+                await source.WriteAsync(output, _takenNames, CancellationToken.None).ConfigureAwait(false);
             }
 
             output.WriteEnd();

@@ -32,7 +32,7 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// reserved, and the failure logged each time; the rest of the scrape is written as usual.</para>
 /// <para>Not thread-safe: a scrape at a time (see <c>PrometheusScraper</c>).</para>
 /// </remarks>
-internal sealed partial class RegistrySource
+internal sealed partial class RegistrySource : IScrapeSource
 {
     private readonly MetricRegistry _registry;
     private readonly KeyValuePair<string, string>[] _scopeLabels;
@@ -49,6 +49,13 @@ internal sealed partial class RegistrySource
         _scopeLabels = string.IsNullOrEmpty(scopeVersion)
             ? [new(ExportedNames.ScopeNameLabel, scopeName)]
             : [new(ExportedNames.ScopeNameLabel, scopeName), new(ExportedNames.ScopeVersionLabel, scopeVersion)];
+    }
+
+    /// <inheritdoc/>
+    public ValueTask WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
+    {
+        Write(output, takenNames);
+        return ValueTask.CompletedTask;
     }
 
     /// <summary>Writes every instrument that has a sample, adding its reserved names to <paramref name="takenNames"/>.</summary>
