@@ -3,7 +3,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter;
-using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.OpenTelemetry;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace Microsoft.AspNetCore.Routing;

@@ -1,6 +1,8 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using ScalableMetrics.Exporter.Listening;
+using ScalableMetrics.Exporter.OpenTelemetry;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace ScalableMetrics.Exporter.Hosting;
 

@@ -1,7 +1,7 @@
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Naming;
 
-namespace ScalableMetrics.Exporter.Prometheus;
+namespace ScalableMetrics.Exporter.OpenTelemetry;
 
 /// <summary>
 /// How one OpenTelemetry metric is exposed, apart from its points: its exported family (named by

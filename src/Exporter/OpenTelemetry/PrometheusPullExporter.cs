@@ -1,6 +1,6 @@
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
-using ScalableMetrics.Exporter.Prometheus;
+using ScalableMetrics.Exporter.OpenTelemetry;
 
 namespace ScalableMetrics.Exporter;
 

@@ -4,7 +4,7 @@ using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Naming;
 
-namespace ScalableMetrics.Exporter.Prometheus;
+namespace ScalableMetrics.Exporter.OpenTelemetry;
 
 /// <summary>
 /// Writes a batch of OpenTelemetry metrics in one Prometheus exposition format, the one the

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.Prometheus;
+namespace ScalableMetrics.Exporter.OpenTelemetry;
 
 /// <summary>
 /// One collection of a <c>MeterProvider</c>, rendered in one exposition format, and where each

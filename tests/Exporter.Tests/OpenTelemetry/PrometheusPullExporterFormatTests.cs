@@ -1,6 +1,6 @@
 using System.Text;
 using OpenTelemetry.Metrics;
-using ScalableMetrics.Exporter.Prometheus;
+using ScalableMetrics.Exporter.OpenTelemetry;
 
 namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
 

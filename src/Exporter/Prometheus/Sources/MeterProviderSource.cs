@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Logging;
+using ScalableMetrics.Exporter.OpenTelemetry;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Exporter.Prometheus.Sources;
