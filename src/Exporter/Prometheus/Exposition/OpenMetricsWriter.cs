@@ -105,9 +105,9 @@ internal sealed class OpenMetricsWriter : LineFormatWriter
             return;
         }
 
-        Output.Write(" # {" + ExemplarLabels.TraceId + "=\"");
+        Output.Write(" # {" + ExportedNames.ExemplarTraceIdLabel + "=\"");
         Output.Write(e.TraceId.ToHexString());
-        Output.Write("\"," + ExemplarLabels.SpanId + "=\"");
+        Output.Write("\"," + ExportedNames.ExemplarSpanIdLabel + "=\"");
         Output.Write(e.SpanId.ToHexString());
         Output.Write("\"} ");
         Output.WriteOpenMetrics(e.Value);

@@ -154,8 +154,8 @@ internal sealed class ProtobufFamilyWriter
     private static void WriteExemplar(CodedOutputStream output, int field, Exemplar exemplar, ProtobufScratch scratch, int depth) =>
         ProtobufMessages.WriteMessage(output, field, scratch.Encode(depth, (exemplar, scratch, depth), static (o, x) =>
         {
-            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExemplarLabels.TraceId, x.exemplar.TraceId.ToHexString()));
-            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExemplarLabels.SpanId, x.exemplar.SpanId.ToHexString()));
+            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExportedNames.ExemplarTraceIdLabel, x.exemplar.TraceId.ToHexString()));
+            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExportedNames.ExemplarSpanIdLabel, x.exemplar.SpanId.ToHexString()));
             ProtobufMessages.WriteDouble(o, ProtobufMessages.ExemplarValue, x.exemplar.Value);
             long ticks = x.exemplar.Timestamp.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks;
             ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarTimestamp, x.scratch.Encode(x.depth + 1, ticks, static (t, unixTicks) =>

@@ -42,9 +42,6 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <summary>The content type of a scrape in <see cref="PrometheusExpositionFormat.Protobuf"/>: <c>application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited</c>.</summary>
     public const string ProtobufContentType = "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited";
 
-    /// <summary>The name of the family that carries the resource attributes: <c>target_info</c>.</summary>
-    internal const string TargetInfoName = "target_info";
-
     private readonly SemaphoreSlim _scrapeLock = new(1, 1);
     private readonly ILogger _logger;
 
@@ -232,11 +229,11 @@ public sealed partial class PrometheusScraper : IDisposable
     private void WriteTargetInfo(ExpositionWriter output)
     {
         // The name is reserved even without attributes: no instrument may pass for the resource.
-        _takenNames.Add(TargetInfoName);
+        _takenNames.Add(ExportedNames.TargetInfoName);
         if (_targetInfo is not null)
         {
-            output.WriteHeader(TargetInfoName, ExportedKind.Info, "Target metadata");
-            output.WriteSample(TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);
+            output.WriteHeader(ExportedNames.TargetInfoName, ExportedKind.Info, "Target metadata");
+            output.WriteSample(ExportedNames.TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);
         }
     }
 
