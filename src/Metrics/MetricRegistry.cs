@@ -2,7 +2,6 @@ using System.Diagnostics.Metrics;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
-using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Naming;
@@ -18,7 +17,8 @@ namespace ScalableMetrics;
 /// <remarks>
 /// <para>Instrument names are unique per registry, compared case-insensitively as OpenTelemetry
 /// identifies instruments: creating an instrument again with the same name, kind and unit returns
-/// the existing one. An <see cref="OperationData"/> also takes its <see cref="OperationData.CountName"/>.</para>
+/// the existing one. An <see cref="OperationData"/> also takes the name its count is published under
+/// (its name followed by <see cref="OperationData.CountNameSuffix"/>).</para>
 /// <para>Exported names are unique too: an instrument whose Prometheus family, sample or
 /// <c>_created</c> name (after sanitizing and unit suffixes) equals one of an existing instrument's
 /// is refused, so that two instruments never export as one family (<c>coll.a</c> and <c>coll_a</c>;
@@ -27,11 +27,8 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class MetricRegistry
 {
-    // Every name taken, an operation's count name included, to the instrument that took it.
-    private readonly Dictionary<string, Instrument> _names = new(StringComparer.OrdinalIgnoreCase);
-
-    // Every exported name taken (ExportedFamily.ReservedNames), to the instrument that took it.
-    private readonly Dictionary<string, Instrument> _exportedNames = new(StringComparer.Ordinal);
+    // Every instrument and exported name taken, to the instrument that took it.
+    private readonly NameReservations _names = new();
     private readonly List<Instrument> _instruments = [];
     private readonly List<Action<Instrument>> _observers = [];
     private readonly Lock _lock = new();
@@ -440,30 +437,18 @@ public sealed class MetricRegistry
         T created;
         lock (_lock)
         {
-            if (_names.TryGetValue(name, out Instrument? existing))
+            if (_names.HolderOf(name) is { } existing)
             {
                 if (returnsExisting && existing is T same && string.Equals(same.Name, name, StringComparison.OrdinalIgnoreCase) && string.Equals(same.Unit, unit, StringComparison.Ordinal))
                 {
                     return same;
                 }
 
-                throw NameTaken(name, existing);
-            }
-
-            string? countName = typeof(T) == typeof(OperationData) ? name + OperationData.CountNameSuffix : null;
-            if (countName is not null && _names.TryGetValue(countName, out Instrument? countOwner))
-            {
-                throw NameTaken(countName, countOwner);
+                throw NameReservations.NameTaken(name, existing);
             }
 
             ExportedFamily family = familyOf(name, unit);
-            foreach (string exportedName in family.ReservedNames)
-            {
-                if (_exportedNames.TryGetValue(exportedName, out Instrument? owner))
-                {
-                    throw ExportedNameTaken(typeof(T).Name, name, unit, exportedName, owner);
-                }
-            }
+            _names.ThrowIfTaken(typeof(T).Name, name, unit, family);
 
             if (_instruments.Count >= MaxInstruments)
             {
@@ -472,16 +457,7 @@ public sealed class MetricRegistry
             }
 
             created = create();
-            _names.Add(name, created);
-            if (countName is not null)
-            {
-                _names.Add(countName, created);
-            }
-
-            foreach (string exportedName in family.ReservedNames)
-            {
-                _exportedNames.Add(exportedName, created);
-            }
+            _names.Reserve(created, family);
 
             _instruments.Add(created);
             foreach (Action<Instrument> observer in _observers)
@@ -533,20 +509,12 @@ public sealed class MetricRegistry
         return count;
     }
 
-    private static ArgumentException NameTaken(string name, Instrument owner) => new(
-        $"The name {ExceptionText.Quote(name)} is taken by the {owner.GetType().Name} {ExceptionText.Quote(owner.Name)} (unit {ExceptionText.Quote(owner.Unit)}); names are unique per registry, case-insensitively, and an {nameof(OperationData)} also takes its name followed by '{OperationData.CountNameSuffix}'.",
-        "name");
-
     private static ArgumentException BoundariesDiffer(Instrument existing, IReadOnlyList<double>? existingBoundaries, IReadOnlyList<double>? asked) => new(
         $"The {existing.GetType().Name} {ExceptionText.Quote(existing.Name)} exists with bucket boundaries {DescribeBoundaries(existingBoundaries)}, not {DescribeBoundaries(asked)}; an instrument's boundaries are fixed when it is created.",
         "boundaries");
 
     private static string DescribeBoundaries(IReadOnlyList<double>? boundaries) =>
         boundaries is null ? "(none)" : ExceptionText.Quote("[" + string.Join(", ", boundaries.Select(b => b.ToString("R", System.Globalization.CultureInfo.InvariantCulture))) + "]");
-
-    private static ArgumentException ExportedNameTaken(string kind, string name, string? unit, string exportedName, Instrument owner) => new(
-        $"The {kind} {ExceptionText.Quote(name)} (unit {ExceptionText.Quote(unit)}) would export as {ExceptionText.Quote(exportedName)}, which the {owner.GetType().Name} {ExceptionText.Quote(owner.Name)} (unit {ExceptionText.Quote(owner.Unit)}) already exports; two instruments must not meet after Prometheus sanitizing and suffixes.",
-        "name");
 
     private sealed class Subscription(MetricRegistry registry, Action<Instrument> observer) : IDisposable
     {

@@ -81,7 +81,7 @@ public sealed class ExpositionGuardTests
         var scratch = new PrometheusTextWriter();
         LabelBlock labels = LabelBlock.Create(scratch, [new("otel_scope_name", "m")], [new("b", "1"), new("a", "")]);
         LabelBlock same = LabelBlock.Create(scratch, [new("otel_scope_name", "m")], [new("b", 1L)]);
-        var writer = new ExpositionWriter { ChecksDuplicates = true };
+        var writer = new TextFormatWriter { ChecksDuplicates = true };
         writer.WriteSample("x_total", string.Empty, labels, null, 0, 1L);
 
         Assert.Equal(labels, same);

@@ -1,5 +1,5 @@
-using ScalableMetrics.Exporter.Prometheus;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Tests;
 
@@ -54,9 +54,9 @@ public sealed class ExpositionWriterTests
     {
         // The specification's example (boundaries 0.05, 0.1, 0.2, 0.5, 1 and counts 24054,
         // 33444, 100392, 129389, 133988, 144320 cumulative, sum 53423), given per bucket.
-        var writer = new ExpositionWriter();
+        var writer = new TextFormatWriter();
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
-        writer.WriteHeader("http_request_duration_seconds", PrometheusType.Histogram, "A histogram of the request duration.");
+        writer.WriteHeader("http_request_duration_seconds", ExportedKind.Histogram, "A histogram of the request duration.");
 
         writer.WriteHistogram(
             "http_request_duration_seconds",
@@ -85,7 +85,7 @@ public sealed class ExpositionWriterTests
     [Fact]
     public void TheLeLabelFollowsTheSeriesLabelsAndUsesTheGoSpelling()
     {
-        var writer = new ExpositionWriter();
+        var writer = new TextFormatWriter();
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [new("otel_scope_name", "m")], [new("route", "/x")]);
 
         writer.WriteHistogram("d_seconds", labels, [0.00001, 1000000], [1, 0, 2], -1.5);
@@ -105,7 +105,7 @@ public sealed class ExpositionWriterTests
     [Fact]
     public void CumulativeCountsStopAtLongMaxValueRatherThanWrapping()
     {
-        var writer = new ExpositionWriter();
+        var writer = new TextFormatWriter();
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
 
         writer.WriteHistogram("h", labels, [1], [long.MaxValue, 5], 0);

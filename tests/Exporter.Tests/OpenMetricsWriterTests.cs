@@ -1,5 +1,5 @@
-using ScalableMetrics.Exporter.Prometheus;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Tests;
 
@@ -41,18 +41,18 @@ public sealed class OpenMetricsWriterTests
 
         // Label order as the example's: scope-position labels are written in the order given.
         const string Summary = "acme_http_router_request_seconds";
-        writer.WriteHeader(Summary, PrometheusType.Summary, "Latency though all of ACME's HTTP request router.", "seconds");
+        writer.WriteHeader(Summary, ExportedKind.Summary, "Latency though all of ACME's HTTP request router.", "seconds");
         LabelBlock v1 = Labels(("path", "/api/v1"), ("method", "GET"));
         writer.WriteSample(Summary, "_sum", v1, null, 0, 9036.32);
         writer.WriteSample(Summary, "_count", v1, null, 0, 807283.0);
-        writer.WriteCreated(Summary, PrometheusType.Summary, v1, created);
+        writer.WriteCreated(Summary, ExportedKind.Summary, v1, created);
         LabelBlock v2 = Labels(("path", "/api/v2"), ("method", "POST"));
         writer.WriteSample(Summary, "_sum", v2, null, 0, 479.3);
         writer.WriteSample(Summary, "_count", v2, null, 0, 34.0);
-        writer.WriteCreated(Summary, PrometheusType.Summary, v2, created);
-        writer.WriteHeader("go_goroutines", PrometheusType.Gauge, "Number of goroutines that currently exist.");
+        writer.WriteCreated(Summary, ExportedKind.Summary, v2, created);
+        writer.WriteHeader("go_goroutines", ExportedKind.Gauge, "Number of goroutines that currently exist.");
         writer.WriteSample("go_goroutines", string.Empty, Labels(), null, 0, 69L);
-        writer.WriteHeader("process_cpu_seconds_total", PrometheusType.Counter, "Total user and system CPU time spent in seconds.", "seconds");
+        writer.WriteHeader("process_cpu_seconds_total", ExportedKind.Counter, "Total user and system CPU time spent in seconds.", "seconds");
         writer.WriteSample("process_cpu_seconds_total", string.Empty, Labels(), null, 0, 4.20072246e+06);
         writer.WriteEnd();
 
@@ -64,9 +64,9 @@ public sealed class OpenMetricsWriterTests
     {
         ExpositionWriter writer = OpenMetricsWriter();
 
-        writer.WriteHeader("foo_total", PrometheusType.Counter, null);
+        writer.WriteHeader("foo_total", ExportedKind.Counter, null);
         writer.WriteSample("foo_total", string.Empty, Labels(), null, 0, 17.0);
-        writer.WriteCreated("foo_total", PrometheusType.Counter, Labels(), DateTimeOffset.FromUnixTimeMilliseconds(1520430000123));
+        writer.WriteCreated("foo_total", ExportedKind.Counter, Labels(), DateTimeOffset.FromUnixTimeMilliseconds(1520430000123));
 
         Assert.Equal("# TYPE foo counter\nfoo_total 17.0\nfoo_created 1520430000.123\n", writer.ToString());
     }
@@ -76,10 +76,10 @@ public sealed class OpenMetricsWriterTests
     {
         ExpositionWriter writer = OpenMetricsWriter();
 
-        writer.WriteHeader("foo", PrometheusType.Gauge, null);
+        writer.WriteHeader("foo", ExportedKind.Gauge, null);
         writer.WriteSample("foo", string.Empty, Labels(("a", "bb")), null, 0, 17.0);
         writer.WriteSample("foo", string.Empty, Labels(("a", "ccc")), null, 0, 17.0);
-        writer.WriteHeader("bar_info", PrometheusType.Info, null);
+        writer.WriteHeader("bar_info", ExportedKind.Info, null);
         writer.WriteSample("bar_info", string.Empty, Labels(("name", "pretty name"), ("version", "8.2.7")), null, 0, 1L);
 
         Assert.Equal(
@@ -110,7 +110,7 @@ public sealed class OpenMetricsWriterTests
             """;
         ExpositionWriter writer = OpenMetricsWriter();
 
-        writer.WriteHeader("foo", PrometheusType.Histogram, null);
+        writer.WriteHeader("foo", ExportedKind.Histogram, null);
         writer.WriteHistogram(
             "foo",
             Labels(),
@@ -158,7 +158,7 @@ public sealed class OpenMetricsWriterTests
     {
         ExpositionWriter writer = OpenMetricsWriter();
 
-        writer.WriteHeader("foo_seconds_total", PrometheusType.Counter, "Some text and \n some \" escaping", "seconds");
+        writer.WriteHeader("foo_seconds_total", ExportedKind.Counter, "Some text and \n some \" escaping", "seconds");
         writer.WriteSample("bar_seconds_count", string.Empty, LabelBlock.Create(new PrometheusTextWriter(), [], [new("a", "x"), new("b", "escaping\" example \n ")]), null, 0, 0L);
         writer.WriteSample("baz", string.Empty, LabelBlock.Create(new PrometheusTextWriter(), [], [new("a", "back\\slash")]), null, 0, 0L);
 
@@ -175,7 +175,7 @@ public sealed class OpenMetricsWriterTests
         // The specification's invalid example: "# TYPE foo counter" with "# UNIT foo seconds".
         ExpositionWriter writer = OpenMetricsWriter();
 
-        writer.WriteHeader("foo_total", PrometheusType.Counter, null, "seconds");
+        writer.WriteHeader("foo_total", ExportedKind.Counter, null, "seconds");
 
         Assert.Equal("# TYPE foo counter\n", writer.ToString());
     }
@@ -183,12 +183,12 @@ public sealed class OpenMetricsWriterTests
     [Fact]
     public void TheTextFormatKeepsItsRulesCreatedAndEofAreOpenmetricsOnly()
     {
-        var writer = new ExpositionWriter { ChecksDuplicates = true };
+        var writer = new TextFormatWriter { ChecksDuplicates = true };
 
-        writer.WriteHeader("foo_total", PrometheusType.Counter, "a \"quoted\" help", "seconds");
+        writer.WriteHeader("foo_total", ExportedKind.Counter, "a \"quoted\" help", "seconds");
         writer.WriteSample("foo_total", string.Empty, Labels(), null, 0, 17.0);
-        writer.WriteCreated("foo_total", PrometheusType.Counter, Labels(), DateTimeOffset.FromUnixTimeSeconds(1));
-        writer.WriteHeader("target_info", PrometheusType.Info, null);
+        writer.WriteCreated("foo_total", ExportedKind.Counter, Labels(), DateTimeOffset.FromUnixTimeSeconds(1));
+        writer.WriteHeader("target_info", ExportedKind.Info, null);
         writer.WriteHistogram("h", Labels(), [1.0], [1, 0], 0.5, DateTimeOffset.FromUnixTimeSeconds(1));
         writer.WriteEnd();
 
@@ -205,7 +205,7 @@ public sealed class OpenMetricsWriterTests
         // which UTF-8 cannot carry): a lone surrogate becomes U+FFFD, as .NET's UTF-8 encoder writes it.
         ExpositionWriter writer = OpenMetricsWriter();
 
-        writer.WriteHeader("foo", PrometheusType.Gauge, "naïve ✓ 日本 \uD800 end");
+        writer.WriteHeader("foo", ExportedKind.Gauge, "naïve ✓ 日本 \uD800 end");
         writer.WriteSample("foo", string.Empty, LabelBlock.Create(new PrometheusTextWriter(), [], [new("a", "naïve ✓ 日本"), new("b", "x\uDC00y")]), null, 0, 1L);
 
         Assert.Equal("# TYPE foo gauge\n# HELP foo naïve ✓ 日本 \uFFFD end\nfoo{a=\"naïve ✓ 日本\",b=\"x\uFFFDy\"} 1\n", writer.ToString());
@@ -214,22 +214,22 @@ public sealed class OpenMetricsWriterTests
     [Fact]
     public void ACounterSampleAndItsCreatedSampleAllocateNothingOnceWarm()
     {
-        var fast = new ExpositionWriter { ChecksDuplicates = false, Format = PrometheusExpositionFormat.OpenMetrics };
+        var fast = new OpenMetricsWriter { ChecksDuplicates = false };
         LabelBlock labels = Labels(("code", "200"));
         DateTimeOffset created = DateTimeOffset.FromUnixTimeMilliseconds(1520430000123);
 
         AllocationAssert.DoesNotAllocate(() =>
         {
             fast.Clear();
-            fast.WriteHeader("foo_seconds_total", PrometheusType.Counter, "help", "seconds");
+            fast.WriteHeader("foo_seconds_total", ExportedKind.Counter, "help", "seconds");
             fast.WriteSample("foo_seconds_total", string.Empty, labels, null, 0, 17.5);
-            fast.WriteCreated("foo_seconds_total", PrometheusType.Counter, labels, created);
+            fast.WriteCreated("foo_seconds_total", ExportedKind.Counter, labels, created);
             fast.WriteEnd();
         });
         Assert.EndsWith("foo_seconds_created{code=\"200\"} 1520430000.123\n# EOF\n", fast.ToString());
     }
 
-    private static ExpositionWriter OpenMetricsWriter() => new() { ChecksDuplicates = true, Format = PrometheusExpositionFormat.OpenMetrics };
+    private static ExpositionWriter OpenMetricsWriter() => new OpenMetricsWriter { ChecksDuplicates = true };
 
     private static LabelBlock Labels(params (string Name, string Value)[] labels) =>
         LabelBlock.Create(new PrometheusTextWriter(), [.. labels.Select(l => new KeyValuePair<string, string>(l.Name, l.Value))], s_noTags);

@@ -1,7 +1,7 @@
 using System.Text;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
-using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.OpenTelemetry;
 
 namespace ScalableMetrics.Exporter.Tests;
 

@@ -1,4 +1,5 @@
 using ScalableMetrics.Diagnostics;
+using ScalableMetrics.Naming;
 using ScalableMetrics.Platform;
 using ScalableMetrics.Platform.Rseq;
 using ScalableMetrics.Tests.Diagnostics;
@@ -63,7 +64,7 @@ public class RegistryTests
     {
         var registry = new MetricRegistry();
         OperationData operation = registry.CreateOperationData("test.duration");
-        Assert.Equal("test.duration.count", operation.CountName);
+        Assert.Equal("test.duration.count", PublishedInstrument.OperationCount(operation.Name).Name);
         Assert.Contains("taken by the OperationData 'test.duration'", Assert.Throws<ArgumentException>(() => registry.CreateCounter("test.duration.count")).Message);
 
         registry.CreateCounter("test.other.count");

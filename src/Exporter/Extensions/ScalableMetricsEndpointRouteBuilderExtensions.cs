@@ -1,10 +1,9 @@
 using Microsoft.AspNetCore.Builder;
-using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter;
-using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.OpenTelemetry;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace Microsoft.AspNetCore.Routing;
@@ -50,43 +49,6 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
         TimeSpan defaultTimeout = endpoints.ServiceProvider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.ScrapeTimeout;
         CancellationToken stopping = endpoints.ServiceProvider.GetService<IHostApplicationLifetime>()?.ApplicationStopping ?? CancellationToken.None;
 
-        return endpoints.MapGet(path, context => ScrapeAsync(scraper, defaultTimeout, stopping, context)).WithDisplayName("Prometheus scrape");
-    }
-
-    private static async Task ScrapeAsync(PrometheusScraper scraper, TimeSpan defaultTimeout, CancellationToken stopping, HttpContext context)
-    {
-        HttpRequest request = context.Request;
-        ScrapeAnswer? answer = await ScrapeAnswer.ScrapeAsync(
-            scraper,
-            request.Headers.Accept.ToString(),
-            request.Headers.AcceptEncoding.ToString(),
-            request.Headers[ScrapeTimeoutHeader.Name],
-            defaultTimeout,
-            stopping,
-            context.RequestAborted).ConfigureAwait(false);
-        if (answer is null)
-        {
-            return;
-        }
-
-        HttpResponse response = context.Response;
-        response.StatusCode = answer.StatusCode;
-        if (answer.Body is null)
-        {
-            return;
-        }
-
-        response.ContentType = answer.ContentType;
-        response.Headers.Vary = ScrapeAnswer.Vary;
-        if (answer.Gzip)
-        {
-            response.Headers.ContentEncoding = "gzip";
-        }
-        else
-        {
-            response.ContentLength = answer.Body.Length;
-        }
-
-        await answer.WriteBodyAsync(response.Body, context.RequestAborted).ConfigureAwait(false);
+        return endpoints.MapGet(path, context => ScrapeEndpoint.HandleAsync(scraper, defaultTimeout, stopping, context)).WithDisplayName("Prometheus scrape");
     }
 }

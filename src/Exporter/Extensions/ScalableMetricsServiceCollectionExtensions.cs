@@ -7,6 +7,8 @@ using ScalableMetrics;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Listening;
+using ScalableMetrics.Exporter.OpenTelemetry;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace Microsoft.Extensions.DependencyInjection;
 

@@ -3,6 +3,8 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.Listening;
+using ScalableMetrics.Exporter.OpenTelemetry;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace ScalableMetrics.Exporter.Hosting;
 

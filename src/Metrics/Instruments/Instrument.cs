@@ -1,4 +1,4 @@
-using ScalableMetrics.Instruments;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics;
 

@@ -1,9 +1,9 @@
 namespace ScalableMetrics.Naming;
 
 /// <summary>
-/// The exported identity of an instrument: its Prometheus family (name and type), the sample
-/// names the exposition writes for it, and every name it reserves, which no other instrument of
-/// the registry may export under.
+/// The exported identity of an instrument (or of another meter's metric): its Prometheus family
+/// (name, kind, unit), the sample names the exposition writes for it, and every name it
+/// reserves, which no other instrument of the registry may export or be published under.
 /// </summary>
 /// <remarks>
 /// <para>A <see cref="PartitionedCounter"/> <c>x</c> of unit <c>u</c> is a counter family
@@ -12,8 +12,8 @@ namespace ScalableMetrics.Naming;
 /// <c>B_created</c>.</para>
 /// <para>An <see cref="OperationData"/> <c>x</c> is a summary family <c>S</c> = sanitized <c>x</c>
 /// + <c>_seconds</c> (unless it ends so already); its samples are <c>S_sum</c> and <c>S_count</c>
-/// (and <c>S_created</c>). It reserves those, <c>S</c>, and the names its two OpenTelemetry
-/// instruments on the <c>MeterBridge</c> export under through any Prometheus exporter:
+/// (and <c>S_created</c>). It reserves those, <c>S</c>, and the names its two published
+/// instruments (<see cref="PublishedInstrument"/>) export under through any Prometheus exporter:
 /// <c>S_total</c> (<c>x</c>, unit <c>s</c>) and <c>C</c>, <c>C_total</c> with <c>C</c> = sanitized
 /// <c>x.count</c>.</para>
 /// <para>An up-down counter <c>x</c> of unit <c>u</c> (and a gauge) is a gauge family <c>B</c> =
@@ -24,24 +24,35 @@ namespace ScalableMetrics.Naming;
 /// <c>B</c> = sanitized <c>x</c> + the unit's suffix; its samples are <c>B_bucket</c> (one per
 /// bucket, <c>le</c> labelled), <c>B_sum</c> and <c>B_count</c>, and it reserves those, <c>B</c> and
 /// <c>B_created</c>. An <see cref="OperationData"/> with bucket boundaries is a histogram family
-/// <c>S</c> likewise, and reserves the same OpenTelemetry names as without.</para>
+/// <c>S</c> likewise, and reserves the same published names as without.</para>
 /// <para>Immutable and thread-safe.</para>
 /// </remarks>
 internal sealed class ExportedFamily
 {
-    private ExportedFamily(string name, ExportedKind kind, string[] sampleNames, string[] reservedNames)
+    private ExportedFamily(string name, ExportedKind kind, string unit, string[] sampleNames, string[] reservedNames, string[] instrumentNames)
     {
         Name = name;
         Kind = kind;
+        Unit = unit;
         SampleNames = sampleNames;
         ReservedNames = reservedNames;
+        InstrumentNames = instrumentNames;
     }
 
-    /// <summary>The family name: what <c># TYPE</c> and <c># HELP</c> name.</summary>
+    /// <summary>The family name: what OpenMetrics' <c># TYPE</c> and <c># HELP</c> name (<c>B</c>, a counter's without <c>_total</c>).</summary>
     public string Name { get; }
 
-    /// <summary>The family's Prometheus type.</summary>
+    /// <summary>The family's kind.</summary>
     public ExportedKind Kind { get; }
+
+    /// <summary>The unit as the name's suffix spells it (<c>seconds</c>, <c>bytes</c>), or empty: OpenMetrics' <c># UNIT</c>.</summary>
+    public string Unit { get; }
+
+    /// <summary>
+    /// The family name in the text format 0.0.4 and protobuf: a counter's is its sample name
+    /// <c>B_total</c>, as client_golang and OpenTelemetry's exporter name it; any other family's is <see cref="Name"/>.
+    /// </summary>
+    public string TextName => Kind == ExportedKind.Counter ? SampleNames[0] : Name;
 
     /// <summary>The sample names the text format 0.0.4 writes, in order: <c>B_total</c> for a counter; <c>B</c> for a gauge; <c>B_bucket</c>, <c>B_sum</c>, <c>B_count</c> for a histogram; <c>S_sum</c>, <c>S_count</c> for a summary.</summary>
     public IReadOnlyList<string> SampleNames { get; }
@@ -49,16 +60,35 @@ internal sealed class ExportedFamily
     /// <summary>The family's <c>_created</c> sample name (OpenMetrics).</summary>
     public string CreatedName => Name + "_created";
 
-    /// <summary>Every name the instrument takes: its family, samples, <c>_created</c> and, for an operation, its OpenTelemetry names.</summary>
+    /// <summary>Every name the instrument takes: its family, samples, <c>_created</c> and, for an operation, those its published instruments export under.</summary>
     public IReadOnlyList<string> ReservedNames { get; }
 
-    /// <summary>The family of a counter named <paramref name="instrumentName"/> with <paramref name="unit"/>.</summary>
-    public static ExportedFamily ForCounter(string instrumentName, string? unit)
+    /// <summary>The instrument names it takes, compared case-insensitively as OpenTelemetry
+    /// identifies instruments: its own and, for an operation, its published count's (<see cref="PublishedInstrument"/>).</summary>
+    public IReadOnlyList<string> InstrumentNames { get; }
+
+    /// <summary>The family of an instrument or metric named <paramref name="instrumentName"/>, of <paramref name="unit"/>, exported as <paramref name="kind"/>.</summary>
+    public static ExportedFamily Of(string instrumentName, string? unit, ExportedKind kind)
     {
-        string total = ExportedNames.MetricName(instrumentName, unit, ExportedKind.Counter);
-        string name = total.Length > "_total".Length && total.EndsWith("_total", StringComparison.Ordinal) ? total[..^"_total".Length] : total;
-        return new ExportedFamily(name, ExportedKind.Counter, [total], Distinct(name, total, name + "_created"));
+        string name = ExportedNames.MetricName(instrumentName, unit, kind);
+        string unitSuffix = ExportedNames.UnitSuffix(unit);
+        switch (kind)
+        {
+            case ExportedKind.Counter:
+                string total = name;
+                name = total.Length > "_total".Length && total.EndsWith("_total", StringComparison.Ordinal) ? total[..^"_total".Length] : total;
+                return new(name, kind, unitSuffix, [total], Distinct(name, total, name + "_created"), [instrumentName]);
+            case ExportedKind.Histogram:
+            case ExportedKind.Summary:
+                string[] sampleNames = kind == ExportedKind.Histogram ? [name + "_bucket", name + "_sum", name + "_count"] : [name + "_sum", name + "_count"];
+                return new(name, kind, unitSuffix, sampleNames, Distinct([name, .. sampleNames, name + "_created"]), [instrumentName]);
+            default:
+                return new(name, kind, unitSuffix, [name], [name], [instrumentName]);
+        }
     }
+
+    /// <summary>The family of a counter named <paramref name="instrumentName"/> with <paramref name="unit"/>.</summary>
+    public static ExportedFamily ForCounter(string instrumentName, string? unit) => Of(instrumentName, unit, ExportedKind.Counter);
 
     /// <summary>The family of an operation named <paramref name="instrumentName"/> without bucket boundaries: a summary.</summary>
     public static ExportedFamily ForOperation(string instrumentName) => ForOperation(instrumentName, withBuckets: false);
@@ -66,62 +96,38 @@ internal sealed class ExportedFamily
     /// <summary>The family of an operation named <paramref name="instrumentName"/>: a histogram <paramref name="withBuckets"/>, a summary without.</summary>
     public static ExportedFamily ForOperation(string instrumentName, bool withBuckets)
     {
-        ExportedKind kind = withBuckets ? ExportedKind.Histogram : ExportedKind.Summary;
-        string name = ExportedNames.MetricName(instrumentName, OperationData.ElapsedUnit, kind);
-        string sum = name + "_sum";
-        string count = name + "_count";
-        string bridgeCount = ExportedNames.SanitizeMetricName(instrumentName + OperationData.CountNameSuffix);
-        string[] sampleNames = withBuckets ? [name + "_bucket", sum, count] : [sum, count];
-        return new ExportedFamily(
-            name,
-            kind,
-            sampleNames,
-            Distinct([name, .. sampleNames, name + "_created", name + "_total", bridgeCount, ExportedNames.AppendSuffix(bridgeCount, "total")]));
+        ExportedFamily family = Of(instrumentName, OperationData.ElapsedUnit, withBuckets ? ExportedKind.Histogram : ExportedKind.Summary);
+        PublishedInstrument[] published = [PublishedInstrument.OperationElapsed(instrumentName), PublishedInstrument.OperationCount(instrumentName)];
+        return new(
+            family.Name,
+            family.Kind,
+            family.Unit,
+            [.. family.SampleNames],
+            Distinct([.. family.ReservedNames, .. published.SelectMany(static p => p.ExportedNames)]),
+            Distinct([instrumentName, .. published.Select(static p => p.Name)]));
     }
 
     /// <summary>The family of an up-down counter (or a gauge) named <paramref name="instrumentName"/> with <paramref name="unit"/>: a gauge.</summary>
-    public static ExportedFamily ForGauge(string instrumentName, string? unit)
-    {
-        string name = ExportedNames.MetricName(instrumentName, unit, ExportedKind.Gauge);
-        return new ExportedFamily(name, ExportedKind.Gauge, [name], [name]);
-    }
+    public static ExportedFamily ForGauge(string instrumentName, string? unit) => Of(instrumentName, unit, ExportedKind.Gauge);
 
     /// <summary>The family of a histogram named <paramref name="instrumentName"/> with <paramref name="unit"/>.</summary>
-    public static ExportedFamily ForHistogram(string instrumentName, string? unit)
-    {
-        string name = ExportedNames.MetricName(instrumentName, unit, ExportedKind.Histogram);
-        string[] sampleNames = [name + "_bucket", name + "_sum", name + "_count"];
-        return new ExportedFamily(name, ExportedKind.Histogram, sampleNames, Distinct([name, .. sampleNames, name + "_created"]));
-    }
+    public static ExportedFamily ForHistogram(string instrumentName, string? unit) => Of(instrumentName, unit, ExportedKind.Histogram);
 
     /// <summary>The family of <paramref name="instrument"/>.</summary>
     /// <exception cref="ArgumentException">The instrument is of a kind without an exported family.</exception>
-    public static ExportedFamily For(Instrument instrument) => instrument switch
+    public static ExportedFamily For(Instrument instrument) =>
+        TryFor(instrument) ?? throw new ArgumentException($"No exported family is defined for {instrument.GetType().Name}.", nameof(instrument));
+
+    /// <summary>The family of <paramref name="instrument"/>, or <see langword="null"/> for a kind without one (a core newer than its reader).</summary>
+    public static ExportedFamily? TryFor(Instrument instrument) => instrument switch
     {
-        PartitionedCounter => ForCounter(instrument.Name, instrument.Unit),
-        PartitionedDoubleCounter => ForCounter(instrument.Name, instrument.Unit),
-        PartitionedUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
-        PartitionedDoubleUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
+        PartitionedCounter or PartitionedDoubleCounter or ObservableCounter => ForCounter(instrument.Name, instrument.Unit),
+        PartitionedUpDownCounter or PartitionedDoubleUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
         PartitionedHistogram or PartitionedExponentialHistogram => ForHistogram(instrument.Name, instrument.Unit),
         OperationData operation => ForOperation(instrument.Name, operation.Boundaries is not null),
         Gauge or DoubleGauge or ObservableGauge or ObservableUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
-        ObservableCounter => ForCounter(instrument.Name, instrument.Unit),
-        _ => throw new ArgumentException($"No exported family is defined for {instrument.GetType().Name}.", nameof(instrument)),
+        _ => null,
     };
-
-    /// <summary>A name of <see cref="ReservedNames"/> that <paramref name="other"/> reserves too, or null.</summary>
-    public string? FirstSharedName(ExportedFamily other)
-    {
-        foreach (string name in ReservedNames)
-        {
-            if (other.ReservedNames.Contains(name))
-            {
-                return name;
-            }
-        }
-
-        return null;
-    }
 
     private static string[] Distinct(params string[] names) => [.. names.Distinct(StringComparer.Ordinal)];
 }

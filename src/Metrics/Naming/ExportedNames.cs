@@ -24,6 +24,15 @@ internal static class ExportedNames
     /// <summary>What every scope label starts with; no tag's label may.</summary>
     public const string ScopeLabelPrefix = "otel_scope_";
 
+    /// <summary>The family that carries the resource's attributes as the labels of its one sample: <c>target_info</c>.</summary>
+    public const string TargetInfoName = "target_info";
+
+    /// <summary>The exemplar label of the trace of the measurement kept, as OpenTelemetry's Prometheus compatibility specification names it; its value lowercase hex (32 digits, W3C Trace Context).</summary>
+    public const string ExemplarTraceIdLabel = "trace_id";
+
+    /// <summary>The exemplar label of the span of the measurement kept; its value lowercase hex (16 digits).</summary>
+    public const string ExemplarSpanIdLabel = "span_id";
+
     // Label names the exposition writes itself (scope labels, histogram and summary labels, the
     // overflow series' label) or that Prometheus keeps for its own ('__' prefix).
     private static readonly string[] s_reservedLabelNames = ["le", "quantile", "otel_metric_overflow"];
@@ -105,6 +114,18 @@ internal static class ExportedNames
         }
 
         return builder.ToString();
+    }
+
+    /// <summary>
+    /// The label a tag of another meter's metric is written under: its key sanitized
+    /// (<see cref="SanitizeLabelName"/>), and one that would then pass for a scope label
+    /// (<c>otel_scope_*</c>) written as <c>tag_otel_scope_*</c>, so that no tag can pass for the
+    /// scope. (A registry refuses such keys: <see cref="IsReservedLabel"/>.)
+    /// </summary>
+    public static string TagLabelName(string key)
+    {
+        string name = SanitizeLabelName(key);
+        return name.StartsWith(ScopeLabelPrefix, StringComparison.Ordinal) ? "tag_" + name : name;
     }
 
     /// <summary>

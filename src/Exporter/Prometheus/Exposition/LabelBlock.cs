@@ -39,9 +39,9 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
 
     /// <summary>
     /// Renders <paramref name="scopeLabels"/> as they are, then <paramref name="tags"/>: each key
-    /// sanitized (<see cref="ExportedNames.SanitizeLabelName"/>), a key that would name a scope
-    /// label (<c>otel_scope_*</c>) written as <c>tag_otel_scope_*</c> so that no tag can pass for
-    /// the scope, keys that sanitize alike merged into one label whose values are joined by
+    /// as the naming layer names a tag's label (<see cref="ExportedNames.TagLabelName"/>: sanitized,
+    /// and <c>tag_otel_scope_*</c> for a key that would name a scope label, so that no tag can pass
+    /// for the scope), keys that sanitize alike merged into one label whose values are joined by
     /// <c>;</c> in the order of the original keys (OpenTelemetry's Prometheus compatibility
     /// specification), and labels whose value is empty left out.
     /// </summary>
@@ -55,7 +55,7 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
         // name (OrderBy is stable), so that equal label sets render to equal text.
         List<KeyValuePair<string, string>> labels = [.. tags
             .OrderBy(static tag => tag.Key, StringComparer.Ordinal)
-            .Select(static tag => new KeyValuePair<string, string>(TagLabelName(tag.Key), ExportedNames.FormatLabelValue(tag.Value)))
+            .Select(static tag => new KeyValuePair<string, string>(ExportedNames.TagLabelName(tag.Key), ExportedNames.FormatLabelValue(tag.Value)))
             .OrderBy(static label => label.Key, StringComparer.Ordinal)];
 
         scratch.Clear();
@@ -80,10 +80,6 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
         return new LabelBlock(scratch.WrittenSpan.ToArray(), [.. rendered]);
     }
 
-    /// <summary>Whether <paramref name="labelName"/> is one the writer keeps for the scope.</summary>
-    public static bool IsScopeLabelName(string labelName) =>
-        labelName.StartsWith(ExportedNames.ScopeLabelPrefix, StringComparison.Ordinal);
-
     /// <inheritdoc/>
     public bool Equals(LabelBlock? other) =>
         other is not null && (ReferenceEquals(this, other) || (_hashCode == other._hashCode && _utf8.AsSpan().SequenceEqual(other._utf8)));
@@ -96,12 +92,6 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
 
     /// <inheritdoc/>
     public override string ToString() => Encoding.UTF8.GetString(_utf8);
-
-    private static string TagLabelName(string key)
-    {
-        string name = ExportedNames.SanitizeLabelName(key);
-        return IsScopeLabelName(name) ? "tag_" + name : name;
-    }
 
     private static void Append(PrometheusTextWriter text, List<KeyValuePair<string, string>> rendered, string name, string value)
     {

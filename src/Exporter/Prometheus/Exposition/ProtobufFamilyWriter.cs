@@ -1,4 +1,5 @@
 using Google.Protobuf;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
@@ -27,18 +28,18 @@ internal sealed class ProtobufFamilyWriter
     private int _type;
 
     /// <summary>The type of the family begun.</summary>
-    public PrometheusType Type { get; private set; }
+    public ExportedKind Type { get; private set; }
 
     /// <summary>Begins the family <paramref name="name"/>.</summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="type"/> is not a type the format carries.</exception>
-    public void Begin(string name, PrometheusType type, string? help)
+    public void Begin(string name, ExportedKind type, string? help)
     {
         _type = type switch
         {
-            PrometheusType.Counter => ProtobufMessages.TypeCounter,
-            PrometheusType.Gauge or PrometheusType.Info => ProtobufMessages.TypeGauge,
-            PrometheusType.Summary => ProtobufMessages.TypeSummary,
-            PrometheusType.Histogram => ProtobufMessages.TypeHistogram,
+            ExportedKind.Counter => ProtobufMessages.TypeCounter,
+            ExportedKind.Gauge or ExportedKind.Info => ProtobufMessages.TypeGauge,
+            ExportedKind.Summary => ProtobufMessages.TypeSummary,
+            ExportedKind.Histogram => ProtobufMessages.TypeHistogram,
             _ => throw new ArgumentOutOfRangeException(nameof(type), type, "Not a type the protobuf exposition carries."),
         };
         Type = type;
@@ -50,7 +51,7 @@ internal sealed class ProtobufFamilyWriter
 
     /// <summary>A counter's or gauge's series: <c>Metric { label…, counter { value, exemplar } | gauge { value } }</c>.</summary>
     public void AddValue(LabelBlock labels, double value, Exemplar? exemplar = null) =>
-        AddMetric(labels, Type == PrometheusType.Counter ? ProtobufMessages.MetricCounter : ProtobufMessages.MetricGauge, (value, exemplar, counter: Type == PrometheusType.Counter), static (output, v, scratch) =>
+        AddMetric(labels, Type == ExportedKind.Counter ? ProtobufMessages.MetricCounter : ProtobufMessages.MetricGauge, (value, exemplar, counter: Type == ExportedKind.Counter), static (output, v, scratch) =>
         {
             ProtobufMessages.WriteDouble(output, ProtobufMessages.ValueField, v.value);
             if (v.counter && v.exemplar is { } e)
@@ -153,8 +154,8 @@ internal sealed class ProtobufFamilyWriter
     private static void WriteExemplar(CodedOutputStream output, int field, Exemplar exemplar, ProtobufScratch scratch, int depth) =>
         ProtobufMessages.WriteMessage(output, field, scratch.Encode(depth, (exemplar, scratch, depth), static (o, x) =>
         {
-            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExemplarLabels.TraceId, x.exemplar.TraceId.ToHexString()));
-            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExemplarLabels.SpanId, x.exemplar.SpanId.ToHexString()));
+            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExportedNames.ExemplarTraceIdLabel, x.exemplar.TraceId.ToHexString()));
+            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExportedNames.ExemplarSpanIdLabel, x.exemplar.SpanId.ToHexString()));
             ProtobufMessages.WriteDouble(o, ProtobufMessages.ExemplarValue, x.exemplar.Value);
             long ticks = x.exemplar.Timestamp.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks;
             ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarTimestamp, x.scratch.Encode(x.depth + 1, ticks, static (t, unixTicks) =>

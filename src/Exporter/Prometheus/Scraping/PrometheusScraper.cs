@@ -1,10 +1,10 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Listening;
-using ScalableMetrics.Exporter.Prometheus;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 using ScalableMetrics.Exporter.Prometheus.Sources;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter;
 
@@ -42,16 +42,14 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <summary>The content type of a scrape in <see cref="PrometheusExpositionFormat.Protobuf"/>: <c>application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited</c>.</summary>
     public const string ProtobufContentType = "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited";
 
-    /// <summary>The name of the family that carries the resource attributes: <c>target_info</c>.</summary>
-    internal const string TargetInfoName = "target_info";
-
     private readonly SemaphoreSlim _scrapeLock = new(1, 1);
-    private readonly RegistrySource _registry;
-    private readonly MeterProviderSource? _otherMeters;
-    private readonly MeterListenerHost? _listened;
     private readonly ILogger _logger;
-    private readonly Dictionary<ListenedScope, RegistrySource> _listenedSources = [];
-    private readonly ExpositionWriter _output = new();
+
+    // What a scrape writes after target_info, in this order: the registry, the listened meters, the MeterProvider's other meters.
+    private readonly IScrapeSource[] _sources;
+
+    // One per format, made on the first scrape of that format: each coalescer serves one format.
+    private readonly ExpositionWriter?[] _writers = new ExpositionWriter?[3];
     private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
     private LabelBlock? _targetInfo;
 
@@ -85,9 +83,18 @@ public sealed partial class PrometheusScraper : IDisposable
         ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
         ILogger log = logger ?? (ILogger)NullLogger.Instance;
         _logger = log;
-        _listened = listened;
-        _registry = new RegistrySource(registry, scopeName, scopeVersion, log);
-        _otherMeters = otherMeters is null ? null : new MeterProviderSource(otherMeters, log);
+        List<IScrapeSource> sources = [new RegistrySource(registry, scopeName, scopeVersion, log)];
+        if (listened is not null)
+        {
+            sources.Add(new ListenedMetersSource(listened, log));
+        }
+
+        if (otherMeters is not null)
+        {
+            sources.Add(new MeterProviderSource(otherMeters, log));
+        }
+
+        _sources = [.. sources];
         _text = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.Text));
         _openMetrics = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.OpenMetrics));
         _protobuf = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.Protobuf));
@@ -200,32 +207,18 @@ public sealed partial class PrometheusScraper : IDisposable
         await _scrapeLock.WaitAsync().ConfigureAwait(false);
         try
         {
-            _output.Clear();
-            _output.Format = format;
+            // The format's writer, chosen once for the whole collection; every source writes that format only.
+            ExpositionWriter output = _writers[(int)format] ??= ExpositionWriter.Create(format);
+            output.Clear();
             _takenNames.Clear();
-            WriteTargetInfo();
-            _registry.Write(_output, _takenNames);
-            if (_listened is not null)
+            WriteTargetInfo(output);
+            foreach (IScrapeSource source in _sources)
             {
-                foreach (ListenedScope scope in _listened.Scopes.OrderBy(s => s.MeterName, StringComparer.Ordinal).ThenBy(s => s.MeterVersion, StringComparer.Ordinal))
-                {
-                    if (!_listenedSources.TryGetValue(scope, out RegistrySource? source))
-                    {
-                        source = new RegistrySource(scope.Registry, scope.MeterName, scope.MeterVersion, _logger);
-                        _listenedSources.Add(scope, source);
-                    }
-
-                    source.Write(_output, _takenNames);
-                }
+                await source.WriteAsync(output, _takenNames, CancellationToken.None).ConfigureAwait(false);
             }
 
-            if (_otherMeters is not null)
-            {
-                await _otherMeters.WriteAsync(_output, _takenNames, CancellationToken.None).ConfigureAwait(false);
-            }
-
-            _output.WriteEnd();
-            return _output.ToArray();
+            output.WriteEnd();
+            return output.ToArray();
         }
         finally
         {
@@ -233,14 +226,14 @@ public sealed partial class PrometheusScraper : IDisposable
         }
     }
 
-    private void WriteTargetInfo()
+    private void WriteTargetInfo(ExpositionWriter output)
     {
         // The name is reserved even without attributes: no instrument may pass for the resource.
-        _takenNames.Add(TargetInfoName);
+        _takenNames.Add(ExportedNames.TargetInfoName);
         if (_targetInfo is not null)
         {
-            _output.WriteHeader(TargetInfoName, PrometheusType.Info, "Target metadata");
-            _output.WriteSample(TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);
+            output.WriteHeader(ExportedNames.TargetInfoName, ExportedKind.Info, "Target metadata");
+            output.WriteSample(ExportedNames.TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);
         }
     }
 

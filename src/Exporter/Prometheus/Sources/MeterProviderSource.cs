@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Logging;
+using ScalableMetrics.Exporter.OpenTelemetry;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Exporter.Prometheus.Sources;
@@ -6,21 +7,23 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// <summary>
 /// Writes what a <c>MeterProvider</c> collects for meters other than the bridge's (e.g. ASP.NET
 /// Core's), through the <see cref="PrometheusPullExporter"/> on one of its readers, after the
-/// registry's families: a family whose name (or a sample name) the scrape already wrote is left
-/// out and logged once, never written twice.
+/// registry's families: the collection is rendered in the scrape's format only, and a family
+/// whose name (or a sample name) the scrape already wrote is left out and logged once, never
+/// written twice.
 /// </summary>
 /// <remarks>Not thread-safe: a scrape at a time (see <c>PrometheusScraper</c>).</remarks>
-internal sealed partial class MeterProviderSource(PrometheusPullExporter exporter, ILogger logger)
+internal sealed partial class MeterProviderSource(PrometheusPullExporter exporter, ILogger logger) : IScrapeSource
 {
     private readonly HashSet<string> _warned = new(StringComparer.Ordinal);
 
-    public async Task WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
+    /// <inheritdoc/>
+    public async ValueTask WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
     {
-        PrometheusCollection collection = (await exporter.CollectAsync(cancellationToken).ConfigureAwait(false)).In(output.Format);
+        RenderedCollection collection = await exporter.CollectAsync(output.Format, cancellationToken).ConfigureAwait(false);
 
-        foreach (PrometheusCollection.Family family in collection.Families)
+        foreach (RenderedCollection.FamilyRange family in collection.Families)
         {
-            if (family.SampleNames.Any(takenNames.Contains))
+            if (family.WrittenNames.Any(takenNames.Contains))
             {
                 if (_warned.Add(family.Name))
                 {
@@ -30,8 +33,8 @@ internal sealed partial class MeterProviderSource(PrometheusPullExporter exporte
                 continue;
             }
 
-            takenNames.UnionWith(family.SampleNames);
-            output.WriteRaw(collection.Text.AsSpan(family.Start, family.Length));
+            takenNames.UnionWith(family.WrittenNames);
+            output.WriteRaw(collection.Bytes.AsSpan(family.Start, family.Length));
         }
     }
 

@@ -11,7 +11,7 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// exposition holds exactly the series the registry keeps, its overflow series included.
 /// </summary>
 /// <remarks>
-/// <para>Every kind (<see cref="RegistryFamily"/>): counters as <c>B_total</c>; up-down counters
+/// <para>Every kind, named by the core (<see cref="ExportedFamily"/>): counters as <c>B_total</c>; up-down counters
 /// and gauges as gauges <c>B</c>; histograms, and operations with bucket boundaries, as
 /// <c>B_bucket{le="…"}</c> (cumulative, ending with <c>le="+Inf"</c>), <c>B_sum</c>, <c>B_count</c>;
 /// exponential histograms as native histograms in protobuf, and as those histograms in the text
@@ -32,12 +32,12 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// reserved, and the failure logged each time; the rest of the scrape is written as usual.</para>
 /// <para>Not thread-safe: a scrape at a time (see <c>PrometheusScraper</c>).</para>
 /// </remarks>
-internal sealed partial class RegistrySource
+internal sealed partial class RegistrySource : IScrapeSource
 {
     private readonly MetricRegistry _registry;
     private readonly KeyValuePair<string, string>[] _scopeLabels;
     private readonly ILogger _logger;
-    private readonly ConditionalWeakTable<Instrument, RegistryFamily> _families = [];
+    private readonly ConditionalWeakTable<Instrument, ExportedFamily?> _families = [];
     private readonly ConditionalWeakTable<TagSet, LabelBlock> _labelBlocks = [];
     private readonly ConditionalWeakTable<Instrument, object> _warned = [];
     private readonly PrometheusTextWriter _labelScratch = new();
@@ -51,142 +51,152 @@ internal sealed partial class RegistrySource
             : [new(ExportedNames.ScopeNameLabel, scopeName), new(ExportedNames.ScopeVersionLabel, scopeVersion)];
     }
 
+    /// <inheritdoc/>
+    public ValueTask WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
+    {
+        Write(output, takenNames);
+        return ValueTask.CompletedTask;
+    }
+
     /// <summary>Writes every instrument that has a sample, adding its reserved names to <paramref name="takenNames"/>.</summary>
     public void Write(ExpositionWriter output, HashSet<string> takenNames)
     {
         foreach (Instrument instrument in _registry.Instruments)
         {
-            RegistryFamily family = _families.GetValue(instrument, RegistryFamily.Create);
+            // A kind of instrument this exporter does not know (a core newer than the exporter) has no family.
+            ExportedFamily? family = _families.GetValue(instrument, ExportedFamily.TryFor);
 
             // An observable instrument has no series until its callback is first called: a scrape is what calls it.
-            if (family.Type == PrometheusType.Unsupported || (instrument.SeriesCount == 0 && instrument is not ObservableInstrument))
+            if (family is null || (instrument.SeriesCount == 0 && instrument is not ObservableInstrument))
             {
                 continue;
             }
 
-            if (family.SampleNames.Any(takenNames.Contains))
+            // Every name the instrument reserves, so that no other meter's family is written under one of them.
+            if (family.ReservedNames.Any(takenNames.Contains))
             {
                 if (!_warned.TryGetValue(instrument, out _))
                 {
                     _warned.Add(instrument, instrument);
-                    LogFamilyTaken(_logger, instrument.Name, family.Name);
+                    LogFamilyTaken(_logger, instrument.Name, family.TextName);
                 }
 
                 continue;
             }
 
-            takenNames.UnionWith(family.SampleNames);
+            takenNames.UnionWith(family.ReservedNames);
+            var header = new Header(family, instrument);
             switch (instrument)
             {
                 case PartitionedCounter counter:
-                    WriteValues(output, family, counter.Collect());
+                    WriteValues(output, header, counter.Collect());
                     break;
                 case PartitionedDoubleCounter counter:
-                    WriteValues(output, family, counter.Collect());
+                    WriteValues(output, header, counter.Collect());
                     break;
                 case PartitionedUpDownCounter counter:
-                    WriteValues(output, family, counter.Collect());
+                    WriteValues(output, header, counter.Collect());
                     break;
                 case PartitionedDoubleUpDownCounter counter:
-                    WriteValues(output, family, counter.Collect());
+                    WriteValues(output, header, counter.Collect());
                     break;
                 case Gauge gauge:
-                    WriteValues(output, family, gauge.Collect());
+                    WriteValues(output, header, gauge.Collect());
                     break;
                 case DoubleGauge gauge:
-                    WriteValues(output, family, gauge.Collect());
+                    WriteValues(output, header, gauge.Collect());
                     break;
                 case ObservableInstrument observable:
                     if (TryObserve(observable) is { } observed)
                     {
-                        WriteValues(output, family, observed);
+                        WriteValues(output, header, observed);
                     }
 
                     break;
                 case PartitionedHistogram histogram:
-                    WriteHistograms(output, family, histogram.Collect());
+                    WriteHistograms(output, header, histogram.Collect());
                     break;
                 case PartitionedExponentialHistogram histogram:
-                    WriteHistograms(output, family, histogram.Collect());
+                    WriteHistograms(output, header, histogram.Collect());
                     break;
                 case OperationData operation:
-                    WriteOperations(output, family, operation.Boundaries, operation.Collect());
+                    WriteOperations(output, header, operation.Boundaries, operation.Collect());
                     break;
             }
         }
     }
 
-    private void WriteValues(ExpositionWriter output, RegistryFamily family, IReadOnlyList<CounterReading> readings)
+    private void WriteValues(ExpositionWriter output, Header header, IReadOnlyList<CounterReading> readings)
     {
-        WriteHeaderIfAny(output, family, readings.Count);
+        WriteHeaderIfAny(output, header, readings.Count);
         foreach (CounterReading reading in readings)
         {
             LabelBlock labels = Labels(reading.Tags);
-            output.WriteSample(family.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
-            output.WriteCreated(family.Name, family.Type, labels, family.Created);
+            output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
+            output.WriteCreated(header.Name, header.Kind, labels, header.Created);
         }
     }
 
-    private void WriteValues(ExpositionWriter output, RegistryFamily family, IReadOnlyList<LongReading> readings)
+    private void WriteValues(ExpositionWriter output, Header header, IReadOnlyList<LongReading> readings)
     {
-        WriteHeaderIfAny(output, family, readings.Count);
+        WriteHeaderIfAny(output, header, readings.Count);
         foreach (LongReading reading in readings)
         {
-            output.WriteSample(family.Name, string.Empty, Labels(reading.Tags), null, 0, reading.Value);
+            output.WriteSample(header.Name, string.Empty, Labels(reading.Tags), null, 0, reading.Value);
         }
     }
 
-    private void WriteValues(ExpositionWriter output, RegistryFamily family, IReadOnlyList<DoubleReading> readings)
+    private void WriteValues(ExpositionWriter output, Header header, IReadOnlyList<DoubleReading> readings)
     {
-        WriteHeaderIfAny(output, family, readings.Count);
+        WriteHeaderIfAny(output, header, readings.Count);
         foreach (DoubleReading reading in readings)
         {
             LabelBlock labels = Labels(reading.Tags);
-            output.WriteSample(family.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
-            output.WriteCreated(family.Name, family.Type, labels, family.Created);
+            output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
+            output.WriteCreated(header.Name, header.Kind, labels, header.Created);
         }
     }
 
-    private void WriteHistograms(ExpositionWriter output, RegistryFamily family, IReadOnlyList<HistogramReading> readings)
+    private void WriteHistograms(ExpositionWriter output, Header header, IReadOnlyList<HistogramReading> readings)
     {
-        WriteHeaderIfAny(output, family, readings.Count);
+        WriteHeaderIfAny(output, header, readings.Count);
         foreach (HistogramReading reading in readings)
         {
-            output.WriteHistogram(family.Name, Labels(reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, family.Created, reading.Exemplars);
+            output.WriteHistogram(header.Name, Labels(reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, header.Created, reading.Exemplars);
         }
     }
 
-    private void WriteHistograms(ExpositionWriter output, RegistryFamily family, IReadOnlyList<ExponentialHistogramReading> readings)
+    private void WriteHistograms(ExpositionWriter output, Header header, IReadOnlyList<ExponentialHistogramReading> readings)
     {
-        WriteHeaderIfAny(output, family, readings.Count);
+        WriteHeaderIfAny(output, header, readings.Count);
         foreach (ExponentialHistogramReading reading in readings)
         {
-            output.WriteExponentialHistogram(family.Name, Labels(reading.Tags), reading, family.Created);
+            output.WriteExponentialHistogram(header.Name, Labels(reading.Tags), reading, header.Created);
         }
     }
 
-    private void WriteOperations(ExpositionWriter output, RegistryFamily family, IReadOnlyList<double>? boundaries, IReadOnlyList<OperationReading> readings)
+    private void WriteOperations(ExpositionWriter output, Header header, IReadOnlyList<double>? boundaries, IReadOnlyList<OperationReading> readings)
     {
-        WriteHeaderIfAny(output, family, readings.Count);
+        WriteHeaderIfAny(output, header, readings.Count);
         foreach (OperationReading reading in readings)
         {
             LabelBlock labels = Labels(reading.Tags);
             if (boundaries is not null && reading.BucketCounts is { } bucketCounts)
             {
-                output.WriteHistogram(family.Name, labels, boundaries, bucketCounts, reading.ElapsedSeconds, family.Created);
+                output.WriteHistogram(header.Name, labels, boundaries, bucketCounts, reading.ElapsedSeconds, header.Created);
             }
             else
             {
-                output.WriteSummary(family.Name, labels, reading.Count, reading.ElapsedSeconds, family.Created);
+                output.WriteSummary(header.Name, labels, reading.Count, reading.ElapsedSeconds, header.Created);
             }
         }
     }
 
-    private static void WriteHeaderIfAny(ExpositionWriter output, RegistryFamily family, int sampleCount)
+    private static void WriteHeaderIfAny(ExpositionWriter output, Header header, int sampleCount)
     {
         if (sampleCount > 0)
         {
-            output.WriteHeader(family.Name, family.Type, family.Help, family.Unit);
+            output.WriteHeader(header.Name, header.Kind, header.Help, header.Unit);
         }
     }
 
@@ -213,4 +223,25 @@ internal sealed partial class RegistrySource
 
     [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "The observable instrument '{Instrument}' is left out of this scrape: its callback failed.")]
     private static partial void LogCallbackFailed(ILogger logger, Exception exception, string instrument);
+
+    /// <summary>
+    /// What the writer needs of one instrument's family: its text format name (a counter's is its
+    /// sample name <c>B_total</c>, as the text format 0.0.4 names the family after it), kind, help,
+    /// unit and start.
+    /// </summary>
+    private readonly struct Header(ExportedFamily family, Instrument instrument)
+    {
+        public string Name { get; } = family.TextName;
+
+        public ExportedKind Kind { get; } = family.Kind;
+
+        public string? Help { get; } = instrument.Description;
+
+        public string Unit { get; } = family.Unit;
+
+        /// <summary>When the family's series started counting (OpenMetrics' <c>_created</c>, which the
+        /// writer gives counters, histograms and summaries only): the instrument's creation, or null for
+        /// an observable instrument, whose values start wherever its callback's source started, which it does not say.</summary>
+        public DateTimeOffset? Created { get; } = instrument is ObservableInstrument ? null : instrument.CreatedAt;
+    }
 }

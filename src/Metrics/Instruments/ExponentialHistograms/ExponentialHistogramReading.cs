@@ -1,4 +1,5 @@
 using ScalableMetrics.Instruments.ExponentialHistograms;
+using ScalableMetrics.Instruments.Histograms;
 
 namespace ScalableMetrics;
 
@@ -27,14 +28,9 @@ public sealed class ExponentialHistogramReading
         PositiveOffset = positiveOffset;
         PositiveBucketCounts = positiveBucketCounts;
         Sum = sum;
-        long count = zeroCount;
-        foreach (long bucketCount in positiveBucketCounts)
-        {
-            // Each bucket saturates at long.MaxValue; so does their sum.
-            count = bucketCount > long.MaxValue - count ? long.MaxValue : count + bucketCount;
-        }
 
-        Count = count;
+        // Each bucket saturates at long.MaxValue; so does their sum.
+        Count = SaturatingCounts.Add(zeroCount, SaturatingCounts.Total(positiveBucketCounts));
     }
 
     /// <summary>The tags that name the series.</summary>
@@ -60,6 +56,9 @@ public sealed class ExponentialHistogramReading
 
     /// <summary>The sum of the values recorded; infinite once +∞ was recorded.</summary>
     public double Sum { get; }
+
+    /// <summary>The upper boundary of positive bucket <paramref name="j"/> (of <see cref="PositiveBucketCounts"/>): base^(<see cref="PositiveOffset"/> + j + 1).</summary>
+    internal double PositiveBucketUpperBoundary(int j) => ExponentialBuckets.LowerBoundary(PositiveOffset + j + 1, Scale);
 
     /// <summary>A reading of buckets counted elsewhere (an OpenTelemetry exponential histogram point), empty buckets at either end trimmed.</summary>
     internal static ExponentialHistogramReading Of(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum)
@@ -98,7 +97,7 @@ public sealed class ExponentialHistogramReading
         for (int j = first; j <= last; j++)
         {
             ref long bucket = ref merged[((buckets.MinIndex + j) >> shift) - offset];
-            bucket = positive[j] > long.MaxValue - bucket ? long.MaxValue : bucket + positive[j];
+            bucket = SaturatingCounts.Add(bucket, positive[j]);
         }
 
         return new ExponentialHistogramReading(tags, buckets.Scale - shift, buckets.ZeroThreshold, counts[0], offset, merged, sum);

@@ -1,3 +1,5 @@
+using ScalableMetrics.Instruments.Histograms;
+
 namespace ScalableMetrics;
 
 /// <summary>A histogram series' cumulative buckets, count and sum, as collected. Immutable.</summary>
@@ -16,14 +18,9 @@ public sealed class HistogramReading
         Boundaries = boundaries;
         BucketCounts = bucketCounts;
         Sum = sum;
-        long count = 0;
-        foreach (long bucketCount in bucketCounts)
-        {
-            // Each bucket saturates at long.MaxValue; so does their sum.
-            count = bucketCount > long.MaxValue - count ? long.MaxValue : count + bucketCount;
-        }
 
-        Count = count;
+        // Each bucket saturates at long.MaxValue; so does their sum.
+        Count = SaturatingCounts.Total(bucketCounts);
     }
 
     /// <summary>The tags that name the series.</summary>

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Instruments.Operations;
+using ScalableMetrics.Naming;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
 
@@ -28,8 +29,13 @@ public sealed class OperationData : Instrument
     /// <summary>The unit of the elapsed time reported: seconds.</summary>
     public const string ElapsedUnit = "s";
 
-    /// <summary>What <see cref="CountName"/> adds to the instrument's name.</summary>
-    public const string CountNameSuffix = ".count";
+    /// <summary>
+    /// What the name an operation's count is published under adds to the operation's name, where
+    /// each number of a series is an instrument of its own (an OpenTelemetry meter, through the
+    /// exporter's <c>MeterBridge</c>): <c>webapi.request.duration.count</c>. The registry reserves
+    /// that name, so that no other instrument can take it.
+    /// </summary>
+    public const string CountNameSuffix = PublishedInstrument.CountSuffix;
 
     private readonly SeriesTable<OperationSeries> _series;
     private readonly PartitionArena _arena;
@@ -69,13 +75,6 @@ public sealed class OperationData : Instrument
 
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
-
-    /// <summary>
-    /// The name under which exporters publish the operation count, apart from the elapsed time:
-    /// <see cref="Instrument.Name"/> followed by <see cref="CountNameSuffix"/> (<c>webapi.request.duration.count</c>).
-    /// The registry reserves it, so that no other instrument can take it.
-    /// </summary>
-    public string CountName => Name + CountNameSuffix;
 
     /// <summary>Starts timing one operation of the series named by <paramref name="tags"/>; disposing the scope records it.</summary>
     /// <param name="tags">The series' tags, in any order; none for the series without tags.</param>

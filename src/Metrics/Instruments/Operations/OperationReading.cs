@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using ScalableMetrics.Instruments.Histograms;
 
 namespace ScalableMetrics;
 
@@ -21,12 +22,6 @@ public readonly record struct OperationReading(TagSet Tags, long Count, long Ela
     /// <summary>A reading with buckets, its count their sum (saturating at <see cref="long.MaxValue"/>).</summary>
     internal static OperationReading FromBuckets(TagSet tags, long[] bucketCounts, long elapsedTimestampTicks)
     {
-        long count = 0;
-        foreach (long bucketCount in bucketCounts)
-        {
-            count = bucketCount > long.MaxValue - count ? long.MaxValue : count + bucketCount;
-        }
-
-        return new OperationReading(tags, count, elapsedTimestampTicks) { BucketCounts = bucketCounts };
+        return new OperationReading(tags, SaturatingCounts.Total(bucketCounts), elapsedTimestampTicks) { BucketCounts = bucketCounts };
     }
 }

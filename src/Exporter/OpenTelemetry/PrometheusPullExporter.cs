@@ -1,6 +1,6 @@
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
-using ScalableMetrics.Exporter.Prometheus;
+using ScalableMetrics.Exporter.OpenTelemetry;
 
 namespace ScalableMetrics.Exporter;
 
@@ -34,7 +34,15 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     private const int MaxCollectAttempts = 3;
 
     private readonly PrometheusSerializer _serializer;
-    private PrometheusCollection? _latest;
+
+    // Held while a caller sets the format and collects, so that callers asking for two formats
+    // take turns; a ForceFlush's collection does not take it, and renders the format last asked for.
+    private readonly Lock _collectLock = new();
+    private RenderedCollection? _latest;
+
+    // The format the next export renders (a PrometheusExpositionFormat): only the one asked for,
+    // not every format on every collection.
+    private int _format;
     private bool _disposed;
 
     /// <summary>Creates an exporter that writes every meter of its <c>MeterProvider</c>.</summary>
@@ -71,10 +79,10 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     /// <c>ForceFlush</c>, another scrape): each collection writes its own result, and a scrape
     /// takes the result of the collection it waited for.</remarks>
     public async Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default) =>
-        (await CollectAsync(cancellationToken).ConfigureAwait(false)).Text;
+        (await CollectAsync(PrometheusExpositionFormat.Text, cancellationToken).ConfigureAwait(false)).Bytes;
 
-    /// <summary>Collects the <c>MeterProvider</c>; see <see cref="ScrapeAsync"/>.</summary>
-    internal Task<PrometheusCollection> CollectAsync(CancellationToken cancellationToken = default)
+    /// <summary>Collects the <c>MeterProvider</c> and renders it in <paramref name="format"/>; see <see cref="ScrapeAsync"/>.</summary>
+    internal Task<RenderedCollection> CollectAsync(PrometheusExpositionFormat format, CancellationToken cancellationToken = default)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         cancellationToken.ThrowIfCancellationRequested();
@@ -86,16 +94,23 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
         // leaves a result of its own, so the newest is whole and at least as new as the
         // collection this call waited for. A collection refused or failed is tried again, a
         // bounded number of times, unless the reader is gone.
-        PrometheusCollection? collection = null;
-        for (int attempt = 0; attempt < MaxCollectAttempts && collection is null; attempt++)
+        RenderedCollection? collection = null;
+        lock (_collectLock)
         {
-            if (collect(Timeout.Infinite))
+            Volatile.Write(ref _format, (int)format);
+            for (int attempt = 0; attempt < MaxCollectAttempts && collection is null; attempt++)
             {
-                collection = Volatile.Read(ref _latest);
-            }
-            else if (Collect is null || _disposed)
-            {
-                break;
+                if (collect(Timeout.Infinite))
+                {
+                    // A collection that had exported before the format was set (a ForceFlush's)
+                    // rendered the format asked for before: the collection right after it begins
+                    // after the format was set.
+                    collection = LatestIn(format) ?? (collect(Timeout.Infinite) ? LatestIn(format) : null);
+                }
+                else if (Collect is null || _disposed)
+                {
+                    break;
+                }
             }
         }
 
@@ -114,7 +129,7 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     {
         // The reader never runs two collections at once, so the serializer's scratch state is
         // used by one export at a time; the result is new and never changed after this.
-        Volatile.Write(ref _latest, _serializer.Write(batch));
+        Volatile.Write(ref _latest, _serializer.Write(batch, (PrometheusExpositionFormat)Volatile.Read(ref _format)));
         return ExportResult.Success;
     }
 
@@ -124,4 +139,7 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
         _disposed = true;
         base.Dispose(disposing);
     }
+
+    private RenderedCollection? LatestIn(PrometheusExpositionFormat format) =>
+        Volatile.Read(ref _latest) is { } latest && latest.Format == format ? latest : null;
 }

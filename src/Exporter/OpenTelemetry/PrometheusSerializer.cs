@@ -2,17 +2,17 @@ using System.Runtime.CompilerServices;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Naming;
 
-namespace ScalableMetrics.Exporter.Prometheus;
+namespace ScalableMetrics.Exporter.OpenTelemetry;
 
 /// <summary>
-/// Writes a batch of OpenTelemetry metrics in the Prometheus text exposition format 0.0.4:
-/// per family a <c># HELP</c> line (when there is a description), a <c># TYPE</c> line and
-/// its samples, without timestamps (Prometheus stamps them with the scrape's time); and the same
-/// batch in OpenMetrics 1.0 (<see cref="PrometheusCollection.OpenMetrics"/>), with each point's
-/// start time as its <c>_created</c>, since the reader's collection, not the scrape, decides when
-/// a batch is written; and in the protobuf exposition (<see cref="PrometheusCollection.Protobuf"/>),
-/// exponential histograms as native histograms. Not thread-safe: a reader exports one collection at a time.
+/// Writes a batch of OpenTelemetry metrics in one Prometheus exposition format, the one the
+/// scrape asks for (<see cref="ExpositionWriter"/>): per family its header and its samples,
+/// without timestamps (Prometheus stamps them with the scrape's time); in OpenMetrics each
+/// point's start time as its <c>_created</c>, since the reader's collection, not the scrape,
+/// decides when a batch is written; in protobuf exponential histograms as native histograms.
+/// Not thread-safe: a reader exports one collection at a time.
 /// </summary>
 /// <remarks>OpenTelemetry .NET's exponential histogram point has no public negative buckets: a
 /// negative value shows in its count and sum only.</remarks>
@@ -21,34 +21,26 @@ internal sealed class PrometheusSerializer
     private static readonly Comparer<Entry> s_byGroupThenArrival =
         Comparer<Entry>.Create(static (a, b) => a.Group != b.Group ? a.Group.CompareTo(b.Group) : a.Arrival.CompareTo(b.Arrival));
 
-    private readonly ConditionalWeakTable<Metric, PrometheusMetricFamily> _families = [];
+    private readonly ConditionalWeakTable<Metric, ExposedMetric?> _exposed = [];
     private readonly Dictionary<string, int> _familyOrder = new(StringComparer.Ordinal);
     private readonly List<Entry> _entries = [];
     private readonly List<KeyValuePair<string, object?>> _tags = [];
     private readonly PrometheusTextWriter _labelScratch = new();
-    private readonly List<PrometheusCollection.Family> _written = [];
+    private readonly List<RenderedCollection.FamilyRange> _written = [];
+    private readonly ExpositionWriter?[] _writers = new ExpositionWriter?[3];
     private readonly List<double> _boundaries = [];
     private readonly List<long> _bucketCounts = [];
 
     /// <summary>The metrics of this meter are left out: the registry's, written from the registry itself.</summary>
     public string? ExcludedMeterName { get; init; }
 
-    public ExpositionWriter Output { get; init; } = new();
-
-    /// <summary>Where the OpenMetrics text of a batch is written.</summary>
-    public ExpositionWriter OpenMetricsOutput { get; init; } = new() { Format = PrometheusExpositionFormat.OpenMetrics };
-
-    /// <summary>Where the protobuf exposition of a batch is written.</summary>
-    public ExpositionWriter ProtobufOutput { get; init; } = new() { Format = PrometheusExpositionFormat.Protobuf };
-
-    /// <summary>Writes <paramref name="batch"/> into a new collection.</summary>
-    public PrometheusCollection Write(in Batch<Metric> batch)
+    /// <summary>Writes <paramref name="batch"/> in <paramref name="format"/> into a new collection.</summary>
+    public RenderedCollection Write(in Batch<Metric> batch, PrometheusExpositionFormat format)
     {
         // Metrics of two meters can share a family name; the format wants one HELP and TYPE per
         // family and its samples together, so group them, keeping the order they came in.
         _familyOrder.Clear();
         _entries.Clear();
-        _written.Clear();
         foreach (Metric metric in batch)
         {
             if (string.Equals(metric.MeterName, ExcludedMeterName, StringComparison.Ordinal))
@@ -56,66 +48,66 @@ internal sealed class PrometheusSerializer
                 continue;
             }
 
-            PrometheusMetricFamily family = _families.GetValue(metric, PrometheusMetricFamily.Create);
             // Every type OpenTelemetry 1.x has is carried; only a type of a later version is not.
-            if (family.Type == PrometheusType.Unsupported)
+            if (_exposed.GetValue(metric, ExposedMetric.Create) is not { } exposed)
             {
                 continue;
             }
 
-            if (!_familyOrder.TryGetValue(family.Name, out int group))
+            if (!_familyOrder.TryGetValue(exposed.Family.TextName, out int group))
             {
                 group = _familyOrder.Count;
-                _familyOrder.Add(family.Name, group);
+                _familyOrder.Add(exposed.Family.TextName, group);
             }
 
-            _entries.Add(new Entry(group, _entries.Count, family, metric));
+            _entries.Add(new Entry(group, _entries.Count, exposed, metric));
         }
 
         _entries.Sort(s_byGroupThenArrival);
-        OpenMetricsOutput.Format = PrometheusExpositionFormat.OpenMetrics;
-        ProtobufOutput.Format = PrometheusExpositionFormat.Protobuf;
-        return WriteEntries(Output) with { OpenMetrics = WriteEntries(OpenMetricsOutput), Protobuf = WriteEntries(ProtobufOutput) };
+        return WriteEntries(_writers[(int)format] ??= ExpositionWriter.Create(format));
     }
 
-    private PrometheusCollection WriteEntries(ExpositionWriter output)
+    private RenderedCollection WriteEntries(ExpositionWriter output)
     {
         output.Clear();
         _written.Clear();
-        PrometheusMetricFamily? header = null;
+        ExposedMetric? header = null;
         int start = 0;
         foreach (Entry entry in _entries)
         {
-            if (header is null || !string.Equals(header.Name, entry.Family.Name, StringComparison.Ordinal))
+            ExportedFamily family = entry.Exposed.Family;
+            if (header is null || !string.Equals(header.Family.TextName, family.TextName, StringComparison.Ordinal))
             {
                 EndFamily(output, header, start);
-                header = entry.Family;
+                header = entry.Exposed;
                 start = output.Length;
-                output.WriteHeader(header.Name, header.Type, header.Help, header.Unit);
+                output.WriteHeader(family.TextName, family.Kind, header.Help, family.Unit);
             }
-            else if (entry.Family.Type != header.Type)
+            else if (family.Kind != header.Family.Kind)
             {
                 // Same name, another type: the text format cannot say that, so the first type wins.
                 continue;
             }
 
-            WriteSamples(output, entry.Family, entry.Metric);
+            WriteSamples(output, entry.Exposed, entry.Metric);
         }
 
         EndFamily(output, header, start);
-        return new PrometheusCollection(output.ToArray(), [.. _written]);
+        return new RenderedCollection(output.Format, output.ToArray(), [.. _written]);
     }
 
-    private void EndFamily(ExpositionWriter output, PrometheusMetricFamily? family, int start)
+    private void EndFamily(ExpositionWriter output, ExposedMetric? exposed, int start)
     {
-        if (family is not null)
+        if (exposed is not null)
         {
-            _written.Add(new PrometheusCollection.Family(family.Name, family.SampleNames, start, output.Length - start));
+            _written.Add(new RenderedCollection.FamilyRange(exposed.Family.TextName, exposed.WrittenNames, start, output.Length - start));
         }
     }
 
-    private void WriteSamples(ExpositionWriter output, PrometheusMetricFamily family, Metric metric)
+    private void WriteSamples(ExpositionWriter output, ExposedMetric exposed, Metric metric)
     {
+        ExportedFamily family = exposed.Family;
+        string name = family.TextName;
         bool isLong = metric.MetricType.IsLong();
         bool isSum = metric.MetricType.IsSum();
         foreach (ref readonly MetricPoint point in metric.GetMetricPoints())
@@ -128,26 +120,26 @@ internal sealed class PrometheusSerializer
 
             // Built per point and scrape: an OpenTelemetry point has no object to cache it on.
             // These are other meters' metrics; the registry's series keep theirs.
-            LabelBlock labels = LabelBlock.Create(_labelScratch, family.ScopeLabels, _tags);
-            if (family.Type != PrometheusType.Histogram)
+            LabelBlock labels = LabelBlock.Create(_labelScratch, exposed.ScopeLabels, _tags);
+            if (family.Kind != ExportedKind.Histogram)
             {
                 if (isLong)
                 {
-                    output.WriteSample(family.Name, string.Empty, labels, null, 0, isSum ? point.GetSumLong() : point.GetGaugeLastValueLong());
+                    output.WriteSample(name, string.Empty, labels, null, 0, isSum ? point.GetSumLong() : point.GetGaugeLastValueLong());
                 }
                 else
                 {
-                    output.WriteSample(family.Name, string.Empty, labels, null, 0, isSum ? point.GetSumDouble() : point.GetGaugeLastValueDouble());
+                    output.WriteSample(name, string.Empty, labels, null, 0, isSum ? point.GetSumDouble() : point.GetGaugeLastValueDouble());
                 }
 
-                output.WriteCreated(family.Name, family.Type, labels, point.StartTime);
+                output.WriteCreated(name, family.Kind, labels, point.StartTime);
 
                 continue;
             }
 
             if (metric.MetricType == MetricType.ExponentialHistogram)
             {
-                output.WriteExponentialHistogram(family.Name, labels, ExponentialReading(point), point.StartTime);
+                output.WriteExponentialHistogram(name, labels, ExponentialReading(point), point.StartTime);
                 continue;
             }
 
@@ -164,7 +156,7 @@ internal sealed class PrometheusSerializer
                 _bucketCounts.Add(bucket.BucketCount);
             }
 
-            output.WriteHistogram(family.Name, labels, _boundaries, _bucketCounts, point.GetHistogramSum(), point.StartTime);
+            output.WriteHistogram(name, labels, _boundaries, _bucketCounts, point.GetHistogramSum(), point.StartTime);
         }
     }
 
@@ -181,5 +173,5 @@ internal sealed class PrometheusSerializer
         return ExponentialHistogramReading.Of(TagSet.Empty, data.Scale, 0, data.ZeroCount, data.PositiveBuckets.Offset, [.. counts], point.GetHistogramSum());
     }
 
-    private readonly record struct Entry(int Group, int Arrival, PrometheusMetricFamily Family, Metric Metric);
+    private readonly record struct Entry(int Group, int Arrival, ExposedMetric Exposed, Metric Metric);
 }

@@ -1,11 +1,11 @@
 using System.Net;
-using ScalableMetrics.Exporter.Prometheus.Scraping;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
+using ScalableMetrics.Exporter.Hosting;
 
-namespace ScalableMetrics.Exporter.Hosting;
+namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
 /// <summary>
 /// The standalone scrape endpoint (<see cref="ScalableMetricsOptions.ScrapeListener"/>): an

@@ -3,7 +3,7 @@ using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.Listening;
 
-namespace ScalableMetrics.Exporter.Hosting;
+namespace ScalableMetrics.Exporter.OpenTelemetry;
 
 /// <summary>
 /// The OpenTelemetry <c>MeterProvider</c> that <c>AddScalableMetrics</c> builds: the Prometheus

@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter;
 
@@ -28,7 +29,7 @@ namespace ScalableMetrics.Exporter;
 /// <item><term><see cref="OperationData"/> <c>x</c>, with or without bucket boundaries</term><description>two:
 /// <c>x</c>, an <see cref="ObservableCounter{T}"/> of <see cref="double"/> in seconds (the total elapsed time), and
 /// <c>x.count</c>, an <see cref="ObservableCounter{T}"/> of <see cref="long"/> in <c>{operation}</c>. Their
-/// names are reserved by the registry (<see cref="OperationData.CountName"/>).</description></item>
+/// names are reserved by the registry, which names them (<see cref="OperationData.CountNameSuffix"/>).</description></item>
 /// <item><term><see cref="PartitionedHistogram"/></term><description>nothing, and the buckets of an
 /// <see cref="OperationData"/> are not published either: OpenTelemetry .NET cannot take a histogram
 /// someone else aggregated (it has no <c>MetricProducer</c>: open-telemetry/opentelemetry-dotnet#3963),
@@ -47,7 +48,7 @@ public sealed class MeterBridge : IDisposable
     public const string DefaultMeterName = "ScalableMetrics";
 
     /// <summary>The unit of the instrument that counts an <see cref="OperationData"/>'s operations.</summary>
-    public const string OperationCountUnit = "{operation}";
+    public const string OperationCountUnit = PublishedInstrument.CountUnit;
 
     private readonly Meter _meter;
     private readonly IDisposable _subscription;
@@ -135,8 +136,11 @@ public sealed class MeterBridge : IDisposable
                 PublishObservable(observable);
                 break;
             case OperationData operation:
-                _meter.CreateObservableCounter(operation.Name, () => ObserveElapsed(operation), OperationData.ElapsedUnit, operation.Description);
-                _meter.CreateObservableCounter(operation.CountName, () => ObserveCount(operation), OperationCountUnit, CountDescription(operation));
+                // Under the names the registry reserved for them.
+                PublishedInstrument elapsed = PublishedInstrument.OperationElapsed(operation.Name);
+                PublishedInstrument count = PublishedInstrument.OperationCount(operation.Name);
+                _meter.CreateObservableCounter(elapsed.Name, () => ObserveElapsed(operation), elapsed.Unit, operation.Description);
+                _meter.CreateObservableCounter(count.Name, () => ObserveCount(operation), count.Unit, CountDescription(operation));
                 break;
 
             // A PartitionedHistogram cannot cross (see the remarks): it is left out.

@@ -1,6 +1,6 @@
 using OpenTelemetry.Metrics;
 
-namespace ScalableMetrics.Exporter.Hosting;
+namespace ScalableMetrics.Exporter.OpenTelemetry;
 
 /// <summary>
 /// OpenTelemetry's limits, set from the registry's so that one set of limits holds: what the

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Instruments;
+namespace ScalableMetrics.Naming;
 
 /// <summary>
 /// OpenTelemetry's rules for instrument names and units (specification, metrics API, "Instrument
@@ -7,9 +7,15 @@ namespace ScalableMetrics.Instruments;
 /// </summary>
 internal static class InstrumentNames
 {
+    /// <summary>The longest instrument name: 255 characters.</summary>
     public const int MaxNameLength = 255;
+
+    /// <summary>The longest unit: 63 characters.</summary>
     public const int MaxUnitLength = 63;
 
+    /// <summary>Throws unless <paramref name="name"/> and <paramref name="unit"/> follow the rules.</summary>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentException">The name or the unit breaks the rules.</exception>
     public static void Validate(string name, string? unit)
     {
         ArgumentNullException.ThrowIfNull(name);
@@ -26,6 +32,7 @@ internal static class InstrumentNames
         }
     }
 
+    /// <summary>Whether <paramref name="name"/> follows the name syntax.</summary>
     public static bool IsValidName(string name)
     {
         if (name.Length is 0 or > MaxNameLength || !char.IsAsciiLetter(name[0]))

@@ -1,0 +1,73 @@
+using OpenTelemetry.Metrics;
+using ScalableMetrics.Naming;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry;
+
+/// <summary>
+/// How one OpenTelemetry metric is exposed, apart from its points: its exported family (named by
+/// the same rules as the registry's, <see cref="ExportedFamily.Of"/>), its help, and the labels
+/// that name its scope (the meter). Computed once per <see cref="Metric"/>, which OpenTelemetry
+/// keeps from collection to collection.
+/// </summary>
+internal sealed class ExposedMetric
+{
+    private ExposedMetric(ExportedFamily family, string? help, KeyValuePair<string, string>[] scopeLabels)
+    {
+        Family = family;
+        Help = help;
+        ScopeLabels = scopeLabels;
+        WrittenNames = [.. family.SampleNames.Prepend(family.TextName).Distinct(StringComparer.Ordinal)];
+    }
+
+    /// <summary>The family the metric is written as.</summary>
+    public ExportedFamily Family { get; }
+
+    /// <summary>The metric's description, or null for none.</summary>
+    public string? Help { get; }
+
+    /// <summary><c>otel_scope_name</c>, <c>otel_scope_version</c> if the meter has one, and
+    /// <c>otel_scope_&lt;key&gt;</c> for each of the meter's tags; names already sanitized.</summary>
+    public KeyValuePair<string, string>[] ScopeLabels { get; }
+
+    /// <summary>
+    /// The names its lines are written under in the text format 0.0.4: the family name
+    /// (<see cref="ExportedFamily.TextName"/>) and its sample names, which no family written
+    /// before it in a scrape may hold.
+    /// </summary>
+    public string[] WrittenNames { get; }
+
+    /// <summary>The kind a metric of <paramref name="metricType"/> is exported as, or null for a type no format here carries.</summary>
+    private static ExportedKind? KindOf(MetricType metricType) => metricType switch
+    {
+        MetricType.LongSum or MetricType.DoubleSum => ExportedKind.Counter,
+        MetricType.LongSumNonMonotonic or MetricType.DoubleSumNonMonotonic => ExportedKind.Gauge,
+        MetricType.LongGauge or MetricType.DoubleGauge => ExportedKind.Gauge,
+        MetricType.Histogram or MetricType.ExponentialHistogram => ExportedKind.Histogram,
+        _ => null,
+    };
+
+    /// <summary>How <paramref name="metric"/> is exposed, or null where its type is not carried (<see cref="KindOf"/>).</summary>
+    public static ExposedMetric? Create(Metric metric)
+    {
+        if (KindOf(metric.MetricType) is not { } kind)
+        {
+            return null;
+        }
+
+        var scopeLabels = new List<KeyValuePair<string, string>> { new(ExportedNames.ScopeNameLabel, metric.MeterName) };
+        if (!string.IsNullOrEmpty(metric.MeterVersion))
+        {
+            scopeLabels.Add(new(ExportedNames.ScopeVersionLabel, metric.MeterVersion));
+        }
+
+        if (metric.MeterTags is { } meterTags)
+        {
+            foreach (KeyValuePair<string, object?> tag in meterTags)
+            {
+                scopeLabels.Add(new(ExportedNames.SanitizeLabelName(ExportedNames.ScopeLabelPrefix + tag.Key), ExportedNames.FormatLabelValue(tag.Value)));
+            }
+        }
+
+        return new ExposedMetric(ExportedFamily.Of(metric.Name, metric.Unit, kind), string.IsNullOrEmpty(metric.Description) ? null : metric.Description, [.. scopeLabels]);
+    }
+}

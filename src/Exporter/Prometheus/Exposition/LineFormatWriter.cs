@@ -1,0 +1,174 @@
+using System.Text;
+using ScalableMetrics.Instruments.Histograms;
+using ScalableMetrics.Naming;
+
+namespace ScalableMetrics.Exporter.Prometheus.Exposition;
+
+/// <summary>
+/// What the two text formats (<see cref="TextFormatWriter"/>, <see cref="OpenMetricsWriter"/>)
+/// share: a sample is a line, and every sample goes through one primitive,
+/// <see cref="WriteSample(string, string, LabelBlock, string?, double, long, Exemplar?)"/>, after
+/// prometheus/common's <c>expfmt</c> (<c>writeSample(name, suffix, metric, extraLabel, value)</c>);
+/// a histogram is its <c>_bucket</c> samples, then its sum and count.
+/// </summary>
+/// <remarks>
+/// Where the two formats differ, each says so: the header, floating-point numbers, the order of
+/// a histogram's <c>_sum</c> and <c>_count</c>, exemplars, <c>_created</c> and the end.
+/// </remarks>
+internal abstract class LineFormatWriter : ExpositionWriter
+{
+    private readonly List<double> _boundaryScratch = [];
+    private readonly List<long> _countScratch = [];
+
+    /// <inheritdoc/>
+    public override void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, long value, Exemplar? exemplar = null)
+    {
+        WriteNameAndLabels(name, suffix, labels, extraLabelName, extraLabelValue);
+        Output.Write(value);
+        WriteExemplar(exemplar);
+        Output.Write((byte)'\n');
+    }
+
+    /// <inheritdoc/>
+    public override void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, double value, Exemplar? exemplar = null)
+    {
+        WriteNameAndLabels(name, suffix, labels, extraLabelName, extraLabelValue);
+        WriteFloat(value);
+        WriteExemplar(exemplar);
+        Output.Write((byte)'\n');
+    }
+
+    /// <summary>
+    /// The text formats have no native histogram: the same buckets as a classic histogram, so that
+    /// no text scrape leaves the instrument out: the zero bucket as <c>le</c> = its threshold, each
+    /// non-empty bucket (base^i, base^(i + 1)] as <c>le</c> = base^(i + 1), with cumulative counts,
+    /// then <c>le="+Inf"</c>, <c>_sum</c> and <c>_count</c>. Its <c>le</c> values follow the
+    /// reading's buckets, so a bucket first filled starts a new <c>le</c> series, as a native
+    /// histogram's new bucket does.
+    /// </summary>
+    /// <inheritdoc/>
+    public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramReading reading, DateTimeOffset? created = null)
+    {
+        _boundaryScratch.Clear();
+        _countScratch.Clear();
+        long cumulative = reading.ZeroCount;
+        if (cumulative > 0)
+        {
+            _boundaryScratch.Add(reading.ZeroThreshold);
+            _countScratch.Add(cumulative);
+        }
+
+        for (int j = 0; j < reading.PositiveBucketCounts.Count; j++)
+        {
+            long count = reading.PositiveBucketCounts[j];
+            if (count == 0)
+            {
+                continue;
+            }
+
+            cumulative = SaturatingCounts.Add(cumulative, count);
+            _boundaryScratch.Add(reading.PositiveBucketUpperBoundary(j));
+            _countScratch.Add(cumulative);
+        }
+
+        WriteCumulativeHistogram(name, labels, _boundaryScratch, _countScratch, reading.Count, reading.Sum, created, exemplars: null);
+    }
+
+    /// <summary>Its <c>_sum</c> and <c>_count</c> samples (in the format's order, <see cref="WriteCountAndSum"/>), then OpenMetrics' <c>_created</c>.</summary>
+    /// <inheritdoc/>
+    public override void WriteSummary(string name, LabelBlock labels, long count, double sum, DateTimeOffset? created = null)
+    {
+        WriteCountAndSum(name, labels, count, sum);
+        WriteCreated(name, ExportedKind.Summary, labels, created);
+    }
+
+    /// <summary>A <c>_bucket</c> sample per boundary with its <c>le</c>, the <c>le="+Inf"</c> one, <c>_sum</c> and <c>_count</c>, then OpenMetrics' <c>_created</c>.</summary>
+    /// <inheritdoc/>
+    protected override void WriteCumulativeHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?>? exemplars)
+    {
+        for (int i = 0; i < boundaries.Count; i++)
+        {
+            WriteSample(name, "_bucket", labels, "le", boundaries[i], cumulativeCounts[i], exemplars?[i]);
+        }
+
+        WriteSample(name, "_bucket", labels, "le", double.PositiveInfinity, count, exemplars?[boundaries.Count]);
+        WriteCountAndSum(name, labels, count, sum);
+        WriteCreated(name, ExportedKind.Histogram, labels, created);
+    }
+
+    /// <summary>The <c>_sum</c> and <c>_count</c> samples of a histogram or summary series, in the format's order.</summary>
+    /// <param name="name">The family name.</param>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="count">The series' count.</param>
+    /// <param name="sum">The series' sum.</param>
+    protected abstract void WriteCountAndSum(string name, LabelBlock labels, long count, double sum);
+
+    /// <summary>Writes a floating-point number as the format spells it.</summary>
+    protected abstract void WriteFloat(double value);
+
+    /// <summary>Writes a counter's or bucket's exemplar after its value, where the format has exemplars: nothing here.</summary>
+    protected virtual void WriteExemplar(Exemplar? exemplar)
+    {
+    }
+
+    /// <summary>Starts a metadata line: <paramref name="keyword"/> (<c># TYPE </c>), the family name and a space.</summary>
+    protected void StartMetadataLine(string keyword, ReadOnlySpan<char> family)
+    {
+        Output.Write(keyword);
+        Output.Write(family);
+        Output.Write((byte)' ');
+    }
+
+    /// <summary>
+    /// <c>name suffix{labels,extra="value"} </c>: a sample up to its value, checked against the
+    /// series written before it (<see cref="ExpositionWriter.ChecksDuplicates"/>).
+    /// </summary>
+    protected void WriteNameAndLabels(ReadOnlySpan<char> name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
+    {
+        int start = Output.WrittenSpan.Length;
+        Output.Write(name);
+        Output.Write(suffix);
+
+        // No braces for no labels, as both specifications' examples write such a sample (foo_count 17).
+        if (labels.Utf8.IsEmpty && extraLabelName is null)
+        {
+            FinishNameAndLabels(start);
+            return;
+        }
+
+        Output.Write((byte)'{');
+        Output.Write(labels.Utf8);
+        if (extraLabelName is not null)
+        {
+            if (!labels.Utf8.IsEmpty)
+            {
+                Output.Write((byte)',');
+            }
+
+            Output.Write(extraLabelName);
+            Output.Write("=\"");
+            WriteFloat(extraLabelValue);
+            Output.Write((byte)'"');
+        }
+
+        Output.Write((byte)'}');
+        FinishNameAndLabels(start);
+    }
+
+    private void FinishNameAndLabels(int start)
+    {
+        if (ChecksDuplicates)
+        {
+            // The name and label text identify the series: the label block is canonical (sorted,
+            // no empty value) and the extra label comes last.
+            string series = Encoding.UTF8.GetString(Output.WrittenSpan[start..]);
+            if (!IsNew(series))
+            {
+                Output.Truncate(start);
+                throw Repeated(series);
+            }
+        }
+
+        Output.Write((byte)' ');
+    }
+}

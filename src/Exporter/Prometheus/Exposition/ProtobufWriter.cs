@@ -1,0 +1,87 @@
+using ScalableMetrics.Naming;
+
+namespace ScalableMetrics.Exporter.Prometheus.Exposition;
+
+/// <summary>
+/// Writes Prometheus' protobuf exposition (client_golang's <c>expfmt</c> with
+/// <c>FmtProtoDelim</c>): a length-delimited <c>io.prometheus.client.MetricFamily</c> message per
+/// family (<see cref="ProtobufFamilyWriter"/>), a series being one <c>Metric</c> message; an
+/// exponential histogram as a native histogram (<see cref="NativeHistogramEncoder"/>), the only
+/// format in which Prometheus takes one. No <c>_created</c>, nothing at the end.
+/// </summary>
+internal sealed class ProtobufWriter : ExpositionWriter
+{
+    private readonly ProtobufFamilyWriter _family = new();
+
+    /// <inheritdoc/>
+    public override PrometheusExpositionFormat Format => PrometheusExpositionFormat.Protobuf;
+
+    /// <summary>Also drops the family begun, if any (a scrape starting over).</summary>
+    public override void Clear()
+    {
+        base.Clear();
+        _family.Discard();
+    }
+
+    /// <summary>Ends the family before, and begins this one's message: name, help and type.</summary>
+    /// <inheritdoc/>
+    public override void WriteHeader(string family, ExportedKind kind, string? help, string? unit = null)
+    {
+        _family.End(Output);
+        _family.Begin(family, kind, help);
+    }
+
+    /// <inheritdoc/>
+    public override void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, long value, Exemplar? exemplar = null) =>
+        WriteValue(name, suffix, labels, extraLabelName, value, exemplar);
+
+    /// <inheritdoc/>
+    public override void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, double value, Exemplar? exemplar = null) =>
+        WriteValue(name, suffix, labels, extraLabelName, value, exemplar);
+
+    /// <summary>A native histogram.</summary>
+    /// <inheritdoc/>
+    public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramReading reading, DateTimeOffset? created = null)
+    {
+        CheckSeries(name, labels);
+        _family.AddNativeHistogram(labels, reading);
+    }
+
+    /// <summary>A <c>Summary</c> message.</summary>
+    /// <inheritdoc/>
+    public override void WriteSummary(string name, LabelBlock labels, long count, double sum, DateTimeOffset? created = null)
+    {
+        CheckSeries(name, labels);
+        _family.AddSummary(labels, count, sum);
+    }
+
+    /// <summary>A <c>Histogram</c> message of a bucket per finite boundary.</summary>
+    /// <inheritdoc/>
+    protected override void WriteCumulativeHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?>? exemplars)
+    {
+        CheckSeries(name, labels);
+        _family.AddHistogram(labels, boundaries, cumulativeCounts, count, sum, exemplars);
+    }
+
+    /// <summary>Writes the family in progress: its message's length comes before it, so it is kept until the next header or the end.</summary>
+    protected override void EndFamily() => _family.End(Output);
+
+    private void WriteValue(string name, string suffix, LabelBlock labels, string? extraLabelName, double value, Exemplar? exemplar)
+    {
+        if (suffix.Length != 0 || extraLabelName is not null)
+        {
+            throw new InvalidOperationException($"The protobuf exposition writes a histogram's or summary's series whole, not its sample {name}{suffix}.");
+        }
+
+        CheckSeries(name, labels);
+        _family.AddValue(labels, value, exemplar);
+    }
+
+    private void CheckSeries(string name, LabelBlock labels)
+    {
+        if (ChecksDuplicates && !IsNew(name + "{" + labels + "}"))
+        {
+            throw Repeated($"{name}{{{labels}}}");
+        }
+    }
+}

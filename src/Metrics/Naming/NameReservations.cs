@@ -1,0 +1,65 @@
+namespace ScalableMetrics.Naming;
+
+/// <summary>
+/// The names a registry's instruments hold, and which instrument holds each: instrument names
+/// (<see cref="ExportedFamily.InstrumentNames"/>, those of the instruments it is published as
+/// included), compared case-insensitively as OpenTelemetry identifies instruments; and exported
+/// names (<see cref="ExportedFamily.ReservedNames"/>), compared ordinally as Prometheus does. The
+/// registry asks here before it creates an instrument, so that no two instruments are published
+/// or exported alike.
+/// </summary>
+/// <remarks>Not thread-safe: the registry's lock guards it.</remarks>
+internal sealed class NameReservations
+{
+    private readonly Dictionary<string, Instrument> _instrumentNames = new(StringComparer.OrdinalIgnoreCase);
+    private readonly Dictionary<string, Instrument> _exportedNames = new(StringComparer.Ordinal);
+
+    /// <summary>The instrument that holds <paramref name="name"/> as an instrument name (its own or a published instrument's), or null.</summary>
+    public Instrument? HolderOf(string name) => _instrumentNames.GetValueOrDefault(name);
+
+    /// <summary>Throws unless every name an instrument of <paramref name="family"/> would take is free.</summary>
+    /// <param name="kind">The kind of instrument to create, for the message (<c>PartitionedCounter</c>).</param>
+    /// <param name="name">Its name.</param>
+    /// <param name="unit">Its unit.</param>
+    /// <param name="family">Its family.</param>
+    /// <exception cref="ArgumentException">A name is held by another instrument (parameter <c>name</c>; the message names both).</exception>
+    public void ThrowIfTaken(string kind, string name, string? unit, ExportedFamily family)
+    {
+        foreach (string instrumentName in family.InstrumentNames)
+        {
+            if (_instrumentNames.TryGetValue(instrumentName, out Instrument? holder))
+            {
+                throw NameTaken(instrumentName, holder);
+            }
+        }
+
+        foreach (string exportedName in family.ReservedNames)
+        {
+            if (_exportedNames.TryGetValue(exportedName, out Instrument? holder))
+            {
+                throw new ArgumentException(
+                    $"The {kind} {ExceptionText.Quote(name)} (unit {ExceptionText.Quote(unit)}) would export as {ExceptionText.Quote(exportedName)}, which the {holder.GetType().Name} {ExceptionText.Quote(holder.Name)} (unit {ExceptionText.Quote(holder.Unit)}) already exports; two instruments must not meet after Prometheus sanitizing and suffixes.",
+                    nameof(name));
+            }
+        }
+    }
+
+    /// <summary>Gives <paramref name="instrument"/> every name of <paramref name="family"/>, which <see cref="ThrowIfTaken"/> found free.</summary>
+    public void Reserve(Instrument instrument, ExportedFamily family)
+    {
+        foreach (string instrumentName in family.InstrumentNames)
+        {
+            _instrumentNames.Add(instrumentName, instrument);
+        }
+
+        foreach (string exportedName in family.ReservedNames)
+        {
+            _exportedNames.Add(exportedName, instrument);
+        }
+    }
+
+    /// <summary>The error for an instrument name <paramref name="name"/> held by <paramref name="holder"/>.</summary>
+    public static ArgumentException NameTaken(string name, Instrument holder) => new(
+        $"The name {ExceptionText.Quote(name)} is taken by the {holder.GetType().Name} {ExceptionText.Quote(holder.Name)} (unit {ExceptionText.Quote(holder.Unit)}); names are unique per registry, case-insensitively, and an {nameof(OperationData)} also takes its name followed by '{PublishedInstrument.CountSuffix}'.",
+        nameof(name));
+}
