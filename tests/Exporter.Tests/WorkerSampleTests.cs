@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.Hosting;
-using ScalableMetrics.Exporter.Tests.Protobuf;
+using ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 using ScalableMetrics.Samples.Worker;
 
 namespace ScalableMetrics.Exporter.Tests;

@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace ScalableMetrics.Exporter.Tests.Protobuf;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
 /// <summary>
 /// An exponential histogram in the text formats, which have no native histogram: its buckets as a

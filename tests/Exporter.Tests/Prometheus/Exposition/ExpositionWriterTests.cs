@@ -1,7 +1,7 @@
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Naming;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
 /// <summary>
 /// The writer's output against text written by hand from the text format 0.0.4 specification

@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Sources;
 
 /// <summary>
 /// Bad and awkward inputs through the public API, each checked on the scrape by the strict parser

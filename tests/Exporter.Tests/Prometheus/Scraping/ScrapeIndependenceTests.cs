@@ -8,7 +8,7 @@ using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.OpenTelemetry;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
 /// <summary>Scrapes share no buffer or flag with the <c>MeterProvider</c>'s other collections.</summary>
 public sealed class ScrapeIndependenceTests

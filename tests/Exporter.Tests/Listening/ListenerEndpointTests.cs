@@ -3,7 +3,7 @@ using System.Text;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Listening;
 
 /// <summary>The listener path through <c>AddScalableMetrics</c>: one aggregation, one export, and the container's meter factory.</summary>
 public sealed class ListenerEndpointTests

@@ -5,7 +5,7 @@ using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
 /// <summary>The scrape endpoint answers 503, never hangs, when a scrape overruns its timeout or the service stops.</summary>
 public sealed class ScrapeEndpointAvailabilityTests

@@ -3,7 +3,7 @@ using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.OpenTelemetry;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
 
 /// <summary>
 /// OpenTelemetry's limits set from the registry's: a reader of the <c>MeterProvider</c> (an OTLP

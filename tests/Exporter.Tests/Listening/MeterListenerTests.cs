@@ -1,7 +1,7 @@
 using System.Diagnostics.Metrics;
 using System.Runtime.CompilerServices;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Listening;
 
 /// <summary>The MeterListener path: each System.Diagnostics.Metrics kind lands, exactly, in a registry instrument of its kind.</summary>
 public sealed class MeterListenerTests
@@ -254,7 +254,7 @@ public sealed class MeterListenerTests
     public void WildcardsTakeMatchingMetersOnly()
     {
         string prefix = "test.wildcard." + Guid.NewGuid().ToString("N");
-        using var host = new Listening.MeterListenerHost([prefix + ".*"], "ScalableMetrics", () => new MetricRegistry(), Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance);
+        using var host = new ScalableMetrics.Exporter.Listening.MeterListenerHost([prefix + ".*"], "ScalableMetrics", () => new MetricRegistry(), Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance);
         host.Start();
         using var taken = new Meter(prefix + ".Orders");
         using var left = new Meter(prefix + "Orders");

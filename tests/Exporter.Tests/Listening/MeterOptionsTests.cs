@@ -3,7 +3,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.Listening;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Listening;
 
 public class MeterOptionsTests
 {
@@ -57,7 +57,7 @@ public class MeterOptionsTests
 
         var invalid = new ScalableMetricsOptions();
         invalid.Meters.Add(string.Empty);
-        ValidateOptionsResult result = new Hosting.ScalableMetricsOptionsValidator().Validate(null, invalid);
+        ValidateOptionsResult result = new ScalableMetrics.Exporter.Hosting.ScalableMetricsOptionsValidator().Validate(null, invalid);
         Assert.True(result.Failed);
         Assert.Contains("Meters[0]", result.FailureMessage, StringComparison.Ordinal);
     }

@@ -3,7 +3,7 @@ using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.OpenTelemetry;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
 
 /// <summary>
 /// Every kind of instrument read back through a real OpenTelemetry <see cref="MeterProvider"/>

@@ -1,7 +1,7 @@
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Naming;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
 /// <summary>
 /// The writer in OpenMetrics against the examples of the OpenMetrics 1.0 specification

@@ -2,7 +2,7 @@ using System.Text;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
 
 /// <summary>Scrapes of a registry (read directly) and the exporter's lifecycle: exact sums, one scrape at a time.</summary>
 public sealed class PrometheusPullExporterTests

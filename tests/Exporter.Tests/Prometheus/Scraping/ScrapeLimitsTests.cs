@@ -7,7 +7,7 @@ using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
 using OpenTelemetry.Metrics;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
 /// <summary>
 /// One set of limits, over HTTP with <c>AddScalableMetrics</c>: the scrape shows what the

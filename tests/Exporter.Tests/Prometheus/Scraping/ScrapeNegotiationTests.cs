@@ -1,6 +1,6 @@
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
 /// <summary>The <c>Accept</c> and <c>Accept-Encoding</c> headers a scrape may send, and the format and coding each gets.</summary>
 public sealed class ScrapeNegotiationTests

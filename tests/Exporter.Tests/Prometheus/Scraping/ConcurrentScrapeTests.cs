@@ -2,7 +2,7 @@ using System.Diagnostics.Metrics;
 using System.Globalization;
 using System.Text;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
 /// <summary>Concurrent scrapes of one scraper: coalesced onto one collection, each body whole, none older than the previous.</summary>
 public sealed class ConcurrentScrapeTests
@@ -138,7 +138,7 @@ public sealed class ConcurrentScrapeTests
     [InlineData("1e9", 86400.0)]
     [InlineData("Infinity", 86400.0)]
     public void TheScrapeTimeoutHeaderIsReadInSecondsWithTheOptionAsFallback(string? header, double seconds) =>
-        Assert.Equal(TimeSpan.FromSeconds(seconds), Prometheus.Scraping.ScrapeTimeoutHeader.Parse(header, TimeSpan.FromSeconds(10)));
+        Assert.Equal(TimeSpan.FromSeconds(seconds), ScalableMetrics.Exporter.Prometheus.Scraping.ScrapeTimeoutHeader.Parse(header, TimeSpan.FromSeconds(10)));
 
     [Theory]
     [InlineData(0.0)]
@@ -146,7 +146,7 @@ public sealed class ConcurrentScrapeTests
     [InlineData(86401.0)]
     public void AScrapeTimeoutNotPositiveOrPastADayMakesTheOptionsInvalid(double seconds)
     {
-        Microsoft.Extensions.Options.ValidateOptionsResult result = new Hosting.ScalableMetricsOptionsValidator().Validate(null, new ScalableMetricsOptions { ScrapeTimeout = TimeSpan.FromSeconds(seconds) });
+        Microsoft.Extensions.Options.ValidateOptionsResult result = new ScalableMetrics.Exporter.Hosting.ScalableMetricsOptionsValidator().Validate(null, new ScalableMetricsOptions { ScrapeTimeout = TimeSpan.FromSeconds(seconds) });
         Assert.True(result.Failed);
         Assert.Contains("ScrapeTimeout", result.FailureMessage, StringComparison.Ordinal);
     }

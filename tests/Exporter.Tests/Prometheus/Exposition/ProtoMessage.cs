@@ -1,6 +1,6 @@
 using Google.Protobuf;
 
-namespace ScalableMetrics.Exporter.Tests.Protobuf;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
 /// <summary>
 /// A protobuf message decoded field by field with <see cref="CodedInputStream"/>, without a schema:

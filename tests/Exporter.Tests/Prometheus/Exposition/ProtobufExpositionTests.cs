@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.Tests.Protobuf;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
 /// <summary>
 /// The protobuf exposition of a registry, scraped in <see cref="PrometheusExpositionFormat.Protobuf"/>, decoded back with Google.Protobuf's <c>CodedInputStream</c> and checked

@@ -1,7 +1,7 @@
 using System.Diagnostics.Metrics;
 using OpenTelemetry.Metrics;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
 
 /// <summary>The text the exporter writes for real OpenTelemetry metrics of every type.</summary>
 public sealed class PrometheusSerializerTests

@@ -3,7 +3,7 @@ using System.Globalization;
 using System.Text;
 using System.Text.RegularExpressions;
 
-namespace ScalableMetrics.Exporter.Tests.Protobuf;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
 /// <summary>
 /// Exemplars in the exposition: OpenMetrics 1.0 writes one after a counter's <c>_total</c> sample

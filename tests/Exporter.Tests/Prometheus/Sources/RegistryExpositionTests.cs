@@ -2,7 +2,7 @@ using System.Diagnostics.Metrics;
 using System.Globalization;
 using System.Text;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Sources;
 
 /// <summary>
 /// The registry's exposition of every kind of instrument, against text written by hand from the

@@ -9,7 +9,7 @@ using Microsoft.Extensions.Options;
 using ScalableMetrics.Platform;
 using ScalableMetrics.Platform.Rseq;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.Hosting;
 
 /// <summary>What <c>AddScalableMetrics</c> registers, and how its options are set and checked.</summary>
 public sealed class ServiceCollectionTests

@@ -1,6 +1,6 @@
 using System.Diagnostics.Metrics;
 
-namespace ScalableMetrics.Exporter.Tests;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
 
 /// <summary>The bridge publishes a registry's instruments, old and new, on a meter.</summary>
 public sealed class MeterBridgeTests
