@@ -27,6 +27,9 @@ internal static class ExportedNames
     /// <summary>The family that carries the resource's attributes as the labels of its one sample: <c>target_info</c>.</summary>
     public const string TargetInfoName = "target_info";
 
+    /// <summary>The OpenMetrics family of <see cref="TargetInfoName"/>: an info family is named without its sample's <c>_info</c>.</summary>
+    public const string TargetInfoFamilyName = "target";
+
     /// <summary>The exemplar label of the trace of the measurement kept, as OpenTelemetry's Prometheus compatibility specification names it; its value lowercase hex (32 digits, W3C Trace Context).</summary>
     public const string ExemplarTraceIdLabel = "trace_id";
 

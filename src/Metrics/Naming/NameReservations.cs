@@ -35,6 +35,13 @@ internal sealed class NameReservations
 
         foreach (string exportedName in family.ReservedNames)
         {
+            if (IsWrittenByTheExposition(exportedName))
+            {
+                throw new ArgumentException(
+                    $"The {kind} {ExceptionText.Quote(name)} (unit {ExceptionText.Quote(unit)}) would export as {ExceptionText.Quote(exportedName)}, which every scrape writes for the service's resource: the {ExportedNames.TargetInfoName} sample, of the info family {ExportedNames.TargetInfoFamilyName} in OpenMetrics.",
+                    nameof(name));
+            }
+
             if (_exportedNames.TryGetValue(exportedName, out Instrument? holder))
             {
                 throw new ArgumentException(
@@ -57,6 +64,12 @@ internal sealed class NameReservations
             _exportedNames.Add(exportedName, instrument);
         }
     }
+
+    // Names every scrape writes itself, for the resource: target_info in text 0.0.4 and protobuf,
+    // and in OpenMetrics the info family target with its sample target_info. An instrument under
+    // either would write a second family of that name beside it, which a strict parser rejects.
+    private static bool IsWrittenByTheExposition(string exportedName) =>
+        exportedName is ExportedNames.TargetInfoName or ExportedNames.TargetInfoFamilyName;
 
     /// <summary>The error for an instrument name <paramref name="name"/> held by <paramref name="holder"/>.</summary>
     public static ArgumentException NameTaken(string name, Instrument holder) => new(

@@ -49,6 +49,36 @@ public class ExportedNameCollisionTests
         Assert.Same(existing, Assert.Single(registry.Instruments));
     }
 
+    [Theory]
+    [InlineData("counter", "target")]
+    [InlineData("counter", "target.total")]
+    [InlineData("updown", "target")]
+    [InlineData("updown", "target_info")]
+    [InlineData("updown", "target.info")]
+    [InlineData("histogram", "target")]
+    [InlineData("doublecounter", "target")]
+    public void AnInstrumentThatWouldExportAsTheResourcesTargetInfoFamilyIsRefused(string kind, string name)
+    {
+        // OpenMetrics 1.0 writes target_info as the info family "target" (sample target_info), and
+        // the text format as the gauge target_info: a second family of either name is invalid.
+        var registry = new MetricRegistry();
+        var e = Assert.Throws<ArgumentException>(() => Create(registry, kind, name));
+        Assert.Equal("name", e.ParamName);
+        Assert.Contains("target_info", e.Message);
+        Assert.Empty(registry.Instruments);
+    }
+
+    [Fact]
+    public void NamesNearTheResourcesFamilyAreCreated()
+    {
+        // Prometheus names are case-sensitive, and an operation exports as target_seconds.
+        var registry = new MetricRegistry();
+        registry.CreateDoubleCounter("Target");
+        new MetricRegistry().CreateOperationData("target");
+        registry.CreateCounter("targets");
+        Assert.Equal(2, registry.Instruments.Count);
+    }
+
     [Fact]
     public void InstrumentsThatExportApartAreCreated()
     {

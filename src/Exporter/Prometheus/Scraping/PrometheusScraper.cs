@@ -228,8 +228,10 @@ public sealed partial class PrometheusScraper : IDisposable
 
     private void WriteTargetInfo(ExpositionWriter output)
     {
-        // The name is reserved even without attributes: no instrument may pass for the resource.
+        // The names are reserved even without attributes: no other meter's family may pass for
+        // the resource, under its sample's name or its OpenMetrics info family's (target).
         _takenNames.Add(ExportedNames.TargetInfoName);
+        _takenNames.Add(ExportedNames.TargetInfoFamilyName);
         if (_targetInfo is not null)
         {
             output.WriteHeader(ExportedNames.TargetInfoName, ExportedKind.Info, "Target metadata");

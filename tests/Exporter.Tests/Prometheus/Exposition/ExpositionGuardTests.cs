@@ -76,6 +76,35 @@ public sealed class ExpositionGuardTests
     }
 
     [Fact]
+    public async Task AnotherMetersFamilyNamedAsTheResourcesIsLeftOutInEveryFormat()
+    {
+        string meterName = "test.target." + Guid.NewGuid().ToString("N");
+        using var meter = new Meter(meterName);
+        var exporter = new PrometheusPullExporter();
+        using MeterProvider provider = Sdk.CreateMeterProviderBuilder().AddMeter(meterName).AddReader(new BaseExportingMetricReader(exporter)).Build();
+        meter.CreateObservableGauge("target", () => 7);
+        meter.CreateObservableGauge("target_info", () => 8);
+        meter.CreateObservableGauge("targets", () => 9);
+        var logger = new ListLogger();
+        var scraper = new PrometheusScraper(new MetricRegistry(), Scope, otherMeters: exporter, logger: logger)
+        {
+            ResourceAttributes = [new("service.name", "guards")],
+        };
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.Text));
+        string openMetrics = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
+
+        // OpenMetrics names target_info's family "target": one family of that name, the resource's.
+        Assert.Single(openMetrics.Split('\n'), line => line.StartsWith("# TYPE target ", StringComparison.Ordinal));
+        Assert.Contains("# TYPE target info", openMetrics, StringComparison.Ordinal);
+        Assert.Single(text.Split('\n'), line => line.StartsWith("# TYPE target_info ", StringComparison.Ordinal));
+        Assert.DoesNotContain("\ntarget{", text, StringComparison.Ordinal);
+        Assert.Contains("\ntargets{", text, StringComparison.Ordinal);
+        Assert.Contains(logger.Messages, m => m.Contains("'target'", StringComparison.Ordinal));
+        Assert.Contains(logger.Messages, m => m.Contains("'target_info'", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void TheWriterThrowsOnARepeatedSeriesWhenChecking()
     {
         var scratch = new PrometheusTextWriter();
