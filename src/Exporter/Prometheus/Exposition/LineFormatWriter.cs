@@ -78,7 +78,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <inheritdoc/>
     public override void WriteSummary(string name, LabelBlock labels, long count, double sum, DateTimeOffset? created = null)
     {
-        WriteCountAndSum(name, labels, count, sum);
+        WriteCountAndSum(name, labels, count, sum, negativeBuckets: false);
         WriteCreated(name, ExportedKind.Summary, labels, created);
     }
 
@@ -92,7 +92,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
         }
 
         WriteSample(name, "_bucket", labels, "le", double.PositiveInfinity, count, exemplars?[boundaries.Count]);
-        WriteCountAndSum(name, labels, count, sum);
+        WriteCountAndSum(name, labels, count, sum, negativeBuckets: boundaries.Count > 0 && boundaries[0] < 0);
         WriteCreated(name, ExportedKind.Histogram, labels, created);
     }
 
@@ -101,7 +101,8 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <param name="labels">The series' labels.</param>
     /// <param name="count">The series' count.</param>
     /// <param name="sum">The series' sum.</param>
-    protected abstract void WriteCountAndSum(string name, LabelBlock labels, long count, double sum);
+    /// <param name="negativeBuckets">Whether the series is a histogram with a negative boundary.</param>
+    protected abstract void WriteCountAndSum(string name, LabelBlock labels, long count, double sum, bool negativeBuckets);
 
     /// <summary>Writes a floating-point number as the format spells it.</summary>
     protected abstract void WriteFloat(double value);

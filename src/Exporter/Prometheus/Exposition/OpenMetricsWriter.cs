@@ -85,10 +85,22 @@ internal sealed class OpenMetricsWriter : LineFormatWriter
         Output.Write("# EOF\n");
     }
 
-    /// <summary><c>_count</c> first, as the specification's histogram examples write it.</summary>
+    /// <summary><c>_count</c> first, as the specification's histogram examples write it; neither
+    /// where OpenMetrics 1.0 forbids the sum.</summary>
+    /// <remarks>OpenMetrics 1.0: a histogram's or summary's <c>_sum</c> is counter-like, so not NaN
+    /// and not negative (nor, here, infinite: a sum that stays infinite for good reads as no rate),
+    /// and a histogram with negative buckets "MUST NOT contain a sum value as it would no longer be
+    /// a counter semantically"; <c>_count</c> is present "if and only if" the sum is. The series'
+    /// count is then its <c>le="+Inf"</c> bucket. Text 0.0.4 and protobuf keep both, as Prometheus
+    /// accepts them.</remarks>
     /// <inheritdoc/>
-    protected override void WriteCountAndSum(string name, LabelBlock labels, long count, double sum)
+    protected override void WriteCountAndSum(string name, LabelBlock labels, long count, double sum, bool negativeBuckets)
     {
+        if (negativeBuckets || !(sum >= 0 && sum < double.PositiveInfinity))
+        {
+            return;
+        }
+
         WriteSample(name, "_count", labels, null, 0, count);
         WriteSample(name, "_sum", labels, null, 0, sum);
     }

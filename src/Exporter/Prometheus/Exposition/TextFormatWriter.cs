@@ -37,7 +37,7 @@ internal sealed class TextFormatWriter : LineFormatWriter
 
     /// <summary><c>_sum</c> first, as prometheus/common's <c>expfmt</c> writes it.</summary>
     /// <inheritdoc/>
-    protected override void WriteCountAndSum(string name, LabelBlock labels, long count, double sum)
+    protected override void WriteCountAndSum(string name, LabelBlock labels, long count, double sum, bool negativeBuckets)
     {
         WriteSample(name, "_sum", labels, null, 0, sum);
         WriteSample(name, "_count", labels, null, 0, count);

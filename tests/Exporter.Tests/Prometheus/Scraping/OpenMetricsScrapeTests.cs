@@ -21,6 +21,34 @@ public sealed partial class OpenMetricsScrapeTests
     private const string PrometheusAccept = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
 
     [Fact]
+    public async Task AHistogramWhoseSumIsNotCounterLikeHasNoSumNorCountInOpenMetricsButKeepsThemInText()
+    {
+        // OpenMetrics 1.0: _sum is counter-like, a histogram with negative buckets has none, and
+        // _count is written if and only if _sum is; the +Inf bucket still carries the count.
+        var registry = new MetricRegistry();
+        registry.CreateHistogram("negative.bounds", null, null, [-1, 0, 1]).Record(0.5);
+        registry.CreateHistogram("negative.sum", null, null, [0, 1]).Record(-3);
+        registry.CreateHistogram("infinite.sum", null, null, [0, 1]).Record(double.PositiveInfinity);
+        registry.CreateHistogram("ordinary", null, null, [0, 1]).Record(0.5);
+        var scraper = new PrometheusScraper(registry, "m");
+
+        string openMetrics = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.Text));
+
+        foreach (string family in (string[])["negative_bounds", "negative_sum", "infinite_sum"])
+        {
+            Assert.Contains($"\n{family}_bucket{{otel_scope_name=\"m\",le=\"+Inf\"}} 1\n", openMetrics, StringComparison.Ordinal);
+            Assert.DoesNotContain($"\n{family}_sum", openMetrics, StringComparison.Ordinal);
+            Assert.DoesNotContain($"\n{family}_count", openMetrics, StringComparison.Ordinal);
+            Assert.Contains($"\n{family}_sum", text, StringComparison.Ordinal);
+            Assert.Contains($"\n{family}_count", text, StringComparison.Ordinal);
+        }
+
+        Assert.Contains("\nordinary_count{otel_scope_name=\"m\"} 1\n", openMetrics, StringComparison.Ordinal);
+        Assert.Contains("\nordinary_sum{otel_scope_name=\"m\"} 0.5\n", openMetrics, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task TheRegistryScrapesInOpenmetricsWithCreatedUnitsAndEof()
     {
         var registry = new MetricRegistry();
