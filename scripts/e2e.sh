@@ -35,8 +35,15 @@
 # with one sampled W3C traceparent ($TRACEPARENT), both servers keep exemplars
 # (--enable-feature=exemplar-storage), and scripts/e2e-check-exemplars.py reads back, from each,
 # exemplars of that trace on the sample's counter and histogram and on ASP.NET Core's histogram.
-# Installs ab (apache2-utils), prometheus and promtool (prometheus) and curl from Debian's
-# packages if missing.
+# A second make of scraper and a strict parser that no one here wrote: VictoriaMetrics (Debian's
+# victoria-metrics) scrapes both the sample and the worker beside Prometheus, and
+# scripts/e2e-check-victoriametrics.py reads back through its query API the exact /hello count,
+# the duration histogram's _count and the worker's items; and every OpenMetrics body the sample
+# (awkward series included) and the worker serve after the load goes through
+# prometheus_client.openmetrics.parser (Debian's python3-prometheus-client, run by Debian's
+# /usr/bin/python3), which enforces OpenMetrics 1.0 (scripts/e2e-check-openmetrics.py).
+# Installs ab (apache2-utils), prometheus and promtool (prometheus), victoria-metrics,
+# python3-prometheus-client and curl from Debian's packages if missing.
 set -euo pipefail
 
 REQUESTS=200000
@@ -52,6 +59,10 @@ TRACEPARENT="00-$TRACE_ID-00f067aa0ba902b7-01"
 # and any parse error (exit 1), fails.
 ACCEPTED_LINT_FAMILIES=" dotnet_process_cpu_count dotnet_timer_count dotnet_assembly_count "
 
+# Debian's python, which Debian's python3-prometheus-client installs into (a python3 earlier on
+# PATH, pyenv's say, does not see it).
+DEBIAN_PYTHON=/usr/bin/python3
+
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1
 
@@ -65,6 +76,8 @@ install_missing_tools() {
   command -v ab >/dev/null 2>&1 || missing+=(apache2-utils)
   { command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1; } || missing+=(prometheus)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v victoria-metrics >/dev/null 2>&1 || missing+=(victoria-metrics)
+  "$DEBIAN_PYTHON" -c 'import prometheus_client.openmetrics.parser' >/dev/null 2>&1 || missing+=(python3-prometheus-client)
   # The script installs no recommends of prometheus (node exporter, ...).
   bash scripts/install-packages.sh "${missing[@]}"
 }
@@ -141,6 +154,32 @@ start_prometheus() {
     sleep 0.1
   done
   fail "$name was not ready within $STARTUP_TIMEOUT_SECONDS s"
+}
+
+# Starts VictoriaMetrics scraping what the Prometheus named $1 scrapes (its config file), every
+# second; prints its URL, and adds its pid to PROMETHEUS_PIDS.
+start_victoriametrics() {
+  local config="$WORK/$1.yml" port pid url
+  port=$(free_port)
+  # -search.latencyOffset=0s: a query sees a sample as soon as it is stored, not 30 s later.
+  victoria-metrics -promscrape.config="$config" -storageDataPath="$WORK/victoriametrics-data" \
+    -httpListenAddr="127.0.0.1:$port" -search.latencyOffset=0s -search.disableCache \
+    -loggerLevel=ERROR >"$WORK/victoriametrics.log" 2>&1 &
+  pid=$!
+  PROMETHEUS_PIDS+=("$pid")
+  url="http://127.0.0.1:$port"
+  for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      tail -n 20 "$WORK/victoriametrics.log" >&2
+      fail "victoria-metrics exited during start-up"
+    fi
+    if curl -sf --max-time 2 -o /dev/null "$url/health"; then
+      echo "$url"
+      return
+    fi
+    sleep 0.1
+  done
+  fail "victoria-metrics was not ready within $STARTUP_TIMEOUT_SECONDS s"
 }
 
 # Waits until the Prometheus at $1 has stored the /hello duration series, at zero since the sample
@@ -251,6 +290,9 @@ start_prometheus prometheus --enable-feature=exemplar-storage >"$WORK/prometheus
 PROMETHEUS_URL=$(<"$WORK/prometheus.url")
 start_prometheus prometheus-native --enable-feature=native-histograms,exemplar-storage >"$WORK/prometheus-native.url"
 NATIVE_PROMETHEUS_URL=$(<"$WORK/prometheus-native.url")
+start_victoriametrics prometheus >"$WORK/victoriametrics.url"
+VICTORIAMETRICS_URL=$(<"$WORK/victoriametrics.url")
+echo "e2e: victoria-metrics $(victoria-metrics --version 2>&1 | head -n 1) listening on $VICTORIAMETRICS_URL, scraping the same targets every 1 s"
 echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL (OpenMetrics) and $NATIVE_PROMETHEUS_URL (native histograms: protobuf), scraping every 1 s"
 wait_for_first_scrape "$PROMETHEUS_URL"
 wait_for_first_scrape "$NATIVE_PROMETHEUS_URL" 'histogram_count(worker_item_number{job="worker"}) == 0'
@@ -321,6 +363,12 @@ native_status=0
   python3 scripts/e2e-check-native.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
 } >"$WORK/native-check.txt" 2>&1
 
+echo "e2e: checking the values VictoriaMetrics stored, and the OpenMetrics bodies with a strict parser"
+victoriametrics_status=0
+python3 scripts/e2e-check-victoriametrics.py "$VICTORIAMETRICS_URL" "$counted" "$WORKER_ITEMS" >"$WORK/victoriametrics-check.txt" 2>&1 || victoriametrics_status=$?
+openmetrics_status=0
+"$DEBIAN_PYTHON" scripts/e2e-check-openmetrics.py "$BASE_URL/metrics" "$WORKER_URL/metrics" >"$WORK/openmetrics-check.txt" 2>&1 || openmetrics_status=$?
+
 scrapes=$(wc -l <"$WORK/counts" 2>/dev/null || echo 0)
 last_during_load=$(tail -n 1 "$WORK/counts" 2>/dev/null || echo 0)
 
@@ -335,6 +383,8 @@ echo "prometheus (real server): $prometheus_checks values exact, $prometheus_fai
 echo "worker (standalone listener, job worker): $(grep -c '^ok' "$WORK/worker-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/worker-check.txt" || true) failed"
 echo "prometheus with native histograms (protobuf scrapes): $(grep -c '^ok' "$WORK/native-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/native-check.txt" || true) failed"
 echo "exemplars (both servers): $(grep -c '^ok' "$WORK/exemplar-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/exemplar-check.txt" || true) failed"
+echo "victoriametrics (second scraper): $(grep -c '^ok' "$WORK/victoriametrics-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/victoriametrics-check.txt" || true) failed"
+echo "strict OpenMetrics parser: $(grep -c '^ok' "$WORK/openmetrics-check.txt" || true) bodies valid, $(grep -c '^FAIL' "$WORK/openmetrics-check.txt" || true) rejected"
 echo
 cat "$WORK/prometheus-check.txt"
 cat "$WORK/worker-check.txt"
@@ -342,6 +392,10 @@ echo "-- the same, and the native histogram, through protobuf:"
 cat "$WORK/native-check.txt"
 echo "-- exemplars, OpenMetrics server then protobuf server:"
 cat "$WORK/exemplar-check.txt"
+echo "-- victoriametrics:"
+cat "$WORK/victoriametrics-check.txt"
+echo "-- strict OpenMetrics parser:"
+cat "$WORK/openmetrics-check.txt"
 echo
 grep -E '^(# (HELP|TYPE) )?(webapi_|http_server_request_duration_seconds_count|dotnet_gc_collections|dotnet_thread_pool_thread_count)' "$WORK/final.prom"
 echo
@@ -358,5 +412,7 @@ echo
 ((prometheus_status == 0)) || fail "Prometheus did not store the exact values (see above)"
 ((worker_status == 0)) || fail "Prometheus did not store the worker's exact values (see above)"
 ((exemplar_status == 0)) || fail "exemplars were not stored as expected (see above)"
+((victoriametrics_status == 0)) || fail "VictoriaMetrics did not store the exact values (see above)"
+((openmetrics_status == 0)) || fail "the strict OpenMetrics parser rejected a body (see above)"
 ((native_status == 0)) || fail "the native-histograms Prometheus did not store the exact values, or the quantile was off (see above)"
 echo "e2e: PASS"
