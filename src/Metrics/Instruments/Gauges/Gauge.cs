@@ -1,3 +1,4 @@
+using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
 
@@ -62,4 +63,7 @@ public sealed class Gauge : Instrument
 
         return readings;
     }
+
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.Gauge(this);
 }

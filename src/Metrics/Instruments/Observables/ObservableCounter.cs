@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
@@ -35,4 +36,7 @@ public sealed class ObservableCounter : ObservableInstrument
             throw new ArgumentOutOfRangeException(nameof(value), value, "A counter's value is a cumulative total: zero or positive, not NaN.");
         }
     }
+
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.ObservableCounter(this);
 }

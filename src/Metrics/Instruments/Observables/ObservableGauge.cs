@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
@@ -32,4 +33,7 @@ public sealed class ObservableGauge : ObservableInstrument
     {
         // A gauge takes any value: NaN and infinities are exported as Prometheus writes them.
     }
+
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.ObservableGauge(this);
 }

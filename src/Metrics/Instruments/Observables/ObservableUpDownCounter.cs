@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
@@ -35,4 +36,7 @@ public sealed class ObservableUpDownCounter : ObservableInstrument
             throw new ArgumentOutOfRangeException(nameof(value), value, "An up-down counter's value must not be NaN.");
         }
     }
+
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.ObservableUpDownCounter(this);
 }
