@@ -4,6 +4,7 @@ using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
+using ScalableMetrics.Instruments.Observables;
 using ScalableMetrics.Naming;
 using ScalableMetrics.Platform.Rseq;
 using ScalableMetrics.Tags;
@@ -327,7 +328,7 @@ public sealed class MetricRegistry
     public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableCounter(name, unit, description, observe, null, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable counter whose callback reports cumulative <see cref="double"/> totals at every collection.</summary>
@@ -335,7 +336,7 @@ public sealed class MetricRegistry
     public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableCounter(name, unit, description, null, observe, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable up-down counter whose callback reports <see cref="long"/> totals, of either sign, at every collection.</summary>
@@ -352,7 +353,7 @@ public sealed class MetricRegistry
     public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableUpDownCounter(name, unit, description, observe, null, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableUpDownCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable up-down counter whose callback reports <see cref="double"/> totals, of either sign, at every collection.</summary>
@@ -360,7 +361,7 @@ public sealed class MetricRegistry
     public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableUpDownCounter(name, unit, description, null, observe, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableUpDownCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable gauge whose callback reports <see cref="long"/> values at every collection.</summary>
@@ -377,7 +378,7 @@ public sealed class MetricRegistry
     public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, observe, null, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable gauge whose callback reports <see cref="double"/> values at every collection.</summary>
@@ -385,7 +386,7 @@ public sealed class MetricRegistry
     public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, null, observe, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>

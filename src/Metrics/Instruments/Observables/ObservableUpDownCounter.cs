@@ -1,6 +1,5 @@
-using System.Diagnostics.Metrics;
 using ScalableMetrics.Instruments;
-using ScalableMetrics.Tags;
+using ScalableMetrics.Instruments.Observables;
 
 namespace ScalableMetrics;
 
@@ -15,21 +14,16 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class ObservableUpDownCounter : ObservableInstrument
 {
-    internal ObservableUpDownCounter(
-        string name,
-        string? unit,
-        string? description,
-        Func<IEnumerable<Measurement<long>>>? observeLongs,
-        Func<IEnumerable<Measurement<double>>>? observeDoubles,
-        int maxSeries,
-        TagLimits tagLimits)
-        : base(name, unit, description, observeLongs, observeDoubles, maxSeries, tagLimits)
+    internal ObservableUpDownCounter(string name, string? unit, string? description, ObservedValues values)
+        : base(name, unit, description, values)
     {
     }
 
-    private protected override bool SumsWithinCollection => true;
+    /// <inheritdoc/>
+    internal override bool SumsWithinCollection => true;
 
-    private protected override void CheckValue(double value)
+    /// <inheritdoc/>
+    internal override void CheckValue(double value)
     {
         if (double.IsNaN(value))
         {
