@@ -107,7 +107,7 @@ public sealed class MeterBridge : IDisposable
     /// is disposed, which ends every listener's measurements of it.</summary>
     public void Dispose()
     {
-        // Unsubscribe first: once it returns the registry will not call Publish on a disposed meter.
+        // Unsubscribe first: once it returns the registry will not publish on a disposed meter.
         // A factory's meter ignores this Dispose; the factory disposes it with the container.
         _subscription.Dispose();
         _meter.Dispose();
