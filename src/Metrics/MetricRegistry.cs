@@ -4,6 +4,7 @@ using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
+using ScalableMetrics.Instruments.Observables;
 using ScalableMetrics.Naming;
 using ScalableMetrics.Platform.Rseq;
 using ScalableMetrics.Tags;
@@ -153,7 +154,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedCounter CreateCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
+        GetOrCreate(name, unit, () => new PartitionedCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
 
     /// <summary>Creates an operation timer (count and elapsed seconds, and with <paramref name="boundaries"/> a count per bucket), or returns the one already created with this name and the same boundaries.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -170,12 +171,7 @@ public sealed class MetricRegistry
     public OperationData CreateOperationData(string name, string? description = null, IReadOnlyList<double>? boundaries = null)
     {
         HistogramBuckets? buckets = boundaries is null ? null : HistogramBuckets.Create(boundaries, nameof(boundaries));
-        bool withBuckets = buckets is not null;
-        OperationData operation = GetOrCreate(
-            name,
-            OperationData.ElapsedUnit,
-            (n, _) => ExportedFamily.ForOperation(n, withBuckets),
-            () => new OperationData(name, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
+        OperationData operation = GetOrCreate(name, OperationData.ElapsedUnit, () => new OperationData(name, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
         if (operation.Buckets is null ? buckets is not null : buckets is null || !operation.Buckets.SameAs(buckets))
         {
             throw BoundariesDiffer(operation, operation.Boundaries, boundaries);
@@ -196,7 +192,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedDoubleCounter CreateDoubleCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new PartitionedDoubleCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
+        GetOrCreate(name, unit, () => new PartitionedDoubleCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
 
     /// <summary>Creates a partitioned up-down counter of <see cref="long"/> values, or returns the one already created with this name and unit.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.requests.in_flight</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -210,7 +206,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the up-down counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedUpDownCounter CreateUpDownCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new PartitionedUpDownCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, () => new PartitionedUpDownCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
 
     /// <summary>Creates a partitioned up-down counter of <see cref="double"/> values, or returns the one already created with this name and unit.</summary>
     /// <param name="name">The instrument name, e.g. <c>queue.work.pending</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -224,7 +220,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the up-down counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedDoubleUpDownCounter CreateDoubleUpDownCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new PartitionedDoubleUpDownCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, () => new PartitionedDoubleUpDownCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
 
     /// <summary>Creates a partitioned histogram with explicit bucket boundaries, or returns the one already created with this name, unit and boundaries.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -242,7 +238,7 @@ public sealed class MetricRegistry
     public PartitionedHistogram CreateHistogram(string name, string? unit = null, string? description = null, IReadOnlyList<double>? boundaries = null)
     {
         HistogramBuckets buckets = HistogramBuckets.Create(boundaries ?? PartitionedHistogram.DefaultBoundaries, nameof(boundaries));
-        PartitionedHistogram histogram = GetOrCreate(name, unit, ExportedFamily.ForHistogram, () => new PartitionedHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
+        PartitionedHistogram histogram = GetOrCreate(name, unit, () => new PartitionedHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
         if (!histogram.Buckets.SameAs(buckets))
         {
             throw BoundariesDiffer(histogram, histogram.Boundaries, boundaries ?? PartitionedHistogram.DefaultBoundaries);
@@ -279,7 +275,7 @@ public sealed class MetricRegistry
         int maxBuckets = PartitionedExponentialHistogram.DefaultMaxBuckets)
     {
         ExponentialBuckets buckets = ExponentialBuckets.Create(scale, minValue, maxValue, maxBuckets);
-        PartitionedExponentialHistogram histogram = GetOrCreate(name, unit, ExportedFamily.ForHistogram, () => new PartitionedExponentialHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
+        PartitionedExponentialHistogram histogram = GetOrCreate(name, unit, () => new PartitionedExponentialHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
         if (!histogram.Buckets.SameAs(buckets))
         {
             throw new ArgumentException(
@@ -302,7 +298,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the gauge was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public Gauge CreateGauge(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new Gauge(name, unit, description, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, () => new Gauge(name, unit, description, MaxSeriesPerInstrument, _tagLimits));
 
     /// <summary>Creates a gauge of <see cref="double"/> values (the last value set per series), or returns the one already created with this name and unit.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.cache.hit_ratio</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -316,7 +312,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the gauge was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public DoubleGauge CreateDoubleGauge(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new DoubleGauge(name, unit, description, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, () => new DoubleGauge(name, unit, description, MaxSeriesPerInstrument, _tagLimits));
 
     /// <summary>Creates an observable counter whose callback reports cumulative <see cref="long"/> totals at every collection.</summary>
     /// <param name="name">The instrument name; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -332,7 +328,7 @@ public sealed class MetricRegistry
     public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new ObservableCounter(name, unit, description, observe, null, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable counter whose callback reports cumulative <see cref="double"/> totals at every collection.</summary>
@@ -340,7 +336,7 @@ public sealed class MetricRegistry
     public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, ExportedFamily.ForCounter, () => new ObservableCounter(name, unit, description, null, observe, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable up-down counter whose callback reports <see cref="long"/> totals, of either sign, at every collection.</summary>
@@ -357,7 +353,7 @@ public sealed class MetricRegistry
     public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new ObservableUpDownCounter(name, unit, description, observe, null, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableUpDownCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable up-down counter whose callback reports <see cref="double"/> totals, of either sign, at every collection.</summary>
@@ -365,7 +361,7 @@ public sealed class MetricRegistry
     public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new ObservableUpDownCounter(name, unit, description, null, observe, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableUpDownCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable gauge whose callback reports <see cref="long"/> values at every collection.</summary>
@@ -382,7 +378,7 @@ public sealed class MetricRegistry
     public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new ObservableGauge(name, unit, description, observe, null, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable gauge whose callback reports <see cref="double"/> values at every collection.</summary>
@@ -390,7 +386,7 @@ public sealed class MetricRegistry
     public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, ExportedFamily.ForGauge, () => new ObservableGauge(name, unit, description, null, observe, MaxSeriesPerInstrument, _tagLimits), returnsExisting: false);
+        return GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
 
     /// <summary>
@@ -429,7 +425,10 @@ public sealed class MetricRegistry
         }
     }
 
-    private T GetOrCreate<T>(string name, string? unit, Func<string, string?, ExportedFamily> familyOf, Func<T> create, bool returnsExisting = true)
+    // The new instrument is created before its exported names are checked, so that its family is
+    // the one its kind names (ExportedFamily.For), not a second choice made here; one refused is
+    // dropped unseen.
+    private T GetOrCreate<T>(string name, string? unit, Func<T> create, bool returnsExisting = true)
         where T : Instrument
     {
         InstrumentNames.Validate(name, unit);
@@ -447,7 +446,8 @@ public sealed class MetricRegistry
                 throw NameReservations.NameTaken(name, existing);
             }
 
-            ExportedFamily family = familyOf(name, unit);
+            created = create();
+            ExportedFamily family = ExportedFamily.For(created);
             _names.ThrowIfTaken(typeof(T).Name, name, unit, family);
 
             if (_instruments.Count >= MaxInstruments)
@@ -456,7 +456,6 @@ public sealed class MetricRegistry
                     $"The registry holds {_instruments.Count} instruments, its limit ({nameof(MetricRegistryOptions)}.{nameof(MetricRegistryOptions.MaxInstruments)}); the {typeof(T).Name} {ExceptionText.Quote(name)} was not created. Raise the limit, or reuse instruments and tell series apart by tags.");
             }
 
-            created = create();
             _names.Reserve(created, family);
 
             _instruments.Add(created);

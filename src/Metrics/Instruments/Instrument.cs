@@ -1,3 +1,4 @@
+using ScalableMetrics.Instruments;
 using ScalableMetrics.Naming;
 
 namespace ScalableMetrics;
@@ -35,6 +36,14 @@ public abstract class Instrument
 
     /// <summary>The number of series (distinct tag sets) the instrument has recorded into.</summary>
     public abstract int SeriesCount { get; }
+
+    /// <summary>
+    /// Hands the instrument to <paramref name="sink"/>'s method for its kind: the one place a
+    /// kind is told apart, so that a consumer implements <see cref="IInstrumentSink"/> rather than
+    /// switching on types (and a new kind does not compile until every consumer takes it).
+    /// </summary>
+    /// <param name="sink">What takes the instrument.</param>
+    internal abstract void Accept(IInstrumentSink sink);
 
     /// <inheritdoc/>
     public override string ToString() => $"{GetType().Name} {Name}";

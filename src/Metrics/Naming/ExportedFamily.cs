@@ -1,3 +1,6 @@
+using System.Diagnostics;
+using ScalableMetrics.Instruments;
+
 namespace ScalableMetrics.Naming;
 
 /// <summary>
@@ -114,20 +117,43 @@ internal sealed class ExportedFamily
     public static ExportedFamily ForHistogram(string instrumentName, string? unit) => Of(instrumentName, unit, ExportedKind.Histogram);
 
     /// <summary>The family of <paramref name="instrument"/>.</summary>
-    /// <exception cref="ArgumentException">The instrument is of a kind without an exported family.</exception>
-    public static ExportedFamily For(Instrument instrument) =>
-        TryFor(instrument) ?? throw new ArgumentException($"No exported family is defined for {instrument.GetType().Name}.", nameof(instrument));
-
-    /// <summary>The family of <paramref name="instrument"/>, or <see langword="null"/> for a kind without one (a core newer than its reader).</summary>
-    public static ExportedFamily? TryFor(Instrument instrument) => instrument switch
+    public static ExportedFamily For(Instrument instrument)
     {
-        PartitionedCounter or PartitionedDoubleCounter or ObservableCounter => ForCounter(instrument.Name, instrument.Unit),
-        PartitionedUpDownCounter or PartitionedDoubleUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
-        PartitionedHistogram or PartitionedExponentialHistogram => ForHistogram(instrument.Name, instrument.Unit),
-        OperationData operation => ForOperation(instrument.Name, operation.Boundaries is not null),
-        Gauge or DoubleGauge or ObservableGauge or ObservableUpDownCounter => ForGauge(instrument.Name, instrument.Unit),
-        _ => null,
-    };
+        var families = new FamilyOfKind();
+        instrument.Accept(families);
+        Debug.Assert(families.Family is not null, "every kind's method names a family");
+        return families.Family;
+    }
 
     private static string[] Distinct(params string[] names) => [.. names.Distinct(StringComparer.Ordinal)];
+
+    // The family of each kind of instrument, the one place a kind's exported type is chosen.
+    private sealed class FamilyOfKind : IInstrumentSink
+    {
+        public ExportedFamily? Family { get; private set; }
+
+        public void Counter(PartitionedCounter counter) => Family = ForCounter(counter.Name, counter.Unit);
+
+        public void DoubleCounter(PartitionedDoubleCounter counter) => Family = ForCounter(counter.Name, counter.Unit);
+
+        public void ObservableCounter(ObservableCounter counter) => Family = ForCounter(counter.Name, counter.Unit);
+
+        public void UpDownCounter(PartitionedUpDownCounter counter) => Family = ForGauge(counter.Name, counter.Unit);
+
+        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => Family = ForGauge(counter.Name, counter.Unit);
+
+        public void ObservableUpDownCounter(ObservableUpDownCounter counter) => Family = ForGauge(counter.Name, counter.Unit);
+
+        public void Gauge(Gauge gauge) => Family = ForGauge(gauge.Name, gauge.Unit);
+
+        public void DoubleGauge(DoubleGauge gauge) => Family = ForGauge(gauge.Name, gauge.Unit);
+
+        public void ObservableGauge(ObservableGauge gauge) => Family = ForGauge(gauge.Name, gauge.Unit);
+
+        public void Histogram(PartitionedHistogram histogram) => Family = ForHistogram(histogram.Name, histogram.Unit);
+
+        public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => Family = ForHistogram(histogram.Name, histogram.Unit);
+
+        public void Operation(OperationData operation) => Family = ForOperation(operation.Name, operation.Boundaries is not null);
+    }
 }

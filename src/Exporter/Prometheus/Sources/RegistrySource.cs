@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using Microsoft.Extensions.Logging;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Sources;
@@ -37,7 +38,7 @@ internal sealed partial class RegistrySource : IScrapeSource
     private readonly MetricRegistry _registry;
     private readonly KeyValuePair<string, string>[] _scopeLabels;
     private readonly ILogger _logger;
-    private readonly ConditionalWeakTable<Instrument, ExportedFamily?> _families = [];
+    private readonly ConditionalWeakTable<Instrument, ExportedFamily> _families = [];
     private readonly ConditionalWeakTable<TagSet, LabelBlock> _labelBlocks = [];
     private readonly ConditionalWeakTable<Instrument, object> _warned = [];
     private readonly PrometheusTextWriter _labelScratch = new();
@@ -61,13 +62,13 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// <summary>Writes every instrument that has a sample, adding its reserved names to <paramref name="takenNames"/>.</summary>
     public void Write(ExpositionWriter output, HashSet<string> takenNames)
     {
+        var writer = new InstrumentWriter(this, output);
         foreach (Instrument instrument in _registry.Instruments)
         {
-            // A kind of instrument this exporter does not know (a core newer than the exporter) has no family.
-            ExportedFamily? family = _families.GetValue(instrument, ExportedFamily.TryFor);
+            ExportedFamily family = _families.GetValue(instrument, ExportedFamily.For);
 
             // An observable instrument has no series until its callback is first called: a scrape is what calls it.
-            if (family is null || (instrument.SeriesCount == 0 && instrument is not ObservableInstrument))
+            if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument)
             {
                 continue;
             }
@@ -85,44 +86,8 @@ internal sealed partial class RegistrySource : IScrapeSource
             }
 
             takenNames.UnionWith(family.ReservedNames);
-            var header = new Header(family, instrument);
-            switch (instrument)
-            {
-                case PartitionedCounter counter:
-                    WriteValues(output, header, counter.Collect());
-                    break;
-                case PartitionedDoubleCounter counter:
-                    WriteValues(output, header, counter.Collect());
-                    break;
-                case PartitionedUpDownCounter counter:
-                    WriteValues(output, header, counter.Collect());
-                    break;
-                case PartitionedDoubleUpDownCounter counter:
-                    WriteValues(output, header, counter.Collect());
-                    break;
-                case Gauge gauge:
-                    WriteValues(output, header, gauge.Collect());
-                    break;
-                case DoubleGauge gauge:
-                    WriteValues(output, header, gauge.Collect());
-                    break;
-                case ObservableInstrument observable:
-                    if (TryObserve(observable) is { } observed)
-                    {
-                        WriteValues(output, header, observed);
-                    }
-
-                    break;
-                case PartitionedHistogram histogram:
-                    WriteHistograms(output, header, histogram.Collect());
-                    break;
-                case PartitionedExponentialHistogram histogram:
-                    WriteHistograms(output, header, histogram.Collect());
-                    break;
-                case OperationData operation:
-                    WriteOperations(output, header, operation.Boundaries, operation.Collect());
-                    break;
-            }
+            writer.Header = new Header(family, instrument);
+            instrument.Accept(writer);
         }
     }
 
@@ -223,6 +188,48 @@ internal sealed partial class RegistrySource : IScrapeSource
 
     [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "The observable instrument '{Instrument}' is left out of this scrape: its callback failed.")]
     private static partial void LogCallbackFailed(ILogger logger, Exception exception, string instrument);
+
+    /// <summary>
+    /// Writes one instrument of a scrape, by its kind: a kind the core adds does not compile until
+    /// it is written here.
+    /// </summary>
+    private sealed class InstrumentWriter(RegistrySource source, ExpositionWriter output) : IInstrumentSink
+    {
+        /// <summary>The family of the instrument about to be written.</summary>
+        public Header Header { get; set; }
+
+        public void Counter(PartitionedCounter counter) => source.WriteValues(output, Header, counter.Collect());
+
+        public void DoubleCounter(PartitionedDoubleCounter counter) => source.WriteValues(output, Header, counter.Collect());
+
+        public void UpDownCounter(PartitionedUpDownCounter counter) => source.WriteValues(output, Header, counter.Collect());
+
+        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => source.WriteValues(output, Header, counter.Collect());
+
+        public void Gauge(Gauge gauge) => source.WriteValues(output, Header, gauge.Collect());
+
+        public void DoubleGauge(DoubleGauge gauge) => source.WriteValues(output, Header, gauge.Collect());
+
+        public void ObservableCounter(ObservableCounter counter) => WriteObserved(counter);
+
+        public void ObservableUpDownCounter(ObservableUpDownCounter counter) => WriteObserved(counter);
+
+        public void ObservableGauge(ObservableGauge gauge) => WriteObserved(gauge);
+
+        public void Histogram(PartitionedHistogram histogram) => source.WriteHistograms(output, Header, histogram.Collect());
+
+        public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => source.WriteHistograms(output, Header, histogram.Collect());
+
+        public void Operation(OperationData operation) => source.WriteOperations(output, Header, operation.Boundaries, operation.Collect());
+
+        private void WriteObserved(ObservableInstrument observable)
+        {
+            if (source.TryObserve(observable) is { } observed)
+            {
+                source.WriteValues(output, Header, observed);
+            }
+        }
+    }
 
     /// <summary>
     /// What the writer needs of one instrument's family: its text format name (a counter's is its

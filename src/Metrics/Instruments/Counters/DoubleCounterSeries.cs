@@ -51,9 +51,6 @@ public sealed class DoubleCounterSeries : PartitionedSeries
     /// <returns>The cumulative value.</returns>
     public double Read() => Saturate(ReadSlotDouble(0));
 
-    /// <summary>The newest exemplar kept, or null where none was (or the registry keeps none).</summary>
-    internal Exemplar? ReadExemplar() => Exemplars?.ReadNewest(0);
-
     /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
     internal static void ReadAll(PartitionArena arena, DoubleCounterSeries[] series, Span<double> values)
     {

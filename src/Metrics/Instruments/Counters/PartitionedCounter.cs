@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
 
@@ -71,25 +72,9 @@ public sealed class PartitionedCounter : Instrument
     /// <summary>Sums every series' partitions, and reads each series' newest exemplar (<see cref="CounterReading.Exemplar"/>).</summary>
     /// <returns>One reading per series, in no particular order; each value at most <see cref="long.MaxValue"/> and never lower than an earlier read of the series returned.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
-    public IReadOnlyList<CounterReading> Collect()
-    {
-        CounterSeries[] series = [.. _series.Series];
+    public IReadOnlyList<CounterReading> Collect() =>
+        SummedReadings.Collect(_series, _arena, CounterSeries.ReadAll, static (TagSet tags, long value, Exemplar? exemplar) => new CounterReading(tags, value) { Exemplar = exemplar });
 
-        // Exemplars first, so that every exemplar's add is in the value read after it.
-        var exemplars = new Exemplar?[series.Length];
-        for (int i = 0; i < series.Length; i++)
-        {
-            exemplars[i] = series[i].ReadExemplar();
-        }
-
-        long[] values = new long[series.Length];
-        CounterSeries.ReadAll(_arena, series, values);
-        var readings = new CounterReading[series.Length];
-        for (int i = 0; i < series.Length; i++)
-        {
-            readings[i] = new CounterReading(series[i].Tags, values[i]) { Exemplar = exemplars[i] };
-        }
-
-        return readings;
-    }
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.Counter(this);
 }

@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
 
@@ -71,25 +72,9 @@ public sealed class PartitionedDoubleCounter : Instrument
     /// <summary>Sums every series' partitions, and reads each series' newest exemplar (<see cref="DoubleReading.Exemplar"/>).</summary>
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
-    public IReadOnlyList<DoubleReading> Collect()
-    {
-        DoubleCounterSeries[] series = [.. _series.Series];
+    public IReadOnlyList<DoubleReading> Collect() =>
+        SummedReadings.Collect(_series, _arena, DoubleCounterSeries.ReadAll, static (TagSet tags, double value, Exemplar? exemplar) => new DoubleReading(tags, value) { Exemplar = exemplar });
 
-        // Exemplars first, so that every exemplar's add is in the value read after it.
-        var exemplars = new Exemplar?[series.Length];
-        for (int i = 0; i < series.Length; i++)
-        {
-            exemplars[i] = series[i].ReadExemplar();
-        }
-
-        double[] values = new double[series.Length];
-        DoubleCounterSeries.ReadAll(_arena, series, values);
-        var readings = new DoubleReading[series.Length];
-        for (int i = 0; i < series.Length; i++)
-        {
-            readings[i] = new DoubleReading(series[i].Tags, values[i]) { Exemplar = exemplars[i] };
-        }
-
-        return readings;
-    }
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.DoubleCounter(this);
 }

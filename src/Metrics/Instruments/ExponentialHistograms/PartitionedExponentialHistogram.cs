@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments.ExponentialHistograms;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
 
@@ -166,4 +167,7 @@ public sealed class PartitionedExponentialHistogram : Instrument
 
         throw new ArgumentOutOfRangeException(nameof(value), value, "An exponential histogram records zero or positive values only.");
     }
+
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.ExponentialHistogram(this);
 }

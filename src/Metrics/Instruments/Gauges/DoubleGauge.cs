@@ -1,3 +1,5 @@
+using ScalableMetrics.Instruments;
+using ScalableMetrics.Instruments.Gauges;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
 
@@ -49,17 +51,8 @@ public sealed class DoubleGauge : Instrument
 
     /// <summary>Reads every series set at least once.</summary>
     /// <returns>One reading per series that has a value, in no particular order.</returns>
-    public IReadOnlyList<DoubleReading> Collect()
-    {
-        var readings = new List<DoubleReading>(_series.Count);
-        foreach (DoubleGaugeSeries series in _series.Series)
-        {
-            if (series.Read() is { } value)
-            {
-                readings.Add(new DoubleReading(series.Tags, value));
-            }
-        }
+    public IReadOnlyList<DoubleReading> Collect() => GaugeReadings.Collect(_series, static series => series.Read(), static (TagSet tags, double value) => new DoubleReading(tags, value));
 
-        return readings;
-    }
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.DoubleGauge(this);
 }

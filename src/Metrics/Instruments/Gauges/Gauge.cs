@@ -1,3 +1,5 @@
+using ScalableMetrics.Instruments;
+using ScalableMetrics.Instruments.Gauges;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
 
@@ -49,17 +51,8 @@ public sealed class Gauge : Instrument
 
     /// <summary>Reads every series set at least once.</summary>
     /// <returns>One reading per series that has a value, in no particular order.</returns>
-    public IReadOnlyList<LongReading> Collect()
-    {
-        var readings = new List<LongReading>(_series.Count);
-        foreach (GaugeSeries series in _series.Series)
-        {
-            if (series.Read() is { } value)
-            {
-                readings.Add(new LongReading(series.Tags, value));
-            }
-        }
+    public IReadOnlyList<LongReading> Collect() => GaugeReadings.Collect(_series, static series => series.Read(), static (TagSet tags, long value) => new LongReading(tags, value));
 
-        return readings;
-    }
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.Gauge(this);
 }

@@ -2,6 +2,7 @@ using System.Collections.ObjectModel;
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments.Histograms;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
 
@@ -126,4 +127,7 @@ public sealed class PartitionedHistogram : Instrument
 
         return readings;
     }
+
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.Histogram(this);
 }

@@ -1,5 +1,5 @@
-using System.Diagnostics.Metrics;
-using ScalableMetrics.Tags;
+using ScalableMetrics.Instruments;
+using ScalableMetrics.Instruments.Observables;
 
 namespace ScalableMetrics;
 
@@ -14,25 +14,23 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class ObservableCounter : ObservableInstrument
 {
-    internal ObservableCounter(
-        string name,
-        string? unit,
-        string? description,
-        Func<IEnumerable<Measurement<long>>>? observeLongs,
-        Func<IEnumerable<Measurement<double>>>? observeDoubles,
-        int maxSeries,
-        TagLimits tagLimits)
-        : base(name, unit, description, observeLongs, observeDoubles, maxSeries, tagLimits)
+    internal ObservableCounter(string name, string? unit, string? description, ObservedValues values)
+        : base(name, unit, description, values)
     {
     }
 
-    private protected override bool SumsWithinCollection => true;
+    /// <inheritdoc/>
+    internal override bool SumsWithinCollection => true;
 
-    private protected override void CheckValue(double value)
+    /// <inheritdoc/>
+    internal override void CheckValue(double value)
     {
         if (!(value >= 0))
         {
             throw new ArgumentOutOfRangeException(nameof(value), value, "A counter's value is a cumulative total: zero or positive, not NaN.");
         }
     }
+
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.ObservableCounter(this);
 }

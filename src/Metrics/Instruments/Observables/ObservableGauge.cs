@@ -1,5 +1,5 @@
-using System.Diagnostics.Metrics;
-using ScalableMetrics.Tags;
+using ScalableMetrics.Instruments;
+using ScalableMetrics.Instruments.Observables;
 
 namespace ScalableMetrics;
 
@@ -14,22 +14,20 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class ObservableGauge : ObservableInstrument
 {
-    internal ObservableGauge(
-        string name,
-        string? unit,
-        string? description,
-        Func<IEnumerable<Measurement<long>>>? observeLongs,
-        Func<IEnumerable<Measurement<double>>>? observeDoubles,
-        int maxSeries,
-        TagLimits tagLimits)
-        : base(name, unit, description, observeLongs, observeDoubles, maxSeries, tagLimits)
+    internal ObservableGauge(string name, string? unit, string? description, ObservedValues values)
+        : base(name, unit, description, values)
     {
     }
 
-    private protected override bool SumsWithinCollection => false;
+    /// <inheritdoc/>
+    internal override bool SumsWithinCollection => false;
 
-    private protected override void CheckValue(double value)
+    /// <inheritdoc/>
+    internal override void CheckValue(double value)
     {
         // A gauge takes any value: NaN and infinities are exported as Prometheus writes them.
     }
+
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.ObservableGauge(this);
 }

@@ -4,7 +4,9 @@ namespace ScalableMetrics.Instruments.Observables;
 /// One series of an <see cref="ObservableInstrument"/>: what its callback reported for these tags
 /// in the latest collection. Written and read only under the instrument's collection lock.
 /// </summary>
-internal sealed class ObservedSeries : Series
+/// <typeparam name="TValue">The callback's value type.</typeparam>
+internal sealed class ObservedSeries<TValue> : Series
+    where TValue : struct
 {
     internal ObservedSeries(TagSet tags)
         : base(tags)
@@ -14,9 +16,6 @@ internal sealed class ObservedSeries : Series
     /// <summary>The collection that last reported this series: it is exported only when that is the latest.</summary>
     public long Round { get; set; }
 
-    /// <summary>The value of <see cref="Round"/>, for a <see cref="long"/> callback.</summary>
-    public long LongValue { get; set; }
-
-    /// <summary>The value of <see cref="Round"/>, for a <see cref="double"/> callback.</summary>
-    public double DoubleValue { get; set; }
+    /// <summary>The value of <see cref="Round"/>.</summary>
+    public TValue Value { get; set; }
 }

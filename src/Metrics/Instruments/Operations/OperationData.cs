@@ -2,6 +2,7 @@ using System.Diagnostics;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Instruments.Operations;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.Naming;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
@@ -124,4 +125,7 @@ public sealed class OperationData : Instrument
 
         return readings;
     }
+
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.Operation(this);
 }

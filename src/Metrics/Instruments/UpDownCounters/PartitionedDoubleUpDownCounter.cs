@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
 
@@ -71,17 +72,9 @@ public sealed class PartitionedDoubleUpDownCounter : Instrument
     /// <summary>Sums every series' partitions.</summary>
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
-    public IReadOnlyList<DoubleReading> Collect()
-    {
-        DoubleUpDownCounterSeries[] series = [.. _series.Series];
-        double[] values = new double[series.Length];
-        DoubleUpDownCounterSeries.ReadAll(_arena, series, values);
-        var readings = new DoubleReading[series.Length];
-        for (int i = 0; i < series.Length; i++)
-        {
-            readings[i] = new DoubleReading(series[i].Tags, values[i]);
-        }
+    public IReadOnlyList<DoubleReading> Collect() =>
+        SummedReadings.Collect(_series, _arena, DoubleUpDownCounterSeries.ReadAll, static (TagSet tags, double value, Exemplar? _) => new DoubleReading(tags, value));
 
-        return readings;
-    }
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.DoubleUpDownCounter(this);
 }

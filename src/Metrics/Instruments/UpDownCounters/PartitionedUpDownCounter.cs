@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Tags;
 
@@ -60,17 +61,9 @@ public sealed class PartitionedUpDownCounter : Instrument
     /// <summary>Sums every series' partitions.</summary>
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
-    public IReadOnlyList<LongReading> Collect()
-    {
-        UpDownCounterSeries[] series = [.. _series.Series];
-        long[] values = new long[series.Length];
-        UpDownCounterSeries.ReadAll(_arena, series, values);
-        var readings = new LongReading[series.Length];
-        for (int i = 0; i < series.Length; i++)
-        {
-            readings[i] = new LongReading(series[i].Tags, values[i]);
-        }
+    public IReadOnlyList<LongReading> Collect() =>
+        SummedReadings.Collect(_series, _arena, UpDownCounterSeries.ReadAll, static (TagSet tags, long value, Exemplar? _) => new LongReading(tags, value));
 
-        return readings;
-    }
+    /// <inheritdoc/>
+    internal override void Accept(IInstrumentSink sink) => sink.UpDownCounter(this);
 }

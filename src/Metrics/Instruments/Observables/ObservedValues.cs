@@ -1,0 +1,55 @@
+using System.Diagnostics.Metrics;
+using ScalableMetrics.Tags;
+
+namespace ScalableMetrics.Instruments.Observables;
+
+/// <summary>
+/// An observable instrument's callback and the series it has reported, of <see cref="long"/> or
+/// <see cref="double"/> values: what every kind of <see cref="ObservableInstrument"/> holds, the
+/// collection written once for both value types (<see cref="ObservedCallback{TValue}"/>).
+/// </summary>
+internal abstract class ObservedValues
+{
+    /// <summary>Whether the callback reports <see cref="double"/> values (otherwise <see cref="long"/> ones).</summary>
+    public abstract bool IsFloatingPoint { get; }
+
+    /// <summary>The number of series the callback has ever reported, the overflow series included.</summary>
+    public abstract int SeriesCount { get; }
+
+    /// <summary>A callback of <see cref="long"/> values.</summary>
+    /// <param name="observe">The callback.</param>
+    /// <param name="maxSeries">The most series it creates before the overflow series.</param>
+    /// <param name="tagLimits">What a reported tag set may hold.</param>
+    /// <returns>Its values, none reported yet.</returns>
+    public static ObservedValues Of(Func<IEnumerable<Measurement<long>>> observe, int maxSeries, TagLimits tagLimits) =>
+        new ObservedCallback<long>(observe, SaturatingAdd, maxSeries, tagLimits);
+
+    /// <summary>A callback of <see cref="double"/> values.</summary>
+    /// <inheritdoc cref="Of(Func{IEnumerable{Measurement{long}}}, int, TagLimits)"/>
+    public static ObservedValues Of(Func<IEnumerable<Measurement<double>>> observe, int maxSeries, TagLimits tagLimits) =>
+        new ObservedCallback<double>(observe, SaturatingAdd, maxSeries, tagLimits);
+
+    /// <summary>Calls the callback and returns what it reported, as <paramref name="kind"/> takes it.</summary>
+    /// <param name="kind">The instrument: the values it takes (<see cref="ObservableInstrument.CheckValue"/>) and whether reports of one series add up.</param>
+    /// <param name="round">This collection's number, above every earlier one's; collections are serialized by the caller.</param>
+    /// <returns>One reading per series the callback reported in this call.</returns>
+    /// <exception cref="Exception">Whatever the callback, a reported tag set or <see cref="ObservableInstrument.CheckValue"/> threw.</exception>
+    public abstract DoubleReading[] Observe(ObservableInstrument kind, long round);
+
+    // A callback may report one tag set more than once in a call (a counter per worker, say), and
+    // the reports add up: their sum saturates at long's range, as every write path's sum does,
+    // rather than wrapping to a value of the other sign (which a scraper reads as a reset).
+    private static long SaturatingAdd(long sum, long value)
+    {
+        long result = unchecked(sum + value);
+        return ((sum ^ result) & (value ^ result)) < 0 ? (value < 0 ? long.MinValue : long.MaxValue) : result;
+    }
+
+    // The same for doubles: finite reports that add up past double's range saturate at its largest
+    // finite value of that sign, rather than +∞ or -∞, which only an infinite report produces.
+    private static double SaturatingAdd(double sum, double value)
+    {
+        double result = sum + value;
+        return double.IsInfinity(result) && double.IsFinite(sum) && double.IsFinite(value) ? Math.CopySign(double.MaxValue, result) : result;
+    }
+}
