@@ -9,11 +9,14 @@ namespace ScalableMetrics.Exporter.Listening;
 /// </summary>
 internal static class ListenedInstrumentFactory
 {
-    /// <summary>The listener state of <paramref name="source"/>, or null for a kind the registry does not have.</summary>
+    /// <summary>The listener state of <paramref name="source"/>, recording into <paramref name="scope"/>'s registry, or null for a kind the registry does not have.</summary>
     /// <exception cref="ArgumentException">The registry refuses the name, the unit, or a name taken by another kind.</exception>
     /// <exception cref="InvalidOperationException">The registry holds its most instruments.</exception>
-    public static ListenedInstrument? Create(SdmInstrument source, MetricRegistry registry, ListenerDrops drops)
+    /// <remarks>An observable instrument whose name the scope's registry already has as an
+    /// observable instrument of the same kind, value type and unit joins that one (<see cref="ListenedObservable"/>).</remarks>
+    public static ListenedInstrument? Create(SdmInstrument source, ListenedScope scope, ListenerDrops drops)
     {
+        MetricRegistry registry = scope.Registry;
         Type definition = source.GetType().IsGenericType ? source.GetType().GetGenericTypeDefinition() : source.GetType();
         Type? valueType = source.GetType().IsGenericType ? source.GetType().GetGenericArguments()[0] : null;
         if (valueType is null)
@@ -55,24 +58,45 @@ internal static class ListenedInstrumentFactory
 
         if (definition == typeof(ObservableCounter<>) || definition == typeof(ObservableUpDownCounter<>) || definition == typeof(ObservableGauge<>))
         {
-            var observable = new ListenedObservable(source, tags, drops);
-            if (definition == typeof(ObservableCounter<>))
+            // Under the scope's lock: two meters of the scope may publish one name at once.
+            lock (scope.Observables)
             {
-                _ = floating ? registry.CreateObservableCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableCounter(name, observable.ObserveLongs, unit, description);
+                return CreateObservable(source, scope, drops, definition, floating, tags);
             }
-            else if (definition == typeof(ObservableUpDownCounter<>))
-            {
-                _ = floating ? registry.CreateObservableUpDownCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableUpDownCounter(name, observable.ObserveLongs, unit, description);
-            }
-            else
-            {
-                _ = floating ? registry.CreateObservableGauge(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableGauge(name, observable.ObserveLongs, unit, description);
-            }
-
-            return observable;
         }
 
         return null;
+    }
+
+    // An observable instrument joins the registry's observable of its name where it fits; else the
+    // registry creates one (or refuses the name, as for any other instrument).
+    private static ListenedInstrument CreateObservable(SdmInstrument source, ListenedScope scope, ListenerDrops drops, Type definition, bool floating, KeyValuePair<string, object?>[] tags)
+    {
+        MetricRegistry registry = scope.Registry;
+        string name = source.Name;
+        string? unit = source.Unit;
+        string? description = source.Description;
+        if (scope.Observables.TryGetValue(name, out ListenedObservable? existing) && existing.Fits(source))
+        {
+            return existing.Join(source, tags, drops);
+        }
+
+        var observable = new ListenedObservable(source);
+        if (definition == typeof(ObservableCounter<>))
+        {
+            _ = floating ? registry.CreateObservableCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableCounter(name, observable.ObserveLongs, unit, description);
+        }
+        else if (definition == typeof(ObservableUpDownCounter<>))
+        {
+            _ = floating ? registry.CreateObservableUpDownCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableUpDownCounter(name, observable.ObserveLongs, unit, description);
+        }
+        else
+        {
+            _ = floating ? registry.CreateObservableGauge(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableGauge(name, observable.ObserveLongs, unit, description);
+        }
+
+        scope.Observables[name] = observable;
+        return observable.Join(source, tags, drops);
     }
 
     // Advice the registry refuses (not strictly increasing, NaN, more than 256) is ignored for the

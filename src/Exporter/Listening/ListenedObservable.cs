@@ -4,96 +4,136 @@ using SdmInstrument = System.Diagnostics.Metrics.Instrument;
 namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>
-/// An observable System.Diagnostics.Metrics instrument (<c>ObservableCounter&lt;T&gt;</c>,
-/// <c>ObservableUpDownCounter&lt;T&gt;</c>, <c>ObservableGauge&lt;T&gt;</c>), read at collection:
-/// the registry's observable instrument calls <see cref="ObserveLongs"/> or
-/// <see cref="ObserveDoubles"/>, which has a listener of this instrument alone call its callback.
+/// The callback of one registry observable instrument: it observes every System.Diagnostics.Metrics
+/// observable instrument of that name, kind, value type and unit that a listened meter (one name
+/// and version, so one registry) has, each through a listener of its own, and reports what they
+/// all report.
 /// </summary>
 /// <remarks>
-/// <para>A listener of its own, because <c>MeterListener.RecordObservableInstruments</c> calls
-/// every observable instrument it enabled and an instrument's <c>Observe</c> is not public: the
-/// shared listener would run every callback of every listened meter for each one read. It is
-/// created at the first collection and disposed on <see cref="Complete"/>, which also lets go of
-/// the source instrument, so that a disposed meter can be collected; after that the instrument
-/// reports nothing.</para>
-/// <para>Thread-safe: the registry collects an observable instrument one collection at a time,
-/// and <see cref="Complete"/> takes the same lock.</para>
+/// <para>A meter disposed and created again, as tests, plugins and per-tenant scopes do, publishes
+/// its observable instruments again: each joins the group its name already has (<see cref="Join"/>),
+/// where the registry would refuse a second instrument of that name, so that the new callback is
+/// observed and the disposed meter's, which leaves the group when its measurements complete, is
+/// not. Two live meters of one name and version each keep their observable instruments in the
+/// group: a tag set both report is summed for counters and last-wins for gauges, as the registry
+/// does for one callback that reports it twice.</para>
+/// <para>Thread-safe: the registry never collects one instrument twice at once, and joins and
+/// departures take the same lock.</para>
 /// </remarks>
-internal sealed class ListenedObservable : ListenedInstrument
+internal sealed class ListenedObservable
 {
     private readonly Lock _lock = new();
+    private readonly List<Source> _sources = [];
     private readonly List<Measurement<long>> _longs = [];
     private readonly List<Measurement<double>> _doubles = [];
-    private SdmInstrument? _source;
+    private readonly Type _definition;
+    private readonly Type _valueType;
+    private readonly string? _unit;
     private MeterListener? _listener;
 
-    public ListenedObservable(SdmInstrument source, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
-        : base(source.Name, sourceTags, drops)
+    /// <summary>A group for observable instruments shaped as <paramref name="first"/>, which is not yet in it.</summary>
+    public ListenedObservable(SdmInstrument first)
     {
-        _source = source;
+        _definition = first.GetType().GetGenericTypeDefinition();
+        _valueType = first.GetType().GetGenericArguments()[0];
+        _unit = first.Unit;
     }
 
+    /// <summary>Whether <paramref name="instrument"/> is of this group's kind, value type and unit,
+    /// so that the registry instrument can report it (the name is the caller's key).</summary>
+    public bool Fits(SdmInstrument instrument) =>
+        instrument.GetType().IsGenericType
+        && instrument.GetType().GetGenericTypeDefinition() == _definition
+        && instrument.GetType().GetGenericArguments()[0] == _valueType
+        && string.Equals(instrument.Unit, _unit, StringComparison.Ordinal);
+
+    /// <summary>Adds <paramref name="instrument"/>, with its own tags, to the instruments observed;
+    /// returns the listener state through which it leaves the group when its measurements complete.</summary>
+    public ListenedInstrument Join(SdmInstrument instrument, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
+    {
+        var source = new Source(this, instrument, sourceTags, drops);
+        lock (_lock)
+        {
+            _sources.Add(source);
+            _listener?.EnableMeasurementEvents(instrument, source);
+        }
+
+        return source;
+    }
+
+    /// <summary>What the group's instruments report now, integer-valued.</summary>
     public IEnumerable<Measurement<long>> ObserveLongs()
     {
         lock (_lock)
         {
             _longs.Clear();
-            ObserveSource();
+            Observe();
             return [.. _longs];
         }
     }
 
+    /// <summary>What the group's instruments report now, floating-point-valued.</summary>
     public IEnumerable<Measurement<double>> ObserveDoubles()
     {
         lock (_lock)
         {
             _doubles.Clear();
-            ObserveSource();
+            Observe();
             return [.. _doubles];
         }
     }
 
-    // Called by this instrument's own listener, inside ObserveSource, under the lock.
-    public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
-        _longs.Add(new Measurement<long>(value, WithSourceTags(tags)));
-
-    public override void Record(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
-        _doubles.Add(new Measurement<double>(value, WithSourceTags(tags)));
-
-    public override void Complete()
+    // Under the lock. The group's own listener is started on the first observation, so that no
+    // callback runs before the registry asks for one.
+    private void Observe()
     {
-        lock (_lock)
-        {
-            _source = null;
-            _listener?.Dispose();
-            _listener = null;
-        }
-    }
-
-    private void ObserveSource()
-    {
-        if (_source is null)
+        if (_sources.Count == 0)
         {
             return;
         }
 
         if (_listener is null)
         {
-            SdmInstrument source = _source;
-            _listener = new MeterListener
-            {
-                InstrumentPublished = (instrument, listener) =>
-                {
-                    if (ReferenceEquals(instrument, source))
-                    {
-                        listener.EnableMeasurementEvents(instrument, this);
-                    }
-                },
-            };
+            _listener = new MeterListener();
             MeasurementDispatch.Attach(_listener);
             _listener.Start();
+            foreach (Source source in _sources)
+            {
+                _listener.EnableMeasurementEvents(source.Instrument, source);
+            }
         }
 
         _listener.RecordObservableInstruments();
+    }
+
+    private void Leave(Source source)
+    {
+        lock (_lock)
+        {
+            _sources.Remove(source);
+            _listener?.DisableMeasurementEvents(source.Instrument);
+            if (_sources.Count == 0)
+            {
+                _listener?.Dispose();
+                _listener = null;
+            }
+        }
+    }
+
+    /// <summary>One observable instrument of the group: the state of both listeners, the host's
+    /// (whose measurements-completed call makes it leave) and the group's (which records its reports).</summary>
+    private sealed class Source(ListenedObservable group, SdmInstrument instrument, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
+        : ListenedInstrument(instrument.Name, sourceTags, drops)
+    {
+        public SdmInstrument Instrument { get; } = instrument;
+
+        // Called by the group's listener, inside Observe, under the group's lock.
+        public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
+            group._longs.Add(new Measurement<long>(value, WithSourceTags(tags)));
+
+        public override void Record(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
+            group._doubles.Add(new Measurement<double>(value, WithSourceTags(tags)));
+
+        public override void Complete() => group.Leave(this);
     }
 }

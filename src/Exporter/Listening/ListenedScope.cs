@@ -8,4 +8,9 @@ namespace ScalableMetrics.Exporter.Listening;
 /// <param name="Registry">The registry, disposed of (dropped) with the listener.</param>
 /// <param name="MeterName">The source meters' name.</param>
 /// <param name="MeterVersion">The source meters' version, or null.</param>
-internal sealed record ListenedScope(MetricRegistry Registry, string MeterName, string? MeterVersion);
+internal sealed record ListenedScope(MetricRegistry Registry, string MeterName, string? MeterVersion)
+{
+    /// <summary>The registry's observable instruments by name (case-insensitive, as instrument names
+    /// are), each observing every listened observable instrument of that name; under its own lock.</summary>
+    public Dictionary<string, ListenedObservable> Observables { get; } = new(StringComparer.OrdinalIgnoreCase);
+}

@@ -107,7 +107,7 @@ internal sealed partial class MeterListenerHost : IDisposable
         ListenedInstrument? state;
         try
         {
-            state = ListenedInstrumentFactory.Create(instrument, scope.Registry, Drops);
+            state = ListenedInstrumentFactory.Create(instrument, scope, Drops);
         }
         catch (Exception e) when (e is ArgumentException or InvalidOperationException)
         {

@@ -310,6 +310,66 @@ public sealed class MeterListenerTests
         AllocationAssert.DoesNotAllocate(() => withSourceTags.Add(1, s_route));
     }
 
+    [Fact]
+    public void AMeterCreatedAgainTakesOverItsObservableInstrumentsAndItsCounters()
+    {
+        using var listened = new ListenedMeter();
+        var first = new Meter(listened.Name);
+        first.CreateObservableGauge("queue.length", () => 1L);
+        first.CreateObservableCounter("jobs.done", () => 5L);
+        first.CreateCounter<long>("requests").Add(3);
+        first.Dispose();
+
+        using var second = new Meter(listened.Name);
+        second.CreateObservableGauge("queue.length", () => 42L);
+        second.CreateObservableCounter("jobs.done", () => 6L);
+        second.CreateCounter<long>("requests").Add(4);
+
+        // The new meter's callbacks report; the disposed meter's do not (its observable series are
+        // not exported), and the counter's series goes on from where the first meter left it.
+        Assert.Equal(42, listened.Instrument<ObservableGauge>("queue.length").Collect().Single().Value);
+        Assert.Equal(6, listened.Instrument<ObservableCounter>("jobs.done").Collect().Single().Value);
+        Assert.Equal(7, listened.Instrument<PartitionedCounter>("requests").Collect().Single().Value);
+    }
+
+    [Fact]
+    public void TwoLiveMetersOfOneNameEachKeepTheirObservableInstruments()
+    {
+        using var listened = new ListenedMeter();
+        using var other = new Meter(listened.Name);
+        var a = new KeyValuePair<string, object?>("queue", "a");
+        var b = new KeyValuePair<string, object?>("queue", "b");
+        listened.Meter.CreateObservableGauge("queue.length", () => new Measurement<long>(1, a));
+        other.CreateObservableGauge("queue.length", () => new Measurement<long>(2, b));
+        listened.Meter.CreateObservableCounter("jobs.done", () => new Measurement<long>(5, a));
+        other.CreateObservableCounter("jobs.done", () => new Measurement<long>(6, a));
+
+        Dictionary<object, double> lengths = listened.Instrument<ObservableGauge>("queue.length").Collect().ToDictionary(r => r.Tags[0].Value!, r => r.Value);
+        Assert.Equal(new Dictionary<object, double> { ["a"] = 1, ["b"] = 2 }, lengths);
+
+        // One tag set reported by both: a counter's reports add up, as one callback's would.
+        Assert.Equal(11, listened.Instrument<ObservableCounter>("jobs.done").Collect().Single().Value);
+
+        other.Dispose();
+        Assert.Equal(1, listened.Instrument<ObservableGauge>("queue.length").Collect().Single().Value);
+        Assert.Equal(5, listened.Instrument<ObservableCounter>("jobs.done").Collect().Single().Value);
+    }
+
+    [Fact]
+    public void AnObservableOfAnotherKindOrUnitUnderATakenNameIsStillRefused()
+    {
+        using var listened = new ListenedMeter();
+        using var other = new Meter(listened.Name);
+        listened.Meter.CreateObservableGauge("level", () => 1L, "By");
+        other.CreateObservableCounter("level", () => 2L, "By");
+        other.CreateObservableGauge("level", () => 3L, "s");
+        other.CreateObservableGauge("level", () => 4.5, "By");
+
+        ObservableGauge level = listened.Instrument<ObservableGauge>("level");
+        Assert.Equal(1, level.Collect().Single().Value);
+        Assert.Single(listened.Host.Scopes.Single().Registry.Instruments);
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static WeakReference CreateUseAndDisposeMeter(string name)
     {
