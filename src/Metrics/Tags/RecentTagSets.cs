@@ -12,7 +12,7 @@ namespace ScalableMetrics.Tags;
 /// <remarks>
 /// <para><b>Per thread.</b> Every read and write is of the calling thread's own entries: a hit
 /// writes no shared memory and needs no fence, and remembering a tag set (on a miss) allocates
-/// nothing once the thread's entries exist (<see cref="Entries"/> of them, about 10 KB, made on
+/// nothing once the thread's entries exist (<see cref="Entries"/> of them, about 11 KB, made on
 /// the thread's first remembered tag set). Nothing here runs code of the caller's, so no lookup
 /// can re-enter another on the same thread.</para>
 /// <para><b>Keyed by owner.</b> An owner (<see cref="NewOwner"/>: a series table, or a listened
@@ -22,18 +22,27 @@ namespace ScalableMetrics.Tags;
 /// caller's keys and values of its tag set: at most <see cref="MaxTags"/> pairs an entry,
 /// replaced as the thread meets other tag sets.</para>
 /// <para><b>By address, then by value.</b> A lookup first sums the addresses of the caller's
-/// keys and values (<see cref="AddressHash"/>, a load and an add a word) and tries the entry an
-/// index of such sums names, comparing the caller's tags with the entry's word for word: the
-/// same objects in the same order. An address is only a hint (the GC moves objects, and two
-/// tag sets may share an index slot); the comparison decides. Where that fails, the entries of
-/// the set that a hash of the values picks (<see cref="ValueHash"/>: a string's length and two
-/// of its characters, a boxed number's value; no call) are compared, by reference, and else
-/// pairing the tags in any order, keys by ordinal equality and values by equality of one type
-/// (<see cref="SameValue"/>). An entry found that way takes the caller's objects and order, and
-/// the index its addresses: a tag set rebuilt from new strings or new boxes, given in another
-/// order, or moved by the GC, is found on the second path, and the same objects' next lookup on
-/// the first. Values a caller makes collide only cost this thread a miss: the full lookup that
-/// follows (seeded, <see cref="TagSetComparer"/>) and a rewrite of one of its own entries.</para>
+/// keys and values (<see cref="AddressHash"/>: a load, a rotate and an add a word) and tries the
+/// entry an index of such sums names, comparing the caller's tags with the entry's word for
+/// word: the same objects in the same order. An address is only a hint (the GC moves objects,
+/// and two tag sets may share an index slot); the comparison decides. Where that fails, the two
+/// entries of the set that a hash of the values picks (<see cref="ValueHash"/>: a string's
+/// length and two of its characters, a boxed number's value; no call, and no dependence on the
+/// order) are compared by reference, and else by pairing the tags in any order, keys by ordinal
+/// equality and values by equality of one type (<see cref="SameValue"/>). The caller's form is
+/// then indexed by its addresses: in the entry found, where the caller's values are new
+/// strings or new boxes; in the set's other entry, where they are the entry's objects in
+/// another order (a caller that alternates two orders keeps both). So a tag set rebuilt from
+/// new objects, given in another order, or moved by the GC, is found on the second path, and
+/// the same objects' next lookup on the first. Values a caller makes collide only cost this
+/// thread a miss: the full lookup that follows (seeded, <see cref="TagSetComparer"/>) and a
+/// rewrite of one of its own entries.</para>
+/// <para><b>Misses cost little.</b> Remembering writes only the caller's tags into the entry
+/// written longest ago, no more references than they hold (each goes through the GC's write
+/// barrier). A thread whose lookups keep missing (more distinct tag sets in turn than it has
+/// entries) rests: past <see cref="Patience"/> misses in a row, only one lookup in
+/// <see cref="Resting"/> looks and remembers, and the rest go straight to the full lookup, as
+/// they did before there were entries.</para>
 /// <para><b>Never looser than the full lookup.</b> An entry's tag set named its series there;
 /// the caller's tags equal it object for object, or value for value of the same type, which
 /// normalizes alike. Strings are immutable, and boxed primitives are taken to be, as
@@ -57,6 +66,12 @@ internal static class RecentTagSets
     // an entry's number plus one (0: none).
     private const int AddressSlots = 512;
     private const int AddressShift = 32 - 9;
+
+    /// <summary>Lookups in a row that found nothing, from which a thread rests (see remarks).</summary>
+    public const int Patience = 64;
+
+    /// <summary>A resting thread looks (and remembers) once in this many lookups.</summary>
+    public const int Resting = 16;
 
     // A KeyValuePair of two references is two words on every platform.
     private const int WordsPerTag = 2;
@@ -84,6 +99,17 @@ internal static class RecentTagSets
             return -1;
         }
 
+        if (slots.Misses >= Patience)
+        {
+            // Resting: all but one lookup in Resting go straight to the full lookup.
+            if (++slots.Misses < Patience + Resting)
+            {
+                return -1;
+            }
+
+            slots.Misses = Patience;
+        }
+
         uint address = AddressHash(owner, tags);
         int numberPlusOne = slots.ByAddress[(int)(address >> AddressShift)];
         if (numberPlusOne != 0)
@@ -91,14 +117,21 @@ internal static class RecentTagSets
             ref Entry entry = ref slots.Entries[numberPlusOne - 1];
             if (entry.Owner == owner && entry.AddressHash == address && entry.Count == tags.Length && SameReferences(ref entry, tags))
             {
+                if (slots.Misses != 0)
+                {
+                    slots.Misses = 0;
+                }
+
                 return entry.Index;
             }
         }
 
-        return FindByValue(slots, owner, address, tags);
+        int index = FindByValue(slots, owner, address, tags);
+        slots.Misses = index >= 0 ? 0 : Math.Min(slots.Misses + 1, Patience);
+        return index;
     }
 
-    /// <summary>Remembers on this thread that <paramref name="tags"/> name the series at <paramref name="index"/> of <paramref name="owner"/>; ignored past <see cref="MaxTags"/> tags.</summary>
+    /// <summary>Remembers on this thread that <paramref name="tags"/> name the series at <paramref name="index"/> of <paramref name="owner"/>; ignored past <see cref="MaxTags"/> tags, and while the thread's lookups keep missing (but for one in <see cref="Resting"/>).</summary>
     public static void Remember(long owner, ReadOnlySpan<KeyValuePair<string, object?>> tags, int index)
     {
         if (tags.Length > MaxTags)
@@ -107,24 +140,18 @@ internal static class RecentTagSets
         }
 
         ThreadSlots slots = t_slots ??= new ThreadSlots();
+        if (slots.Misses > Patience)
+        {
+            // Resting (see Find): only the lookup that looked remembers.
+            return;
+        }
+
         uint hash = ValueHash(owner, tags);
-        int number = (int)(hash >> SetShift) * Ways;
+        int first = (int)(hash >> SetShift) * Ways;
 
-        // The newer entry of the set moves to the older's place, so the set keeps its two most
-        // recently remembered tag sets and a lookup by value tries the newest first. The moved
-        // entry's address slot, if any, now names the new entry: its next lookup finds it by value.
-        slots.Entries[number + 1] = slots.Entries[number];
-        ref Entry entry = ref slots.Entries[number];
-        entry.Owner = owner;
-        entry.Hash = hash;
-        entry.Count = tags.Length;
-        entry.Index = index;
-        Span<KeyValuePair<string, object?>> remembered = entry.Tags;
-        tags.CopyTo(remembered);
-
-        // Drops the references the entry's previous tag set left past this one's.
-        remembered[tags.Length..].Clear();
-        Index(slots, ref entry, number, AddressHash(owner, tags));
+        // The set's entry written longer ago makes room.
+        int number = slots.Entries[first].Stamp <= slots.Entries[first + 1].Stamp ? first : first + 1;
+        Write(slots, number, owner, hash, AddressHash(owner, tags), tags, index);
     }
 
     /// <summary>Whether two values the caller passed are equal as tag values of one type: a reference hit, ordinal strings, or one boxed type's own equality.</summary>
@@ -220,16 +247,19 @@ internal static class RecentTagSets
     }
 
     /// <summary>
-    /// The sum of the addresses of <paramref name="tags"/>' keys and values, mixed: a load and an
-    /// add a word, order-independent. A hint, not an identity: see remarks.
+    /// The sum of the addresses of <paramref name="tags"/>' keys and values, each rotated by its
+    /// position and mixed: a load, a rotate and an add a word. A hint, not an identity: see
+    /// remarks. It depends on the order, as the comparison it leads to does, so that two orders
+    /// of the same objects are two entries.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static uint AddressHash(long owner, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         nuint sum = (nuint)owner;
-        foreach (nuint word in Words(tags))
+        ReadOnlySpan<nuint> words = Words(tags);
+        for (int i = 0; i < words.Length; i++)
         {
-            sum += word;
+            sum += nuint.RotateLeft(words[i], i);
         }
 
         return (uint)((ulong)sum * 0x9E3779B97F4A7C15UL >> 32);
@@ -244,8 +274,11 @@ internal static class RecentTagSets
             ref Unsafe.As<KeyValuePair<string, object?>, nuint>(ref MemoryMarshal.GetReference(tags)),
             tags.Length * WordsPerTag);
 
-    // The entries of the value hash's set, confirmed by reference and else by value; an entry
-    // found is indexed under the caller's addresses for its next lookup.
+    // The entries of the value hash's set, by reference and else by value. An entry found by
+    // reference is indexed under the caller's addresses for its next lookup; one whose objects
+    // are the caller's in another order stays, and the caller's order takes the set's other
+    // entry, so that a caller that alternates orders finds both by address; one whose values
+    // equal the caller's takes the caller's objects.
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int FindByValue(ThreadSlots slots, long owner, uint address, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
@@ -254,59 +287,80 @@ internal static class RecentTagSets
         for (int number = first; number < first + Ways; number++)
         {
             ref Entry entry = ref slots.Entries[number];
-            if (entry.Owner == owner && entry.Hash == hash && entry.Count == tags.Length && (SameReferences(ref entry, tags) || MatchesByValue(ref entry, tags)))
+            if (entry.Owner != owner || entry.Hash != hash || entry.Count != tags.Length)
             {
-                Index(slots, ref entry, number, address);
+                continue;
+            }
+
+            if (SameReferences(ref entry, tags))
+            {
+                entry.AddressHash = address;
+                slots.ByAddress[(int)(address >> AddressShift)] = (byte)(number + 1);
                 return entry.Index;
+            }
+
+            switch (MatchByValue(ref entry, tags))
+            {
+                case Match.SameObjectsInAnotherOrder:
+                    Write(slots, number == first ? first + 1 : first, owner, hash, address, tags, entry.Index);
+                    return entry.Index;
+                case Match.EqualValues:
+                    Write(slots, number, owner, hash, address, tags, entry.Index);
+                    return entry.Index;
             }
         }
 
         return -1;
     }
 
-    private static void Index(ThreadSlots slots, ref Entry entry, int number, uint address)
+    // Writes only as many references as the tag sets have: every reference written into this
+    // long-lived object goes through the GC's write barrier.
+    private static void Write(ThreadSlots slots, int number, long owner, uint hash, uint address, ReadOnlySpan<KeyValuePair<string, object?>> tags, int index)
     {
+        ref Entry entry = ref slots.Entries[number];
+        Span<KeyValuePair<string, object?>> remembered = entry.Tags;
+        tags.CopyTo(remembered);
+        if (entry.Count > tags.Length)
+        {
+            // Drops the references the entry's previous tag set left past this one's.
+            remembered[tags.Length..entry.Count].Clear();
+        }
+
+        entry.Owner = owner;
+        entry.Hash = hash;
         entry.AddressHash = address;
+        entry.Count = tags.Length;
+        entry.Index = index;
+        entry.Stamp = ++slots.Stamp;
         slots.ByAddress[(int)(address >> AddressShift)] = (byte)(number + 1);
     }
 
     // By reference, position by position: the caller who passes the same objects in the same order.
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool SameReferences(ref Entry entry, ReadOnlySpan<KeyValuePair<string, object?>> tags)
-    {
-        ReadOnlySpan<nuint> remembered = Words(entry.Tags[..tags.Length]);
-        ReadOnlySpan<nuint> given = Words(tags);
-        for (int i = 0; i < given.Length; i++)
-        {
-            if (remembered[i] != given[i])
-            {
-                return false;
-            }
-        }
+    private static bool SameReferences(ref Entry entry, ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
+        Words(entry.Tags[..tags.Length]).SequenceEqual(Words(tags));
 
-        return true;
-    }
-
-    // Any order, by value: pairs every caller tag with a distinct remembered tag, then takes the
-    // caller's objects and order for the next call.
+    // Any order, by value: pairs every caller tag with a distinct remembered tag of an equal key
+    // and value, and says whether every pair was the very same objects.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static bool MatchesByValue(ref Entry entry, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    private static Match MatchByValue(ref Entry entry, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
-        Span<KeyValuePair<string, object?>> remembered = entry.Tags[..tags.Length];
+        ReadOnlySpan<KeyValuePair<string, object?>> remembered = entry.Tags[..tags.Length];
         uint paired = 0;
+        bool sameObjects = true;
         for (int i = 0; i < tags.Length; i++)
         {
             int j = IndexOfKey(remembered, tags[i].Key, i);
             if (j < 0 || (paired & (1u << j)) != 0 || !SameValue(remembered[j].Value, tags[i].Value))
             {
-                return false;
+                return Match.None;
             }
 
             paired |= 1u << j;
+            sameObjects &= ReferenceEquals(remembered[j].Key, tags[i].Key) && ReferenceEquals(remembered[j].Value, tags[i].Value);
         }
 
-        tags.CopyTo(remembered);
-        return true;
+        return sameObjects ? Match.SameObjectsInAnotherOrder : Match.EqualValues;
     }
 
     private static int IndexOfKey(ReadOnlySpan<KeyValuePair<string, object?>> remembered, string key, int hint)
@@ -332,9 +386,15 @@ internal static class RecentTagSets
     {
         public EntryArray Entries;
         public AddressIndex ByAddress;
+
+        // Entries written so far: an entry's stamp says how recently it was written.
+        public uint Stamp;
+
+        // Lookups in a row that found nothing (see Patience).
+        public int Misses;
     }
 
-    /// <summary>One remembered tag set: its owner (0: none yet), value and address hashes, tag count, series index, and the caller's tags.</summary>
+    /// <summary>One remembered tag set: its owner (0: none yet), value and address hashes, tag count, series index, when it was written, and the caller's tags.</summary>
     private struct Entry
     {
         public long Owner;
@@ -342,7 +402,16 @@ internal static class RecentTagSets
         public uint AddressHash;
         public int Count;
         public int Index;
+        public uint Stamp;
         public TagArray Tags;
+    }
+
+    /// <summary>How a caller's tags match an entry's by value.</summary>
+    private enum Match
+    {
+        None,
+        SameObjectsInAnotherOrder,
+        EqualValues,
     }
 
     /// <summary>Room for <see cref="MaxTags"/> tags, in the entry itself.</summary>
