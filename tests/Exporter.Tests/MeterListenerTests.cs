@@ -254,7 +254,7 @@ public sealed class MeterListenerTests
     public void WildcardsTakeMatchingMetersOnly()
     {
         string prefix = "test.wildcard." + Guid.NewGuid().ToString("N");
-        using var host = new Listening.MeterListenerHost([prefix + ".*"], "ScalableMetrics", () => new MetricRegistry(), Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance);
+        using var host = new ScalableMetrics.Exporter.Listening.MeterListenerHost([prefix + ".*"], "ScalableMetrics", () => new MetricRegistry(), Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance);
         host.Start();
         using var taken = new Meter(prefix + ".Orders");
         using var left = new Meter(prefix + "Orders");
