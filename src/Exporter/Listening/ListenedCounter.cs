@@ -2,7 +2,7 @@ namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>A <c>Counter&lt;T&gt;</c> of an integer <c>T</c>, recorded into a <see cref="PartitionedCounter"/>.</summary>
 internal sealed class ListenedCounter(PartitionedCounter counter, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
-    : ListenedSeriesInstrument<CounterSeries>(counter.Name, sourceTags, drops)
+    : ListenedSeriesInstrument<CounterSeries>(counter.Name, counter.Table, sourceTags, drops)
 {
     public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
@@ -14,6 +14,4 @@ internal sealed class ListenedCounter(PartitionedCounter counter, KeyValuePair<s
 
         SeriesFor(tags)?.AddValid(value);
     }
-
-    protected override CounterSeries Bind(ReadOnlySpan<KeyValuePair<string, object?>> tags) => counter.Bind(tags);
 }

@@ -2,7 +2,7 @@ namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>A <c>Counter&lt;T&gt;</c> of a floating-point <c>T</c>, recorded into a <see cref="PartitionedDoubleCounter"/>.</summary>
 internal sealed class ListenedDoubleCounter(PartitionedDoubleCounter counter, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
-    : ListenedSeriesInstrument<DoubleCounterSeries>(counter.Name, sourceTags, drops)
+    : ListenedSeriesInstrument<DoubleCounterSeries>(counter.Name, counter.Table, sourceTags, drops)
 {
     public override void Record(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
@@ -15,6 +15,4 @@ internal sealed class ListenedDoubleCounter(PartitionedDoubleCounter counter, Ke
 
         SeriesFor(tags)?.AddValid(value);
     }
-
-    protected override DoubleCounterSeries Bind(ReadOnlySpan<KeyValuePair<string, object?>> tags) => counter.Bind(tags);
 }

@@ -2,7 +2,7 @@ namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>An <c>UpDownCounter&lt;T&gt;</c> of a floating-point <c>T</c>, recorded into a <see cref="PartitionedDoubleUpDownCounter"/>.</summary>
 internal sealed class ListenedDoubleUpDownCounter(PartitionedDoubleUpDownCounter counter, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
-    : ListenedSeriesInstrument<DoubleUpDownCounterSeries>(counter.Name, sourceTags, drops)
+    : ListenedSeriesInstrument<DoubleUpDownCounterSeries>(counter.Name, counter.Table, sourceTags, drops)
 {
     public override void Record(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
@@ -14,6 +14,4 @@ internal sealed class ListenedDoubleUpDownCounter(PartitionedDoubleUpDownCounter
 
         SeriesFor(tags)?.AddValid(value);
     }
-
-    protected override DoubleUpDownCounterSeries Bind(ReadOnlySpan<KeyValuePair<string, object?>> tags) => counter.Bind(tags);
 }

@@ -2,12 +2,10 @@ namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>A <c>Gauge&lt;T&gt;</c> of an integer <c>T</c>, recorded into a <see cref="Gauge"/>: the last value set wins.</summary>
 internal sealed class ListenedGauge(Gauge gauge, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
-    : ListenedSeriesInstrument<GaugeSeries>(gauge.Name, sourceTags, drops)
+    : ListenedSeriesInstrument<GaugeSeries>(gauge.Name, gauge.Table, sourceTags, drops)
 {
     public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         SeriesFor(tags)?.Set(value);
     }
-
-    protected override GaugeSeries Bind(ReadOnlySpan<KeyValuePair<string, object?>> tags) => gauge.Bind(tags);
 }

@@ -2,7 +2,7 @@ namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>A <c>Histogram&lt;T&gt;</c>, recorded into a <see cref="PartitionedHistogram"/>.</summary>
 internal sealed class ListenedHistogram(PartitionedHistogram histogram, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
-    : ListenedSeriesInstrument<HistogramSeries>(histogram.Name, sourceTags, drops)
+    : ListenedSeriesInstrument<HistogramSeries>(histogram.Name, histogram.Table, sourceTags, drops)
 {
     public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags) => SeriesFor(tags)?.RecordValid(value);
 
@@ -16,6 +16,4 @@ internal sealed class ListenedHistogram(PartitionedHistogram histogram, KeyValue
 
         SeriesFor(tags)?.RecordValid(value);
     }
-
-    protected override HistogramSeries Bind(ReadOnlySpan<KeyValuePair<string, object?>> tags) => histogram.Bind(tags);
 }

@@ -14,4 +14,11 @@ public abstract class Series
 
     /// <summary>The tags that name this series.</summary>
     public TagSet Tags { get; }
+
+    /// <summary>
+    /// Its place in its instrument's series, in creation order (<c>SeriesTable</c>): set once,
+    /// before the series is published, so that a thread's recent tag sets
+    /// (<see cref="Tags.RecentTagSets"/>) name it by number and keep no series alive.
+    /// </summary>
+    internal int Index { get; set; }
 }

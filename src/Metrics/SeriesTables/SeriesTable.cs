@@ -8,11 +8,14 @@ namespace ScalableMetrics.SeriesTables;
 /// An instrument's series, looked up by tags, with the one cardinality limit.
 /// </summary>
 /// <remarks>
-/// <para><b>Lookup.</b> A lookup of a tag set met before allocates nothing and takes no lock: the
-/// caller's tags are hashed (a per-process seeded hash, <see cref="TagValues.Hash"/>) and compared
-/// in place (<see cref="TagSetComparer"/>). A tag set is only compared with stored sets of as many
-/// tags, and none holds more than the table's tag limit, so a lookup costs at most that limit
-/// squared key comparisons.</para>
+/// <para><b>Lookup.</b> A lookup of a tag set met before allocates nothing and takes no lock. It
+/// first looks among the calling thread's recent tag sets (<see cref="RecentTagSets"/>), which
+/// compare the caller's very strings and boxes by reference and write no shared memory; only
+/// where that misses are the caller's tags hashed (a per-process seeded hash,
+/// <see cref="TagValues.Hash"/>) and compared in place (<see cref="TagSetComparer"/>), and a tag
+/// set found there is remembered for the thread's next lookup. A tag set is only compared with
+/// stored sets of as many tags, and none holds more than the table's tag limit, so a lookup
+/// costs at most that limit squared key comparisons.</para>
 /// <para><b>Identity.</b> A tag set not met before is checked (<see cref="TagLimits"/>) and given
 /// its exported identity (<see cref="SeriesIdentity"/>). Tag sets of one identity are one series:
 /// the series keeps the tags it was created with, and a later tag set that exports alike (<c>200</c>
@@ -36,6 +39,9 @@ internal sealed class SeriesTable<TSeries>
     where TSeries : Series
 {
     private static readonly TagSet s_overflowTags = TagSet.Create(new KeyValuePair<string, object?>(ExportedNames.OverflowTagKey, true));
+
+    // This table's entries among each thread's recent tag sets.
+    private readonly long _owner = RecentTagSets.NewOwner();
 
     // Every tag set met (created or alias) to its series: read without a lock, written under _lock.
     private readonly SeriesByTags _byTags = new();
@@ -92,8 +98,46 @@ internal sealed class SeriesTable<TSeries>
             return _untagged ?? GetOrAddUntagged();
         }
 
+        // Read before the lookup, so that its load overlaps the call: every index this thread
+        // remembered is in it (see ByIndex).
+        TSeries[] byIndex = ByIndex;
+        int index = RecentTagSets.Find(_owner, tags);
+        return index >= 0 ? byIndex[index] : GetOrAddAndRemember(tags, _owner, tags);
+    }
+
+    /// <summary>
+    /// The series for <paramref name="tags"/>, created on first use, found by value (not among
+    /// the thread's recent tag sets); where <paramref name="tags"/> are this table's own (a
+    /// series' tags or an alias), <paramref name="given"/> is remembered on the calling thread as
+    /// naming that series for <paramref name="owner"/> (<see cref="RecentTagSets"/>).
+    /// </summary>
+    /// <remarks>Tag sets that go to the overflow series, or to a series through an alias not
+    /// kept, are not remembered: they take this path on every use, as they always did.</remarks>
+    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> or <see cref="TagLimits"/>.</exception>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public TSeries GetOrAddAndRemember(ReadOnlySpan<KeyValuePair<string, object?>> tags, long owner, ReadOnlySpan<KeyValuePair<string, object?>> given)
+    {
         // Every entry was made by _createSeries, so is a TSeries: no cast check.
-        return _byTags.Find(tags) is { } found ? Unsafe.As<TSeries>(found) : GetOrAddMissed(tags);
+        if (_byTags.Find(tags) is { } found)
+        {
+            RecentTagSets.Remember(owner, given, found.Index);
+            return Unsafe.As<TSeries>(found);
+        }
+
+        return GetOrAddMissed(tags);
+    }
+
+    /// <summary>
+    /// The series in creation order, indexed by <see cref="ScalableMetrics.Series.Index"/>, past
+    /// <see cref="Count"/> too: the array the table writes into.
+    /// </summary>
+    /// <remarks>A thread that found a series in this table (and remembered its index) reads,
+    /// afterwards, an array that holds it: the array is written and published before the series
+    /// is, and a grown array is a copy.</remarks>
+    public TSeries[] ByIndex
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => Volatile.Read(ref _series);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -194,6 +238,7 @@ internal sealed class SeriesTable<TSeries>
             Volatile.Write(ref _series, grown);
         }
 
+        series.Index = _count;
         _series[_count] = series;
         Volatile.Write(ref _count, _count + 1);
     }

@@ -34,6 +34,9 @@ public sealed class PartitionedCounter : Instrument
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
 
+    /// <summary>The series table, for the listener, which finds series under its own tag sets (the meter's and instrument's tags added).</summary>
+    internal SeriesTable<CounterSeries> Table => _series;
+
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The increment, zero or positive.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>

@@ -33,6 +33,9 @@ public sealed class DoubleGauge : Instrument
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
 
+    /// <summary>The series table, for the listener, which finds series under its own tag sets (the meter's and instrument's tags added).</summary>
+    internal SeriesTable<DoubleGaugeSeries> Table => _series;
+
     /// <summary>Sets the value of the series without tags.</summary>
     /// <param name="value">The value, any <see cref="double"/> (see <see cref="DoubleGaugeSeries.Set"/>).</param>
     public void Set(double value) => _series.GetOrAdd([]).Set(value);

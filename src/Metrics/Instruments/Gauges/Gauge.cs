@@ -33,6 +33,9 @@ public sealed class Gauge : Instrument
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
 
+    /// <summary>The series table, for the listener, which finds series under its own tag sets (the meter's and instrument's tags added).</summary>
+    internal SeriesTable<GaugeSeries> Table => _series;
+
     /// <summary>Sets the value of the series without tags.</summary>
     /// <param name="value">The value.</param>
     public void Set(long value) => _series.GetOrAdd([]).Set(value);

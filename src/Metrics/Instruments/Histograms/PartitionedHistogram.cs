@@ -51,6 +51,9 @@ public sealed class PartitionedHistogram : Instrument
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
 
+    /// <summary>The series table, for the listener, which finds series under its own tag sets (the meter's and instrument's tags added).</summary>
+    internal SeriesTable<HistogramSeries> Table => _series;
+
     /// <summary>The boundaries, checked and copied, with the bucket search.</summary>
     internal HistogramBuckets Buckets { get; }
 

@@ -35,6 +35,9 @@ public sealed class PartitionedUpDownCounter : Instrument
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
 
+    /// <summary>The series table, for the listener, which finds series under its own tag sets (the meter's and instrument's tags added).</summary>
+    internal SeriesTable<UpDownCounterSeries> Table => _series;
+
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The change, of either sign.</param>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
