@@ -14,7 +14,8 @@ namespace ScalableMetrics.Benchmarks;
 /// each target, 50 by default; ROUNDS rounds, 7 by default), so that drift on a shared machine
 /// (other builds, heat) falls on every target alike, and the ratios are of medians taken side by
 /// side. The allocations are <see cref="GC.GetTotalAllocatedBytes(bool)"/> around a round's scrapes
-/// of one target, the fewest of the rounds: deterministic where the times are not.</para>
+/// of one target, the fewest of the rounds: deterministic where the times are not; with them, the
+/// full (gen2) collections the process made per 100 scrapes of the target.</para>
 /// <para>FILTER keeps the targets whose name contains it (<c>text</c>, <c>ours</c>), and the
 /// baselines they are compared with. Run with a large SCRAPES and one FILTER to profile a scrape
 /// loop (<c>perf record -g -p PID</c> with <c>DOTNET_PerfMapEnabled=1</c> and
@@ -56,6 +57,7 @@ internal static class SequentialScrapeCommand
         using AllocationTicks? ticks = sampled is null ? null : new AllocationTicks();
         var times = targets.ToDictionary(t => t.Name, _ => new List<double>());
         var allocated = targets.ToDictionary(t => t.Name, _ => long.MaxValue);
+        var gen2 = targets.ToDictionary(t => t.Name, _ => 0);
         for (int round = 0; round < rounds; round++)
         {
             foreach (ScrapeTarget target in targets)
@@ -71,6 +73,7 @@ internal static class SequentialScrapeCommand
                     ticks.IsOn = Matches(target, sampled!);
                 }
 
+                int gen2Before = GC.CollectionCount(2);
                 long before = GC.GetTotalAllocatedBytes(precise: true);
                 var clock = Stopwatch.StartNew();
                 for (int i = 0; i < scrapes; i++)
@@ -80,6 +83,7 @@ internal static class SequentialScrapeCommand
 
                 times[target.Name].Add(clock.Elapsed.TotalMilliseconds / scrapes);
                 allocated[target.Name] = Math.Min(allocated[target.Name], (GC.GetTotalAllocatedBytes(precise: true) - before) / scrapes);
+                gen2[target.Name] += GC.CollectionCount(2) - gen2Before;
             }
         }
 
@@ -93,7 +97,7 @@ internal static class SequentialScrapeCommand
             }
         }
 
-        output.WriteLine($"{"target",-42} {"median ms",10} {"min ms",8} {"max ms",8} {"x baseline",11} {"allocated/scrape",17}");
+        output.WriteLine($"{"target",-42} {"median ms",10} {"min ms",8} {"max ms",8} {"x baseline",11} {"allocated/scrape",17} {"gen2 GCs/100",13}");
         foreach (ScrapeTarget target in targets)
         {
             double median = Median(times[target.Name]);
@@ -101,7 +105,7 @@ internal static class SequentialScrapeCommand
             string ratio = times.TryGetValue(baseline, out List<double>? baselineTimes) ? (median / Median(baselineTimes)).ToString("0.00", CultureInfo.InvariantCulture) : "";
             output.WriteLine(string.Create(
                 CultureInfo.InvariantCulture,
-                $"{target.Name,-42} {median,10:N3} {times[target.Name].Min(),8:N3} {times[target.Name].Max(),8:N3} {ratio,11} {allocated[target.Name],17:N0}"));
+                $"{target.Name,-42} {median,10:N3} {times[target.Name].Min(),8:N3} {times[target.Name].Max(),8:N3} {ratio,11} {allocated[target.Name],17:N0} {100.0 * gen2[target.Name] / (rounds * scrapes),13:N1}"));
         }
 
         return 0;
