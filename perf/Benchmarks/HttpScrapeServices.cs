@@ -46,12 +46,16 @@ internal sealed class HttpScrapeServices : IAsyncDisposable
     private const string ScrapePath = "/metrics";
 
     private readonly List<WebApplication> _apps = [];
+    private WebApplication? _ours;
     private readonly List<MeterProvider> _providers = [];
     private Meter? _meter;
 
     private HttpScrapeServices()
     {
     }
+
+    /// <summary>How many collections ours has run, every format together: fewer than its scrapes where concurrent ones were coalesced.</summary>
+    public int OurCollections => _ours?.Services.GetRequiredService<ScalableMetrics.Exporter.PrometheusScraper>().Collections ?? 0;
 
     /// <summary>Every way to scrape the three services: ours in each of its three formats, OpenTelemetry's in its two, each with and without gzip.</summary>
     public IReadOnlyList<ScrapeTarget> Targets { get; private set; } = [];
@@ -202,6 +206,7 @@ internal sealed class HttpScrapeServices : IAsyncDisposable
             options.Registry.MaxSeriesPerInstrument = 2 * CounterSeries;
         });
         WebApplication app = builder.Build();
+        _ours = app;
         ScalableMetricsEndpointRouteBuilderExtensions.MapPrometheusScrapingEndpoint(app, ScrapePath);
         return await StartAsync(app);
     }

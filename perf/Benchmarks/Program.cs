@@ -12,6 +12,9 @@ using BenchmarkDotNet.Running;
 //
 // `-- scrape-concurrent [SCRAPERS [SECONDS]]` prints the scrapes per second of the HTTP scrape
 // benchmark's services under concurrent scrapers (16 by default) instead (see ConcurrentScrapeCommand).
+//
+// `-- scrape-sequential [SCRAPES [ROUNDS [FILTER]]]` prints the time and the bytes allocated of one
+// scrape at a time of those services, the targets taking turns (see SequentialScrapeCommand).
 if (args is [ScalableMetrics.Benchmarks.RseqPartitionsReport.Command])
 {
     ScalableMetrics.Benchmarks.RseqPartitionsReport.Write(Console.Out);
@@ -21,6 +24,11 @@ if (args is [ScalableMetrics.Benchmarks.RseqPartitionsReport.Command])
 if (args is [ScalableMetrics.Benchmarks.ConcurrentScrapeCommand.Command, .. string[] rest])
 {
     return await ScalableMetrics.Benchmarks.ConcurrentScrapeCommand.RunAsync(rest, Console.Out);
+}
+
+if (args is [ScalableMetrics.Benchmarks.SequentialScrapeCommand.Command, .. string[] sequential])
+{
+    return await ScalableMetrics.Benchmarks.SequentialScrapeCommand.RunAsync(sequential, Console.Out);
 }
 
 BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);

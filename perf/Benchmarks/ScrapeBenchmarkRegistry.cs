@@ -1,6 +1,7 @@
 using Google.Protobuf;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace ScalableMetrics.Benchmarks;
 
@@ -26,9 +27,21 @@ internal static class ScrapeBenchmarkRegistry
         return registry;
     }
 
-    /// <summary>The body the endpoint serves: the shared one, without the public <c>ScrapeAsync</c>'s copy for its caller.</summary>
+    /// <summary>The body the endpoint serves, as an array to check (copied once per collection).</summary>
     public static byte[] Serve(PrometheusScraper scraper, PrometheusExpositionFormat format) =>
         scraper.ScrapeSharedAsync(format, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+
+    /// <summary>A scrape as the endpoint takes it: the body leased in the buffer its collection wrote, without the public
+    /// <c>ScrapeAsync</c>'s copy for its caller; dispose it to give the buffer back.</summary>
+    public static ScrapeBodyLease Lease(PrometheusScraper scraper, PrometheusExpositionFormat format) =>
+        scraper.LeaseAsync(format, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+
+    /// <summary>The length of a scrape's body as the endpoint takes it (<see cref="Lease"/>).</summary>
+    public static int ServedLength(PrometheusScraper scraper, PrometheusExpositionFormat format)
+    {
+        using ScrapeBodyLease lease = Lease(scraper, format);
+        return lease.Body.Length;
+    }
 
     /// <summary>How many counter samples a text or OpenMetrics body holds: the setups' check that a body holds every series.</summary>
     public static int CounterSamples(byte[] body) =>

@@ -19,7 +19,7 @@ public class TaggedLookupTests
 
     public static TheoryData<string> Shapes => [.. s_shapes];
 
-    [Theory]
+    [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void EveryShapeRecordsIntoItsSeriesExactlyUnderConcurrentWriters(string storage)
     {

@@ -20,7 +20,7 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// <para>What every format shares is here: the label blocks the series come with
 /// (<see cref="LabelBlock"/>), a histogram's cumulative counts, and the duplicate check. With
 /// <see cref="ChecksDuplicates"/> (on in debug builds, and in the tests), a writer throws when a
-/// series repeats one already written since <see cref="Clear"/> under the same name and labels:
+/// series repeats one already written since <see cref="Clear()"/> under the same name and labels:
 /// a series Prometheus would store once, keeping the first value and dropping the rest.</para>
 /// </remarks>
 internal abstract class ExpositionWriter
@@ -40,7 +40,7 @@ internal abstract class ExpositionWriter
     /// <summary>The format this writer writes.</summary>
     public abstract PrometheusExpositionFormat Format { get; }
 
-    /// <summary>The bytes written since <see cref="Clear"/>, the family in progress ended first.</summary>
+    /// <summary>The bytes written since <see cref="Clear()"/>, the family in progress ended first.</summary>
     public ReadOnlySpan<byte> WrittenSpan
     {
         get
@@ -50,7 +50,7 @@ internal abstract class ExpositionWriter
         }
     }
 
-    /// <summary>How many bytes were written since <see cref="Clear"/>, the family in progress ended first.</summary>
+    /// <summary>How many bytes were written since <see cref="Clear()"/>, the family in progress ended first.</summary>
     public int Length => WrittenSpan.Length;
 
     /// <summary>Where the format's bytes go.</summary>
@@ -71,6 +71,25 @@ internal abstract class ExpositionWriter
     {
         Output.Clear();
         _written.Clear();
+    }
+
+    /// <summary>Forgets what was written, as <see cref="Clear()"/>, and writes next into <paramref name="buffer"/>, which it grows into a new one where it must.</summary>
+    /// <param name="buffer">A buffer the caller lends until <see cref="Detach"/>.</param>
+    public void Clear(byte[] buffer)
+    {
+        Clear();
+        Output.Clear(buffer);
+    }
+
+    /// <summary>
+    /// The bytes written since <see cref="Clear()"/> (the family in progress ended first), in the
+    /// buffer they were written in, which the caller owns from now on: this writer forgets it, so
+    /// a later scrape never writes over a body still being sent.
+    /// </summary>
+    public ArraySegment<byte> Detach()
+    {
+        EndFamily();
+        return Output.Detach();
     }
 
     /// <summary>The header of a family: its name, kind, help and unit as the format writes them.</summary>
@@ -192,7 +211,7 @@ internal abstract class ExpositionWriter
     {
     }
 
-    /// <summary>Remembers <paramref name="series"/> (its name and labels as the format identifies it); false if it was written since <see cref="Clear"/>.</summary>
+    /// <summary>Remembers <paramref name="series"/> (its name and labels as the format identifies it); false if it was written since <see cref="Clear()"/>.</summary>
     protected bool IsNew(string series) => _written.Add(series);
 
     /// <summary>The error for a series written twice (<see cref="ChecksDuplicates"/>).</summary>

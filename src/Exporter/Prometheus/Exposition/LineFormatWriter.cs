@@ -17,13 +17,24 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// </remarks>
 internal abstract class LineFormatWriter : ExpositionWriter
 {
+    // Room for one formatted bucket boundary: PrometheusFloat's longest, and OpenMetrics' ".0".
+    private const int BoundaryTextStride = PrometheusFloat.MaxLength + 8;
+
     private readonly List<double> _boundaryScratch = [];
     private readonly List<long> _countScratch = [];
+    private readonly SampleNames _names = new();
+
+    // Each bucket position's boundary as last formatted (its bits, and its text at position ×
+    // stride): the series of a histogram share their boundaries, so an le value is formatted
+    // once per instrument, not once per series. Checked by value, as the lists may be reused.
+    private long[] _boundaryBits = [];
+    private byte[] _boundaryTexts = [];
+    private int[] _boundaryLengths = [];
 
     /// <inheritdoc/>
     public override void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, long value, Exemplar? exemplar = null)
     {
-        WriteNameAndLabels(name, suffix, labels, extraLabelName, extraLabelValue);
+        WriteNameAndLabels(name, name.Length, suffix, labels, extraLabelName, extraLabelValue);
         Output.Write(value);
         WriteExemplar(exemplar);
         Output.Write((byte)'\n');
@@ -32,7 +43,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <inheritdoc/>
     public override void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, double value, Exemplar? exemplar = null)
     {
-        WriteNameAndLabels(name, suffix, labels, extraLabelName, extraLabelValue);
+        WriteNameAndLabels(name, name.Length, suffix, labels, extraLabelName, extraLabelValue);
         WriteFloat(value);
         WriteExemplar(exemplar);
         Output.Write((byte)'\n');
@@ -88,10 +99,10 @@ internal abstract class LineFormatWriter : ExpositionWriter
     {
         for (int i = 0; i < boundaries.Count; i++)
         {
-            WriteSample(name, "_bucket", labels, "le", boundaries[i], cumulativeCounts[i], exemplars?[i]);
+            WriteBucket(name, labels, BoundaryText(i, boundaries[i]), cumulativeCounts[i], exemplars?[i]);
         }
 
-        WriteSample(name, "_bucket", labels, "le", double.PositiveInfinity, count, exemplars?[boundaries.Count]);
+        WriteBucket(name, labels, "+Inf"u8, count, exemplars?[boundaries.Count]);
         WriteCountAndSum(name, labels, count, sum, negativeBuckets: boundaries.Count > 0 && boundaries[0] < 0);
         WriteCreated(name, ExportedKind.Histogram, labels, created);
     }
@@ -124,11 +135,16 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <c>name suffix{labels,extra="value"} </c>: a sample up to its value, checked against the
     /// series written before it (<see cref="ExpositionWriter.ChecksDuplicates"/>).
     /// </summary>
-    protected void WriteNameAndLabels(ReadOnlySpan<char> name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
+    /// <param name="name">The family name, or its first <paramref name="nameLength"/> characters.</param>
+    /// <param name="nameLength">How much of <paramref name="name"/> is the sample's name: OpenMetrics' counter family is its sample name less <c>_total</c>.</param>
+    /// <param name="suffix">Appended to the name, or empty.</param>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="extraLabelName">A label written after the series', or null for none.</param>
+    /// <param name="extraLabelValue">Its value.</param>
+    protected void WriteNameAndLabels(string name, int nameLength, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
     {
         int start = Output.WrittenSpan.Length;
-        Output.Write(name);
-        Output.Write(suffix);
+        Output.Write(_names.Get(name, nameLength, suffix));
 
         // No braces for no labels, as both specifications' examples write such a sample (foo_count 17).
         if (labels.Utf8.IsEmpty && extraLabelName is null)
@@ -154,6 +170,50 @@ internal abstract class LineFormatWriter : ExpositionWriter
 
         Output.Write((byte)'}');
         FinishNameAndLabels(start);
+    }
+
+    /// <summary>One <c>_bucket</c> sample, its <c>le</c> already formatted: the same line as
+    /// <see cref="WriteSample(string, string, LabelBlock, string?, double, long, Exemplar?)"/> with the extra label <c>le</c> writes.</summary>
+    private void WriteBucket(string name, LabelBlock labels, ReadOnlySpan<byte> boundary, long count, Exemplar? exemplar)
+    {
+        int start = Output.WrittenSpan.Length;
+        Output.Write(_names.Get(name, "_bucket"));
+        Output.Write((byte)'{');
+        Output.Write(labels.Utf8);
+        Output.Write(labels.Utf8.IsEmpty ? "le=\""u8 : ",le=\""u8);
+        Output.Write(boundary);
+        Output.Write("\"}"u8);
+        FinishNameAndLabels(start);
+        Output.Write(count);
+        WriteExemplar(exemplar);
+        Output.Write((byte)'\n');
+    }
+
+    /// <summary>The text of the boundary at <paramref name="position"/> as the format writes it, formatted again only where it changed.</summary>
+    private ReadOnlySpan<byte> BoundaryText(int position, double boundary)
+    {
+        long bits = BitConverter.DoubleToInt64Bits(boundary);
+        if (position >= _boundaryBits.Length)
+        {
+            int length = Math.Max(position + 1, 2 * _boundaryBits.Length);
+            Array.Resize(ref _boundaryBits, length);
+            Array.Resize(ref _boundaryLengths, length);
+            Array.Resize(ref _boundaryTexts, length * BoundaryTextStride);
+        }
+        else if (_boundaryLengths[position] > 0 && _boundaryBits[position] == bits)
+        {
+            return _boundaryTexts.AsSpan(position * BoundaryTextStride, _boundaryLengths[position]);
+        }
+
+        // Formatted where the format formats every float, then kept: one spelling of the number.
+        int start = Output.WrittenSpan.Length;
+        WriteFloat(boundary);
+        ReadOnlySpan<byte> text = Output.WrittenSpan[start..];
+        text.CopyTo(_boundaryTexts.AsSpan(position * BoundaryTextStride, BoundaryTextStride));
+        Output.Truncate(start);
+        _boundaryBits[position] = bits;
+        _boundaryLengths[position] = text.Length;
+        return _boundaryTexts.AsSpan(position * BoundaryTextStride, text.Length);
     }
 
     private void FinishNameAndLabels(int start)

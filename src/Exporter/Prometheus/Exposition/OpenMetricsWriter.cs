@@ -64,7 +64,7 @@ internal sealed class OpenMetricsWriter : LineFormatWriter
             return;
         }
 
-        WriteNameAndLabels(OpenMetricsFamilyName(family, kind), "_created", labels, null, 0);
+        WriteNameAndLabels(family, OpenMetricsFamilyName(family, kind).Length, "_created", labels, null, 0);
 
         // Every series of a registry instrument has its instrument's time: formatted once, not per series.
         if (time != _createdFormattedFor)

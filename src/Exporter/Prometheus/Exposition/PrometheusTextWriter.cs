@@ -7,7 +7,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// <summary>
 /// A growable UTF-8 buffer with the few writes the text exposition format needs: names as they
 /// are, label values and help text escaped, numbers as Go's <c>strconv.FormatFloat(f, 'g', -1, 64)</c> writes them. Reused
-/// from scrape to scrape, so a steady scrape allocates only its copy of the result. Not thread-safe.
+/// from scrape to scrape; a scrape's body can be written into a buffer the caller lends
+/// (<see cref="Clear(byte[])"/>) and handed back whole (<see cref="Detach"/>), never copied. Not thread-safe.
 /// </summary>
 internal sealed class PrometheusTextWriter
 {
@@ -20,10 +21,30 @@ internal sealed class PrometheusTextWriter
     private byte[] _buffer = new byte[InitialCapacity];
     private int _length;
 
-    /// <summary>The bytes written since the last <see cref="Clear"/>.</summary>
+    /// <summary>The bytes written since the last <see cref="Clear()"/>.</summary>
     public ReadOnlySpan<byte> WrittenSpan => _buffer.AsSpan(0, _length);
 
     public void Clear() => _length = 0;
+
+    /// <summary>Starts over in <paramref name="buffer"/>: what is written next goes there, from its start.</summary>
+    /// <remarks>The buffer held before is dropped: this writer no longer touches it.</remarks>
+    public void Clear(byte[] buffer)
+    {
+        _buffer = buffer;
+        _length = 0;
+    }
+
+    /// <summary>
+    /// Hands over the buffer and what was written in it, and forgets both: the caller owns the
+    /// buffer from now on, and the next write needs a <see cref="Clear(byte[])"/> first or grows a new one.
+    /// </summary>
+    public ArraySegment<byte> Detach()
+    {
+        var written = new ArraySegment<byte>(_buffer, 0, _length);
+        _buffer = [];
+        _length = 0;
+        return written;
+    }
 
     /// <summary>Drops what was written after the first <paramref name="length"/> bytes.</summary>
     public void Truncate(int length) => _length = Math.Min(_length, length);

@@ -95,9 +95,9 @@ public sealed partial class PrometheusScraper : IDisposable
         }
 
         _sources = [.. sources];
-        _text = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.Text));
-        _openMetrics = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.OpenMetrics));
-        _protobuf = new ScrapeCoalescer(() => CollectAsync(PrometheusExpositionFormat.Protobuf));
+        _text = new ScrapeCoalescer(buffer => CollectAsync(PrometheusExpositionFormat.Text, buffer));
+        _openMetrics = new ScrapeCoalescer(buffer => CollectAsync(PrometheusExpositionFormat.OpenMetrics, buffer));
+        _protobuf = new ScrapeCoalescer(buffer => CollectAsync(PrometheusExpositionFormat.Protobuf, buffer));
     }
 
     /// <summary>How many collections ran: fewer than the scrapes when concurrent ones were coalesced. For tests.</summary>
@@ -152,13 +152,15 @@ public sealed partial class PrometheusScraper : IDisposable
             throw new ArgumentOutOfRangeException(nameof(format), format, "Not a format the scraper writes: Text, OpenMetrics or Protobuf.");
         }
 
-        byte[] shared = await ScrapeSharedAsync(format, Timeout.InfiniteTimeSpan, cancellationToken).ConfigureAwait(false);
-        return shared.AsSpan().ToArray();
+        // The caller's own array, copied from the shared body once; the body's buffer goes back when the lease ends.
+        using ScrapeBodyLease lease = await LeaseAsync(format, Timeout.InfiniteTimeSpan, cancellationToken).ConfigureAwait(false);
+        return lease.Body.ToArray();
     }
 
     /// <summary>
     /// The scrape's body in <paramref name="format"/>, shared with every scrape of that format that joined the same collection: write it, never change it.
     /// </summary>
+    /// <remarks>An array of the body's length, copied once per collection, for callers that keep it (tests, benchmarks' checks); a response is written from <see cref="LeaseAsync"/>'s body, never a copy.</remarks>
     /// <param name="format">The format (Text, OpenMetrics or Protobuf).</param>
     /// <param name="timeout">How long to wait for the body (<see cref="Timeout.InfiniteTimeSpan"/> for ever); past it, the
     /// scrape is logged and fails, and the collection, left to run, serves the scrapes that join it before it ends.</param>
@@ -168,6 +170,25 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <exception cref="InvalidOperationException">The collection failed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
     internal async Task<byte[]> ScrapeSharedAsync(PrometheusExpositionFormat format, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        using ScrapeBodyLease lease = await LeaseAsync(format, timeout, cancellationToken).ConfigureAwait(false);
+        return lease.SharedArray();
+    }
+
+    /// <summary>
+    /// The scrape's body in <paramref name="format"/>, in the buffer its collection wrote, shared
+    /// with every scrape of that format that joined the same collection and held until the lease
+    /// is disposed: write it, never change it, and dispose the lease when the response is written.
+    /// </summary>
+    /// <param name="format">The format (Text, OpenMetrics or Protobuf).</param>
+    /// <param name="timeout">How long to wait for the body (<see cref="Timeout.InfiniteTimeSpan"/> for ever); past it, the
+    /// scrape is logged and fails, and the collection, left to run, serves the scrapes that join it before it ends.</param>
+    /// <param name="cancellationToken">Cancels the wait (not the collection).</param>
+    /// <exception cref="TimeoutException">The body was not ready within <paramref name="timeout"/>.</exception>
+    /// <exception cref="ObjectDisposedException">This scraper was disposed before or while waiting, or the <c>MeterProvider</c>'s exporter is.</exception>
+    /// <exception cref="InvalidOperationException">The collection failed.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
+    internal async Task<ScrapeBodyLease> LeaseAsync(PrometheusExpositionFormat format, TimeSpan timeout, CancellationToken cancellationToken)
     {
         CancellationToken disposing = _disposing.Token;
         ObjectDisposedException.ThrowIf(disposing.IsCancellationRequested, this);
@@ -180,19 +201,27 @@ public sealed partial class PrometheusScraper : IDisposable
             PrometheusExpositionFormat.Protobuf => _protobuf,
             _ => _text,
         };
-        Task<byte[]> collection = coalescer.JoinOrStart();
-        using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, disposing);
+        CoalescedCollection collection = coalescer.JoinOrStart();
         try
         {
-            return await collection.WaitAsync(timeout, wait.Token).ConfigureAwait(false);
+            using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, disposing);
+            await collection.Completion.WaitAsync(timeout, wait.Token).ConfigureAwait(false);
+            return new ScrapeBodyLease(collection);
         }
         catch (OperationCanceledException) when (disposing.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
         {
+            collection.Release();
             throw new ObjectDisposedException(nameof(PrometheusScraper), "The scraper was disposed while the scrape waited for its collection.");
         }
         catch (TimeoutException)
         {
+            collection.Release();
             LogScrapeTimedOut(_logger, timeout.TotalSeconds);
+            throw;
+        }
+        catch
+        {
+            collection.Release();
             throw;
         }
     }
@@ -201,15 +230,16 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <remarks>A collection running is not stopped: it finishes in the background, and its body is dropped.</remarks>
     public void Dispose() => _disposing.Cancel();
 
-    // One collection in one format; they run one at a time, as they share the buffers.
-    private async Task<byte[]> CollectAsync(PrometheusExpositionFormat format)
+    // One collection in one format, written into the buffer its coalescer lends and handed back
+    // in it; they run one at a time, as they share the writers' scratch state.
+    private async Task<ArraySegment<byte>> CollectAsync(PrometheusExpositionFormat format, byte[] buffer)
     {
         await _scrapeLock.WaitAsync().ConfigureAwait(false);
         try
         {
             // The format's writer, chosen once for the whole collection; every source writes that format only.
             ExpositionWriter output = _writers[(int)format] ??= ExpositionWriter.Create(format);
-            output.Clear();
+            output.Clear(buffer);
             _takenNames.Clear();
             WriteTargetInfo(output);
             foreach (IScrapeSource source in _sources)
@@ -218,7 +248,7 @@ public sealed partial class PrometheusScraper : IDisposable
             }
 
             output.WriteEnd();
-            return output.ToArray();
+            return output.Detach();
         }
         finally
         {

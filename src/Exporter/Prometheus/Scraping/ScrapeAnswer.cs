@@ -8,11 +8,10 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// or the standalone listener): its status and, for 200, the body, its content type and whether
 /// to gzip it.
 /// </summary>
-/// <param name="StatusCode">200; 503 when the scrape timed out, or the application stops, or the scraper is disposed; 500 when the collection failed.</param>
-/// <param name="Body">The shared scrape body (write it, never change it); null unless 200.</param>
-/// <param name="ContentType">The format's content type; null unless 200.</param>
-/// <param name="Gzip">Whether the body goes out gzip-compressed (<c>Content-Encoding: gzip</c>).</param>
-internal sealed record ScrapeAnswer(int StatusCode, byte[]? Body = null, string? ContentType = null, bool Gzip = false)
+/// <remarks>A 200 holds its collection's body (<see cref="ScrapeBodyLease"/>), shared with the
+/// scrapes that joined the same collection, until it is disposed: dispose it once the response is
+/// written, so that the buffer can serve a later collection.</remarks>
+internal sealed class ScrapeAnswer : IDisposable
 {
     /// <summary>The headers a 200 varies by.</summary>
     public const string Vary = "Accept, Accept-Encoding";
@@ -20,12 +19,37 @@ internal sealed record ScrapeAnswer(int StatusCode, byte[]? Body = null, string?
     private static readonly ScrapeAnswer s_unavailable = new((int)HttpStatusCode.ServiceUnavailable);
     private static readonly ScrapeAnswer s_failed = new((int)HttpStatusCode.InternalServerError);
 
+    private readonly ScrapeBodyLease? _body;
+
+    private ScrapeAnswer(int statusCode, ScrapeBodyLease? body = null, string? contentType = null, bool gzip = false)
+    {
+        StatusCode = statusCode;
+        _body = body;
+        ContentType = contentType;
+        Gzip = gzip;
+    }
+
+    /// <summary>200; 503 when the scrape timed out, or the application stops, or the scraper is disposed; 500 when the collection failed.</summary>
+    public int StatusCode { get; }
+
+    /// <summary>Whether there is a body to write: a 200.</summary>
+    public bool HasBody => _body is not null;
+
+    /// <summary>The shared scrape body (write it, never change it, and not after <see cref="Dispose"/>); empty unless 200.</summary>
+    public ReadOnlyMemory<byte> Body => _body?.Body ?? ReadOnlyMemory<byte>.Empty;
+
+    /// <summary>The format's content type; null unless 200.</summary>
+    public string? ContentType { get; }
+
+    /// <summary>Whether the body goes out gzip-compressed (<c>Content-Encoding: gzip</c>).</summary>
+    public bool Gzip { get; }
+
     /// <summary>
     /// Scrapes <paramref name="scraper"/> for a request with these headers: the format by
     /// <c>Accept</c>, gzip by <c>Accept-Encoding</c>, the timeout by
     /// <c>X-Prometheus-Scrape-Timeout-Seconds</c> (else <paramref name="defaultTimeout"/>).
     /// </summary>
-    /// <returns>The answer; null where the client hung up (nobody to answer).</returns>
+    /// <returns>The answer, to dispose once written; null where the client hung up (nobody to answer).</returns>
     public static async Task<ScrapeAnswer?> ScrapeAsync(
         PrometheusScraper scraper,
         string? accept,
@@ -45,7 +69,7 @@ internal sealed record ScrapeAnswer(int StatusCode, byte[]? Body = null, string?
         using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(requestAborted, stopping);
         try
         {
-            byte[] body = await scraper.ScrapeSharedAsync(format, timeout, wait.Token).ConfigureAwait(false);
+            ScrapeBodyLease body = await scraper.LeaseAsync(format, timeout, wait.Token).ConfigureAwait(false);
             return new ScrapeAnswer((int)HttpStatusCode.OK, body, PrometheusScraper.ContentTypeOf(format), ScrapeNegotiation.AcceptsGzip(acceptEncoding));
         }
         catch (Exception exception) when (exception is TimeoutException or ObjectDisposedException
@@ -69,16 +93,20 @@ internal sealed record ScrapeAnswer(int StatusCode, byte[]? Body = null, string?
     /// same as the middleware's gzip (perf/results, issue 12).</remarks>
     public async Task WriteBodyAsync(Stream output, CancellationToken cancellationToken)
     {
+        ReadOnlyMemory<byte> body = Body;
         if (!Gzip)
         {
-            await output.WriteAsync(Body, cancellationToken).ConfigureAwait(false);
+            await output.WriteAsync(body, cancellationToken).ConfigureAwait(false);
             return;
         }
 
         var gzip = new GZipStream(output, CompressionLevel.Fastest, leaveOpen: true);
         await using (gzip.ConfigureAwait(false))
         {
-            await gzip.WriteAsync(Body, cancellationToken).ConfigureAwait(false);
+            await gzip.WriteAsync(body, cancellationToken).ConfigureAwait(false);
         }
     }
+
+    /// <summary>Lets go of the body, if any: its buffer may then serve a later collection. Idempotent.</summary>
+    public void Dispose() => _body?.Dispose();
 }

@@ -2,7 +2,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
 /// <summary>
 /// One exposition format's collection in flight: a scrape that arrives while it runs joins it and
-/// gets its body (the same bytes); one that arrives when none runs starts the next.
+/// gets its body (the same bytes, from the same buffer); one that arrives when none runs starts
+/// the next.
 /// </summary>
 /// <remarks>
 /// <para>The collection runs on the thread pool, detached from the scrapes that wait for it, so a
@@ -10,37 +11,108 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// it runs to its end, and its body serves the scrapes still waiting and those that join it
 /// before it ends. A scrape that arrives after it ended starts a fresh one, so a scraper's
 /// sequential scrapes never read older values than its previous one.</para>
+/// <para>The body is written into a buffer this coalescer lends and takes back when no scrape
+/// reads it any more (<see cref="CoalescedCollection"/>): a steady scraper's collections write
+/// into the same buffer, rather than each into a new one the size of the body, and overlapping
+/// responses each hold their own collection's. At most <see cref="MaxSpareBuffers"/> buffers
+/// are kept spare.</para>
 /// <para>Thread-safe.</para>
 /// </remarks>
 internal sealed class ScrapeCoalescer
 {
-    private readonly Func<Task<byte[]>> _collect;
-    private readonly Lock _gate = new();
-    private Task<byte[]>? _inFlight;
-    private int _collections;
+    /// <summary>How many buffers are kept for later collections when no body holds them: enough for a
+    /// collection to start while the previous one's responses are still written, and the one before's.</summary>
+    public const int MaxSpareBuffers = 2;
 
-    /// <summary>Creates the coalescer of the collection <paramref name="collect"/>, which must write a whole body of its format.</summary>
-    public ScrapeCoalescer(Func<Task<byte[]>> collect) => _collect = collect;
+    // The first body's buffer; later ones start at the size of the last body, with room to grow.
+    private const int InitialBufferSize = 16 * 1024;
+
+    private readonly Func<byte[], Task<ArraySegment<byte>>> _collect;
+    private readonly Lock _gate = new();
+    private readonly Stack<byte[]> _spareBuffers = new();
+    private CoalescedCollection? _inFlight;
+    private int _collections;
+    private int _lastBodyLength;
+
+    /// <summary>Creates the coalescer of the collection <paramref name="collect"/>, which must write a
+    /// whole body of its format into the buffer it is given (growing it into a new one as it needs)
+    /// and return the buffer it wrote and the body's length, and never touch that buffer again.</summary>
+    public ScrapeCoalescer(Func<byte[], Task<ArraySegment<byte>>> collect) => _collect = collect;
 
     /// <summary>How many collections were started: fewer than the scrapes when scrapes were coalesced. For tests.</summary>
     public int Collections => Volatile.Read(ref _collections);
 
-    /// <summary>The collection in flight, or a new one if none is; its result is shared by every scrape that joins it: do not change the array.</summary>
-    public Task<byte[]> JoinOrStart()
+    /// <summary>
+    /// The collection in flight, or a new one if none is, with a reference taken for the caller,
+    /// who must let go of it (<see cref="CoalescedCollection.Release"/>) once, when it has written
+    /// the body or stopped waiting for it.
+    /// </summary>
+    public CoalescedCollection JoinOrStart()
     {
         lock (_gate)
         {
-            if (_inFlight is null || _inFlight.IsCompleted)
+            if (_inFlight is null || _inFlight.Ended)
             {
                 _collections++;
-                Task<byte[]> collection = Task.Run(_collect);
+                var collection = new CoalescedCollection(this);
+                _spareBuffers.TryPop(out byte[]? spare);
+                int size = Math.Max(InitialBufferSize, _lastBodyLength + (_lastBodyLength / 8));
+                Task completion = Task.Run(() => RunAsync(collection, spare, size));
 
                 // Observed here, so a failure that no scrape waited for is not an unobserved exception.
-                _ = collection.ContinueWith(static c => _ = c.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+                _ = completion.ContinueWith(static c => _ = c.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+                collection.Start(completion);
                 _inFlight = collection;
             }
 
+            _inFlight.References++;
             return _inFlight;
+        }
+    }
+
+    /// <summary>Lets go of one reference to <paramref name="collection"/>; the last, once it has ended, gives its buffer back.</summary>
+    internal void Release(CoalescedCollection collection)
+    {
+        lock (_gate)
+        {
+            if (--collection.References == 0 && collection.Ended)
+            {
+                Keep(collection.TakeBuffer());
+            }
+        }
+    }
+
+    private async Task RunAsync(CoalescedCollection collection, byte[]? spare, int size)
+    {
+        ArraySegment<byte> body = default;
+        try
+        {
+            body = await _collect(spare ?? new byte[size]).ConfigureAwait(false);
+        }
+        finally
+        {
+            lock (_gate)
+            {
+                collection.End(body);
+                if (body.Array is not null)
+                {
+                    _lastBodyLength = body.Count;
+                }
+
+                // Every scrape that waited has stopped waiting (timed out, aborted): nobody reads it.
+                if (collection.References == 0)
+                {
+                    Keep(collection.TakeBuffer());
+                }
+            }
+        }
+    }
+
+    private void Keep(byte[]? buffer)
+    {
+        if (buffer is not null && _spareBuffers.Count < MaxSpareBuffers)
+        {
+            _spareBuffers.Push(buffer);
         }
     }
 }

@@ -17,7 +17,7 @@ internal static class ScrapeEndpoint
     public static async Task HandleAsync(PrometheusScraper scraper, TimeSpan defaultTimeout, CancellationToken stopping, HttpContext context)
     {
         HttpRequest request = context.Request;
-        ScrapeAnswer? answer = await ScrapeAnswer.ScrapeAsync(
+        using ScrapeAnswer? answer = await ScrapeAnswer.ScrapeAsync(
             scraper,
             request.Headers.Accept.ToString(),
             request.Headers.AcceptEncoding.ToString(),
@@ -32,7 +32,7 @@ internal static class ScrapeEndpoint
 
         HttpResponse response = context.Response;
         response.StatusCode = answer.StatusCode;
-        if (answer.Body is null)
+        if (!answer.HasBody)
         {
             return;
         }

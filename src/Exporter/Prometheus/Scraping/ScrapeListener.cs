@@ -158,7 +158,7 @@ internal sealed class ScrapeListener(IServiceProvider services) : IDisposable
     // The same answer as MapPrometheusScrapingEndpoint gives (ScrapeAnswer), written to an HttpListener response.
     private async Task ScrapeAsync(HttpListenerRequest request, HttpListenerResponse response)
     {
-        ScrapeAnswer? answer = await ScrapeAnswer.ScrapeAsync(
+        using ScrapeAnswer? answer = await ScrapeAnswer.ScrapeAsync(
             _scraper!,
             request.Headers["Accept"],
             request.Headers["Accept-Encoding"],
@@ -172,7 +172,7 @@ internal sealed class ScrapeListener(IServiceProvider services) : IDisposable
         }
 
         response.StatusCode = answer.StatusCode;
-        if (answer.Body is null)
+        if (!answer.HasBody)
         {
             return;
         }

@@ -15,20 +15,42 @@ internal sealed class ListenedMetersSource(MeterListenerHost listened, ILogger l
 {
     private readonly Dictionary<ListenedScope, RegistrySource> _sources = [];
 
+    // The sources in the order of their meters' names and versions, sorted again only when a
+    // meter is added: the host never drops one, so the same count is the same meters.
+    private readonly List<KeyValuePair<ListenedScope, RegistrySource>> _ordered = [];
+
     /// <inheritdoc/>
     public ValueTask WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
     {
-        foreach (ListenedScope scope in listened.Scopes.OrderBy(s => s.MeterName, StringComparer.Ordinal).ThenBy(s => s.MeterVersion, StringComparer.Ordinal))
+        IReadOnlyCollection<ListenedScope> scopes = listened.Scopes;
+        if (scopes.Count != _ordered.Count)
         {
-            if (!_sources.TryGetValue(scope, out RegistrySource? source))
-            {
-                source = new RegistrySource(scope.Registry, scope.MeterName, scope.MeterVersion, logger);
-                _sources.Add(scope, source);
-            }
+            AddSources(scopes);
+        }
 
-            source.Write(output, takenNames);
+        foreach (KeyValuePair<ListenedScope, RegistrySource> source in _ordered)
+        {
+            source.Value.Write(output, takenNames);
         }
 
         return ValueTask.CompletedTask;
+    }
+
+    private void AddSources(IReadOnlyCollection<ListenedScope> scopes)
+    {
+        foreach (ListenedScope scope in scopes)
+        {
+            if (!_sources.ContainsKey(scope))
+            {
+                var source = new RegistrySource(scope.Registry, scope.MeterName, scope.MeterVersion, logger);
+                _sources.Add(scope, source);
+                _ordered.Add(new(scope, source));
+            }
+        }
+
+        _ordered.Sort(static (a, b) =>
+            StringComparer.Ordinal.Compare(a.Key.MeterName, b.Key.MeterName) is var byName && byName != 0
+                ? byName
+                : StringComparer.Ordinal.Compare(a.Key.MeterVersion, b.Key.MeterVersion));
     }
 }

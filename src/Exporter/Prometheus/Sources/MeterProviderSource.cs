@@ -23,7 +23,7 @@ internal sealed partial class MeterProviderSource(PrometheusPullExporter exporte
 
         foreach (RenderedCollection.FamilyRange family in collection.Families)
         {
-            if (family.WrittenNames.Any(takenNames.Contains))
+            if (TakenNames.AnyOf(family.WrittenNames, takenNames))
             {
                 if (_warned.Add(family.Name))
                 {

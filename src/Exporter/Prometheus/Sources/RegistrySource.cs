@@ -38,15 +38,21 @@ internal sealed partial class RegistrySource : IScrapeSource
     private readonly MetricRegistry _registry;
     private readonly KeyValuePair<string, string>[] _scopeLabels;
     private readonly ILogger _logger;
-    private readonly ConditionalWeakTable<Instrument, ExportedFamily> _families = [];
+    private readonly ConditionalWeakTable<Instrument, Exported> _exported = [];
     private readonly ConditionalWeakTable<TagSet, LabelBlock> _labelBlocks = [];
     private readonly ConditionalWeakTable<Instrument, object> _warned = [];
     private readonly PrometheusTextWriter _labelScratch = new();
+
+    // Made once: a method group made into a delegate at each call would allocate one per series.
+    private readonly Func<TagSet, LabelBlock> _findLabelBlock;
+    private readonly ConditionalWeakTable<TagSet, LabelBlock>.CreateValueCallback _createLabelBlock;
 
     public RegistrySource(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger logger)
     {
         _registry = registry;
         _logger = logger;
+        _createLabelBlock = CreateLabelBlock;
+        _findLabelBlock = FindLabelBlock;
         _scopeLabels = string.IsNullOrEmpty(scopeVersion)
             ? [new(ExportedNames.ScopeNameLabel, scopeName)]
             : [new(ExportedNames.ScopeNameLabel, scopeName), new(ExportedNames.ScopeVersionLabel, scopeVersion)];
@@ -65,7 +71,8 @@ internal sealed partial class RegistrySource : IScrapeSource
         var writer = new InstrumentWriter(this, output);
         foreach (Instrument instrument in _registry.Instruments)
         {
-            ExportedFamily family = _families.GetValue(instrument, ExportedFamily.For);
+            Exported exported = _exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
+            ExportedFamily family = exported.Family;
 
             // An observable instrument has no series until its callback is first called: a scrape is what calls it.
             if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument)
@@ -74,7 +81,7 @@ internal sealed partial class RegistrySource : IScrapeSource
             }
 
             // Every name the instrument reserves, so that no other meter's family is written under one of them.
-            if (family.ReservedNames.Any(takenNames.Contains))
+            if (TakenNames.AnyOf(family.ReservedNames, takenNames))
             {
                 if (!_warned.TryGetValue(instrument, out _))
                 {
@@ -86,7 +93,7 @@ internal sealed partial class RegistrySource : IScrapeSource
             }
 
             takenNames.UnionWith(family.ReservedNames);
-            writer.Header = new Header(family, instrument);
+            writer.Header = new Header(family, instrument, exported.Labels);
             instrument.Accept(writer);
         }
     }
@@ -94,9 +101,10 @@ internal sealed partial class RegistrySource : IScrapeSource
     private void WriteValues(ExpositionWriter output, Header header, IReadOnlyList<CounterReading> readings)
     {
         WriteHeaderIfAny(output, header, readings.Count);
-        foreach (CounterReading reading in readings)
+        for (int i = 0; i < readings.Count; i++)
         {
-            LabelBlock labels = Labels(reading.Tags);
+            CounterReading reading = readings[i];
+            LabelBlock labels = Labels(header, i, reading.Tags);
             output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
             output.WriteCreated(header.Name, header.Kind, labels, header.Created);
         }
@@ -105,18 +113,20 @@ internal sealed partial class RegistrySource : IScrapeSource
     private void WriteValues(ExpositionWriter output, Header header, IReadOnlyList<LongReading> readings)
     {
         WriteHeaderIfAny(output, header, readings.Count);
-        foreach (LongReading reading in readings)
+        for (int i = 0; i < readings.Count; i++)
         {
-            output.WriteSample(header.Name, string.Empty, Labels(reading.Tags), null, 0, reading.Value);
+            LongReading reading = readings[i];
+            output.WriteSample(header.Name, string.Empty, Labels(header, i, reading.Tags), null, 0, reading.Value);
         }
     }
 
     private void WriteValues(ExpositionWriter output, Header header, IReadOnlyList<DoubleReading> readings)
     {
         WriteHeaderIfAny(output, header, readings.Count);
-        foreach (DoubleReading reading in readings)
+        for (int i = 0; i < readings.Count; i++)
         {
-            LabelBlock labels = Labels(reading.Tags);
+            DoubleReading reading = readings[i];
+            LabelBlock labels = Labels(header, i, reading.Tags);
             output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
             output.WriteCreated(header.Name, header.Kind, labels, header.Created);
         }
@@ -125,27 +135,30 @@ internal sealed partial class RegistrySource : IScrapeSource
     private void WriteHistograms(ExpositionWriter output, Header header, IReadOnlyList<HistogramReading> readings)
     {
         WriteHeaderIfAny(output, header, readings.Count);
-        foreach (HistogramReading reading in readings)
+        for (int i = 0; i < readings.Count; i++)
         {
-            output.WriteHistogram(header.Name, Labels(reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, header.Created, reading.Exemplars);
+            HistogramReading reading = readings[i];
+            output.WriteHistogram(header.Name, Labels(header, i, reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, header.Created, reading.Exemplars);
         }
     }
 
     private void WriteHistograms(ExpositionWriter output, Header header, IReadOnlyList<ExponentialHistogramReading> readings)
     {
         WriteHeaderIfAny(output, header, readings.Count);
-        foreach (ExponentialHistogramReading reading in readings)
+        for (int i = 0; i < readings.Count; i++)
         {
-            output.WriteExponentialHistogram(header.Name, Labels(reading.Tags), reading, header.Created);
+            ExponentialHistogramReading reading = readings[i];
+            output.WriteExponentialHistogram(header.Name, Labels(header, i, reading.Tags), reading, header.Created);
         }
     }
 
     private void WriteOperations(ExpositionWriter output, Header header, IReadOnlyList<double>? boundaries, IReadOnlyList<OperationReading> readings)
     {
         WriteHeaderIfAny(output, header, readings.Count);
-        foreach (OperationReading reading in readings)
+        for (int i = 0; i < readings.Count; i++)
         {
-            LabelBlock labels = Labels(reading.Tags);
+            OperationReading reading = readings[i];
+            LabelBlock labels = Labels(header, i, reading.Tags);
             if (boundaries is not null && reading.BucketCounts is { } bucketCounts)
             {
                 output.WriteHistogram(header.Name, labels, boundaries, bucketCounts, reading.ElapsedSeconds, header.Created);
@@ -179,7 +192,10 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
-    private LabelBlock Labels(TagSet tags) => _labelBlocks.GetValue(tags, CreateLabelBlock);
+    // The series' block where it was at the last scrape, else by its tag set.
+    private LabelBlock Labels(Header header, int position, TagSet tags) => header.Labels.Get(position, tags, _findLabelBlock);
+
+    private LabelBlock FindLabelBlock(TagSet tags) => _labelBlocks.GetValue(tags, _createLabelBlock);
 
     private LabelBlock CreateLabelBlock(TagSet tags) => LabelBlock.Create(_labelScratch, _scopeLabels, tags);
 
@@ -236,7 +252,7 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// sample name <c>B_total</c>, as the text format 0.0.4 names the family after it), kind, help,
     /// unit and start.
     /// </summary>
-    private readonly struct Header(ExportedFamily family, Instrument instrument)
+    private readonly struct Header(ExportedFamily family, Instrument instrument, SeriesLabelBlocks labels)
     {
         public string Name { get; } = family.TextName;
 
@@ -250,5 +266,16 @@ internal sealed partial class RegistrySource : IScrapeSource
         /// writer gives counters, histograms and summaries only): the instrument's creation, or null for
         /// an observable instrument, whose values start wherever its callback's source started, which it does not say.</summary>
         public DateTimeOffset? Created { get; } = instrument is ObservableInstrument ? null : instrument.CreatedAt;
+
+        /// <summary>The instrument's label blocks by series position, kept from scrape to scrape.</summary>
+        public SeriesLabelBlocks Labels { get; } = labels;
+    }
+
+    /// <summary>What is kept of one instrument from scrape to scrape: its family and its series' label blocks.</summary>
+    private sealed class Exported(ExportedFamily family)
+    {
+        public ExportedFamily Family { get; } = family;
+
+        public SeriesLabelBlocks Labels { get; } = new();
     }
 }

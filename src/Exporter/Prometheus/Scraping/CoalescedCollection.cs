@@ -1,0 +1,72 @@
+using System.Diagnostics;
+
+namespace ScalableMetrics.Exporter.Prometheus.Scraping;
+
+/// <summary>
+/// One collection of one exposition format and its body, shared by every scrape that joined it
+/// (<see cref="ScrapeCoalescer.JoinOrStart"/>): the body is written once, into a buffer the
+/// coalescer lends, and every scrape writes its response from that buffer, none from a copy.
+/// </summary>
+/// <remarks>
+/// <para>Each scrape that joins holds a reference until it has written its response (or stopped
+/// waiting) and then lets go of it, once (<see cref="ScrapeBodyLease"/>). The buffer goes back to
+/// the coalescer, for a later collection to write into, only when the collection has ended and
+/// no scrape holds a reference: never while a response still reads it. The reference count and
+/// the end are kept under the coalescer's lock, so a scrape cannot join a collection whose
+/// buffer has gone back.</para>
+/// <para>Thread-safe.</para>
+/// </remarks>
+internal sealed class CoalescedCollection
+{
+    private readonly ScrapeCoalescer _owner;
+    private ArraySegment<byte> _body;
+    private byte[]? _array;
+
+    /// <summary>Creates a collection of <paramref name="owner"/>, not yet started.</summary>
+    public CoalescedCollection(ScrapeCoalescer owner) => _owner = owner;
+
+    /// <summary>Ends when the body is written; faults when the collection failed.</summary>
+    public Task Completion { get; private set; } = Task.CompletedTask;
+
+    /// <summary>The body: valid from <see cref="Completion"/>'s success for as long as the caller holds its reference. Write it, never change it.</summary>
+    public ReadOnlyMemory<byte> Body => _body;
+
+    /// <summary>The scrapes that hold a reference. Under the coalescer's lock.</summary>
+    internal int References { get; set; }
+
+    /// <summary>Whether the collection has ended, written or failed: a scrape that arrives now starts the next. Under the coalescer's lock.</summary>
+    internal bool Ended { get; private set; }
+
+    /// <summary>
+    /// The body as an array of its exact length, copied once, on the first call, and the same
+    /// array for every caller: for callers that want an array of their own to keep (tests, the
+    /// public <c>ScrapeSharedAsync</c>), never for a response. Call it while holding a reference.
+    /// </summary>
+    public byte[] SharedArray()
+    {
+        Debug.Assert(Completion.IsCompletedSuccessfully, "The body is read after the collection ended.");
+        return Volatile.Read(ref _array) ?? Interlocked.CompareExchange(ref _array, Body.ToArray(), null) ?? _array!;
+    }
+
+    /// <summary>Lets go of one reference taken by <see cref="ScrapeCoalescer.JoinOrStart"/>.</summary>
+    public void Release() => _owner.Release(this);
+
+    /// <summary>Sets the task that ends with the collection. Under the coalescer's lock, before any scrape waits.</summary>
+    internal void Start(Task completion) => Completion = completion;
+
+    /// <summary>The collection ended: with its body, or none where it failed. Under the coalescer's lock.</summary>
+    internal void End(ArraySegment<byte> body)
+    {
+        _body = body;
+        Ended = true;
+    }
+
+    /// <summary>Takes the body's buffer back, once: the collection has ended and no scrape holds a reference. Under the coalescer's lock.</summary>
+    internal byte[]? TakeBuffer()
+    {
+        Debug.Assert(Ended && References == 0, "A buffer goes back only when nothing can read it.");
+        byte[]? buffer = _body.Array;
+        _body = default;
+        return buffer;
+    }
+}
