@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 using Microsoft.Extensions.Logging;
+using ScalableMetrics.Naming;
 using SdmInstrument = System.Diagnostics.Metrics.Instrument;
 
 namespace ScalableMetrics.Exporter.Listening;
@@ -37,6 +38,11 @@ internal sealed partial class MeterListenerHost : IDisposable
     private readonly ConcurrentDictionary<(string Name, string? Version), ListenedScope> _scopes = new();
     private readonly Lock _startLock = new();
     private MeterListener? _listener;
+
+    // Every exported name a listened instrument took, across meters, with the one that took it;
+    // also the lock under which instruments are checked against it and created.
+    private readonly Dictionary<string, (ListenedScope Scope, ExportedFamily Family, string Instrument)> _exportedNames = new(StringComparer.Ordinal);
+    private long _refusedInstruments;
     private bool _disposed;
 
     public MeterListenerHost(IEnumerable<string> meters, string bridgeMeterName, Func<MetricRegistry> createRegistry, ILogger logger, IMeterFactory? meterFactory = null)
@@ -107,7 +113,25 @@ internal sealed partial class MeterListenerHost : IDisposable
         ListenedInstrument? state;
         try
         {
-            state = ListenedInstrumentFactory.Create(instrument, scope, Drops);
+            lock (_exportedNames)
+            {
+                ExportedFamily? family = FamilyOf(instrument);
+                if (family is not null && ConflictOf(scope, family) is { } other)
+                {
+                    Interlocked.Increment(ref _refusedInstruments);
+                    LogExportConflict(_logger, instrument.Name, instrument.Meter.Name, family.TextName, other.Instrument, other.Scope.MeterName, other.Family.TextName);
+                    return;
+                }
+
+                state = ListenedInstrumentFactory.Create(instrument, scope, Drops);
+                if (state is not null && family is not null)
+                {
+                    foreach (string name in family.ReservedNames)
+                    {
+                        _exportedNames.TryAdd(name, (scope, family, instrument.Name));
+                    }
+                }
+            }
         }
         catch (Exception e) when (e is ArgumentException or InvalidOperationException)
         {
@@ -123,6 +147,47 @@ internal sealed partial class MeterListenerHost : IDisposable
 
         listener.EnableMeasurementEvents(instrument, state);
     }
+
+    /// <summary>Instruments refused because their exported names meet another listened meter's
+    /// instrument of another kind or unit (self-diagnostics count them).</summary>
+    public long RefusedInstruments => Volatile.Read(ref _refusedInstruments);
+
+    // What a listened instrument exports as, before its registry creates it; null for a kind the
+    // registry has not (the factory then leaves it out).
+    private static ExportedFamily? FamilyOf(SdmInstrument instrument)
+    {
+        if (!instrument.GetType().IsGenericType)
+        {
+            return null;
+        }
+
+        Type definition = instrument.GetType().GetGenericTypeDefinition();
+        ExportedKind? kind = definition == typeof(Counter<>) || definition == typeof(ObservableCounter<>) ? ExportedKind.Counter
+            : definition == typeof(Histogram<>) ? ExportedKind.Histogram
+            : definition == typeof(UpDownCounter<>) || definition == typeof(ObservableUpDownCounter<>) || definition == typeof(Gauge<>) || definition == typeof(ObservableGauge<>) ? ExportedKind.Gauge
+            : null;
+        return kind is { } exportedKind ? ExportedFamily.Of(instrument.Name, instrument.Unit, exportedKind) : null;
+    }
+
+    // Another meter's instrument whose exported names meet family's but that is not the same family
+    // (name, kind and unit): the two cannot be one family, and two of one name are invalid in every
+    // format. Within one meter the registry itself refuses such names.
+    private (ListenedScope Scope, ExportedFamily Family, string Instrument)? ConflictOf(ListenedScope scope, ExportedFamily family)
+    {
+        foreach (string name in family.ReservedNames)
+        {
+            if (_exportedNames.TryGetValue(name, out var other) && !ReferenceEquals(other.Scope, scope)
+                && !(other.Family.Name == family.Name && other.Family.Kind == family.Kind && other.Family.Unit == family.Unit))
+            {
+                return other;
+            }
+        }
+
+        return null;
+    }
+
+    [LoggerMessage(EventId = 22, Level = LogLevel.Error, Message = "The instrument '{Instrument}' of the meter '{Meter}' is refused: it would export as '{Family}', whose names the instrument '{OtherInstrument}' of the meter '{OtherMeter}' exports as '{OtherFamily}', of another kind or unit. Rename one of them; until then only the first is scraped.")]
+    private static partial void LogExportConflict(ILogger logger, string instrument, string meter, string family, string otherInstrument, string otherMeter, string otherFamily);
 
     [LoggerMessage(EventId = 21, Level = LogLevel.Warning, Message = "The instrument '{Instrument}' of the meter '{Meter}' is not aggregated by ScalableMetrics: the registry refused it, or has no instrument of its kind.")]
     private static partial void LogNotTaken(ILogger logger, Exception? exception, string instrument, string meter);

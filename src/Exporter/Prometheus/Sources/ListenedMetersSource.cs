@@ -8,7 +8,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// Writes the registries of the meters a <see cref="MeterListenerHost"/> takes
 /// (<c>AddMeter</c>), each as a <see cref="RegistrySource"/> with its meter's scope labels, in the
 /// order of the meters' names and versions, so that a scrape's families keep their order from
-/// scrape to scrape.
+/// scrape to scrape; instruments of several meters that export alike are one family
+/// (<see cref="RegistrySource.WriteMerged"/>).
 /// </summary>
 /// <remarks>Not thread-safe: a scrape at a time (see <c>PrometheusScraper</c>).</remarks>
 internal sealed class ListenedMetersSource(MeterListenerHost listened, ILogger logger) : IScrapeSource
@@ -18,6 +19,7 @@ internal sealed class ListenedMetersSource(MeterListenerHost listened, ILogger l
     // The sources in the order of their meters' names and versions, sorted again only when a
     // meter is added: the host never drops one, so the same count is the same meters.
     private readonly List<KeyValuePair<ListenedScope, RegistrySource>> _ordered = [];
+    private readonly List<RegistrySource> _orderedSources = [];
 
     /// <inheritdoc/>
     public ValueTask WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
@@ -28,11 +30,7 @@ internal sealed class ListenedMetersSource(MeterListenerHost listened, ILogger l
             AddSources(scopes);
         }
 
-        foreach (KeyValuePair<ListenedScope, RegistrySource> source in _ordered)
-        {
-            source.Value.Write(output, takenNames);
-        }
-
+        RegistrySource.WriteMerged(_orderedSources, output, takenNames);
         return ValueTask.CompletedTask;
     }
 
@@ -52,5 +50,7 @@ internal sealed class ListenedMetersSource(MeterListenerHost listened, ILogger l
             StringComparer.Ordinal.Compare(a.Key.MeterName, b.Key.MeterName) is var byName && byName != 0
                 ? byName
                 : StringComparer.Ordinal.Compare(a.Key.MeterVersion, b.Key.MeterVersion));
+        _orderedSources.Clear();
+        _orderedSources.AddRange(_ordered.Select(static source => source.Value));
     }
 }

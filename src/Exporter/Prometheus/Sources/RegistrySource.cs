@@ -94,87 +94,147 @@ internal sealed partial class RegistrySource : IScrapeSource
 
             takenNames.UnionWith(family.ReservedNames);
             writer.Header = new Header(family, instrument, exported.Labels);
+            writer.HeaderWritten = false;
             instrument.Accept(writer);
         }
     }
 
-    private void WriteValues(ExpositionWriter output, Header header, IReadOnlyList<CounterReading> readings)
+    /// <summary>
+    /// Writes the instruments of <paramref name="sources"/> (the listened meters' registries, one
+    /// per meter name and version) family by family: instruments of several meters that export as
+    /// one family (libraries that name their instruments alike; a meter in two versions) are one
+    /// family, its header written once and each series labelled with its own meter's
+    /// <c>otel_scope_name</c> and <c>otel_scope_version</c>, as OpenTelemetry's exporter writes them.
+    /// </summary>
+    /// <remarks>A family's members agree on kind and unit: the listener refuses, when it is published,
+    /// an instrument whose exported names meet another meter's of another kind or unit. Families are
+    /// written in the order of their first member; within one, members in <paramref name="sources"/>' order.</remarks>
+    public static void WriteMerged(IReadOnlyList<RegistrySource> sources, ExpositionWriter output, HashSet<string> takenNames)
     {
-        WriteHeaderIfAny(output, header, readings.Count);
+        var families = new Dictionary<string, List<(RegistrySource Source, Instrument Instrument, Exported Exported)>>(StringComparer.Ordinal);
+        var order = new List<List<(RegistrySource Source, Instrument Instrument, Exported Exported)>>();
+        foreach (RegistrySource source in sources)
+        {
+            foreach (Instrument instrument in source._registry.Instruments)
+            {
+                if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument)
+                {
+                    continue;
+                }
+
+                Exported exported = source._exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
+                if (!families.TryGetValue(exported.Family.Name, out var members))
+                {
+                    members = [];
+                    families.Add(exported.Family.Name, members);
+                    order.Add(members);
+                }
+
+                members.Add((source, instrument, exported));
+            }
+        }
+
+        foreach (var members in order)
+        {
+            ExportedFamily family = members[0].Exported.Family;
+            bool headerWritten = false;
+            foreach ((RegistrySource source, Instrument instrument, Exported exported) in members)
+            {
+                // Taken by an earlier source, or (refused when published, so not expected) of another kind.
+                bool sameFamily = exported.Family.Kind == family.Kind && exported.Family.ReservedNames.SequenceEqual(family.ReservedNames);
+                if (!sameFamily || (!headerWritten && TakenNames.AnyOf(family.ReservedNames, takenNames)))
+                {
+                    source.WarnTaken(instrument, exported.Family);
+                    continue;
+                }
+
+                var writer = new InstrumentWriter(source, output) { Header = new Header(exported.Family, instrument, exported.Labels), HeaderWritten = headerWritten };
+                instrument.Accept(writer);
+                headerWritten = writer.HeaderWritten;
+            }
+
+            takenNames.UnionWith(family.ReservedNames);
+        }
+    }
+
+    private void WarnTaken(Instrument instrument, ExportedFamily family)
+    {
+        if (!_warned.TryGetValue(instrument, out _))
+        {
+            _warned.Add(instrument, instrument);
+            LogFamilyTaken(_logger, instrument.Name, family.TextName);
+        }
+    }
+
+    private void WriteValues(InstrumentWriter writer, Header header, IReadOnlyList<CounterReading> readings)
+    {
+        writer.WriteHeaderIfAny(header, readings.Count);
         for (int i = 0; i < readings.Count; i++)
         {
             CounterReading reading = readings[i];
             LabelBlock labels = Labels(header, i, reading.Tags);
-            output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
-            output.WriteCreated(header.Name, header.Kind, labels, header.Created);
+            writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
+            writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
         }
     }
 
-    private void WriteValues(ExpositionWriter output, Header header, IReadOnlyList<LongReading> readings)
+    private void WriteValues(InstrumentWriter writer, Header header, IReadOnlyList<LongReading> readings)
     {
-        WriteHeaderIfAny(output, header, readings.Count);
+        writer.WriteHeaderIfAny(header, readings.Count);
         for (int i = 0; i < readings.Count; i++)
         {
             LongReading reading = readings[i];
-            output.WriteSample(header.Name, string.Empty, Labels(header, i, reading.Tags), null, 0, reading.Value);
+            writer.Output.WriteSample(header.Name, string.Empty, Labels(header, i, reading.Tags), null, 0, reading.Value);
         }
     }
 
-    private void WriteValues(ExpositionWriter output, Header header, IReadOnlyList<DoubleReading> readings)
+    private void WriteValues(InstrumentWriter writer, Header header, IReadOnlyList<DoubleReading> readings)
     {
-        WriteHeaderIfAny(output, header, readings.Count);
+        writer.WriteHeaderIfAny(header, readings.Count);
         for (int i = 0; i < readings.Count; i++)
         {
             DoubleReading reading = readings[i];
             LabelBlock labels = Labels(header, i, reading.Tags);
-            output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
-            output.WriteCreated(header.Name, header.Kind, labels, header.Created);
+            writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
+            writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
         }
     }
 
-    private void WriteHistograms(ExpositionWriter output, Header header, IReadOnlyList<HistogramReading> readings)
+    private void WriteHistograms(InstrumentWriter writer, Header header, IReadOnlyList<HistogramReading> readings)
     {
-        WriteHeaderIfAny(output, header, readings.Count);
+        writer.WriteHeaderIfAny(header, readings.Count);
         for (int i = 0; i < readings.Count; i++)
         {
             HistogramReading reading = readings[i];
-            output.WriteHistogram(header.Name, Labels(header, i, reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, header.Created, reading.Exemplars);
+            writer.Output.WriteHistogram(header.Name, Labels(header, i, reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, header.Created, reading.Exemplars);
         }
     }
 
-    private void WriteHistograms(ExpositionWriter output, Header header, IReadOnlyList<ExponentialHistogramReading> readings)
+    private void WriteHistograms(InstrumentWriter writer, Header header, IReadOnlyList<ExponentialHistogramReading> readings)
     {
-        WriteHeaderIfAny(output, header, readings.Count);
+        writer.WriteHeaderIfAny(header, readings.Count);
         for (int i = 0; i < readings.Count; i++)
         {
             ExponentialHistogramReading reading = readings[i];
-            output.WriteExponentialHistogram(header.Name, Labels(header, i, reading.Tags), reading, header.Created);
+            writer.Output.WriteExponentialHistogram(header.Name, Labels(header, i, reading.Tags), reading, header.Created);
         }
     }
 
-    private void WriteOperations(ExpositionWriter output, Header header, IReadOnlyList<double>? boundaries, IReadOnlyList<OperationReading> readings)
+    private void WriteOperations(InstrumentWriter writer, Header header, IReadOnlyList<double>? boundaries, IReadOnlyList<OperationReading> readings)
     {
-        WriteHeaderIfAny(output, header, readings.Count);
+        writer.WriteHeaderIfAny(header, readings.Count);
         for (int i = 0; i < readings.Count; i++)
         {
             OperationReading reading = readings[i];
             LabelBlock labels = Labels(header, i, reading.Tags);
             if (boundaries is not null && reading.BucketCounts is { } bucketCounts)
             {
-                output.WriteHistogram(header.Name, labels, boundaries, bucketCounts, reading.ElapsedSeconds, header.Created);
+                writer.Output.WriteHistogram(header.Name, labels, boundaries, bucketCounts, reading.ElapsedSeconds, header.Created);
             }
             else
             {
-                output.WriteSummary(header.Name, labels, reading.Count, reading.ElapsedSeconds, header.Created);
+                writer.Output.WriteSummary(header.Name, labels, reading.Count, reading.ElapsedSeconds, header.Created);
             }
-        }
-    }
-
-    private static void WriteHeaderIfAny(ExpositionWriter output, Header header, int sampleCount)
-    {
-        if (sampleCount > 0)
-        {
-            output.WriteHeader(header.Name, header.Kind, header.Help, header.Unit);
         }
     }
 
@@ -211,20 +271,37 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// </summary>
     private sealed class InstrumentWriter(RegistrySource source, ExpositionWriter output) : IInstrumentSink
     {
+        /// <summary>Where the scrape is written.</summary>
+        public ExpositionWriter Output => output;
+
         /// <summary>The family of the instrument about to be written.</summary>
         public Header Header { get; set; }
 
-        public void Counter(PartitionedCounter counter) => source.WriteValues(output, Header, counter.Collect());
+        /// <summary>Whether the family's header is written: by this instrument, or by another meter's
+        /// instrument of the same family written before it (<see cref="WriteMerged"/>).</summary>
+        public bool HeaderWritten { get; set; }
 
-        public void DoubleCounter(PartitionedDoubleCounter counter) => source.WriteValues(output, Header, counter.Collect());
+        /// <summary>Writes the family's header before its first sample, once.</summary>
+        public void WriteHeaderIfAny(Header header, int sampleCount)
+        {
+            if (sampleCount > 0 && !HeaderWritten)
+            {
+                output.WriteHeader(header.Name, header.Kind, header.Help, header.Unit);
+                HeaderWritten = true;
+            }
+        }
 
-        public void UpDownCounter(PartitionedUpDownCounter counter) => source.WriteValues(output, Header, counter.Collect());
+        public void Counter(PartitionedCounter counter) => source.WriteValues(this, Header, counter.Collect());
 
-        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => source.WriteValues(output, Header, counter.Collect());
+        public void DoubleCounter(PartitionedDoubleCounter counter) => source.WriteValues(this, Header, counter.Collect());
 
-        public void Gauge(Gauge gauge) => source.WriteValues(output, Header, gauge.Collect());
+        public void UpDownCounter(PartitionedUpDownCounter counter) => source.WriteValues(this, Header, counter.Collect());
 
-        public void DoubleGauge(DoubleGauge gauge) => source.WriteValues(output, Header, gauge.Collect());
+        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => source.WriteValues(this, Header, counter.Collect());
+
+        public void Gauge(Gauge gauge) => source.WriteValues(this, Header, gauge.Collect());
+
+        public void DoubleGauge(DoubleGauge gauge) => source.WriteValues(this, Header, gauge.Collect());
 
         public void ObservableCounter(ObservableCounter counter) => WriteObserved(counter);
 
@@ -232,17 +309,17 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         public void ObservableGauge(ObservableGauge gauge) => WriteObserved(gauge);
 
-        public void Histogram(PartitionedHistogram histogram) => source.WriteHistograms(output, Header, histogram.Collect());
+        public void Histogram(PartitionedHistogram histogram) => source.WriteHistograms(this, Header, histogram.Collect());
 
-        public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => source.WriteHistograms(output, Header, histogram.Collect());
+        public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => source.WriteHistograms(this, Header, histogram.Collect());
 
-        public void Operation(OperationData operation) => source.WriteOperations(output, Header, operation.Boundaries, operation.Collect());
+        public void Operation(OperationData operation) => source.WriteOperations(this, Header, operation.Boundaries, operation.Collect());
 
         private void WriteObserved(ObservableInstrument observable)
         {
             if (source.TryObserve(observable) is { } observed)
             {
-                source.WriteValues(output, Header, observed);
+                source.WriteValues(this, Header, observed);
             }
         }
     }
