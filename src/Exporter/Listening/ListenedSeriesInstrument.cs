@@ -17,7 +17,7 @@ namespace ScalableMetrics.Exporter.Listening;
 /// the series table and remembers the measured tags.</para>
 /// <para>The refusal is caught around the miss only, never around the add or record: the JIT
 /// does not inline a call made inside a <c>try</c> region, and a listened histogram's record
-/// there ran at 0.855 × OpenTelemetry's instead of 1.66 × (perf/results, issue 11).</para>
+/// there ran at half its speed or less (perf/results/README.md, issue 11).</para>
 /// </remarks>
 /// <typeparam name="TSeries">The registry instrument's bound series.</typeparam>
 internal abstract class ListenedSeriesInstrument<TSeries>(string name, SeriesTable<TSeries> table, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
