@@ -292,7 +292,7 @@ start_prometheus prometheus-native --enable-feature=native-histograms,exemplar-s
 NATIVE_PROMETHEUS_URL=$(<"$WORK/prometheus-native.url")
 start_victoriametrics prometheus >"$WORK/victoriametrics.url"
 VICTORIAMETRICS_URL=$(<"$WORK/victoriametrics.url")
-echo "e2e: victoria-metrics $(victoria-metrics --version 2>&1 | head -n 1) listening on $VICTORIAMETRICS_URL, scraping the same targets every 1 s"
+echo "e2e: victoria-metrics $(dpkg-query -W -f='${Version}' victoria-metrics 2>/dev/null) listening on $VICTORIAMETRICS_URL, scraping the same targets every 1 s"
 echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL (OpenMetrics) and $NATIVE_PROMETHEUS_URL (native histograms: protobuf), scraping every 1 s"
 wait_for_first_scrape "$PROMETHEUS_URL"
 wait_for_first_scrape "$NATIVE_PROMETHEUS_URL" 'histogram_count(worker_item_number{job="worker"}) == 0'
