@@ -10,7 +10,7 @@ using BenchmarkDotNet.Running;
 // `-- rseq-partitions` prints the regions a restartable add needs here by cpu_id and by mm_cid
 // instead (see RseqPartitionsReport); run it under taskset to confine the process.
 //
-// `-- scrape-concurrent [SCRAPERS [SECONDS]]` prints the scrapes per second of the HTTP scrape
+// `-- scrape-concurrent [SCRAPERS [SECONDS [FILTER]]]` prints the scrapes per second of the HTTP scrape
 // benchmark's services under concurrent scrapers (16 by default) instead (see ConcurrentScrapeCommand).
 //
 // `-- scrape-sequential [SCRAPES [ROUNDS [FILTER]]]` prints the time and the bytes allocated of one

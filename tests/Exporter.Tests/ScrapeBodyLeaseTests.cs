@@ -123,6 +123,53 @@ public sealed class ScrapeBodyLeaseTests
         Assert.Equal(before, stillHeld.Body.ToArray());
     }
 
+    [Fact]
+    public async Task ScrapesOfOneCollectionAskingForGzipShareOneCompressionOfTheBody()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter hits = registry.CreateCounter("hits");
+        for (int i = 0; i < 100; i++)
+        {
+            hits.Add(i + 1, new KeyValuePair<string, object?>("instance", i));
+        }
+
+        using var gate = new ManualResetEventSlim();
+        registry.CreateObservableGauge("slow", () => Slow(gate));
+        var scraper = new PrometheusScraper(registry, Scope);
+
+        Task<ScrapeBodyLease> first = scraper.LeaseAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
+        Task<ScrapeBodyLease> second = scraper.LeaseAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
+        gate.Set();
+        byte[] compressedBuffer;
+        using (ScrapeBodyLease one = await first)
+        using (ScrapeBodyLease other = await second)
+        {
+            ArraySegment<byte> compressed = await one.GzipBodyAsync();
+            ArraySegment<byte> again = await other.GzipBodyAsync();
+            Assert.Same(compressed.Array, again.Array);
+            Assert.Equal(compressed.Count, again.Count);
+            Assert.Equal(one.Body.ToArray(), Inflate(compressed));
+            compressedBuffer = compressed.Array!;
+        }
+
+        // Let go of, the compressed buffer serves the next collection's compression.
+        using ScrapeBodyLease next = await LeaseAsync(scraper);
+        ArraySegment<byte> nextCompressed = await next.GzipBodyAsync();
+        Assert.Same(compressedBuffer, nextCompressed.Array);
+        Assert.Equal(next.Body.ToArray(), Inflate(nextCompressed));
+    }
+
+    private static byte[] Inflate(ArraySegment<byte> compressed)
+    {
+        using var inflated = new MemoryStream();
+        using (var gzip = new System.IO.Compression.GZipStream(new MemoryStream(compressed.Array!, compressed.Offset, compressed.Count), System.IO.Compression.CompressionMode.Decompress))
+        {
+            gzip.CopyTo(inflated);
+        }
+
+        return inflated.ToArray();
+    }
+
     private static Task<ScrapeBodyLease> LeaseAsync(PrometheusScraper scraper) =>
         scraper.LeaseAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
 

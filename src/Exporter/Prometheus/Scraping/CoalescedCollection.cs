@@ -8,6 +8,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// coalescer lends, and every scrape writes its response from that buffer, none from a copy.
 /// </summary>
 /// <remarks>
+/// <para>A scrape that asks for gzip gets the body compressed once per collection
+/// (<see cref="GzipBodyAsync"/>), into a buffer the coalescer lends too.</para>
 /// <para>Each scrape that joins holds a reference until it has written its response (or stopped
 /// waiting) and then lets go of it, once (<see cref="ScrapeBodyLease"/>). The buffer goes back to
 /// the coalescer, for a later collection to write into, only when the collection has ended and
@@ -48,8 +50,16 @@ internal sealed class CoalescedCollection
         return Volatile.Read(ref _array) ?? Interlocked.CompareExchange(ref _array, Body.ToArray(), null) ?? _array!;
     }
 
+    /// <summary>The body gzip-compressed, compressed once, by the first scrape that asks, for every scrape of the collection that asks: valid while the caller holds its reference.</summary>
+    /// <remarks>Wait for it to its end, without a cancellation: a scrape that stopped waiting and let
+    /// go could leave its buffer to be taken back while it is still written.</remarks>
+    public Task<ArraySegment<byte>> GzipBodyAsync() => _owner.GzipAsync(this);
+
     /// <summary>Lets go of one reference taken by <see cref="ScrapeCoalescer.JoinOrStart"/>.</summary>
     public void Release() => _owner.Release(this);
+
+    /// <summary>The compression of the body, once a scrape asked for it. Under the coalescer's lock.</summary>
+    internal Task<ArraySegment<byte>>? Gzip { get; set; }
 
     /// <summary>Sets the task that ends with the collection. Under the coalescer's lock, before any scrape waits.</summary>
     internal void Start(Task completion) => Completion = completion;
@@ -67,6 +77,15 @@ internal sealed class CoalescedCollection
         Debug.Assert(Ended && References == 0, "A buffer goes back only when nothing can read it.");
         byte[]? buffer = _body.Array;
         _body = default;
+        return buffer;
+    }
+
+    /// <summary>Takes the compressed body's buffer back, once, if it was compressed and is whole. Under the coalescer's lock, when nothing can read it.</summary>
+    internal byte[]? TakeGzipBuffer()
+    {
+        Debug.Assert(Ended && References == 0, "A buffer goes back only when nothing can read it.");
+        byte[]? buffer = Gzip is { IsCompletedSuccessfully: true } gzip ? gzip.Result.Array : null;
+        Gzip = null;
         return buffer;
     }
 }

@@ -28,6 +28,14 @@ internal sealed class ScrapeBodyLease : IDisposable
         return collection.SharedArray();
     }
 
+    /// <summary>The body gzip-compressed, once per collection (<see cref="CoalescedCollection.GzipBodyAsync"/>): write it, never change it, and not after <see cref="Dispose"/>.</summary>
+    /// <exception cref="ObjectDisposedException">The lease is disposed.</exception>
+    public Task<ArraySegment<byte>> GzipBodyAsync()
+    {
+        CoalescedCollection collection = _collection ?? throw new ObjectDisposedException(nameof(ScrapeBodyLease));
+        return collection.GzipBodyAsync();
+    }
+
     /// <summary>Lets go of the body: its buffer may then be written by a later collection.</summary>
     public void Dispose() => Interlocked.Exchange(ref _collection, null)?.Release();
 }

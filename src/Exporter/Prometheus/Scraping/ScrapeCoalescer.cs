@@ -1,3 +1,5 @@
+using System.IO.Compression;
+
 namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
 /// <summary>
@@ -15,7 +17,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// reads it any more (<see cref="CoalescedCollection"/>): a steady scraper's collections write
 /// into the same buffer, rather than each into a new one the size of the body, and overlapping
 /// responses each hold their own collection's. At most <see cref="MaxSpareBuffers"/> buffers
-/// are kept spare.</para>
+/// are kept spare, and as many for compressed bodies: a scrape that asks for gzip gets the
+/// collection's body compressed once, for every such scrape of the collection
+/// (<see cref="GzipAsync"/>).</para>
 /// <para>Thread-safe.</para>
 /// </remarks>
 internal sealed class ScrapeCoalescer
@@ -30,9 +34,11 @@ internal sealed class ScrapeCoalescer
     private readonly Func<byte[], Task<ArraySegment<byte>>> _collect;
     private readonly Lock _gate = new();
     private readonly Stack<byte[]> _spareBuffers = new();
+    private readonly Stack<byte[]> _spareGzipBuffers = new();
     private CoalescedCollection? _inFlight;
     private int _collections;
     private int _lastBodyLength;
+    private int _lastGzipLength;
 
     /// <summary>Creates the coalescer of the collection <paramref name="collect"/>, which must write a
     /// whole body of its format into the buffer it is given (growing it into a new one as it needs)
@@ -77,8 +83,30 @@ internal sealed class ScrapeCoalescer
         {
             if (--collection.References == 0 && collection.Ended)
             {
-                Keep(collection.TakeBuffer());
+                KeepBuffers(collection);
             }
+        }
+    }
+
+    /// <summary>
+    /// <paramref name="collection"/>'s body compressed with gzip (<see cref="CompressionLevel.Fastest"/>,
+    /// as ASP.NET Core's response compression does), started by the first caller, on the thread
+    /// pool, and shared by the rest: concurrent scrapes that ask for gzip compress a collection once,
+    /// not once each. The caller holds a reference.
+    /// </summary>
+    internal Task<ArraySegment<byte>> GzipAsync(CoalescedCollection collection)
+    {
+        lock (_gate)
+        {
+            if (collection.Gzip is null)
+            {
+                _spareGzipBuffers.TryPop(out byte[]? spare);
+                int size = Math.Max(InitialBufferSize, _lastGzipLength + (_lastGzipLength / 8));
+                ReadOnlyMemory<byte> body = collection.Body;
+                collection.Gzip = Task.Run(() => Compress(body, spare ?? new byte[size]));
+            }
+
+            return collection.Gzip;
         }
     }
 
@@ -102,17 +130,37 @@ internal sealed class ScrapeCoalescer
                 // Every scrape that waited has stopped waiting (timed out, aborted): nobody reads it.
                 if (collection.References == 0)
                 {
-                    Keep(collection.TakeBuffer());
+                    KeepBuffers(collection);
                 }
             }
         }
     }
 
-    private void Keep(byte[]? buffer)
+    private ArraySegment<byte> Compress(ReadOnlyMemory<byte> body, byte[] buffer)
     {
-        if (buffer is not null && _spareBuffers.Count < MaxSpareBuffers)
+        var output = new BufferStream(buffer);
+        using (var gzip = new GZipStream(output, CompressionLevel.Fastest, leaveOpen: true))
         {
-            _spareBuffers.Push(buffer);
+            gzip.Write(body.Span);
+        }
+
+        ArraySegment<byte> compressed = output.Detach();
+        Volatile.Write(ref _lastGzipLength, compressed.Count);
+        return compressed;
+    }
+
+    // Nothing reads the collection's buffers any more: kept for later collections, up to the spares' limit.
+    private void KeepBuffers(CoalescedCollection collection)
+    {
+        Keep(_spareBuffers, collection.TakeBuffer());
+        Keep(_spareGzipBuffers, collection.TakeGzipBuffer());
+    }
+
+    private static void Keep(Stack<byte[]> spares, byte[]? buffer)
+    {
+        if (buffer is not null && spares.Count < MaxSpareBuffers)
+        {
+            spares.Push(buffer);
         }
     }
 }
