@@ -1,6 +1,6 @@
 // Results (2 logical cores): perf/results/README.md, section "Where the tagged record's time goes
 // (issue 19)". Run:
-//   dotnet run -c Release --project perf/Benchmarks -- --filter '*TaggedRecordBenchmarks*' --job short
+//   dotnet run -c Release --project perf/Benchmarks -- --filter '*TaggedRecordBenchmarks*' --job short --iterationCount 15
 
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
@@ -24,13 +24,20 @@ namespace ScalableMetrics.Benchmarks;
 /// <see cref="MeterListener"/> whose callback keeps nothing (the floor of the listener path).
 /// </summary>
 /// <remarks>
-/// <para>Categories: one hot route; 8 routes and status codes in turn; the same tags rebuilt from
+/// <para>Categories: one hot route, through a meter and an instrument without tags of their own
+/// and with some; 8 routes and status codes in turn; the same tags rebuilt from
 /// new string instances and new boxes on every record (a caller that formats or boxes per
 /// record; the copies are made before measuring, so the benchmark allocates none); the same tags
-/// in one of 5 orders in turn; and the unbound record at 0, 1, 3, 5 and 8 tags.</para>
-/// <para>Every series (and OpenTelemetry's metric points) exists before measuring.</para>
+/// in one of 5 orders in turn; 4,096 routes in turn (more distinct tag sets than a thread
+/// remembers, so that every lookup misses its recent ones); and the unbound record at 0, 1, 3, 5
+/// and 8 tags.</para>
+/// <para>Every series (and OpenTelemetry's metric points) exists before measuring. Min and
+/// median beside the mean: on a shared machine the quietest iterations say more about the code
+/// than their mean.</para>
 /// </remarks>
 [MemoryDiagnoser]
+[MinColumn]
+[MedianColumn]
 [BenchmarkCategory("tagged-record")]
 [CategoriesColumn]
 [GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory)]
@@ -40,6 +47,8 @@ public class TaggedRecordBenchmarks
     private const string Spread = "8 routes";
     private const string Copies = "new instances";
     private const string Shuffled = "5 orders";
+    private const string SourceTags = "hot route, meter and instrument tags";
+    private const string Many = "4,096 routes in turn";
     private const string Counts = "unbound, tag count";
     private const double Value = 0.042;
 
@@ -48,6 +57,9 @@ public class TaggedRecordBenchmarks
     private static readonly string[] s_routes = ["/api/orders/{id}", "/api/orders", "/api/customers/{id}", "/api/items/{sku}", "/health", "/api/carts/{id}/items", "/login", "/api/search"];
     private static readonly object[] s_statusCodes = [200, 201, 204, 400, 404, 500, 302, 304];
 
+    // Boxed once, as a caller that keeps its tags would.
+    private static readonly object s_false = false;
+
     // A new instance of each string and box per record, cycled: more copies than any cache of recent tag sets holds.
     private readonly string[] _methodCopies = Copy("GET");
     private readonly string[] _schemeCopies = Copy("https");
@@ -55,14 +67,19 @@ public class TaggedRecordBenchmarks
     private readonly string[] _routeCopies = Copy(s_routes[0]);
     private readonly object[] _statusCopies = [.. Enumerable.Range(0, 4096).Select(_ => (object)200)];
 
+    // More distinct tag sets in turn than a thread remembers: every lookup misses its recent ones.
+    private readonly string[] _manyRoutes = [.. Enumerable.Range(0, 4096).Select(i => $"/api/items/{i}")];
+
     private Meter _noopMeter = null!;
     private Meter _listenedMeter = null!;
+    private Meter _taggedMeter = null!;
     private Meter _openTelemetryMeter = null!;
     private MeterListener _noopListener = null!;
     private MeterListenerHost _host = null!;
     private MeterProvider _meterProvider = null!;
     private Histogram<double> _noop = null!;
     private Histogram<double> _listened = null!;
+    private Histogram<double> _listenedWithSourceTags = null!;
     private Histogram<double> _openTelemetry = null!;
     private PartitionedHistogram _unbound = null!;
     private HistogramSeries _bound = null!;
@@ -74,6 +91,7 @@ public class TaggedRecordBenchmarks
         _noopMeter = new Meter("ScalableMetrics.Benchmarks.TaggedRecord.Noop");
         _listenedMeter = new Meter("ScalableMetrics.Benchmarks.TaggedRecord.Listened");
         _openTelemetryMeter = new Meter("ScalableMetrics.Benchmarks.TaggedRecord.OpenTelemetry");
+        _taggedMeter = new Meter("ScalableMetrics.Benchmarks.TaggedRecord.Tagged", null, [new("service.tier", "edge")]);
         _noopListener = new MeterListener
         {
             InstrumentPublished = (instrument, listener) =>
@@ -86,7 +104,8 @@ public class TaggedRecordBenchmarks
         };
         _noopListener.SetMeasurementEventCallback<double>(static (_, _, _, _) => { });
         _noopListener.Start();
-        _host = new MeterListenerHost([_listenedMeter.Name], "ScalableMetrics", () => new MetricRegistry(), NullLogger.Instance);
+        var options = new MetricRegistryOptions { MaxSeriesPerInstrument = 5_000 };
+        _host = new MeterListenerHost([_listenedMeter.Name, _taggedMeter.Name], "ScalableMetrics", () => new MetricRegistry(options), NullLogger.Instance);
         _host.Start();
         _meterProvider = Sdk.CreateMeterProviderBuilder()
             .AddMeter(_openTelemetryMeter.Name)
@@ -97,15 +116,23 @@ public class TaggedRecordBenchmarks
         _noop = _noopMeter.CreateHistogram("http.server.request.duration", "s", null, null, advice);
         _listened = _listenedMeter.CreateHistogram("http.server.request.duration", "s", null, null, advice);
         _openTelemetry = _openTelemetryMeter.CreateHistogram("http.server.request.duration", "s", null, null, advice);
-        _unbound = new MetricRegistry().CreateHistogram("http.server.request.duration", "s", null, s_boundaries);
+        _listenedWithSourceTags = _taggedMeter.CreateHistogram("http.server.request.duration", "s", null, [new("zone", "a")], advice);
+        _unbound = new MetricRegistry(options).CreateHistogram("http.server.request.duration", "s", null, s_boundaries);
         _bound = _unbound.Bind(Tags(s_routes[0], s_statusCodes[0]));
 
         for (int i = 0; i < s_routes.Length; i++)
         {
             Record(_noop, s_routes[i], s_statusCodes[i]);
             Record(_listened, s_routes[i], s_statusCodes[i]);
+            Record(_listenedWithSourceTags, s_routes[i], s_statusCodes[i]);
             Record(_openTelemetry, s_routes[i], s_statusCodes[i]);
             _unbound.Record(Value, Tags(s_routes[i], s_statusCodes[i]));
+        }
+
+        foreach (string route in _manyRoutes)
+        {
+            Record(_listened, route, s_statusCodes[0]);
+            RecordUnbound(_unbound, route, s_statusCodes[0]);
         }
 
         foreach (int count in (int[])[0, 1, 3, 5, 8])
@@ -122,6 +149,7 @@ public class TaggedRecordBenchmarks
         _noopListener.Dispose();
         _noopMeter.Dispose();
         _listenedMeter.Dispose();
+        _taggedMeter.Dispose();
         _openTelemetryMeter.Dispose();
     }
 
@@ -144,6 +172,10 @@ public class TaggedRecordBenchmarks
     [Benchmark(Description = "ours, bound series")]
     [BenchmarkCategory(Hot)]
     public void BoundHot() => _bound.Record(Value);
+
+    [Benchmark(Description = "ours, AddMeter")]
+    [BenchmarkCategory(SourceTags)]
+    public void AddMeterSourceTags() => Record(_listenedWithSourceTags, s_routes[0], s_statusCodes[0]);
 
     [Benchmark(Baseline = true, Description = "opentelemetry")]
     [BenchmarkCategory(Spread)]
@@ -215,6 +247,14 @@ public class TaggedRecordBenchmarks
             new("http.response.status_code", _statusCopies[i]));
     }
 
+    [Benchmark(Description = "ours, AddMeter")]
+    [BenchmarkCategory(Many)]
+    public void AddMeterMany() => Record(_listened, _manyRoutes[_next++ & 4095], s_statusCodes[0]);
+
+    [Benchmark(Description = "ours, unbound Record")]
+    [BenchmarkCategory(Many)]
+    public void UnboundMany() => RecordUnbound(_unbound, _manyRoutes[_next++ & 4095], s_statusCodes[0]);
+
     [Benchmark(Description = "ours, unbound Record")]
     [BenchmarkCategory(Shuffled)]
     public void UnboundShuffled()
@@ -260,7 +300,7 @@ public class TaggedRecordBenchmarks
         new("http.route", s_routes[0]),
         new("http.response.status_code", s_statusCodes[0]),
         new("server.address", "orders.internal.example.com"),
-        new("error.retried", false),
+        new("error.retried", s_false),
         new("server.port", s_statusCodes[7]));
 
     // As ASP.NET Core's HostingMetrics.RequestEnd builds them: a TagList per request.
@@ -296,7 +336,7 @@ public class TaggedRecordBenchmarks
         new("http.route", s_routes[0]),
         new("http.response.status_code", s_statusCodes[0]),
         new("server.address", "orders.internal.example.com"),
-        new("error.retried", false),
+        new("error.retried", s_false),
         new("server.port", s_statusCodes[7]),
     ];
 
