@@ -78,4 +78,22 @@ public class SaturationTests
         series.Add(1);
         Assert.Equal(double.MaxValue, series.Read());
     }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void ADoubleUpDownCounterFedFiniteIncrementsPastTheRangeReadsDoubleMaxValueOfItsSign(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        PartitionedDoubleUpDownCounter down = registry.CreateDoubleUpDownCounter("down");
+        DoubleUpDownCounterSeries series = down.Bind();
+        series.Add(-double.MaxValue);
+        series.Add(-double.MaxValue);
+        PartitionedDoubleUpDownCounter up = registry.CreateDoubleUpDownCounter("up");
+        up.Add(double.MaxValue);
+        up.Add(double.MaxValue);
+
+        Assert.Equal(-double.MaxValue, series.Read());
+        Assert.Equal(-double.MaxValue, Assert.Single(down.Collect()).Value);
+        Assert.Equal(double.MaxValue, Assert.Single(up.Collect()).Value);
+    }
 }

@@ -41,10 +41,22 @@ public sealed class DoubleUpDownCounterSeries : PartitionedSeries
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void AddValid(double value) => Add<DoubleCell, double>(0, value);
 
-    /// <summary>Sums the series' partitions: the total added since it was created.</summary>
+    /// <summary>Sums the series' partitions: the total added since it was created, within
+    /// ±<see cref="double.MaxValue"/> (finite increments past it saturate there).</summary>
     /// <returns>The total.</returns>
-    public double Read() => ReadSlotDouble(0);
+    public double Read() => Saturate(ReadSlotDouble(0));
 
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
-    internal static void ReadAll(PartitionArena arena, DoubleUpDownCounterSeries[] series, Span<double> values) => ReadAll(arena, series, SlotCount, MemoryMarshal.Cast<double, long>(values), SlotSum.Double);
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
+    internal static void ReadAll(PartitionArena arena, DoubleUpDownCounterSeries[] series, Span<double> values)
+    {
+        ReadAll(arena, series, SlotCount, MemoryMarshal.Cast<double, long>(values), SlotSum.Double);
+        foreach (ref double value in values)
+        {
+            value = Saturate(value);
+        }
+    }
+
+    // Increments are finite, so an infinite total is finite adds past double's range: read as the
+    // largest finite value of its sign, never ±∞, which would stay for good.
+    private static double Saturate(double sum) => double.IsInfinity(sum) ? Math.CopySign(double.MaxValue, sum) : sum;
 }
