@@ -45,4 +45,12 @@ public sealed class ArrayLabelValueTests
         _ = description;
         Assert.Equal(expected, ExportedNames.FormatLabelValue(array));
     }
+
+    [Fact]
+    public void NaNAndTheInfinitiesInAnArrayAreNamedAsStrings()
+    {
+        // JSON has no literal for them; JsonSerializer threw an ArgumentException here.
+        Assert.Equal("[\"NaN\",\"Infinity\",\"-Infinity\",1]", ExportedNames.FormatLabelValue(new[] { double.NaN, double.PositiveInfinity, double.NegativeInfinity, 1.0 }));
+        Assert.Equal("[\"NaN\",\"-Infinity\"]", ExportedNames.FormatLabelValue(new[] { float.NaN, float.NegativeInfinity }));
+    }
 }
