@@ -12,8 +12,8 @@
 # count and sum), each series exact; checks from the worker's log that its registry took the
 # restartable write path (WritePath.RestartableSequence, Linux x86-64 with glibc 2.35 or later);
 # then sends it SIGTERM and fails unless it exits 0 within $STOP_TIMEOUT_SECONDS.
-# Needs a C compiler to link (clang, or gcc, which ILCompiler falls back to) and curl: installs
-# clang or curl from Debian's packages only when missing.
+# Needs a C compiler to link (clang, or gcc, which ILCompiler falls back to), curl, and python3 (to
+# pick a free port): installs clang, curl or python3 from Debian's packages only when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +31,9 @@ if ! command -v clang >/dev/null && ! command -v gcc >/dev/null; then
 fi
 if ! command -v curl >/dev/null; then
   missing+=(curl)
+fi
+if ! command -v python3 >/dev/null; then
+  missing+=(python3)
 fi
 bash scripts/install-packages.sh "${missing[@]+"${missing[@]}"}"
 
