@@ -4,6 +4,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
@@ -100,6 +101,110 @@ public sealed class ScrapeListenerTests
         }
     }
 
+    [Theory]
+    [InlineData("localhost")]
+    [InlineData("[::1]")]
+    [InlineData("127.0.0.1")]
+    public async Task AnyLoopbackHostHeaderIsServed(string hostHeader)
+    {
+        // A Prometheus target written localhost:9464 sends Host: localhost:9464 to the address
+        // it resolved; the listener on the default 127.0.0.1 must serve it, whatever it is called.
+        int port = FreeLoopbackPort();
+        using IHost host = BuildHost(o => o.AddScrapeListener(port));
+        await host.StartAsync();
+        try
+        {
+            using HttpClient client = NewClient();
+            using var request = new HttpRequestMessage(HttpMethod.Get, new Uri($"http://127.0.0.1:{port}/metrics"));
+            request.Headers.Host = $"{hostHeader}:{port}";
+            using HttpResponseMessage response = await client.SendAsync(request);
+
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    [Fact]
+    public async Task AStoppingListenerAnswersOnly200Or503OrRefuses()
+    {
+        // Several stops, each under 32 scrape loops: the race between a stop and a request in
+        // flight is hit in some stops, not every one.
+        const int Stops = 4;
+        const int Loops = 32;
+        const int MaxRequestsPerLoop = 400;
+        var statuses = new System.Collections.Concurrent.ConcurrentDictionary<HttpStatusCode, int>();
+        var failures = new System.Collections.Concurrent.ConcurrentBag<Exception>();
+        for (int stop = 0; stop < Stops; stop++)
+        {
+            int port = FreeLoopbackPort();
+            using IHost host = BuildHost(o => o.AddScrapeListener(port));
+            host.Services.GetRequiredService<MetricRegistry>().CreateCounter("listener.items").Add(1);
+            await host.StartAsync();
+            using HttpClient client = NewClient();
+            var uri = new Uri($"http://127.0.0.1:{port}/metrics");
+            int answered = 0;
+            bool stopped = false;
+            Task[] loops = [.. Enumerable.Range(0, Loops).Select(_ => Task.Run(async () =>
+            {
+                for (int i = 0; i < MaxRequestsPerLoop && !Volatile.Read(ref stopped); i++)
+                {
+                    try
+                    {
+                        using HttpResponseMessage response = await client.GetAsync(uri);
+                        statuses.AddOrUpdate(response.StatusCode, 1, static (_, n) => n + 1);
+                        Interlocked.Increment(ref answered);
+                    }
+                    catch (HttpRequestException)
+                    {
+                        // Refused, or the connection closed under the request: the port is going.
+                    }
+                    catch (Exception e)
+                    {
+                        failures.Add(e);
+                    }
+                }
+            }))];
+
+            // Stop once the loops are scraping, so that the stop meets requests in flight.
+            while (Volatile.Read(ref answered) < 2 * Loops && !loops.All(l => l.IsCompleted))
+            {
+                await Task.Delay(5);
+            }
+
+            await host.StopAsync();
+            Volatile.Write(ref stopped, true);
+            await Task.WhenAll(loops);
+        }
+
+        Assert.Empty(failures);
+        Assert.True(statuses.ContainsKey(HttpStatusCode.OK));
+        Assert.All(statuses.Keys, status => Assert.True(status is HttpStatusCode.OK or HttpStatusCode.ServiceUnavailable, $"a stopping listener answered {(int)status} ({statuses[status]} times)"));
+    }
+
+    [Fact]
+    public async Task PortZeroListensOnAPortTheSystemPicksAndSaysWhich()
+    {
+        using IHost host = BuildHost(o => o.AddScrapeListener(0));
+        ScrapeListener listener = host.Services.GetRequiredService<ScrapeListener>();
+        Assert.Null(listener.BoundPort);
+        await host.StartAsync();
+        try
+        {
+            int port = Assert.NotNull(listener.BoundPort);
+            Assert.InRange(port, 1, 65535);
+            using HttpClient client = NewClient();
+            using HttpResponseMessage response = await client.GetAsync(new Uri($"http://127.0.0.1:{port}/metrics"));
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
     [Fact]
     public async Task StoppingTheHostReleasesThePort()
     {
@@ -149,8 +254,8 @@ public sealed class ScrapeListenerTests
     }
 
     [Theory]
-    [InlineData("0", "/metrics", "ScrapeListener.Port must be within 1 to 65535; it is 0.")]
-    [InlineData("65536", "/metrics", "ScrapeListener.Port must be within 1 to 65535; it is 65536.")]
+    [InlineData("-1", "/metrics", "ScrapeListener.Port must be within 0 to 65535; it is -1.")]
+    [InlineData("65536", "/metrics", "ScrapeListener.Port must be within 0 to 65535; it is 65536.")]
     [InlineData("9464", "", "ScrapeListener.Path must not be empty")]
     [InlineData("9464", "metrics", "ScrapeListener.Path must start with '/'")]
     public async Task HostFailsToStartOnInvalidListenerSettings(string port, string path, string expected)
@@ -171,7 +276,7 @@ public sealed class ScrapeListenerTests
     {
         var options = new ScalableMetricsOptions();
 
-        Assert.Equal("port", Assert.Throws<ArgumentOutOfRangeException>(() => options.AddScrapeListener(0)).ParamName);
+        Assert.Equal("port", Assert.Throws<ArgumentOutOfRangeException>(() => options.AddScrapeListener(-1)).ParamName);
         Assert.Equal("port", Assert.Throws<ArgumentOutOfRangeException>(() => options.AddScrapeListener(65536)).ParamName);
         Assert.Equal("path", Assert.Throws<ArgumentException>(() => options.AddScrapeListener(path: "")).ParamName);
         Assert.Equal("path", Assert.Throws<ArgumentNullException>(() => options.AddScrapeListener(path: null!)).ParamName);
