@@ -27,6 +27,19 @@ public sealed class ScalableMetricsOptions
     /// <remarks>Default: <see cref="DefaultScrapeTimeout"/> (10 s). Must be positive and at most one day.</remarks>
     public TimeSpan ScrapeTimeout { get; set; } = DefaultScrapeTimeout;
 
+    /// <summary>
+    /// Whether every scrape also writes a few families about the library itself, named
+    /// <c>scalablemetrics_*</c> as client libraries name theirs: the last collection's duration per
+    /// format (<c>scalablemetrics_scrape_duration_seconds</c>), the series per instrument and its limit
+    /// (<c>scalablemetrics_series</c>, <c>scalablemetrics_series_limit</c>), the instruments past their
+    /// limit (<c>scalablemetrics_instruments_overflowing</c>), and what the <c>AddMeter</c> listener
+    /// dropped or refused (<c>scalablemetrics_dropped_measurements_total</c>,
+    /// <c>scalablemetrics_refused_instruments_total</c>).
+    /// </summary>
+    /// <remarks>Default: <see langword="true"/>. Configuration key <c>ScalableMetrics:ExportSelfMetrics</c>.
+    /// The names are kept for these families either way: no instrument may export under one.</remarks>
+    public bool ExportSelfMetrics { get; set; } = true;
+
     /// <summary>The version of the meter the registry's instruments are published on; it becomes
     /// the <c>otel_scope_version</c> label of every sample of the registry.</summary>
     /// <remarks>Default: <see langword="null"/> (no version, no label).</remarks>
