@@ -131,10 +131,21 @@ internal sealed class SelfMetricsSource(MetricRegistry registry, string scopeNam
                     headerWritten = true;
                 }
 
-                LabelBlock labels = _instrumentLabels.GetValue(instrument, i => LabelBlock.Create(_scratch, scope.Labels, [new("instrument", i.Name)]));
-                output.WriteSample(name, string.Empty, labels, null, 0, value(scope.Registry, instrument));
+                output.WriteSample(name, string.Empty, InstrumentLabels(scope, instrument), null, 0, value(scope.Registry, instrument));
             }
         }
+    }
+
+    // Looked up before made: a callback capturing the scope would be a closure per instrument per scrape.
+    private LabelBlock InstrumentLabels(Scope scope, Instrument instrument)
+    {
+        if (!_instrumentLabels.TryGetValue(instrument, out LabelBlock? labels))
+        {
+            labels = LabelBlock.Create(_scratch, scope.Labels, [new("instrument", instrument.Name)]);
+            _instrumentLabels.AddOrUpdate(instrument, labels);
+        }
+
+        return labels;
     }
 
     private void WriteOverflowing(ExpositionWriter output, HashSet<string> takenNames)

@@ -19,10 +19,10 @@ public sealed class ScrapeListenerTests
     [Fact]
     public async Task ServesOpenMetricsGzippedToAScraperThatAsksAsPrometheusDoes()
     {
-        int port = FreeLoopbackPort();
-        using IHost host = BuildHost(o => o.AddScrapeListener(port));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0));
         host.Services.GetRequiredService<MetricRegistry>().CreateCounter("listener.items", "{item}").Add(42);
         await host.StartAsync();
+        int port = BoundPort(host);
         try
         {
             using HttpClient client = NewClient();
@@ -49,15 +49,14 @@ public sealed class ScrapeListenerTests
     [Fact]
     public async Task ServesTheScrapersExpositionWithACountersExactValue()
     {
-        int port = FreeLoopbackPort();
-
         // Without the self-metrics, whose scrape duration differs from one collection to the next.
-        using IHost host = BuildHost(o => o.AddScrapeListener(port).ExportSelfMetrics = false);
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ExportSelfMetrics = false);
         MetricRegistry registry = host.Services.GetRequiredService<MetricRegistry>();
         PartitionedCounter counter = registry.CreateCounter("listener.items", "{item}", "Items.");
         counter.Add(40, new KeyValuePair<string, object?>("queue", "a"));
         counter.Add(2, new KeyValuePair<string, object?>("queue", "a"));
         await host.StartAsync();
+        int port = BoundPort(host);
         try
         {
             using HttpClient client = NewClient();
@@ -81,9 +80,9 @@ public sealed class ScrapeListenerTests
     [Fact]
     public async Task Answers404ForOtherPathsAnd405ForOtherMethods()
     {
-        int port = FreeLoopbackPort();
-        using IHost host = BuildHost(o => o.AddScrapeListener(port, "/custom/scrape"));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0, "/custom/scrape"));
         await host.StartAsync();
+        int port = BoundPort(host);
         try
         {
             using HttpClient client = NewClient();
@@ -111,9 +110,9 @@ public sealed class ScrapeListenerTests
     {
         // A Prometheus target written localhost:9464 sends Host: localhost:9464 to the address
         // it resolved; the listener on the default 127.0.0.1 must serve it, whatever it is called.
-        int port = FreeLoopbackPort();
-        using IHost host = BuildHost(o => o.AddScrapeListener(port));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0));
         await host.StartAsync();
+        int port = BoundPort(host);
         try
         {
             using HttpClient client = NewClient();
@@ -141,10 +140,10 @@ public sealed class ScrapeListenerTests
         var failures = new System.Collections.Concurrent.ConcurrentBag<Exception>();
         for (int stop = 0; stop < Stops; stop++)
         {
-            int port = FreeLoopbackPort();
-            using IHost host = BuildHost(o => o.AddScrapeListener(port));
+            using IHost host = BuildHost(o => o.AddScrapeListener(0));
             host.Services.GetRequiredService<MetricRegistry>().CreateCounter("listener.items").Add(1);
             await host.StartAsync();
+            int port = BoundPort(host);
             using HttpClient client = NewClient();
             var uri = new Uri($"http://127.0.0.1:{port}/metrics");
             int answered = 0;
@@ -210,9 +209,9 @@ public sealed class ScrapeListenerTests
     [Fact]
     public async Task StoppingTheHostReleasesThePort()
     {
-        int port = FreeLoopbackPort();
-        using IHost host = BuildHost(o => o.AddScrapeListener(port));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0));
         await host.StartAsync();
+        int port = BoundPort(host);
         using (HttpClient client = NewClient())
         using (HttpResponseMessage response = await client.GetAsync(new Uri($"http://127.0.0.1:{port}/metrics")))
         {
@@ -232,16 +231,16 @@ public sealed class ScrapeListenerTests
     [Fact]
     public async Task ListenerIsConfiguredFromTheConfigurationSection()
     {
-        int port = FreeLoopbackPort();
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
         {
-            ["ScalableMetrics:ScrapeListener:Port"] = port.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            ["ScalableMetrics:ScrapeListener:Port"] = "0",
             ["ScalableMetrics:ScrapeListener:Path"] = "/prometheus",
         });
         builder.AddScalableMetrics();
         using IHost host = builder.Build();
         await host.StartAsync();
+        int port = BoundPort(host);
         try
         {
             using HttpClient client = NewClient();
@@ -319,15 +318,8 @@ public sealed class ScrapeListenerTests
 
     private static HttpClient NewClient() => new() { Timeout = s_requestTimeout };
 
-    // A port free now: the operating system's pick for port 0, released. Another process could
-    // take it before the host binds it; on a test machine that is rare, and the test then fails
-    // loudly at start rather than passing wrongly.
-    private static int FreeLoopbackPort()
-    {
-        var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        int port = ((IPEndPoint)listener.LocalEndpoint).Port;
-        listener.Stop();
-        return port;
-    }
+    // The port the listener bound for a configured port of 0: the system's pick, held from the
+    // start, so that no other process can take it between a probe and the bind.
+    private static int BoundPort(IHost host) =>
+        Assert.NotNull(host.Services.GetRequiredService<ScrapeListener>().BoundPort);
 }
