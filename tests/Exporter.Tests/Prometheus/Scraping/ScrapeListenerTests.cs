@@ -3,6 +3,7 @@ using System.Net.Sockets;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 
@@ -207,6 +208,37 @@ public sealed class ScrapeListenerTests
     }
 
     [Fact]
+    public async Task TheListenerLogsWhereItServesOnceAndNothingPerScrape()
+    {
+        var logs = new ListLogger();
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders().AddProvider(new OneLoggerProvider(logs));
+        builder.AddScalableMetrics(o => o.AddScrapeListener(0));
+        using IHost host = builder.Build();
+        await host.StartAsync();
+        int port = BoundPort(host);
+        try
+        {
+            using HttpClient client = NewClient();
+            for (int i = 0; i < 2; i++)
+            {
+                using HttpResponseMessage response = await client.GetAsync(new Uri($"http://127.0.0.1:{port}/metrics"));
+                Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+            }
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+
+        var serving = Assert.Single(logs.Events, e => e.EventId.Id == 50);
+        Assert.Equal(($"Prometheus scrape listener serving http://127.0.0.1:{port}/metrics", LogLevel.Information), (serving.Message, serving.Level));
+
+        // Kestrel's and its host's information (a line per request, "Now listening on") is left out.
+        Assert.DoesNotContain(logs.Messages, m => m.Contains("Request starting", StringComparison.Ordinal) || m.Contains("Now listening", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task StoppingTheHostReleasesThePort()
     {
         using IHost host = BuildHost(o => o.AddScrapeListener(0));
@@ -314,6 +346,15 @@ public sealed class ScrapeListenerTests
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.AddScalableMetrics(configure);
         return builder.Build();
+    }
+
+    private sealed class OneLoggerProvider(ILogger logger) : ILoggerProvider
+    {
+        public ILogger CreateLogger(string categoryName) => logger;
+
+        public void Dispose()
+        {
+        }
     }
 
     private static HttpClient NewClient() => new() { Timeout = s_requestTimeout };
