@@ -76,6 +76,8 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <param name="logger">Where the families and series left out are reported; <see langword="null"/> for nowhere.</param>
     /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="scopeName"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="scopeName"/> is empty or white space.</exception>
+    /// <remarks>A scraper made here writes no <c>scalablemetrics_*</c> families about the library
+    /// itself: the one <c>AddScalableMetrics</c> registers does (<see cref="ScalableMetricsOptions.ExportSelfMetrics"/>).</remarks>
     public PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion = null, PrometheusPullExporter? otherMeters = null, ILogger<PrometheusScraper>? logger = null)
         : this(registry, scopeName, scopeVersion, otherMeters, logger, listened: null)
     {
