@@ -118,6 +118,13 @@ public sealed class MetricRegistry
     /// an instrument exports at most one more series than this.</summary>
     public int MaxSeriesPerInstrument { get; }
 
+    /// <summary>Whether <paramref name="instrument"/>, one of this registry's, has its overflow series:
+    /// a tag set came past <see cref="MaxSeriesPerInstrument"/> and was recorded there.</summary>
+    /// <remarks>Its series table creates at most <see cref="MaxSeriesPerInstrument"/> series for
+    /// callers' tag sets, and counts the overflow series only once it exists, created by the record
+    /// it takes: one series more than the limit is that series.</remarks>
+    internal bool HasOverflowSeries(Instrument instrument) => instrument.SeriesCount > MaxSeriesPerInstrument;
+
     /// <summary>The most instruments this registry creates (<see cref="MetricRegistryOptions.MaxInstruments"/>).</summary>
     public int MaxInstruments { get; }
 

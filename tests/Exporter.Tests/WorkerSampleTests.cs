@@ -1,7 +1,7 @@
 using System.Globalization;
-using System.Net;
-using System.Net.Sockets;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 using ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 using ScalableMetrics.Samples.Worker;
 
@@ -14,14 +14,14 @@ public sealed class WorkerSampleTests
     public async Task WorkerTasksAddExactlyTheConfiguredItemsAndTheListenerServesThem()
     {
         const int Items = 100_003;
-        int port = FreeLoopbackPort();
         using IHost host = WorkerApp.Create([
-            "--ScalableMetrics:ScrapeListener:Port=" + port.ToString(CultureInfo.InvariantCulture),
+            "--ScalableMetrics:ScrapeListener:Port=0",
             "--Worker:Items=" + Items.ToString(CultureInfo.InvariantCulture),
             // More tasks than items divide evenly among: the split must still cover each item once.
             "--Worker:Tasks=7",
         ]);
         await host.StartAsync();
+        int port = Assert.NotNull(host.Services.GetRequiredService<ScrapeListener>().BoundPort);
         try
         {
             using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
@@ -55,14 +55,5 @@ public sealed class WorkerSampleTests
         {
             await host.StopAsync();
         }
-    }
-
-    private static int FreeLoopbackPort()
-    {
-        var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        int port = ((IPEndPoint)listener.LocalEndpoint).Port;
-        listener.Stop();
-        return port;
     }
 }

@@ -85,7 +85,8 @@ public static class ScalableMetricsServiceCollectionExtensions
                 value.MeterVersion,
                 provider.GetRequiredService<PrometheusPullExporter>(),
                 provider.GetService<ILogger<PrometheusScraper>>(),
-                provider.GetRequiredService<MeterListenerHost>())
+                provider.GetRequiredService<MeterListenerHost>(),
+                value.ExportSelfMetrics)
             {
                 ResourceAttributes = ServiceResource.Attributes(value),
             };
