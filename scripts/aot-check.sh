@@ -9,9 +9,9 @@
 # and the counter reaches $ITEMS; scrapes /metrics with curl and checks the worker's families
 # (the counter worker_items_total, the histogram worker_item_steps with cumulative buckets ending
 # in le="+Inf" equal to its _count, the exponential histogram worker_item_number with its exact
-# count and sum), each series exact; checks from the worker's log that its registry took the
-# restartable write path (WritePath.RestartableSequence, Linux x86-64 with glibc 2.35 or later);
-# then sends it SIGTERM and fails unless it exits 0 within $STOP_TIMEOUT_SECONDS.
+# count and sum), each series exact; checks from the write path the host logs at start that the
+# registry took the restartable one (WritePath.RestartableSequence: Linux x86-64, glibc 2.35 or
+# later); then sends it SIGTERM and fails unless it exits 0 within $STOP_TIMEOUT_SECONDS.
 # Needs a C compiler to link (clang, or gcc, which ILCompiler falls back to), curl, and python3 (to
 # pick a free port): installs clang, curl or python3 from Debian's packages only when missing.
 set -euo pipefail
@@ -131,10 +131,10 @@ fi
 echo "counter, histogram and exponential histogram exact: $ITEMS items"
 
 echo "== checking the write path"
-# The worker logs its registry's write path and why (PartitionedWorkService); every line naming a
-# write path must name the restartable one.
+# The host logs each registry's write path and why at start (event 41, "ScalableMetrics write
+# path: ..."); every line naming a write path must name the restartable one.
 write_path_lines=$(grep -i 'write path' "$work/worker.log" || true)
-[[ -n $write_path_lines ]] || fail "the worker logged no write path"
+grep -q 'ScalableMetrics write path:' <<<"$write_path_lines" || fail "the worker logged no write path"
 if ! grep -q 'RestartableSequence' <<<"$write_path_lines" || grep -Eq 'InterlockedProcessorId|PerThread' <<<"$write_path_lines"; then
   echo "$write_path_lines" >&2
   fail "the native worker did not take the restartable write path"

@@ -23,7 +23,6 @@ public sealed class PartitionedWorkService : BackgroundService
 
     private readonly PartitionedWorkOptions _options;
     private readonly ILogger<PartitionedWorkService> _logger;
-    private readonly MetricRegistry _registry;
     private readonly CounterSeries _items;
     private readonly HistogramSeries _steps;
     private readonly ExponentialHistogramSeries _numbers;
@@ -31,12 +30,11 @@ public sealed class PartitionedWorkService : BackgroundService
     /// <summary>Creates the service and its instruments.</summary>
     /// <param name="registry">The registry the instruments are created in.</param>
     /// <param name="options">How much work to do.</param>
-    /// <param name="logger">Logs the registry's write path, and the start and the end of the work.</param>
+    /// <param name="logger">Logs the start and the end of the work.</param>
     public PartitionedWorkService(MetricRegistry registry, IOptions<PartitionedWorkOptions> options, ILogger<PartitionedWorkService> logger)
     {
         _options = options.Value;
         _logger = logger;
-        _registry = registry;
         var kind = new KeyValuePair<string, object?>("work.kind", "collatz");
         _items = registry.CreateCounter("worker.items", "{item}", "Items processed by the worker tasks.").Bind(kind);
         _steps = registry.CreateHistogram("worker.item.steps", "{step}", "Collatz steps per item processed.", StepBoundaries).Bind(kind);
@@ -52,10 +50,6 @@ public sealed class PartitionedWorkService : BackgroundService
     {
         int tasks = _options.Tasks > 0 ? _options.Tasks : Environment.ProcessorCount;
         long items = _options.Items;
-
-        // Which write path the partitioned adds take here, and why: scripts/aot-check.sh reads it
-        // to check that the natively compiled worker still takes the restartable one.
-        _logger.LogInformation("Worker: the registry's write path is {WritePath}: {WritePathReason}", _registry.WritePath, _registry.WritePathReason);
         if (_options.StartWhenFileExists is { } startFile)
         {
             _logger.LogInformation("Worker: starting when {StartFile} exists", startFile);
