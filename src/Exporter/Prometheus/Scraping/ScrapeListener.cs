@@ -155,7 +155,7 @@ internal sealed class ScrapeListener(IServiceProvider services) : IDisposable
         }
     }
 
-    // The same answer as MapPrometheusScrapingEndpoint gives (ScrapeAnswer), written to an HttpListener response.
+    // The same answer as MapScalableMetrics gives (ScrapeAnswer), written to an HttpListener response.
     private async Task ScrapeAsync(HttpListenerRequest request, HttpListenerResponse response)
     {
         using ScrapeAnswer? answer = await ScrapeAnswer.ScrapeAsync(

@@ -117,7 +117,7 @@ public sealed partial class OpenMetricsScrapeTests
             o.ConfigureMeterProvider(b => b.AddMeter(otherMeterName));
         });
         await using WebApplication app = builder.Build();
-        app.MapPrometheusScrapingEndpoint();
+        app.MapScalableMetrics();
         await app.StartAsync();
         app.Services.GetRequiredService<MetricRegistry>().CreateCounter("orders").Add(4);
         otherMeter.CreateCounter<long>("other.calls", "s").Add(5);

@@ -28,7 +28,7 @@ public sealed class ScrapeIndependenceTests
             o.ConfigureMeterProvider(b => b.AddMeter(otherMeterName));
         });
         await using WebApplication app = builder.Build();
-        app.MapPrometheusScrapingEndpoint();
+        app.MapScalableMetrics();
         await app.StartAsync();
         MetricRegistry registry = app.Services.GetRequiredService<MetricRegistry>();
         for (int i = 0; i < 20; i++)
