@@ -259,8 +259,8 @@ public sealed class MetricRegistry
     /// per record), so that the Prometheus protobuf exposition carries both kinds in one message, as client_golang's histograms
     /// do, and the text formats write these <c>le</c> buckets; null (the default) for none. Finite, strictly increasing, 1 to 256.</param>
     /// <returns>The histogram.</returns>
-    /// <remarks>Each series takes one slot per bucket from <paramref name="minValue"/> to <paramref name="maxValue"/>, plus two, in every partition:
-    /// 243 slots (1,944 bytes) per partition with the defaults; at most <c>512</c> buckets. See <see cref="PartitionedExponentialHistogram"/> for why the scale is fixed.</remarks>
+    /// <remarks>Each series takes one slot per bucket from <paramref name="minValue"/> to <paramref name="maxValue"/>, plus two, plus one per classic
+    /// bucket (boundaries + 1), in every partition: 243 slots (1,944 bytes) per partition with the defaults; at most <c>512</c> buckets. See <see cref="PartitionedExponentialHistogram"/> for why the scale is fixed.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The scale, a value bound or <paramref name="maxBuckets"/> is out of range, or the range takes more than 512 buckets at that scale.</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,

@@ -17,6 +17,7 @@ public static class ScalableMetricsMeterProviderBuilderExtensions
     // The builders the bridge's meter was added to: a second call on one builder adds nothing,
     // where a second view would make a second stream of every instrument (duplicate series).
     private static readonly ConditionalWeakTable<MeterProviderBuilder, object> s_added = [];
+    private static readonly object s_marker = new();
 
     /// <summary>
     /// Adds the meter of the container's <see cref="MeterBridge"/>, which publishes the container's
@@ -62,7 +63,7 @@ public static class ScalableMetricsMeterProviderBuilderExtensions
         builder.ConfigureServices(static services => services.AddScalableMetrics());
         deferred.Configure(static (services, builder) =>
         {
-            if (!s_added.TryAdd(builder, s_added))
+            if (!s_added.TryAdd(builder, s_marker))
             {
                 return;
             }
