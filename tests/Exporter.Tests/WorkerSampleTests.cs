@@ -50,6 +50,12 @@ public sealed class WorkerSampleTests
             Assert.Equal(PrometheusScraper.ProtobufContentType, response.Content.Headers.ContentType?.ToString());
             ProtoMessage native = ProtoMessage.ParseDelimited(await response.Content.ReadAsByteArrayAsync()).Single(f => f.String(1) == "worker_item_number").Message(4).Message(7);
             Assert.Equal((3L, (ulong)Items, 1UL), (ProtoMessage.ZigZag(native.Varint(5)), native.Varint(1), native.Varint(7)));
+
+            // Its classic buckets in the same message, and in text: the items at or below each boundary.
+            Assert.Equal(
+                PartitionedWorkService.NumberBoundaries.Select(b => (b, (ulong)Math.Min(b, Items))),
+                native.Messages(3).Select(bucket => (bucket.Double(2), bucket.Varint(1))));
+            Assert.Contains($"worker_item_number_bucket{{otel_scope_name=\"ScalableMetrics\",work_kind=\"collatz\",le=\"100\"}} {Math.Min(100, Items)}", body);
         }
         finally
         {

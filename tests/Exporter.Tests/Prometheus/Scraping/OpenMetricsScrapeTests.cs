@@ -120,7 +120,7 @@ public sealed partial class OpenMetricsScrapeTests
             o.ExportSelfMetrics = false;
         });
         await using WebApplication app = builder.Build();
-        app.MapPrometheusScrapingEndpoint();
+        app.MapScalableMetrics();
         await app.StartAsync();
         app.Services.GetRequiredService<MetricRegistry>().CreateCounter("orders").Add(4);
         otherMeter.CreateCounter<long>("other.calls", "s").Add(5);

@@ -31,7 +31,7 @@ public sealed class ScrapeIndependenceTests
             o.ExportSelfMetrics = false;
         });
         await using WebApplication app = builder.Build();
-        app.MapPrometheusScrapingEndpoint();
+        app.MapScalableMetrics();
         await app.StartAsync();
         MetricRegistry registry = app.Services.GetRequiredService<MetricRegistry>();
         for (int i = 0; i < 20; i++)
