@@ -290,6 +290,26 @@ public class OtlpMetricsCollectorTests
     }
 
     [Fact]
+    public void ACollectionStartedDuringAnotherIsRefused()
+    {
+        var registry = new MetricRegistry();
+        OtlpMetricsCollector collector = null!;
+        string? refusal = null;
+        registry.CreateObservableGauge("reentrant", () =>
+        {
+            refusal = Assert.Throws<InvalidOperationException>(() => collector.Collect()).Message;
+            return [new Measurement<long>(1)];
+        });
+        collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Cumulative);
+
+        ExportMetricsServiceRequest request = Parse(collector.Collect());
+
+        Assert.Contains("already under way", refusal, StringComparison.Ordinal);
+        Assert.Equal(1, Assert.Single(Metric(request, "reentrant").Gauge.DataPoints).AsInt);
+        Assert.True(HasMetric(Parse(collector.Collect()), "reentrant"));
+    }
+
+    [Fact]
     public void BadArgumentsAreRefusedByName()
     {
         Assert.Equal("scopes", Assert.Throws<ArgumentNullException>(() => new OtlpMetricsCollector(null!, [], OtlpTemporality.Delta)).ParamName);
