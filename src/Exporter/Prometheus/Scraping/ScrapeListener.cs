@@ -183,11 +183,9 @@ internal sealed class ScrapeListener(IServiceProvider services) : IDisposable
         {
             response.AddHeader("Content-Encoding", "gzip");
         }
-        else
-        {
-            response.ContentLength64 = answer.Body.Length;
-        }
 
-        await answer.WriteBodyAsync(response.OutputStream, CancellationToken.None).ConfigureAwait(false);
+        ReadOnlyMemory<byte> body = await answer.EncodedBodyAsync().ConfigureAwait(false);
+        response.ContentLength64 = body.Length;
+        await ScrapeAnswer.WriteAsync(response.OutputStream, body, CancellationToken.None).ConfigureAwait(false);
     }
 }
