@@ -200,10 +200,11 @@ internal abstract class ExpositionWriter
     /// <param name="name">The family name (a counter's sample name <c>B_total</c>).</param>
     /// <param name="kind">The family's kind.</param>
     /// <param name="labels">The series' labels.</param>
+    /// <param name="labelText">The labels' text (<see cref="LabelBlock.Utf8"/>), from wherever the caller keeps it.</param>
     /// <param name="value">The sample's value.</param>
     /// <param name="exemplar">The series' exemplar, or null.</param>
     /// <param name="created">When the series started, or null.</param>
-    public virtual void WriteCounterSeries(string name, ExportedKind kind, LabelBlock labels, long value, Exemplar? exemplar, DateTimeOffset? created)
+    public virtual void WriteCounterSeries(string name, ExportedKind kind, LabelBlock labels, ReadOnlySpan<byte> labelText, long value, Exemplar? exemplar, DateTimeOffset? created)
     {
         WriteSample(name, string.Empty, labels, null, 0, value, exemplar);
         WriteCreated(name, kind, labels, created);

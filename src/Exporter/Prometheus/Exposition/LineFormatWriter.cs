@@ -51,15 +51,15 @@ internal abstract class LineFormatWriter : ExpositionWriter
 
     /// <summary>The sample's line in one piece where no duplicate check is asked for (<see cref="ExpositionWriter.ChecksDuplicates"/>), then OpenMetrics' <c>_created</c>.</summary>
     /// <inheritdoc/>
-    public override void WriteCounterSeries(string name, ExportedKind kind, LabelBlock labels, long value, Exemplar? exemplar, DateTimeOffset? created)
+    public override void WriteCounterSeries(string name, ExportedKind kind, LabelBlock labels, ReadOnlySpan<byte> labelText, long value, Exemplar? exemplar, DateTimeOffset? created)
     {
         if (ChecksDuplicates)
         {
-            base.WriteCounterSeries(name, kind, labels, value, exemplar, created);
+            base.WriteCounterSeries(name, kind, labels, labelText, value, exemplar, created);
             return;
         }
 
-        Output.WriteSample(_names.Get(name, string.Empty), labels.Utf8, default, default, value, endLine: exemplar is null);
+        Output.WriteSample(_names.Get(name, string.Empty), labelText, default, default, value, endLine: exemplar is null);
         if (exemplar is not null)
         {
             WriteExemplar(exemplar);

@@ -193,8 +193,10 @@ internal sealed partial class RegistrySource : IScrapeSource
         SeriesLabelBlocks labels = header.Labels;
         for (int i = 0; i < series.Length; i++)
         {
-            LabelBlock block = labels.Get(i, series[i].Tags, _findLabelBlock);
-            writer.Output.WriteCounterSeries(header.Name, header.Kind, block, totals[i], hasExemplars ? exemplars[i] : null, header.Created);
+            // Keyed by the series: its tags are read only where its block is not remembered.
+            CounterSeries one = series[i];
+            LabelBlock block = labels.Get(i, one, one.Tags, _findLabelBlock);
+            writer.Output.WriteCounterSeries(header.Name, header.Kind, block, labels.Text(i), totals[i], hasExemplars ? exemplars[i] : null, header.Created);
         }
     }
 
@@ -216,7 +218,8 @@ internal sealed partial class RegistrySource : IScrapeSource
         ReadOnlySpan<double> sums = _readScratch.Doubles;
         for (int i = 0; i < series.Length; i++)
         {
-            writer.Output.WriteHistogram(header.Name, Labels(header, i, series[i].Tags), boundaries, counts.Slice(i * stride, bucketCount), sums[i], header.Created);
+            HistogramSeries one = series[i];
+            writer.Output.WriteHistogram(header.Name, header.Labels.Get(i, one, one.Tags, _findLabelBlock), boundaries, counts.Slice(i * stride, bucketCount), sums[i], header.Created);
         }
     }
 
