@@ -20,6 +20,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// are kept spare, and as many for compressed bodies: a scrape that asks for gzip gets the
 /// collection's body compressed once, for every such scrape of the collection
 /// (<see cref="GzipAsync"/>).</para>
+/// <para>A collection that starts while the previous one's responses are still being written
+/// waits for them, at most <see cref="PreviousResponsesWait"/>, before it reads: the scrapes that
+/// arrive meanwhile join it, and it reads after every one of them arrived.</para>
 /// <para>Thread-safe.</para>
 /// </remarks>
 internal sealed class ScrapeCoalescer
@@ -73,9 +76,9 @@ internal sealed class ScrapeCoalescer
                 _collections++;
                 var collection = new CoalescedCollection(this);
 
-                // Under 16 concurrent scrapers of a 4 MB body, writing the responses takes longer
-                // than the collection: a collection that started at once would serve the one scrape
-                // that arrived first, and write into a new buffer while the previous one is sent.
+                // Where many scrapers read a large body, writing the responses takes longer than
+                // the collection: a collection that started at once would serve the one scrape that
+                // arrived first, and write into a new buffer while the previous one is still sent.
                 Task? previousWritten = _inFlight is { References: > 0 } previous ? previous.Written() : null;
                 Task completion = Task.Run(() => RunAsync(collection, previousWritten));
 
