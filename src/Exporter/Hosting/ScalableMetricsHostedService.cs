@@ -13,6 +13,7 @@ namespace ScalableMetrics.Exporter.Hosting;
 /// starts, so that collection is live before the first scrape rather than built by it, and starts
 /// the <see cref="MeterListenerHost"/> for the meters the options name (disposed with the container),
 /// then the standalone <see cref="ScrapeListener"/> when the options configure one, stopped with the host.
+/// Logs at start which write path the registries use, and why (<see cref="WritePathLog"/>).
 /// </summary>
 internal sealed class ScalableMetricsHostedService(IServiceProvider services) : IHostedService
 {
@@ -20,7 +21,10 @@ internal sealed class ScalableMetricsHostedService(IServiceProvider services) : 
     {
         if (services.GetService<ILoggerFactory>() is { } loggers)
         {
-            LegacyRegistryKeys.Warn(services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value, loggers.CreateLogger<ScalableMetricsHostedService>());
+            ScalableMetricsOptions options = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+            ILogger logger = loggers.CreateLogger<ScalableMetricsHostedService>();
+            LegacyRegistryKeys.Warn(options, logger);
+            WritePathLog.Log(logger, services.GetRequiredService<MetricRegistry>(), options);
         }
 
         services.GetRequiredService<ScalableMetricsMeterProvider>();
