@@ -41,37 +41,41 @@ internal static class ConcurrentScrapeCommand
         using HttpClient client = HttpScrapeServices.NewClient();
         await services.CheckAsync(client);
         output.WriteLine($"{HttpScrapeServices.CounterSeries:N0} counter series, {HttpScrapeServices.HistogramSeries:N0} histogram series; {scrapers} concurrent scrapers, {seconds:0.##} s per target; {Environment.ProcessorCount} logical cores");
-        output.WriteLine($"{"target",-42} {"scrapes/s",10} {"mean ms",9} {"bytes/scrape",13} {"x baseline",11} {"scrapes/collection",19}");
+        output.WriteLine($"{"target",-42} {"scrapes/s",10} {"mean ms",9} {"bytes/scrape",13} {"x baseline",11} {"scrapes/collection",19} {"cpu ms/scrape",14} {"cpu x baseline",15}");
         string filter = arguments.Length > 2 ? arguments[2] : string.Empty;
         ScrapeTarget[] targets = [.. services.Targets.Where(t => t.Name.Contains(filter, StringComparison.Ordinal))];
 
         // The targets take turns, a slice of at most a second each, until each has had its time:
         // on a shared machine, load that comes and goes then falls on every target alike.
-        var totals = targets.ToDictionary(t => t.Name, _ => (Scrapes: 0L, Bytes: 0L, Seconds: 0.0, Collections: 0));
+        var totals = targets.ToDictionary(t => t.Name, _ => (Scrapes: 0L, Bytes: 0L, Seconds: 0.0, Collections: 0, Cpu: 0.0));
         int slices = (int)Math.Ceiling(seconds / SliceSeconds);
         for (int slice = 0; slice < slices; slice++)
         {
             foreach (ScrapeTarget target in targets)
             {
                 int collections = services.OurCollections;
+                TimeSpan cpuBefore = Environment.CpuUsage.TotalTime;
                 (long scrapes, long bytes, double elapsed) = await LoadAsync(client, target, scrapers, TimeSpan.FromSeconds(seconds / slices));
+                double cpu = (Environment.CpuUsage.TotalTime - cpuBefore).TotalMilliseconds;
                 var total = totals[target.Name];
-                totals[target.Name] = (total.Scrapes + scrapes, total.Bytes + bytes, total.Seconds + elapsed, total.Collections + services.OurCollections - collections);
+                totals[target.Name] = (total.Scrapes + scrapes, total.Bytes + bytes, total.Seconds + elapsed, total.Collections + services.OurCollections - collections, total.Cpu + cpu);
             }
         }
 
         foreach (ScrapeTarget target in targets)
         {
-            (long scrapes, long bytes, double elapsed, int collections) = totals[target.Name];
+            (long scrapes, long bytes, double elapsed, int collections, double cpu) = totals[target.Name];
+            double cpuPerScrape = cpu / Math.Max(1, scrapes);
             double rate = scrapes / elapsed;
 
             // Ours only: OpenTelemetry's exporter does not say how many collections it ran.
             string perCollection = collections > 0 ? ((double)scrapes / collections).ToString("N1", CultureInfo.InvariantCulture) : string.Empty;
             string baseline = $"{Baseline} {FormatOf(target)}";
             string ratio = totals.TryGetValue(baseline, out var b) && b.Scrapes > 0 ? (rate / (b.Scrapes / b.Seconds)).ToString("0.00", CultureInfo.InvariantCulture) : string.Empty;
+            string cpuRatio = b.Scrapes > 0 ? (cpuPerScrape / (b.Cpu / b.Scrapes)).ToString("0.00", CultureInfo.InvariantCulture) : string.Empty;
             output.WriteLine(string.Create(
                 CultureInfo.InvariantCulture,
-                $"{target.Name,-42} {rate,10:N1} {elapsed * 1000 * scrapers / Math.Max(1, scrapes),9:N2} {bytes / Math.Max(1, scrapes),13:N0} {ratio,11} {perCollection,19}"));
+                $"{target.Name,-42} {rate,10:N1} {elapsed * 1000 * scrapers / Math.Max(1, scrapes),9:N2} {bytes / Math.Max(1, scrapes),13:N0} {ratio,11} {perCollection,19} {cpuPerScrape,14:N3} {cpuRatio,15}"));
         }
 
         return 0;

@@ -58,6 +58,7 @@ internal static class SequentialScrapeCommand
         var times = targets.ToDictionary(t => t.Name, _ => new List<double>());
         var allocated = targets.ToDictionary(t => t.Name, _ => long.MaxValue);
         var gen2 = targets.ToDictionary(t => t.Name, _ => 0);
+        var cpu = targets.ToDictionary(t => t.Name, _ => new List<double>());
         for (int round = 0; round < rounds; round++)
         {
             foreach (ScrapeTarget target in targets)
@@ -75,6 +76,7 @@ internal static class SequentialScrapeCommand
 
                 int gen2Before = GC.CollectionCount(2);
                 long before = GC.GetTotalAllocatedBytes(precise: true);
+                TimeSpan cpuBefore = Environment.CpuUsage.TotalTime;
                 var clock = Stopwatch.StartNew();
                 for (int i = 0; i < scrapes; i++)
                 {
@@ -82,6 +84,7 @@ internal static class SequentialScrapeCommand
                 }
 
                 times[target.Name].Add(clock.Elapsed.TotalMilliseconds / scrapes);
+                cpu[target.Name].Add((Environment.CpuUsage.TotalTime - cpuBefore).TotalMilliseconds / scrapes);
                 allocated[target.Name] = Math.Min(allocated[target.Name], (GC.GetTotalAllocatedBytes(precise: true) - before) / scrapes);
                 gen2[target.Name] += GC.CollectionCount(2) - gen2Before;
             }
@@ -97,15 +100,17 @@ internal static class SequentialScrapeCommand
             }
         }
 
-        output.WriteLine($"{"target",-42} {"median ms",10} {"min ms",8} {"max ms",8} {"x baseline",11} {"allocated/scrape",17} {"gen2 GCs/100",13}");
+        output.WriteLine($"{"target",-42} {"median ms",10} {"min ms",8} {"max ms",8} {"x baseline",11} {"allocated/scrape",17} {"gen2 GCs/100",13} {"cpu ms",8} {"cpu x baseline",15}");
         foreach (ScrapeTarget target in targets)
         {
             double median = Median(times[target.Name]);
             string baseline = $"{Baseline} {FormatOf(target)}";
             string ratio = times.TryGetValue(baseline, out List<double>? baselineTimes) ? (median / Median(baselineTimes)).ToString("0.00", CultureInfo.InvariantCulture) : "";
+            double cpuMedian = Median(cpu[target.Name]);
+            string cpuRatio = cpu.TryGetValue(baseline, out List<double>? baselineCpu) ? (cpuMedian / Median(baselineCpu)).ToString("0.00", CultureInfo.InvariantCulture) : "";
             output.WriteLine(string.Create(
                 CultureInfo.InvariantCulture,
-                $"{target.Name,-42} {median,10:N3} {times[target.Name].Min(),8:N3} {times[target.Name].Max(),8:N3} {ratio,11} {allocated[target.Name],17:N0} {100.0 * gen2[target.Name] / (rounds * scrapes),13:N1}"));
+                $"{target.Name,-42} {median,10:N3} {times[target.Name].Min(),8:N3} {times[target.Name].Max(),8:N3} {ratio,11} {allocated[target.Name],17:N0} {100.0 * gen2[target.Name] / (rounds * scrapes),13:N1} {cpuMedian,8:N3} {cpuRatio,15}"));
         }
 
         return 0;

@@ -4,6 +4,7 @@ using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Exemplars;
 using ScalableMetrics.Diagnostics;
+using ScalableMetrics.Instruments;
 
 namespace ScalableMetrics;
 
@@ -372,6 +373,34 @@ public abstract unsafe class PartitionedSeries : Series
             {
                 // A strided walk of one slot per series: cheaper than summing every slot again as doubles.
                 doubles[i] = ranges[i].Chunk.FirstGeneration.SumSlotDouble(ranges[i].FirstSlot + doubleSlot);
+            }
+        }
+    }
+
+    /// <summary>
+    /// As <see cref="ReadAllWithDouble"/> (or, where <paramref name="doubleSlot"/> is negative, as
+    /// <see cref="ReadAll(PartitionArena, IReadOnlyList{PartitionedSeries}, int, Span{long})"/>), for
+    /// a span of series, with the slot ranges written into <paramref name="scratch"/>'s kept array
+    /// rather than a new one: a reader that reads every scrape allocates nothing here.
+    /// </summary>
+    private protected static void ReadAllInto<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, int slotsPerSeries, int doubleSlot, SeriesReadScratch scratch, Span<long> totals, Span<double> doubles)
+        where TSeries : PartitionedSeries
+    {
+        lock (arena.ReadLock)
+        {
+            Span<SlotRange> ranges = scratch.Ranges(series.Length).AsSpan(0, series.Length);
+            for (int i = 0; i < ranges.Length; i++)
+            {
+                ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
+            }
+
+            arena.SumRanges(ranges, slotsPerSeries, totals, SlotSum.Saturating);
+            if (doubleSlot >= 0)
+            {
+                for (int i = 0; i < ranges.Length; i++)
+                {
+                    doubles[i] = ranges[i].Chunk.FirstGeneration.SumSlotDouble(ranges[i].FirstSlot + doubleSlot);
+                }
             }
         }
     }

@@ -14,7 +14,7 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// <remarks>
 /// <para>The sources write every family the same way in every format: a counter's or gauge's
 /// series through <see cref="WriteSample(string, string, LabelBlock, string?, double, long, Exemplar?)"/>,
-/// a histogram's or summary's whole through <see cref="WriteHistogram"/>,
+/// a histogram's or summary's whole through <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, IReadOnlyList{long}, double, DateTimeOffset?, IReadOnlyList{Exemplar?}?)"/>,
 /// <see cref="WriteExponentialHistogram"/> and <see cref="WriteSummary"/> (in protobuf a series is
 /// one <c>Metric</c> message, never sample by sample).</para>
 /// <para>What every format shares is here: the label blocks the series come with
@@ -167,6 +167,49 @@ internal abstract class ExpositionWriter
         WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, cumulative, sum, created, exemplars);
     }
 
+    /// <summary>
+    /// One histogram series, as <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, IReadOnlyList{long}, double, DateTimeOffset?, IReadOnlyList{Exemplar?}?)"/>
+    /// writes it without exemplars, its bucket counts a span of a reader's kept array
+    /// (<c>PartitionedHistogram.ReadInto</c>): the same bytes, nothing allocated.
+    /// </summary>
+    /// <param name="name">The family name (<c>B</c> of <c>B_bucket</c>).</param>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="boundaries">The bucket boundaries, increasing.</param>
+    /// <param name="bucketCounts">The count of each bucket, not cumulative: one more than <paramref name="boundaries"/>.</param>
+    /// <param name="sum">The sum of the values recorded.</param>
+    /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
+    public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created)
+    {
+        _cumulativeScratch.Clear();
+        long cumulative = 0;
+        for (int i = 0; i < boundaries.Count; i++)
+        {
+            cumulative = SaturatingCounts.Add(cumulative, bucketCounts[i]);
+            _cumulativeScratch.Add(cumulative);
+        }
+
+        cumulative = SaturatingCounts.Add(cumulative, bucketCounts[boundaries.Count]);
+        WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, cumulative, sum, created, exemplars: null);
+    }
+
+    /// <summary>
+    /// One series of a counter of integer value: its sample, as
+    /// <see cref="WriteSample(string, string, LabelBlock, string?, double, long, Exemplar?)"/> writes it
+    /// without suffix or extra label, then its <see cref="WriteCreated"/>. The text formats write the line in one piece.
+    /// </summary>
+    /// <param name="name">The family name (a counter's sample name <c>B_total</c>).</param>
+    /// <param name="kind">The family's kind.</param>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="labelText">The labels' text (<see cref="LabelBlock.Utf8"/>), from wherever the caller keeps it.</param>
+    /// <param name="value">The sample's value.</param>
+    /// <param name="exemplar">The series' exemplar, or null.</param>
+    /// <param name="created">When the series started, or null.</param>
+    public virtual void WriteCounterSeries(string name, ExportedKind kind, LabelBlock labels, ReadOnlySpan<byte> labelText, long value, Exemplar? exemplar, DateTimeOffset? created)
+    {
+        WriteSample(name, string.Empty, labels, null, 0, value, exemplar);
+        WriteCreated(name, kind, labels, created);
+    }
+
     /// <summary>One exponential histogram series: a native histogram where the format has one, its buckets as a classic histogram's where not.</summary>
     /// <param name="name">The family name.</param>
     /// <param name="labels">The series' labels.</param>
@@ -195,7 +238,7 @@ internal abstract class ExpositionWriter
     /// <inheritdoc/>
     public override string ToString() => Output.ToString();
 
-    /// <summary>One histogram series of cumulative counts (<see cref="WriteHistogram"/>).</summary>
+    /// <summary>One histogram series of cumulative counts (<see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, IReadOnlyList{long}, double, DateTimeOffset?, IReadOnlyList{Exemplar?}?)"/>).</summary>
     /// <param name="name">The family name.</param>
     /// <param name="labels">The series' labels.</param>
     /// <param name="boundaries">The finite boundaries, increasing.</param>

@@ -48,6 +48,26 @@ internal abstract class LineFormatWriter : ExpositionWriter
         Output.Write((byte)'\n');
     }
 
+    /// <summary>The sample's line in one piece where no duplicate check is asked for (<see cref="ExpositionWriter.ChecksDuplicates"/>), then OpenMetrics' <c>_created</c>.</summary>
+    /// <inheritdoc/>
+    public override void WriteCounterSeries(string name, ExportedKind kind, LabelBlock labels, ReadOnlySpan<byte> labelText, long value, Exemplar? exemplar, DateTimeOffset? created)
+    {
+        if (ChecksDuplicates)
+        {
+            base.WriteCounterSeries(name, kind, labels, labelText, value, exemplar, created);
+            return;
+        }
+
+        Output.WriteSample(_names.Get(name, string.Empty), labelText, default, default, value, endLine: exemplar is null);
+        if (exemplar is not null)
+        {
+            WriteExemplar(exemplar);
+            Output.Write((byte)'\n');
+        }
+
+        WriteCreated(name, kind, labels, created);
+    }
+
     /// <summary>
     /// The text formats have no native histogram: its classic buckets (<see cref="ClassicBuckets"/>:
     /// the instrument's classic boundaries, else its non-empty exponential buckets), then
@@ -72,12 +92,28 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <inheritdoc/>
     protected override void WriteCumulativeHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?>? exemplars)
     {
-        for (int i = 0; i < boundaries.Count; i++)
+        if (ChecksDuplicates || exemplars is not null)
         {
-            WriteBucket(name, labels, BoundaryText(i, boundaries[i]), cumulativeCounts[i], exemplars?[i]);
+            for (int i = 0; i < boundaries.Count; i++)
+            {
+                WriteBucket(name, labels, BoundaryText(i, boundaries[i]), cumulativeCounts[i], exemplars?[i]);
+            }
+
+            WriteBucket(name, labels, "+Inf"u8, count, exemplars?[boundaries.Count]);
+        }
+        else
+        {
+            // Each line in one piece, the name and labels looked up once for the series.
+            ReadOnlySpan<byte> bucketName = _names.Get(name, "_bucket");
+            ReadOnlySpan<byte> labelText = labels.Utf8;
+            for (int i = 0; i < boundaries.Count; i++)
+            {
+                Output.WriteSample(bucketName, labelText, "le"u8, BoundaryText(i, boundaries[i]), cumulativeCounts[i], endLine: true);
+            }
+
+            Output.WriteSample(bucketName, labelText, "le"u8, "+Inf"u8, count, endLine: true);
         }
 
-        WriteBucket(name, labels, "+Inf"u8, count, exemplars?[boundaries.Count]);
         WriteCountAndSum(name, labels, count, sum, negativeBuckets: boundaries.Count > 0 && boundaries[0] < 0);
         WriteCreated(name, ExportedKind.Histogram, labels, created);
     }

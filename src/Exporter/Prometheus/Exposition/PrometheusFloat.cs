@@ -24,6 +24,10 @@ internal static class PrometheusFloat
     private const int MaxPlainExponent = 5;
     private const int MinPlainExponent = -4;
 
+    // The magnitudes Go writes plainly: decimal exponents MinPlainExponent to MaxPlainExponent.
+    private const double PlainLow = 1e-4;
+    private const double PlainHigh = 1e6;
+
     /// <summary>Writes <paramref name="value"/> into <paramref name="destination"/> (at least <see cref="MaxLength"/> bytes).</summary>
     /// <returns>How many bytes were written.</returns>
     public static int Format(double value, Span<byte> destination)
@@ -33,6 +37,17 @@ internal static class PrometheusFloat
             ReadOnlySpan<byte> text = double.IsNaN(value) ? "NaN"u8 : value > 0 ? "+Inf"u8 : "-Inf"u8;
             text.CopyTo(destination);
             return text.Length;
+        }
+
+        // Where Go writes plain notation (a decimal exponent from -4 to 5: 1e-4 <= |value| < 1e6),
+        // .NET's shortest round-trip text is the same bytes: the same digits, plain as well (it
+        // turns to exponent notation only below 1e-5 and from 1e15). Neither side of the test can
+        // fall on the other's side after rounding: the shortest digits name the double exactly.
+        double magnitude = Math.Abs(value);
+        if (magnitude is >= PlainLow and < PlainHigh)
+        {
+            value.TryFormat(destination, out int plain, default, CultureInfo.InvariantCulture);
+            return plain;
         }
 
         // .NET's "R" is the shortest round-trip digits too (since .NET Core 3.0); only the layout differs.

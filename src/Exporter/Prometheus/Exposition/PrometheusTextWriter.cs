@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Buffers.Text;
 using System.Globalization;
 using System.Text;
 
@@ -13,6 +14,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 internal sealed class PrometheusTextWriter
 {
     private const int InitialCapacity = 16 * 1024;
+
+    // The longest long in decimal: a sign and 19 digits.
+    private const int MaxLongLength = 20;
 
     // Label values escape '\', '"' and line feed; help text escapes '\' and line feed only.
     private static readonly SearchValues<char> s_labelValueEscapes = SearchValues.Create("\\\"\n");
@@ -106,9 +110,58 @@ internal sealed class PrometheusTextWriter
 
     public void Write(long value)
     {
-        Span<byte> span = GetSpan(20);
-        value.TryFormat(span, out int written, default, CultureInfo.InvariantCulture);
+        Utf8Formatter.TryFormat(value, GetSpan(MaxLongLength), out int written);
         _length += written;
+    }
+
+    /// <summary>
+    /// A sample's line in one piece, into one span: <c>name{labels,extraLabel="extraValue"} value</c>
+    /// (no braces where there is no label), and its line feed where <paramref name="endLine"/>.
+    /// </summary>
+    /// <param name="name">The sample name, UTF-8.</param>
+    /// <param name="labels">The series' label block, without braces; or empty.</param>
+    /// <param name="extraLabel">A label written after the series' (<c>le</c>), or empty for none.</param>
+    /// <param name="extraValue">Its value, already formatted.</param>
+    /// <param name="value">The sample's value.</param>
+    /// <param name="endLine">Whether the line ends here (no exemplar follows).</param>
+    public void WriteSample(ReadOnlySpan<byte> name, ReadOnlySpan<byte> labels, ReadOnlySpan<byte> extraLabel, ReadOnlySpan<byte> extraValue, long value, bool endLine)
+    {
+        Span<byte> span = GetSpan(name.Length + labels.Length + extraLabel.Length + extraValue.Length + MaxLongLength + 8);
+        name.CopyTo(span);
+        int at = name.Length;
+        if (!labels.IsEmpty || !extraLabel.IsEmpty)
+        {
+            span[at++] = (byte)'{';
+            labels.CopyTo(span[at..]);
+            at += labels.Length;
+            if (!extraLabel.IsEmpty)
+            {
+                if (!labels.IsEmpty)
+                {
+                    span[at++] = (byte)',';
+                }
+
+                extraLabel.CopyTo(span[at..]);
+                at += extraLabel.Length;
+                span[at++] = (byte)'=';
+                span[at++] = (byte)'"';
+                extraValue.CopyTo(span[at..]);
+                at += extraValue.Length;
+                span[at++] = (byte)'"';
+            }
+
+            span[at++] = (byte)'}';
+        }
+
+        span[at++] = (byte)' ';
+        Utf8Formatter.TryFormat(value, span[at..], out int written);
+        at += written;
+        if (endLine)
+        {
+            span[at++] = (byte)'\n';
+        }
+
+        _length += at;
     }
 
     /// <summary>Writes a number (or other formattable value) in the invariant culture.</summary>

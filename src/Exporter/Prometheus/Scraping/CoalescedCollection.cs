@@ -23,6 +23,7 @@ internal sealed class CoalescedCollection
     private readonly ScrapeCoalescer _owner;
     private ArraySegment<byte> _body;
     private byte[]? _array;
+    private TaskCompletionSource? _written;
 
     /// <summary>Creates a collection of <paramref name="owner"/>, not yet started.</summary>
     public CoalescedCollection(ScrapeCoalescer owner) => _owner = owner;
@@ -70,6 +71,25 @@ internal sealed class CoalescedCollection
         _body = body;
         Ended = true;
     }
+
+    /// <summary>
+    /// Ends when the collection has ended and no scrape holds a reference any more (every response
+    /// written, or given up): what the next collection waits for, for a while
+    /// (<see cref="ScrapeCoalescer.DefaultPreviousResponsesWait"/>). Under the coalescer's lock.
+    /// </summary>
+    internal Task Written()
+    {
+        _written ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        if (Ended && References == 0)
+        {
+            _written.TrySetResult();
+        }
+
+        return _written.Task;
+    }
+
+    /// <summary>Ends <see cref="Written"/>'s task, if one was asked for: the last reference has gone and the collection has ended. Under the coalescer's lock.</summary>
+    internal void SignalWritten() => _written?.TrySetResult();
 
     /// <summary>Takes the body's buffer back, once: the collection has ended and no scrape holds a reference. Under the coalescer's lock.</summary>
     internal byte[]? TakeBuffer()

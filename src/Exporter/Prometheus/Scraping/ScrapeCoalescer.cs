@@ -20,6 +20,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// are kept spare, and as many for compressed bodies: a scrape that asks for gzip gets the
 /// collection's body compressed once, for every such scrape of the collection
 /// (<see cref="GzipAsync"/>).</para>
+/// <para>A collection that starts while the previous one's responses are still being written
+/// waits for them, at most <see cref="PreviousResponsesWait"/>, before it reads: the scrapes that
+/// arrive meanwhile join it, and it reads after every one of them arrived.</para>
 /// <para>Thread-safe.</para>
 /// </remarks>
 internal sealed class ScrapeCoalescer
@@ -27,6 +30,14 @@ internal sealed class ScrapeCoalescer
     /// <summary>How many buffers are kept for later collections when no body holds them: enough for a
     /// collection to start while the previous one's responses are still written, and the one before's.</summary>
     public const int MaxSpareBuffers = 2;
+
+    /// <summary>
+    /// How long a collection waits, before it reads anything, for the previous collection's
+    /// responses to be written: the scrapes that arrive meanwhile join it, and the previous body's
+    /// buffer is free for it to write into. Bounded, so that a slow client delays the next
+    /// collection by this at most, never fails it.
+    /// </summary>
+    public static readonly TimeSpan DefaultPreviousResponsesWait = TimeSpan.FromMilliseconds(250);
 
     // The first body's buffer; later ones start at the size of the last body, with room to grow.
     private const int InitialBufferSize = 16 * 1024;
@@ -45,6 +56,9 @@ internal sealed class ScrapeCoalescer
     /// and return the buffer it wrote and the body's length, and never touch that buffer again.</summary>
     public ScrapeCoalescer(Func<byte[], Task<ArraySegment<byte>>> collect) => _collect = collect;
 
+    /// <summary>How long a collection waits for the previous one's responses (<see cref="DefaultPreviousResponsesWait"/>; tests wait for ever).</summary>
+    public TimeSpan PreviousResponsesWait { get; init; } = DefaultPreviousResponsesWait;
+
     /// <summary>How many collections were started: fewer than the scrapes when scrapes were coalesced. For tests.</summary>
     public int Collections => Volatile.Read(ref _collections);
 
@@ -61,9 +75,12 @@ internal sealed class ScrapeCoalescer
             {
                 _collections++;
                 var collection = new CoalescedCollection(this);
-                _spareBuffers.TryPop(out byte[]? spare);
-                int size = Math.Max(InitialBufferSize, _lastBodyLength + (_lastBodyLength / 8));
-                Task completion = Task.Run(() => RunAsync(collection, spare, size));
+
+                // Where many scrapers read a large body, writing the responses takes longer than
+                // the collection: a collection that started at once would serve the one scrape that
+                // arrived first, and write into a new buffer while the previous one is still sent.
+                Task? previousWritten = _inFlight is { References: > 0 } previous ? previous.Written() : null;
+                Task completion = Task.Run(() => RunAsync(collection, previousWritten));
 
                 // Observed here, so a failure that no scrape waited for is not an unobserved exception.
                 _ = completion.ContinueWith(static c => _ = c.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
@@ -84,6 +101,7 @@ internal sealed class ScrapeCoalescer
             if (--collection.References == 0 && collection.Ended)
             {
                 KeepBuffers(collection);
+                collection.SignalWritten();
             }
         }
     }
@@ -110,8 +128,22 @@ internal sealed class ScrapeCoalescer
         }
     }
 
-    private async Task RunAsync(CoalescedCollection collection, byte[]? spare, int size)
+    private async Task RunAsync(CoalescedCollection collection, Task? previousWritten)
     {
+        if (previousWritten is not null)
+        {
+            // Past the wait, collected all the same: the previous responses keep their buffer.
+            await previousWritten.WaitAsync(PreviousResponsesWait).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        }
+
+        byte[]? spare;
+        int size;
+        lock (_gate)
+        {
+            _spareBuffers.TryPop(out spare);
+            size = Math.Max(InitialBufferSize, _lastBodyLength + (_lastBodyLength / 8));
+        }
+
         ArraySegment<byte> body = default;
         try
         {
@@ -131,6 +163,7 @@ internal sealed class ScrapeCoalescer
                 if (collection.References == 0)
                 {
                     KeepBuffers(collection);
+                    collection.SignalWritten();
                 }
             }
         }

@@ -43,11 +43,9 @@ internal static class ScrapeEndpoint
         {
             response.Headers.ContentEncoding = "gzip";
         }
-        else
-        {
-            response.ContentLength = answer.Body.Length;
-        }
 
-        await answer.WriteBodyAsync(response.Body, context.RequestAborted).ConfigureAwait(false);
+        ReadOnlyMemory<byte> body = await answer.EncodedBodyAsync().ConfigureAwait(false);
+        response.ContentLength = body.Length;
+        await ScrapeAnswer.WriteAsync(response.Body, body, context.RequestAborted).ConfigureAwait(false);
     }
 }

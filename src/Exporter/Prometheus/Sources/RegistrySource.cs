@@ -43,6 +43,10 @@ internal sealed partial class RegistrySource : IScrapeSource
     private readonly ConditionalWeakTable<Instrument, object> _warned = [];
     private readonly PrometheusTextWriter _labelScratch = new();
 
+    // Counters' totals and histograms' counts and sums, read straight into arrays kept from scrape
+    // to scrape rather than into readings: a scrape of series that exist allocates nothing per series.
+    private readonly SeriesReadScratch _readScratch = new();
+
     // Made once: a method group made into a delegate at each call would allocate one per series.
     private readonly Func<TagSet, LabelBlock> _findLabelBlock;
     private readonly ConditionalWeakTable<TagSet, LabelBlock>.CreateValueCallback _createLabelBlock;
@@ -178,6 +182,47 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
+    // A counter's series straight from the arena (PartitionedCounter.ReadInto): the same lines as
+    // WriteValues of its readings, in the same order, without a reading per series.
+    private void WriteCounter(InstrumentWriter writer, Header header, PartitionedCounter counter)
+    {
+        ReadOnlySpan<CounterSeries> series = counter.ReadInto(_readScratch, out bool hasExemplars);
+        writer.WriteHeaderIfAny(header, series.Length);
+        ReadOnlySpan<long> totals = _readScratch.Totals;
+        ReadOnlySpan<Exemplar?> exemplars = hasExemplars ? _readScratch.Exemplars : default;
+        SeriesLabelBlocks labels = header.Labels;
+        for (int i = 0; i < series.Length; i++)
+        {
+            // Keyed by the series: its tags are read only where its block is not remembered.
+            CounterSeries one = series[i];
+            LabelBlock block = labels.Get(i, one, one.Tags, _findLabelBlock);
+            writer.Output.WriteCounterSeries(header.Name, header.Kind, block, labels.Text(i), totals[i], hasExemplars ? exemplars[i] : null, header.Created);
+        }
+    }
+
+    // A histogram's series straight from the arena (PartitionedHistogram.ReadInto), where it keeps
+    // no exemplars: the same lines as WriteHistograms of its readings, without a reading per series.
+    private void WriteHistogram(InstrumentWriter writer, Header header, PartitionedHistogram histogram)
+    {
+        if (histogram.KeepsExemplars)
+        {
+            WriteHistograms(writer, header, histogram.Collect());
+            return;
+        }
+
+        ReadOnlySpan<HistogramSeries> series = histogram.ReadInto(_readScratch, out int stride);
+        writer.WriteHeaderIfAny(header, series.Length);
+        IReadOnlyList<double> boundaries = histogram.Boundaries;
+        int bucketCount = boundaries.Count + 1;
+        ReadOnlySpan<long> counts = _readScratch.Totals;
+        ReadOnlySpan<double> sums = _readScratch.Doubles;
+        for (int i = 0; i < series.Length; i++)
+        {
+            HistogramSeries one = series[i];
+            writer.Output.WriteHistogram(header.Name, header.Labels.Get(i, one, one.Tags, _findLabelBlock), boundaries, counts.Slice(i * stride, bucketCount), sums[i], header.Created);
+        }
+    }
+
     private void WriteValues(InstrumentWriter writer, Header header, IReadOnlyList<LongReading> readings)
     {
         writer.WriteHeaderIfAny(header, readings.Count);
@@ -291,7 +336,7 @@ internal sealed partial class RegistrySource : IScrapeSource
             }
         }
 
-        public void Counter(PartitionedCounter counter) => source.WriteValues(this, Header, counter.Collect());
+        public void Counter(PartitionedCounter counter) => source.WriteCounter(this, Header, counter);
 
         public void DoubleCounter(PartitionedDoubleCounter counter) => source.WriteValues(this, Header, counter.Collect());
 
@@ -309,7 +354,7 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         public void ObservableGauge(ObservableGauge gauge) => WriteObserved(gauge);
 
-        public void Histogram(PartitionedHistogram histogram) => source.WriteHistograms(this, Header, histogram.Collect());
+        public void Histogram(PartitionedHistogram histogram) => source.WriteHistogram(this, Header, histogram);
 
         public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => source.WriteHistograms(this, Header, histogram.Collect());
 

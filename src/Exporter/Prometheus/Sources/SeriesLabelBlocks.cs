@@ -7,34 +7,102 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// One instrument's label blocks by the position of their series in its readings: a registry
 /// keeps its series in creation order and never drops one, so from one scrape to the next a
 /// series is read at the same position, and its block is found by one reference compare of its
-/// tag set, rather than by a hash lookup per series.
+/// key (its tag set, or the series itself where the scrape reads series rather than readings),
+/// rather than by a hash lookup per series.
 /// </summary>
-/// <remarks>A tag set not at its remembered position (a series first read, or an order that
-/// changed) is looked up the slow way and remembered there. Not thread-safe: a scrape at a time.</remarks>
+/// <remarks>
+/// <para>Each block's text is also kept here, the instrument's blocks one after the other in
+/// series order (<see cref="Text"/>): a scrape that writes the text formats reads it in one
+/// sequential sweep, where each block's own array is two dependent loads from a scattered object.
+/// Keyed by the series, the compare reads only this array and the table's, never the series.</para>
+/// <para>A key not at its remembered position (a series first read, or an order that changed) is
+/// looked up the slow way and remembered there; its text is appended, and the kept text is
+/// compacted when more than half of it is stale. Not thread-safe: a scrape at a time.</para>
+/// </remarks>
 internal sealed class SeriesLabelBlocks
 {
-    private TagSet?[] _tags = [];
+    private object?[] _keys = [];
     private LabelBlock?[] _blocks = [];
+    private int[] _textStarts = [];
+    private int[] _textLengths = [];
+    private byte[] _text = [];
+    private int _textLength;
+    private int _liveTextLength;
 
     /// <summary>The block of the series read at <paramref name="position"/> with <paramref name="tags"/>; <paramref name="find"/> where it is not remembered there.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public LabelBlock Get(int position, TagSet tags, Func<TagSet, LabelBlock> find) =>
-        (uint)position < (uint)_tags.Length && ReferenceEquals(_tags[position], tags)
+    public LabelBlock Get(int position, TagSet tags, Func<TagSet, LabelBlock> find) => Get(position, tags, tags, find);
+
+    /// <summary>
+    /// The block of the series read at <paramref name="position"/> under <paramref name="key"/> (the
+    /// series, or its tag set); <paramref name="find"/> of <paramref name="tags"/> where it is not remembered there.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public LabelBlock Get(int position, object key, TagSet tags, Func<TagSet, LabelBlock> find) =>
+        (uint)position < (uint)_keys.Length && ReferenceEquals(_keys[position], key)
             ? _blocks[position]!
-            : Remember(position, tags, find(tags));
+            : Remember(position, key, find(tags));
+
+    /// <summary>The text of the block at <paramref name="position"/> (<see cref="LabelBlock.Utf8"/>), once <see cref="Get(int, object, TagSet, Func{TagSet, LabelBlock})"/> returned it there.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public ReadOnlySpan<byte> Text(int position) => _text.AsSpan(_textStarts[position], _textLengths[position]);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private LabelBlock Remember(int position, TagSet tags, LabelBlock block)
+    private LabelBlock Remember(int position, object key, LabelBlock block)
     {
-        if (position >= _tags.Length)
+        if (position >= _keys.Length)
         {
-            int length = Math.Max(position + 1, 2 * _tags.Length);
-            Array.Resize(ref _tags, length);
+            int length = Math.Max(position + 1, 2 * _keys.Length);
+            Array.Resize(ref _keys, length);
             Array.Resize(ref _blocks, length);
+            Array.Resize(ref _textStarts, length);
+            Array.Resize(ref _textLengths, length);
+        }
+        else if (_blocks[position] is not null)
+        {
+            _liveTextLength -= _textLengths[position];
         }
 
-        _tags[position] = tags;
+        // Out of the compaction: its text is appended after it.
+        _keys[position] = key;
+        _blocks[position] = null;
+        if (_textLength - _liveTextLength > _liveTextLength && _textLength > 4096)
+        {
+            Compact();
+        }
+
         _blocks[position] = block;
+        ReadOnlySpan<byte> text = block.Utf8;
+
+        if (_text.Length - _textLength < text.Length)
+        {
+            Array.Resize(ref _text, Math.Max(_textLength + text.Length, 2 * _text.Length));
+        }
+
+        text.CopyTo(_text.AsSpan(_textLength));
+        _textStarts[position] = _textLength;
+        _textLengths[position] = text.Length;
+        _textLength += text.Length;
+        _liveTextLength += text.Length;
         return block;
+    }
+
+    // Rewrites the live text in position order, dropping what replaced blocks left behind.
+    private void Compact()
+    {
+        var text = new byte[Math.Max(_liveTextLength * 2, 1024)];
+        int length = 0;
+        for (int i = 0; i < _blocks.Length; i++)
+        {
+            if (_blocks[i] is { } block)
+            {
+                block.Utf8.CopyTo(text.AsSpan(length));
+                _textStarts[i] = length;
+                length += block.Utf8.Length;
+            }
+        }
+
+        _text = text;
+        _textLength = length;
     }
 }

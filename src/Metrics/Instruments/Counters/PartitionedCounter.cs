@@ -78,6 +78,24 @@ public sealed class PartitionedCounter : Instrument
     public IReadOnlyList<CounterReading> Collect() =>
         SummedReadings.Collect(_series, _arena, CounterSeries.ReadAll, static (TagSet tags, long value, Exemplar? exemplar) => new CounterReading(tags, value) { Exemplar = exemplar });
 
+    /// <summary>
+    /// Reads every series as <see cref="Collect"/> does (exemplars first, then one pass over the
+    /// arena), into <paramref name="scratch"/>'s kept arrays rather than readings: series i's total
+    /// at <see cref="SeriesReadScratch.Totals"/>[i] and, where <paramref name="hasExemplars"/>, its
+    /// newest exemplar at <see cref="SeriesReadScratch.Exemplars"/>[i]. Allocates nothing once the
+    /// scratch has grown to the instrument.
+    /// </summary>
+    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
+    /// <param name="hasExemplars">Whether the series keep exemplars (all of them do, or none).</param>
+    /// <returns>The series read, in creation order: the table's own array, to read, never to change.</returns>
+    internal ReadOnlySpan<CounterSeries> ReadInto(SeriesReadScratch scratch, out bool hasExemplars)
+    {
+        ReadOnlySpan<CounterSeries> series = _series.Series;
+        hasExemplars = SeriesExemplars.ReadNewest(series, scratch);
+        CounterSeries.ReadAllInto(_arena, series, scratch);
+        return series;
+    }
+
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Counter(this);
 }

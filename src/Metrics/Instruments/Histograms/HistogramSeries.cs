@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.Histograms;
 
 namespace ScalableMetrics;
@@ -75,6 +76,13 @@ public sealed class HistogramSeries : PartitionedSeries
     /// </summary>
     internal static void ReadAll(PartitionArena arena, HistogramSeries[] series, HistogramBuckets buckets, Span<long> slots, Span<double> sums) =>
         ReadAllWithDouble(arena, series, SlotCountFor(buckets), buckets.BucketCount, slots, sums);
+
+    /// <summary>As <see cref="ReadAll"/>, into <paramref name="scratch"/>'s kept arrays: series i's slots at i × <see cref="SlotCountFor"/> of its totals, its sum at its doubles[i].</summary>
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<HistogramSeries> series, HistogramBuckets buckets, SeriesReadScratch scratch)
+    {
+        int slotsPerSeries = SlotCountFor(buckets);
+        ReadAllInto(arena, series, slotsPerSeries, buckets.BucketCount, scratch, scratch.TotalsFor(series.Length * slotsPerSeries), scratch.DoublesFor(series.Length));
+    }
 
     // The sum's slot: after the bucket counts.
     private int SumSlot => _buckets.BucketCount;

@@ -131,6 +131,35 @@ public sealed class PartitionedHistogram : Instrument
         return readings;
     }
 
+    /// <summary>
+    /// Reads every series as <see cref="Collect"/> does (one pass over the arena), into
+    /// <paramref name="scratch"/>'s kept arrays rather than readings: series i's bucket counts (not
+    /// cumulative) at <see cref="SeriesReadScratch.Totals"/>[i × <paramref name="stride"/>], as many
+    /// as <see cref="Boundaries"/> plus one, and its sum at <see cref="SeriesReadScratch.Doubles"/>[i].
+    /// No exemplars: a reader that writes them reads with <see cref="Collect"/>
+    /// (<see cref="KeepsExemplars"/>). Allocates nothing once the scratch has grown to the instrument.
+    /// </summary>
+    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
+    /// <param name="stride">How many totals each series takes.</param>
+    /// <returns>The series read, in creation order: the table's own array, to read, never to change.</returns>
+    internal ReadOnlySpan<HistogramSeries> ReadInto(SeriesReadScratch scratch, out int stride)
+    {
+        ReadOnlySpan<HistogramSeries> series = _series.Series;
+        stride = HistogramSeries.SlotCountFor(Buckets);
+        HistogramSeries.ReadAllInto(_arena, series, Buckets, scratch);
+        return series;
+    }
+
+    /// <summary>Whether any series keeps exemplars (the registry's <see cref="MetricRegistryOptions.ExemplarFilter"/> is on).</summary>
+    internal bool KeepsExemplars
+    {
+        get
+        {
+            ReadOnlySpan<HistogramSeries> series = _series.Series;
+            return !series.IsEmpty && series[0].Exemplars is not null;
+        }
+    }
+
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Histogram(this);
 }

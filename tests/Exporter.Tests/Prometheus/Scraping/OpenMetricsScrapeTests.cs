@@ -159,6 +159,10 @@ public sealed partial class OpenMetricsScrapeTests
         gzipped.Headers.AcceptEncoding.Add(new StringWithQualityHeaderValue("gzip"));
         using HttpResponseMessage compressed = await client.SendAsync(gzipped);
         Assert.Equal(["gzip"], compressed.Content.Headers.ContentEncoding);
+
+        // Compressed whole before a byte is sent: a Content-Length, not chunks.
+        Assert.NotEqual(true, compressed.Headers.TransferEncodingChunked);
+        Assert.True(compressed.Content.Headers.ContentLength > 0);
         Assert.Equal(plainText, await Gunzip(compressed));
         await app.StopAsync();
     }

@@ -38,6 +38,8 @@ public sealed class ScrapeListenerTests
             Assert.Equal(HttpStatusCode.OK, response.StatusCode);
             Assert.Equal(PrometheusScraper.OpenMetricsContentType, response.Content.Headers.ContentType?.ToString());
             Assert.Contains("gzip", response.Content.Headers.ContentEncoding);
+            Assert.NotEqual(true, response.Headers.TransferEncodingChunked);
+            Assert.True(response.Content.Headers.ContentLength > 0);
             Assert.Contains("\nlistener_items_total{otel_scope_name=\"ScalableMetrics\"} 42\n", "\n" + body);
             Assert.EndsWith("# EOF\n", body, StringComparison.Ordinal);
         }
