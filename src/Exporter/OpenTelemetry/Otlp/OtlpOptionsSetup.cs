@@ -19,7 +19,17 @@ internal sealed class OtlpOptionsSetup(IServiceProvider services) : IConfigureOp
             OtlpSectionSettings.Apply(configuration, options);
         }
 
-        ScalableMetricsOptions host = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+        ScalableMetricsOptions host;
+        try
+        {
+            host = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+        }
+        catch (OptionsValidationException)
+        {
+            // Their own validation at start reports them, once; the exporter stays off meanwhile.
+            return;
+        }
+
         if (OtlpExporterSwitch.Configurations(host) is { } configurations)
         {
             options.Enabled = true;

@@ -1,6 +1,5 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
-using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
@@ -27,8 +26,11 @@ internal static class OtlpServices
 
         // The client's own 100 s timeout would cut a longer configured Timeout: the exporter's
         // cancellation tokens time every attempt and export instead.
-        services.AddHttpClient(ScalableMetricsOtlpOptions.HttpClientName, static client => client.Timeout = Timeout.InfiniteTimeSpan);
+        // The factory's per-request logs would repeat at every export what the exporter logs once.
+        services.AddHttpClient(ScalableMetricsOtlpOptions.HttpClientName, static client => client.Timeout = Timeout.InfiniteTimeSpan)
+            .RemoveAllLoggers();
+
+        // Started and stopped by ScalableMetricsHostedService, after and before the rest.
         services.AddSingleton<OtlpExportService>();
-        services.AddSingleton<IHostedService>(static provider => provider.GetRequiredService<OtlpExportService>());
     }
 }

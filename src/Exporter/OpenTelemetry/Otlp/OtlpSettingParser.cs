@@ -9,6 +9,9 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 /// </summary>
 internal static class OtlpSettingParser
 {
+    // Every duration of the exporter: positive, and at most a day (as the scrape timeout is).
+    private static readonly TimeSpan s_longest = TimeSpan.FromDays(1);
+
     public static bool TryUri(ScalableMetricsOtlpOptions options, string key, string text, out Uri? uri)
     {
         if (Uri.TryCreate(text.Trim(), UriKind.Absolute, out uri) && (uri.Scheme == Uri.UriSchemeHttp || uri.Scheme == Uri.UriSchemeHttps))
@@ -23,13 +26,13 @@ internal static class OtlpSettingParser
     /// <summary>OpenTelemetry's variables hold durations as whole milliseconds.</summary>
     public static bool TryMilliseconds(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value)
     {
-        if (long.TryParse(text.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long milliseconds) && milliseconds <= (long)TimeSpan.FromDays(1).TotalMilliseconds)
+        if (long.TryParse(text.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long milliseconds) && milliseconds >= 1 && milliseconds <= (long)s_longest.TotalMilliseconds)
         {
             value = TimeSpan.FromMilliseconds(milliseconds);
             return true;
         }
 
-        options.Problems.Add($"{key} '{text}' is not a whole number of milliseconds from 0 to one day.");
+        options.Problems.Add($"{key} '{text}' is not a whole number of milliseconds from 1 to one day.");
         value = default;
         return false;
     }
@@ -38,12 +41,12 @@ internal static class OtlpSettingParser
     /// <see cref="TimeSpan"/>: <c>[d.]hh:mm:ss[.fff]</c>.</summary>
     public static bool TryTimeSpan(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value)
     {
-        if (TimeSpan.TryParse(text.Trim(), CultureInfo.InvariantCulture, out value))
+        if (TimeSpan.TryParse(text.Trim(), CultureInfo.InvariantCulture, out value) && value > TimeSpan.Zero && value <= s_longest)
         {
             return true;
         }
 
-        options.Problems.Add($"{key} '{text}' is not a time span (hh:mm:ss).");
+        options.Problems.Add($"{key} '{text}' is not a time span (hh:mm:ss) above zero and at most one day.");
         return false;
     }
 

@@ -1,0 +1,111 @@
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
+using ScalableMetrics.Samples.WebApi;
+using ScalableMetrics.Samples.Worker;
+
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+
+/// <summary>The periodic push as a host runs it: the final export on stop, one export at a time, and the samples' switch.</summary>
+public sealed class OtlpExportServiceTests : IAsyncLifetime
+{
+    private FaultInjectingOtlpReceiver _receiver = null!;
+
+    public async Task InitializeAsync() => _receiver = await FaultInjectingOtlpReceiver.StartAsync();
+
+    public async Task DisposeAsync() => await _receiver.DisposeAsync();
+
+    [Fact]
+    public async Task ExportsOnceWhenTheHostStops()
+    {
+        using IHost host = Host(o => o.ExportInterval = TimeSpan.FromHours(1));
+        await host.StartAsync();
+        Assert.Empty(_receiver.Requests);
+
+        await host.StopAsync();
+
+        OtlpReceivedRequest request = Assert.Single(_receiver.Requests);
+        Assert.Equal("/v1/metrics", request.Path);
+        Assert.Equal("application/x-protobuf", request.Headers["content-type"]);
+    }
+
+    [Fact]
+    public async Task NeverExportsTwiceAtOnce()
+    {
+        // Every answer takes longer than the interval: a timer that did not wait would overlap them.
+        _receiver.Enqueue(Enumerable.Repeat<OtlpFault>(new OtlpFault.Slow(TimeSpan.FromMilliseconds(100)), 6).ToArray());
+        using IHost host = Host(o => o.ExportInterval = TimeSpan.FromMilliseconds(10));
+        await host.StartAsync();
+
+        Assert.True(await _receiver.WaitForRequestsAsync(4));
+        await host.StopAsync();
+
+        Assert.Equal(1, _receiver.MaxInFlight);
+        Assert.InRange(_receiver.Requests.Count, 5, 20);
+    }
+
+    [Fact]
+    public async Task TheVariablesAloneDoNotTurnTheExporterOn()
+    {
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"] = _receiver.Url("/v1/metrics").AbsoluteUri });
+        builder.AddScalableMetrics();
+        using IHost host = builder.Build();
+
+        await host.StartAsync();
+        await host.StopAsync();
+
+        Assert.Empty(_receiver.Requests);
+    }
+
+    [Fact]
+    public async Task TheWebApiSampleExportsWhenTheEndpointIsSet()
+    {
+        await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0", "--OTEL_EXPORTER_OTLP_ENDPOINT", _receiver.BaseAddress.AbsoluteUri]);
+        await app.StartAsync();
+        await app.StopAsync();
+
+        Assert.Equal("/v1/metrics", Assert.Single(_receiver.Requests).Path);
+    }
+
+    [Fact]
+    public async Task TheWebApiSampleDoesNotExportWithoutIt()
+    {
+        await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0", "--OTEL_EXPORTER_OTLP_ENDPOINT", string.Empty]);
+
+        Assert.False(app.Services.GetRequiredService<IOptions<ScalableMetricsOtlpOptions>>().Value.Enabled);
+    }
+
+    [Fact]
+    public async Task TheWorkerSampleExportsWhenTheMetricsEndpointIsSet()
+    {
+        using IHost host = WorkerApp.Create([
+            "--ScalableMetrics:ScrapeListener:Port=" + FreeLoopbackPort().ToString(System.Globalization.CultureInfo.InvariantCulture),
+            "--Worker:Items=10",
+            "--OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", _receiver.Url("/custom").AbsoluteUri,
+        ]);
+        await host.StartAsync();
+        await host.StopAsync();
+
+        Assert.Equal("/custom", Assert.Single(_receiver.Requests).Path);
+    }
+
+    private static int FreeLoopbackPort()
+    {
+        var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        int port = ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+        listener.Stop();
+        return port;
+    }
+
+    private IHost Host(Action<ScalableMetricsOtlpOptions> configure)
+    {
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_ENDPOINT"] = _receiver.BaseAddress.AbsoluteUri });
+        builder.AddScalableMetrics(o => o.AddOtlpExporter(configure));
+        return builder.Build();
+    }
+}
