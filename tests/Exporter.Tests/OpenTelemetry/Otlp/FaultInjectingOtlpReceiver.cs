@@ -149,6 +149,10 @@ internal sealed class FaultInjectingOtlpReceiver : IAsyncDisposable
                 context.Response.ContentLength = 100;
                 await context.Response.Body.WriteAsync(new byte[10]);
                 await context.Response.Body.FlushAsync();
+
+                // Closing at once could reset the connection before the client read the headers
+                // (a reset discards what it had not read): give it the time to read them first.
+                await Task.Delay(200);
                 context.Abort();
                 return;
             case OtlpFault.PartialSuccess accepted when grpc:
