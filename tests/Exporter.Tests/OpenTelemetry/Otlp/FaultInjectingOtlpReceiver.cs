@@ -26,7 +26,7 @@ internal sealed class FaultInjectingOtlpReceiver : IAsyncDisposable
 
     private readonly WebApplication _app;
     private readonly ConcurrentQueue<OtlpFault> _faults = new();
-    private readonly List<OtlpReceivedRequest> _requests = [];
+    private readonly List<FaultInjectedRequest> _requests = [];
     private readonly SemaphoreSlim _arrived = new(0);
     private int _inFlight;
     private int _maxInFlight;
@@ -38,7 +38,7 @@ internal sealed class FaultInjectingOtlpReceiver : IAsyncDisposable
     /// <summary>The most requests it was answering at once.</summary>
     public int MaxInFlight => Volatile.Read(ref _maxInFlight);
 
-    public IReadOnlyList<OtlpReceivedRequest> Requests
+    public IReadOnlyList<FaultInjectedRequest> Requests
     {
         get
         {
@@ -104,7 +104,7 @@ internal sealed class FaultInjectingOtlpReceiver : IAsyncDisposable
             byte[] raw = buffer.ToArray();
             bool grpc = context.Request.ContentType == "application/grpc";
             var headers = context.Request.Headers.ToDictionary(h => h.Key.ToLowerInvariant(), h => h.Value.ToString());
-            var request = new OtlpReceivedRequest(context.Request.Protocol, context.Request.Path, headers, raw, Decode(raw, grpc, headers));
+            var request = new FaultInjectedRequest(context.Request.Protocol, context.Request.Path, headers, raw, Decode(raw, grpc, headers));
             int count;
             lock (_requests)
             {

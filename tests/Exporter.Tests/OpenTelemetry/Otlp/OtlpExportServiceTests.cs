@@ -26,7 +26,7 @@ public sealed class OtlpExportServiceTests : IAsyncLifetime
 
         await host.StopAsync();
 
-        OtlpReceivedRequest request = Assert.Single(_receiver.Requests);
+        FaultInjectedRequest request = Assert.Single(_receiver.Requests);
         Assert.Equal("/v1/metrics", request.Path);
         Assert.Equal("application/x-protobuf", request.Headers["content-type"]);
     }

@@ -25,7 +25,7 @@ public sealed class OtlpGrpcTransportTests : IAsyncLifetime
 
         Assert.True(await client.ExportAsync(s_body, CancellationToken.None));
 
-        OtlpReceivedRequest request = Assert.Single(_receiver.Requests);
+        FaultInjectedRequest request = Assert.Single(_receiver.Requests);
         Assert.Equal("HTTP/2", request.Protocol);
         Assert.Equal("/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", request.Path);
         Assert.Equal("application/grpc", request.Headers["content-type"]);
@@ -46,7 +46,7 @@ public sealed class OtlpGrpcTransportTests : IAsyncLifetime
 
         Assert.True(await client.ExportAsync(body, CancellationToken.None));
 
-        OtlpReceivedRequest request = Assert.Single(_receiver.Requests);
+        FaultInjectedRequest request = Assert.Single(_receiver.Requests);
         Assert.Equal("gzip", request.Headers["grpc-encoding"]);
         Assert.Equal(1, request.Raw[0]);
         Assert.Equal(body, request.Message);

@@ -26,7 +26,7 @@ public sealed class OtlpHttpTransportTests : IAsyncLifetime
 
         Assert.True(await client.ExportAsync(s_body, CancellationToken.None));
 
-        OtlpReceivedRequest request = Assert.Single(_receiver.Requests);
+        FaultInjectedRequest request = Assert.Single(_receiver.Requests);
         Assert.Equal("/v1/metrics", request.Path);
         Assert.Equal("application/x-protobuf", request.Headers["content-type"]);
         Assert.False(request.Headers.ContainsKey("content-encoding"));
@@ -44,7 +44,7 @@ public sealed class OtlpHttpTransportTests : IAsyncLifetime
 
         Assert.True(await client.ExportAsync(body, CancellationToken.None));
 
-        OtlpReceivedRequest request = Assert.Single(_receiver.Requests);
+        FaultInjectedRequest request = Assert.Single(_receiver.Requests);
         Assert.Equal("gzip", request.Headers["content-encoding"]);
         Assert.True(request.Raw.Length < body.Length / 4);
         Assert.Equal(body, request.Message);

@@ -6,4 +6,4 @@ namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
 /// <param name="Headers">The request's headers, names lower-case.</param>
 /// <param name="Raw">The body as it came.</param>
 /// <param name="Message">The <c>ExportMetricsServiceRequest</c>: gunzipped, and out of its gRPC frame.</param>
-internal sealed record OtlpReceivedRequest(string Protocol, string Path, IReadOnlyDictionary<string, string> Headers, byte[] Raw, byte[] Message);
+internal sealed record FaultInjectedRequest(string Protocol, string Path, IReadOnlyDictionary<string, string> Headers, byte[] Raw, byte[] Message);
