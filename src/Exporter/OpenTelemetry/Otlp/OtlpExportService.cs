@@ -126,8 +126,8 @@ internal sealed class OtlpExportService(IServiceProvider services) : BackgroundS
         ScalableMetricsOptions options = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
         MetricRegistry registry = services.GetRequiredService<MetricRegistry>();
         MeterListenerHost listened = services.GetRequiredService<MeterListenerHost>();
-        IEnumerable<OtlpScope> Scopes() =>
-            [new OtlpScope(options.MeterName, options.MeterVersion, registry), .. listened.Scopes.Select(static scope => new OtlpScope(scope.MeterName, scope.MeterVersion, scope.Registry))];
-        return new OtlpMetricsCollector(Scopes, [.. ServiceResource.Attributes(options)], temporality);
+        IEnumerable<OtlpScope> Scopes() => [new OtlpScope(options.MeterName, options.MeterVersion, registry), .. OtlpScope.Of(listened)];
+        ILogger logger = (ILogger?)services.GetService<ILoggerFactory>()?.CreateLogger<OtlpMetricsCollector>() ?? NullLogger.Instance;
+        return new OtlpMetricsCollector(Scopes, [.. ServiceResource.Attributes(options)], temporality, logger, services.GetService<TimeProvider>());
     }
 }

@@ -1,13 +1,19 @@
 namespace ScalableMetrics.Exporter;
 
-// STAND-IN for otlp-data's file of the same name (the lead takes theirs): the contract's enum only.
-
-/// <summary>The aggregation temporality of the OTLP export's sums and histograms.</summary>
+/// <summary>
+/// The aggregation temporality of the sums and histograms an OTLP export carries: OTLP's
+/// <c>AggregationTemporality</c>, and <c>OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE</c>'s
+/// <c>cumulative</c> and <c>delta</c>.
+/// </summary>
+/// <remarks>After the OpenTelemetry specification's delta temporality preference: with
+/// <see cref="Delta"/>, counters, observable counters, histograms, exponential histograms and
+/// operations go out as the change since the last export the receiver accepted; up-down counters
+/// stay cumulative and gauges have no temporality.</remarks>
 public enum OtlpTemporality
 {
-    /// <summary>Every export carries the totals since the instrument's creation.</summary>
+    /// <summary>Every data point carries the total since its instrument was created (the default).</summary>
     Cumulative = 0,
 
-    /// <summary>Every export carries what changed since the previous accepted export.</summary>
+    /// <summary>Sums and histograms carry the change since the last accepted export.</summary>
     Delta = 1,
 }

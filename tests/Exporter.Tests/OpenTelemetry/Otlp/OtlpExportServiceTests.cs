@@ -3,6 +3,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 using ScalableMetrics.Samples.WebApi;
 using ScalableMetrics.Samples.Worker;
 
@@ -50,6 +51,31 @@ public sealed class OtlpExportServiceTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task AFailedDeltaExportsChangesGoWithTheNextExport()
+    {
+        _receiver.Enqueue(new OtlpFault.Answer(400, "not now"));
+        using IHost host = Host(o =>
+        {
+            o.ExportInterval = TimeSpan.FromHours(1);
+            o.Temporality = OtlpTemporality.Delta;
+            o.Compression = OtlpCompression.Gzip;
+        });
+        await host.StartAsync();
+        PartitionedCounter counter = host.Services.GetRequiredService<MetricRegistry>().CreateCounter("otlp.service.items");
+        OtlpExportService service = host.Services.GetRequiredService<OtlpExportService>();
+
+        counter.Add(5);
+        await service.ExportAsync(CancellationToken.None);
+        counter.Add(3);
+        await service.ExportAsync(CancellationToken.None);
+        counter.Add(1);
+        await host.StopAsync();
+
+        long[] values = [.. _receiver.Requests.Select(r => Sum(r, "otlp.service.items"))];
+        Assert.Equal([5, 8, 1], values);
+    }
+
+    [Fact]
     public async Task TheVariablesAloneDoNotTurnTheExporterOn()
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
@@ -93,6 +119,13 @@ public sealed class OtlpExportServiceTests : IAsyncLifetime
         await host.StopAsync();
 
         Assert.Equal("/custom", Assert.Single(_receiver.Requests).Path);
+    }
+
+    // The one data point of the sum named name, decoded with the classes generated from opentelemetry-proto.
+    private static long Sum(FaultInjectedRequest request, string name)
+    {
+        var decoded = global::OpenTelemetry.Proto.Collector.Metrics.V1.ExportMetricsServiceRequest.Parser.ParseFrom(request.Message);
+        return Assert.Single(OtlpDecoded.Metric(decoded, name).Sum.DataPoints).AsInt;
     }
 
     private static int FreeLoopbackPort()
