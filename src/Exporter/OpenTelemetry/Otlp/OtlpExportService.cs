@@ -77,8 +77,8 @@ internal sealed class OtlpExportService(IServiceProvider services) : BackgroundS
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {
-            // The application is never thrown into: a collector bug costs exports, not the host.
-            _client.Log.CollectFailed(e);
+            // The application is never thrown into: a bug here costs exports, not the host.
+            _client.Log.ExportThrew(e);
         }
         finally
         {

@@ -47,7 +47,7 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
         }
         else
         {
-            LogRepeated(logger, endpoint, $"{attempt.RejectedDataPoints} data points rejected: {attempt.Detail}");
+            LogRejectedAgain(logger, endpoint, attempt.RejectedDataPoints, attempt.Detail);
         }
     }
 
@@ -59,11 +59,11 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
         }
     }
 
-    public void CollectFailed(Exception exception)
+    public void ExportThrew(Exception exception)
     {
-        if (First("collect " + exception.GetType().FullName))
+        if (First("threw " + exception.GetType().FullName))
         {
-            LogCollectFailed(logger, exception);
+            LogExportThrew(logger, exception);
         }
     }
 
@@ -90,6 +90,9 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     [LoggerMessage(EventId = 64, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} took an export but its answer could not be read: {Detail}.")]
     private static partial void LogUnreadableAnswer(ILogger logger, Uri endpoint, string detail, Exception? exception);
 
-    [LoggerMessage(EventId = 65, Level = LogLevel.Error, Message = "Collecting the registries for an OTLP export failed; nothing was sent.")]
-    private static partial void LogCollectFailed(ILogger logger, Exception exception);
+    [LoggerMessage(EventId = 65, Level = LogLevel.Error, Message = "An OTLP export failed unexpectedly (collecting or sending); its data goes with the next export.")]
+    private static partial void LogExportThrew(ILogger logger, Exception exception);
+
+    [LoggerMessage(EventId = 66, Level = LogLevel.Debug, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) again: {ErrorMessage}.")]
+    private static partial void LogRejectedAgain(ILogger logger, Uri endpoint, long rejectedDataPoints, string errorMessage);
 }
