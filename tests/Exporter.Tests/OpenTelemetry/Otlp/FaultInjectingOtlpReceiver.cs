@@ -140,6 +140,22 @@ internal sealed class FaultInjectingOtlpReceiver : IAsyncDisposable
 
                 await AnswerAsync(context, OtlpFault.Ok, grpc);
                 return;
+            case OtlpFault.HugeBody huge:
+                context.Response.ContentType = "application/x-protobuf";
+                byte[] chunk = new byte[64 * 1024];
+                try
+                {
+                    for (int sent = 0; sent < huge.Bytes; sent += chunk.Length)
+                    {
+                        await context.Response.Body.WriteAsync(chunk.AsMemory(0, Math.Min(chunk.Length, huge.Bytes - sent)), context.RequestAborted);
+                    }
+                }
+                catch (Exception e) when (e is OperationCanceledException or IOException)
+                {
+                    // The client stopped reading, as it should.
+                }
+
+                return;
             case OtlpFault.CloseWithoutAnswer:
                 context.Abort();
                 return;

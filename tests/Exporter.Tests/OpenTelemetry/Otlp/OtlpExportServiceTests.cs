@@ -33,6 +33,29 @@ public sealed class OtlpExportServiceTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task TheFinalExportEndsWithTheStopsTime()
+    {
+        _receiver.Enqueue(new OtlpFault.Slow(TimeSpan.FromMinutes(10)));
+        using IHost host = Host(o =>
+        {
+            o.ExportInterval = TimeSpan.FromHours(1);
+            o.Timeout = TimeSpan.FromHours(1);
+            o.ExportTimeout = TimeSpan.FromHours(1);
+        });
+        await host.StartAsync();
+        using var stopTime = new CancellationTokenSource();
+        Task stop = host.StopAsync(stopTime.Token);
+        Assert.True(await _receiver.WaitForRequestsAsync(1));
+
+        // The receiver never answers and every timeout is an hour: only the stop's token ends the export.
+        await stopTime.CancelAsync();
+
+        Assert.Same(stop, await Task.WhenAny(stop, Task.Delay(TimeSpan.FromMinutes(1))));
+        await stop;
+        Assert.Single(_receiver.Requests);
+    }
+
+    [Fact]
     public async Task NeverExportsTwiceAtOnce()
     {
         // Every answer takes longer than the interval: a timer that did not wait would overlap them.

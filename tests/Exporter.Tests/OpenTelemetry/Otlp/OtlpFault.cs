@@ -21,6 +21,9 @@ internal abstract record OtlpFault
     /// <summary>Answers <paramref name="Code"/> announcing 100 bytes of body, sends 10, then closes the connection.</summary>
     public sealed record CloseMidBody(int Code) : OtlpFault;
 
+    /// <summary>200 with a body of <paramref name="Bytes"/> bytes, more than any answer should be.</summary>
+    public sealed record HugeBody(int Bytes) : OtlpFault;
+
     /// <summary>Reads the request, then closes the connection without an answer.</summary>
     public sealed record CloseWithoutAnswer : OtlpFault;
 }

@@ -189,6 +189,17 @@ public sealed class OtlpHttpTransportTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task AnOversizedAnswerIsReadOnlyUpToItsLimit()
+    {
+        _receiver.Enqueue(new OtlpFault.HugeBody(64 * 1024 * 1024));
+        OtlpExportClient client = _clients.Http(_receiver.Url("/v1/metrics"));
+
+        Assert.True(await client.ExportAsync(s_body, CancellationToken.None));
+
+        Assert.Contains("over 64 KiB", Assert.Single(_clients.Warnings));
+    }
+
+    [Fact]
     public async Task A503BrokenOffMidBodyIsRetried()
     {
         _receiver.Enqueue(new OtlpFault.CloseMidBody(503));
