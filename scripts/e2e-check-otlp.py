@@ -2,12 +2,12 @@
 """Checks what the OTLP receivers of scripts/e2e.sh stored (scripts/e2e-otlp-receiver.py), decoding
 every body with classes protoc generated from the official opentelemetry-proto files:
 
-- the sample's exports (cumulative): every request decodes; every Sum and Histogram is cumulative;
+- the sample's exports (cumulative, over gRPC): every request decodes; every Sum and Histogram is cumulative;
   across exports, in arrival order, no monotonic sum's value and no histogram's count of any series
   ever goes down (but the runtime's dotnet.thread_pool.queue.length, see NOT_MONOTONIC_AT_SOURCE); in the last export (the one made when the sample stopped), ASP.NET Core's own
   http.server.request.duration (scope Microsoft.AspNetCore.Hosting, through AddMeter) and the
   sample's webapi.request.duration have, for http.route=/hello, a count of exactly REQUESTS;
-- the worker's exports (delta, gzip): every request came gzipped and decodes; its sums and
+- the worker's exports (delta, gzip, over HTTP): every request came gzipped and decodes; its sums and
   histograms are delta; the deltas of worker.items (work.kind=collatz) and the counts of
   worker.item.steps add up to exactly ITEMS over all exports.
 

@@ -42,16 +42,17 @@
 # (awkward series included) and the worker serve after the load goes through
 # prometheus_client.openmetrics.parser (Debian's python3-prometheus-client, run by Debian's
 # /usr/bin/python3), which enforces OpenMetrics 1.0 (scripts/e2e-check-openmetrics.py).
-# OTLP: the sample pushes (cumulative) to one OTLP/HTTP receiver and the worker (delta, gzip) to
-# another, every second (scripts/e2e-otlp-receiver.py, storing every body); once both are stopped
+# OTLP: the sample pushes (cumulative, OTLP/gRPC) to one receiver, a grpcio server (Debian's
+# python3-grpcio), and the worker (delta, gzip, OTLP/HTTP) to another, every second
+# (scripts/e2e-otlp-receiver.py, storing every request); once both are stopped
 # (each sends a final export on stop), scripts/e2e-check-otlp.py decodes every body with classes
 # protoc generates from the vendored opentelemetry-proto files (tests/Exporter.Tests/OpenTelemetry/Otlp/proto)
 # and checks that ASP.NET Core's http.server.request.duration and the sample's histogram count
 # exactly the requests sent in the last export, that no cumulative count goes down across exports,
 # and that the worker's deltas add up to its totals.
 # Installs ab (apache2-utils), prometheus and promtool (prometheus), victoria-metrics,
-# python3-prometheus-client, protoc (protobuf-compiler), python3-protobuf and curl from Debian's
-# packages if missing.
+# python3-prometheus-client, protoc (protobuf-compiler), python3-protobuf, python3-grpcio and curl
+# from Debian's packages if missing.
 set -euo pipefail
 
 REQUESTS=200000
@@ -88,6 +89,7 @@ install_missing_tools() {
   "$DEBIAN_PYTHON" -c 'import prometheus_client.openmetrics.parser' >/dev/null 2>&1 || missing+=(python3-prometheus-client)
   command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
   "$DEBIAN_PYTHON" -c 'import google.protobuf' >/dev/null 2>&1 || missing+=(python3-protobuf)
+  "$DEBIAN_PYTHON" -c 'import grpc' >/dev/null 2>&1 || missing+=(python3-grpcio)
   # The script installs no recommends of prometheus (node exporter, ...).
   bash scripts/install-packages.sh "${missing[@]}"
 }
@@ -210,11 +212,11 @@ wait_for_first_scrape() {
   done
 }
 
-# Starts an OTLP/HTTP receiver storing bodies in $WORK/otlp-$1; prints its base URL, and adds its
-# pid to PROMETHEUS_PIDS.
+# Starts an OTLP receiver storing requests in $WORK/otlp-$1, OTLP/HTTP or, with a second argument
+# --grpc, OTLP/gRPC; prints its base URL, and adds its pid to PROMETHEUS_PIDS.
 start_otlp_receiver() {
   local name=$1 pid
-  "$DEBIAN_PYTHON" scripts/e2e-otlp-receiver.py "$WORK/otlp-$name.port" "$WORK/otlp-$name" >"$WORK/otlp-$name.log" 2>&1 &
+  "$DEBIAN_PYTHON" scripts/e2e-otlp-receiver.py ${2:-} "$WORK/otlp-$name.port" "$WORK/otlp-$name" >"$WORK/otlp-$name.log" 2>&1 &
   pid=$!
   PROMETHEUS_PIDS+=("$pid")
   for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
@@ -280,11 +282,11 @@ mkdir -p "$WORK/otlp-py"
 OTLP_PROTO=tests/Exporter.Tests/OpenTelemetry/Otlp/proto
 protoc -I "$OTLP_PROTO" --python_out="$WORK/otlp-py" $(cd "$OTLP_PROTO" && find opentelemetry -name '*.proto') || fail "protoc could not generate the OTLP classes"
 # Started in this shell, not in $( ), so that their pids stay in PROMETHEUS_PIDS for cleanup.
-start_otlp_receiver sample >"$WORK/otlp-sample.url"
+start_otlp_receiver sample --grpc >"$WORK/otlp-sample.url"
 SAMPLE_OTLP_URL=$(<"$WORK/otlp-sample.url")
 start_otlp_receiver worker >"$WORK/otlp-worker.url"
 WORKER_OTLP_URL=$(<"$WORK/otlp-worker.url")
-echo "e2e: OTLP receivers on $SAMPLE_OTLP_URL (sample, cumulative) and $WORKER_OTLP_URL (worker, delta, gzip); protoc $(protoc --version | awk '{ print $2 }')"
+echo "e2e: OTLP receivers on $SAMPLE_OTLP_URL (sample: gRPC, grpcio $("$DEBIAN_PYTHON" -c 'import grpc; print(grpc.__version__)'), cumulative) and $WORKER_OTLP_URL (worker: HTTP, delta, gzip); protoc $(protoc --version | awk '{ print $2 }')"
 
 echo "e2e: building samples/WebApi (Release)"
 dotnet build samples/WebApi -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/build.log" 2>&1 || {
@@ -295,7 +297,7 @@ dotnet build samples/WebApi -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
 # Port 0: the sample binds a free port and prints it ("Listening on http://127.0.0.1:PORT").
 dotnet samples/WebApi/bin/Release/net10.0/ScalableMetrics.Samples.WebApi.dll --urls http://127.0.0.1:0 \
   --Sample:AwkwardSeries=true --ScalableMetrics:Registry:ExemplarFilter=TraceBased \
-  --OTEL_EXPORTER_OTLP_ENDPOINT="$SAMPLE_OTLP_URL" --OTEL_METRIC_EXPORT_INTERVAL=1000 >"$WORK/app.log" 2>&1 &
+  --OTEL_EXPORTER_OTLP_ENDPOINT="$SAMPLE_OTLP_URL" --OTEL_EXPORTER_OTLP_PROTOCOL=grpc --OTEL_METRIC_EXPORT_INTERVAL=1000 >"$WORK/app.log" 2>&1 &
 APP_PID=$!
 
 BASE_URL=
@@ -443,7 +445,7 @@ echo "prometheus with native histograms (protobuf scrapes): $(grep -c '^ok' "$WO
 echo "exemplars (both servers): $(grep -c '^ok' "$WORK/exemplar-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/exemplar-check.txt" || true) failed"
 echo "victoriametrics (second scraper): $(grep -c '^ok' "$WORK/victoriametrics-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/victoriametrics-check.txt" || true) failed"
 echo "strict OpenMetrics parser: $(grep -c '^ok' "$WORK/openmetrics-check.txt" || true) bodies valid, $(grep -c '^FAIL' "$WORK/openmetrics-check.txt" || true) rejected"
-echo "OTLP (sample cumulative, worker delta+gzip): $(grep -c '^ok' "$WORK/otlp-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/otlp-check.txt" || true) failed"
+echo "OTLP (sample gRPC cumulative, worker HTTP delta+gzip): $(grep -c '^ok' "$WORK/otlp-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/otlp-check.txt" || true) failed"
 echo
 cat "$WORK/prometheus-check.txt"
 cat "$WORK/worker-check.txt"
