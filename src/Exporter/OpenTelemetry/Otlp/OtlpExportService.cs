@@ -50,7 +50,8 @@ internal sealed class OtlpExportService(IServiceProvider services) : BackgroundS
         base.Dispose();
     }
 
-    /// <summary>Collects and sends one export, after the one in flight if any; never throws but for cancellation of the wait.</summary>
+    /// <summary>Collects and sends one export, after the one in flight if any. Never throws: a failure is
+    /// logged (once per cause), a cancellation ends it quietly, and either leaves the batch uncommitted.</summary>
     internal async Task ExportAsync(CancellationToken cancellationToken)
     {
         if (_collector is null || _client is null)
