@@ -21,7 +21,7 @@ public static class ScalableMetricsServiceCollectionExtensions
     /// writes it (and the other meters of the <c>MeterProvider</c>) for Prometheus, a
     /// <see cref="MeterBridge"/> that publishes it as a meter, a <see cref="PrometheusPullExporter"/>,
     /// and an OpenTelemetry <c>MeterProvider</c>, built when the host starts and disposed with the
-    /// container. Map the scrape endpoint with <c>MapPrometheusScrapingEndpoint</c>, or, without
+    /// container. Map the scrape endpoint with <c>MapScalableMetrics</c>, or, without
     /// ASP.NET Core, serve it from a listener of its own: <see cref="ScalableMetricsOptions.AddScrapeListener"/>.
     /// </summary>
     /// <param name="services">The service collection.</param>
@@ -86,7 +86,8 @@ public static class ScalableMetricsServiceCollectionExtensions
                 value.MeterVersion,
                 provider.GetRequiredService<PrometheusPullExporter>(),
                 provider.GetService<ILogger<PrometheusScraper>>(),
-                provider.GetRequiredService<MeterListenerHost>())
+                provider.GetRequiredService<MeterListenerHost>(),
+                value.ExportSelfMetrics)
             {
                 ResourceAttributes = ServiceResource.Attributes(value),
             };

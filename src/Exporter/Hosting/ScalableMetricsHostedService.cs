@@ -16,6 +16,7 @@ namespace ScalableMetrics.Exporter.Hosting;
 /// then the standalone <see cref="ScrapeListener"/> when the options configure one, stopped with the host,
 /// and last the <see cref="OtlpExportService"/> (which does nothing unless <c>AddOtlpExporter</c> turned
 /// it on), stopped first. One hosted service for all, so that their order is this one's.
+/// Logs at start which write path the registries use, and why (<see cref="WritePathLog"/>).
 /// </summary>
 internal sealed class ScalableMetricsHostedService(IServiceProvider services) : IHostedService
 {
@@ -23,7 +24,10 @@ internal sealed class ScalableMetricsHostedService(IServiceProvider services) : 
     {
         if (services.GetService<ILoggerFactory>() is { } loggers)
         {
-            LegacyRegistryKeys.Warn(services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value, loggers.CreateLogger<ScalableMetricsHostedService>());
+            ScalableMetricsOptions options = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+            ILogger logger = loggers.CreateLogger<ScalableMetricsHostedService>();
+            LegacyRegistryKeys.Warn(options, logger);
+            WritePathLog.Log(logger, services.GetRequiredService<MetricRegistry>(), options);
         }
 
         services.GetRequiredService<ScalableMetricsMeterProvider>();

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -84,9 +83,9 @@ internal sealed class OtlpMetricsCollector
     /// <exception cref="InvalidOperationException">Another collection is under way.</exception>
     public OtlpExportBatch Collect()
     {
-        bool alone = Interlocked.Exchange(ref _collecting, 1) == 0;
-        Debug.Assert(alone, "Collections never overlap: the export loop runs one at a time.");
-        if (!alone)
+        // The export loop never overlaps collections; this checks it in every build (a Debug.Assert
+        // would end a test host), since two at once would write over each other in the one buffer.
+        if (Interlocked.Exchange(ref _collecting, 1) != 0)
         {
             throw new InvalidOperationException("An OTLP collection is already under way; collections must not overlap.");
         }

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Listening;
@@ -45,8 +46,12 @@ public sealed partial class PrometheusScraper : IDisposable
     private readonly SemaphoreSlim _scrapeLock = new(1, 1);
     private readonly ILogger _logger;
 
-    // What a scrape writes after target_info, in this order: the registry, the listened meters, the MeterProvider's other meters.
+    // What a scrape writes after target_info, in this order: the registry, the listened meters,
+    // the library's own families, the MeterProvider's other meters.
     private readonly IScrapeSource[] _sources;
+
+    // How long each format's last collection took (the self-metrics' scrape duration).
+    private readonly ScrapeDurations _durations = new();
 
     // One per format, made on the first scrape of that format: each coalescer serves one format.
     private readonly ExpositionWriter?[] _writers = new ExpositionWriter?[3];
@@ -71,13 +76,16 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <param name="logger">Where the families and series left out are reported; <see langword="null"/> for nowhere.</param>
     /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="scopeName"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="scopeName"/> is empty or white space.</exception>
+    /// <remarks>A scraper made here writes no <c>scalablemetrics_*</c> families about the library
+    /// itself: the one <c>AddScalableMetrics</c> registers does (<see cref="ScalableMetricsOptions.ExportSelfMetrics"/>).</remarks>
     public PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion = null, PrometheusPullExporter? otherMeters = null, ILogger<PrometheusScraper>? logger = null)
         : this(registry, scopeName, scopeVersion, otherMeters, logger, listened: null)
     {
     }
 
-    /// <summary>Creates a scraper that also writes the registries of the meters <paramref name="listened"/> takes, each with its meter's scope labels, after <paramref name="registry"/>'s.</summary>
-    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, PrometheusPullExporter? otherMeters, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened)
+    /// <summary>Creates a scraper that also writes the registries of the meters <paramref name="listened"/> takes, each with its meter's scope labels, after <paramref name="registry"/>'s,
+    /// and, with <paramref name="selfMetrics"/>, the families about the library itself (<see cref="SelfMetricsSource"/>) before the <c>MeterProvider</c>'s.</summary>
+    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, PrometheusPullExporter? otherMeters, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened, bool selfMetrics = false)
     {
         ArgumentNullException.ThrowIfNull(registry);
         ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
@@ -87,6 +95,11 @@ public sealed partial class PrometheusScraper : IDisposable
         if (listened is not null)
         {
             sources.Add(new ListenedMetersSource(listened, log));
+        }
+
+        if (selfMetrics)
+        {
+            sources.Add(new SelfMetricsSource(registry, scopeName, scopeVersion, listened, _durations));
         }
 
         if (otherMeters is not null)
@@ -237,6 +250,8 @@ public sealed partial class PrometheusScraper : IDisposable
         await _scrapeLock.WaitAsync().ConfigureAwait(false);
         try
         {
+            long started = Stopwatch.GetTimestamp();
+
             // The format's writer, chosen once for the whole collection; every source writes that format only.
             ExpositionWriter output = _writers[(int)format] ??= ExpositionWriter.Create(format);
             output.Clear(buffer);
@@ -248,6 +263,7 @@ public sealed partial class PrometheusScraper : IDisposable
             }
 
             output.WriteEnd();
+            _durations.Record(format, Stopwatch.GetElapsedTime(started));
             return output.Detach();
         }
         finally

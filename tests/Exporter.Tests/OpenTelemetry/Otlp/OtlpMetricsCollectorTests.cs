@@ -235,6 +235,45 @@ public class OtlpMetricsCollectorTests
     }
 
     [Fact]
+    public void ACollectionAllocatesNothingPerDataPointBeyondTheRegistrysReadings()
+    {
+        const int Series = 2000;
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = Series });
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        PartitionedHistogram histogram = registry.CreateHistogram("latency");
+        for (int i = 0; i < Series; i++)
+        {
+            counter.Add(1, new KeyValuePair<string, object?>("i", (long)i));
+            histogram.Record(i, new KeyValuePair<string, object?>("i", (long)i));
+        }
+
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta);
+
+        // The first collections encode each series' attributes and grow the buffer; later ones reuse both.
+        collector.Collect().Commit();
+        collector.Collect().Commit();
+        var extras = new List<long>();
+        for (int round = 0; round < 3; round++)
+        {
+            long readings = Allocated(() => (counter.Collect(), histogram.Collect()));
+            long export = Allocated(() => collector.Collect().Commit());
+            extras.Add(export - readings);
+        }
+
+        // A message object per data point would be at least 24 bytes each: 96,000 bytes here.
+        Assert.InRange(extras.Min(), long.MinValue, 4096);
+    }
+
+    private static long Allocated(Action action)
+    {
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        action();
+        return GC.GetAllocatedBytesForCurrentThread() - before;
+    }
+
+    private static long Allocated<T>(Func<T> action) => Allocated(() => { _ = action(); });
+
+    [Fact]
     public void AFailingCallbackLeavesOutItsInstrumentOnly()
     {
         var registry = new MetricRegistry();
@@ -248,6 +287,26 @@ public class OtlpMetricsCollectorTests
         Assert.False(HasMetric(request, "broken"));
         Assert.Equal(1, Assert.Single(Metric(request, "fine").Sum.DataPoints).AsInt);
         Assert.Contains(logger.Messages, m => m.Contains("'broken'", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void ACollectionStartedDuringAnotherIsRefused()
+    {
+        var registry = new MetricRegistry();
+        OtlpMetricsCollector collector = null!;
+        string? refusal = null;
+        registry.CreateObservableGauge("reentrant", () =>
+        {
+            refusal = Assert.Throws<InvalidOperationException>(() => collector.Collect()).Message;
+            return [new Measurement<long>(1)];
+        });
+        collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Cumulative);
+
+        ExportMetricsServiceRequest request = Parse(collector.Collect());
+
+        Assert.Contains("already under way", refusal, StringComparison.Ordinal);
+        Assert.Equal(1, Assert.Single(Metric(request, "reentrant").Gauge.DataPoints).AsInt);
+        Assert.True(HasMetric(Parse(collector.Collect()), "reentrant"));
     }
 
     [Fact]
