@@ -46,8 +46,17 @@
 # (awkward series included) and the worker serve after the load goes through
 # prometheus_client.openmetrics.parser (Debian's python3-prometheus-client, run by Debian's
 # /usr/bin/python3), which enforces OpenMetrics 1.0 (scripts/e2e-check-openmetrics.py).
+# OTLP: the sample pushes (cumulative, OTLP/gRPC) to one receiver, a grpcio server (Debian's
+# python3-grpcio), and the worker (delta, gzip, OTLP/HTTP) to another, every second
+# (scripts/e2e-otlp-receiver.py, storing every request); once both are stopped
+# (each sends a final export on stop), scripts/e2e-check-otlp.py decodes every body with classes
+# protoc generates from the vendored opentelemetry-proto files (tests/Exporter.Tests/OpenTelemetry/Otlp/proto)
+# and checks that ASP.NET Core's http.server.request.duration and the sample's histogram count
+# exactly the requests sent in the last export, that no cumulative count goes down across exports,
+# and that the worker's deltas add up to its totals.
 # Installs ab (apache2-utils), prometheus and promtool (prometheus), victoria-metrics,
-# python3-prometheus-client and curl from Debian's packages if missing.
+# python3-prometheus-client, protoc (protobuf-compiler), python3-protobuf, python3-grpcio and curl
+# from Debian's packages if missing.
 set -euo pipefail
 
 REQUESTS=200000
@@ -82,6 +91,9 @@ install_missing_tools() {
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v victoria-metrics >/dev/null 2>&1 || missing+=(victoria-metrics)
   "$DEBIAN_PYTHON" -c 'import prometheus_client.openmetrics.parser' >/dev/null 2>&1 || missing+=(python3-prometheus-client)
+  command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
+  "$DEBIAN_PYTHON" -c 'import google.protobuf' >/dev/null 2>&1 || missing+=(python3-protobuf)
+  "$DEBIAN_PYTHON" -c 'import grpc' >/dev/null 2>&1 || missing+=(python3-grpcio)
   # The script installs no recommends of prometheus (node exporter, ...).
   bash scripts/install-packages.sh "${missing[@]}"
 }
@@ -204,6 +216,33 @@ wait_for_first_scrape() {
   done
 }
 
+# Starts an OTLP receiver storing requests in $WORK/otlp-$1, OTLP/HTTP or, with a second argument
+# --grpc, OTLP/gRPC; prints its base URL, and adds its pid to PROMETHEUS_PIDS.
+start_otlp_receiver() {
+  local name=$1 pid
+  "$DEBIAN_PYTHON" scripts/e2e-otlp-receiver.py ${2:-} "$WORK/otlp-$name.port" "$WORK/otlp-$name" >"$WORK/otlp-$name.log" 2>&1 &
+  pid=$!
+  PROMETHEUS_PIDS+=("$pid")
+  for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || fail "the OTLP receiver $name exited during start-up: $(tail -n 5 "$WORK/otlp-$name.log")"
+    if [[ -s $WORK/otlp-$name.port ]]; then
+      echo "http://127.0.0.1:$(<"$WORK/otlp-$name.port")"
+      return
+    fi
+    sleep 0.1
+  done
+  fail "the OTLP receiver $name did not start within $STARTUP_TIMEOUT_SECONDS s"
+}
+
+# Stops the process $1 (named $2) with SIGTERM, as a service manager does, and waits for it: the
+# host's graceful stop sends the OTLP exporter's final export.
+stop_gracefully() {
+  local pid=$1 name=$2 status=0
+  kill -TERM "$pid" 2>/dev/null || fail "$name had exited before the OTLP check"
+  wait "$pid" || status=$?
+  ((status == 0)) || fail "$name exited with status $status on SIGTERM"
+}
+
 cleanup() {
   local status=$?
   for pid in "${PROMETHEUS_PIDS[@]}"; do
@@ -243,6 +282,16 @@ PROMETHEUS_PIDS=()
 WORK=$(mktemp -d)
 trap cleanup EXIT
 
+mkdir -p "$WORK/otlp-py"
+OTLP_PROTO=tests/Exporter.Tests/OpenTelemetry/Otlp/proto
+protoc -I "$OTLP_PROTO" --python_out="$WORK/otlp-py" $(cd "$OTLP_PROTO" && find opentelemetry -name '*.proto') || fail "protoc could not generate the OTLP classes"
+# Started in this shell, not in $( ), so that their pids stay in PROMETHEUS_PIDS for cleanup.
+start_otlp_receiver sample --grpc >"$WORK/otlp-sample.url"
+SAMPLE_OTLP_URL=$(<"$WORK/otlp-sample.url")
+start_otlp_receiver worker >"$WORK/otlp-worker.url"
+WORKER_OTLP_URL=$(<"$WORK/otlp-worker.url")
+echo "e2e: OTLP receivers on $SAMPLE_OTLP_URL (sample: gRPC, grpcio $("$DEBIAN_PYTHON" -c 'import grpc; print(grpc.__version__)'), cumulative) and $WORKER_OTLP_URL (worker: HTTP, delta, gzip); protoc $(protoc --version | awk '{ print $2 }')"
+
 echo "e2e: building samples/WebApi (Release)"
 dotnet build samples/WebApi -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/build.log" 2>&1 || {
   cat "$WORK/build.log" >&2
@@ -251,7 +300,8 @@ dotnet build samples/WebApi -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
 
 # Port 0: the sample binds a free port and prints it ("Listening on http://127.0.0.1:PORT").
 dotnet samples/WebApi/bin/Release/net10.0/ScalableMetrics.Samples.WebApi.dll --urls http://127.0.0.1:0 \
-  --Sample:AwkwardSeries=true --ScalableMetrics:Registry:ExemplarFilter=TraceBased >"$WORK/app.log" 2>&1 &
+  --Sample:AwkwardSeries=true --ScalableMetrics:Registry:ExemplarFilter=TraceBased \
+  --OTEL_EXPORTER_OTLP_ENDPOINT="$SAMPLE_OTLP_URL" --OTEL_EXPORTER_OTLP_PROTOCOL=grpc --OTEL_METRIC_EXPORT_INTERVAL=1000 >"$WORK/app.log" 2>&1 &
 APP_PID=$!
 
 BASE_URL=
@@ -276,7 +326,9 @@ dotnet build samples/Worker -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
 worker_port=$(free_port)
 WORKER_URL="http://127.0.0.1:$worker_port"
 dotnet samples/Worker/bin/Release/net10.0/ScalableMetrics.Samples.Worker.dll --ScalableMetrics:ScrapeListener:Port="$worker_port" \
-  --Worker:Items="$WORKER_ITEMS" --Worker:StartWhenFileExists="$WORK/worker.start" >"$WORK/worker.log" 2>&1 &
+  --Worker:Items="$WORKER_ITEMS" --Worker:StartWhenFileExists="$WORK/worker.start" \
+  --OTEL_EXPORTER_OTLP_ENDPOINT="$WORKER_OTLP_URL" --OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta \
+  --OTEL_EXPORTER_OTLP_COMPRESSION=gzip --OTEL_METRIC_EXPORT_INTERVAL=1000 >"$WORK/worker.log" 2>&1 &
 WORKER_PID=$!
 for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
   kill -0 "$WORKER_PID" 2>/dev/null || fail "the worker exited during start-up"
@@ -374,6 +426,14 @@ python3 scripts/e2e-check-victoriametrics.py "$VICTORIAMETRICS_URL" "$counted" "
 openmetrics_status=0
 "$DEBIAN_PYTHON" scripts/e2e-check-openmetrics.py "$BASE_URL/metrics" "$WORKER_URL/metrics" >"$WORK/openmetrics-check.txt" 2>&1 || openmetrics_status=$?
 
+echo "e2e: stopping the sample and the worker (final OTLP exports), checking what the OTLP receivers stored"
+stop_gracefully "$APP_PID" "the sample"
+APP_PID=
+stop_gracefully "$WORKER_PID" "the worker"
+WORKER_PID=
+otlp_status=0
+"$DEBIAN_PYTHON" scripts/e2e-check-otlp.py "$WORK/otlp-py" "$WORK/otlp-sample" "$WORK/otlp-worker" "$counted" "$WORKER_ITEMS" >"$WORK/otlp-check.txt" 2>&1 || otlp_status=$?
+
 scrapes=$(wc -l <"$WORK/counts" 2>/dev/null || echo 0)
 last_during_load=$(tail -n 1 "$WORK/counts" 2>/dev/null || echo 0)
 
@@ -390,6 +450,7 @@ echo "prometheus with native histograms (protobuf scrapes): $(grep -c '^ok' "$WO
 echo "exemplars (both servers): $(grep -c '^ok' "$WORK/exemplar-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/exemplar-check.txt" || true) failed"
 echo "victoriametrics (second scraper): $(grep -c '^ok' "$WORK/victoriametrics-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/victoriametrics-check.txt" || true) failed"
 echo "strict OpenMetrics parser: $(grep -c '^ok' "$WORK/openmetrics-check.txt" || true) bodies valid, $(grep -c '^FAIL' "$WORK/openmetrics-check.txt" || true) rejected"
+echo "OTLP (sample gRPC cumulative, worker HTTP delta+gzip): $(grep -c '^ok' "$WORK/otlp-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/otlp-check.txt" || true) failed"
 echo
 cat "$WORK/prometheus-check.txt"
 cat "$WORK/worker-check.txt"
@@ -401,6 +462,8 @@ echo "-- victoriametrics:"
 cat "$WORK/victoriametrics-check.txt"
 echo "-- strict OpenMetrics parser:"
 cat "$WORK/openmetrics-check.txt"
+echo "-- OTLP receivers:"
+cat "$WORK/otlp-check.txt"
 echo
 grep -E '^(# (HELP|TYPE) )?(webapi_|http_server_request_duration_seconds_count|dotnet_gc_collections|dotnet_thread_pool_thread_count)' "$WORK/final.prom"
 echo
@@ -420,4 +483,5 @@ echo
 ((victoriametrics_status == 0)) || fail "VictoriaMetrics did not store the exact values (see above)"
 ((openmetrics_status == 0)) || fail "the strict OpenMetrics parser rejected a body (see above)"
 ((native_status == 0)) || fail "the native-histograms Prometheus did not store the exact values, the quantile was off, or the protobuf message's classic buckets were not those stored (see above)"
+((otlp_status == 0)) || fail "the OTLP receivers did not get the exact values (see above)"
 echo "e2e: PASS"

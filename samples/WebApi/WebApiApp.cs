@@ -9,7 +9,8 @@ namespace ScalableMetrics.Samples.WebApi;
 /// Builds the sample API: <c>GET /hello</c>, and <c>GET /metrics</c> for Prometheus, every request
 /// counted and timed by <see cref="RequestMetricsMiddleware"/>, the observable gauge
 /// <c>webapi.registry.series</c> (how many series the registry keeps), and the instruments of the
-/// <see cref="TakenMeters"/>, ASP.NET Core's, Kestrel's and the runtime's own. Separate from
+/// <see cref="TakenMeters"/>, ASP.NET Core's, Kestrel's and the runtime's own, also pushed over OTLP
+/// when <c>OTEL_EXPORTER_OTLP_ENDPOINT</c> (or the metrics one) is set. Separate from
 /// <c>Program</c> so that tests can start it in-process.
 /// </summary>
 public static class WebApiApp
@@ -45,7 +46,17 @@ public static class WebApiApp
 
         // Per-request logs at Information would make the console the bottleneck of a load test.
         builder.Logging.AddFilter("Microsoft.AspNetCore", LogLevel.Warning);
-        builder.AddScalableMetrics(options => options.AddMeter([.. TakenMeters]));
+        // OTLP push as well as the scrape when an OTLP endpoint is configured (the variables are in
+        // the configuration), as OpenTelemetry's own samples do; the scrape alone otherwise.
+        bool otlp = OtlpEndpointConfigured(builder.Configuration);
+        builder.AddScalableMetrics(options =>
+        {
+            options.AddMeter([.. TakenMeters]);
+            if (otlp)
+            {
+                options.AddOtlpExporter();
+            }
+        });
 
         WebApplication app = builder.Build();
         MetricRegistry registry = app.Services.GetRequiredService<MetricRegistry>();
@@ -61,6 +72,12 @@ public static class WebApiApp
         app.Lifetime.ApplicationStarted.Register(() => PrintAddresses(app));
         return app;
     }
+
+    /// <summary>Whether <c>OTEL_EXPORTER_OTLP_ENDPOINT</c> or <c>OTEL_EXPORTER_OTLP_METRICS_ENDPOINT</c> is set (and not empty).</summary>
+    /// <param name="configuration">The application's configuration, environment variables included.</param>
+    /// <returns>True when the sample pushes to an OTLP receiver.</returns>
+    public static bool OtlpEndpointConfigured(IConfiguration configuration) =>
+        !string.IsNullOrEmpty(configuration["OTEL_EXPORTER_OTLP_ENDPOINT"]) || !string.IsNullOrEmpty(configuration["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"]);
 
     // A value the registry already keeps, read only when scraped: an observable gauge, not a gauge set on every change.
     private static void CreateSeriesGauge(MetricRegistry registry) =>

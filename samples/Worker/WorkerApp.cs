@@ -7,7 +7,8 @@ namespace ScalableMetrics.Samples.Worker;
 /// <summary>
 /// Builds the worker sample: a generic host (no ASP.NET Core server) running
 /// <see cref="PartitionedWorkService"/>, with ScalableMetrics' scrape served by the standalone
-/// listener. Separate from <c>Program</c> so that tests can start it in-process.
+/// listener, and pushed over OTLP when <c>OTEL_EXPORTER_OTLP_ENDPOINT</c> (or the metrics one) is set.
+/// Separate from <c>Program</c> so that tests can start it in-process.
 /// </summary>
 public static class WorkerApp
 {
@@ -23,7 +24,17 @@ public static class WorkerApp
 
         // The listener is on unless configuration set it: 127.0.0.1:9464/metrics by default, the
         // ScalableMetrics:ScrapeListener section (bound first) overriding any of its settings.
-        builder.AddScalableMetrics(options => options.ScrapeListener ??= new ScrapeListenerOptions());
+        // OTLP push as well when an OTLP endpoint is configured (the variables are in the configuration).
+        bool otlp = !string.IsNullOrEmpty(builder.Configuration["OTEL_EXPORTER_OTLP_ENDPOINT"])
+            || !string.IsNullOrEmpty(builder.Configuration["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"]);
+        builder.AddScalableMetrics(options =>
+        {
+            options.ScrapeListener ??= new ScrapeListenerOptions();
+            if (otlp)
+            {
+                options.AddOtlpExporter();
+            }
+        });
         builder.Services.Configure<PartitionedWorkOptions>(builder.Configuration.GetSection(PartitionedWorkOptions.ConfigurationSectionName));
         builder.Services.AddHostedService<PartitionedWorkService>();
         return builder.Build();

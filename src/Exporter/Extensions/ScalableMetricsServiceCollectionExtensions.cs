@@ -8,6 +8,7 @@ using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.OpenTelemetry;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace Microsoft.Extensions.DependencyInjection;
@@ -94,6 +95,10 @@ public static class ScalableMetricsServiceCollectionExtensions
         services.TryAddSingleton<ScalableMetricsMeterProvider>();
         services.TryAddSingleton<ScrapeListener>();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());
+
+        // After the hosted service above, so that the final export on stop runs before the
+        // listeners stop; off unless the options' AddOtlpExporter turns it on.
+        OtlpServices.Add(services);
         return services;
     }
 }

@@ -1,0 +1,115 @@
+namespace ScalableMetrics.Exporter;
+
+/// <summary>
+/// Settings of the OTLP exporter that <c>AddOtlpExporter</c> turns on: where and how it pushes the
+/// registries (every registry taken with <c>AddMeter</c> included) as OTLP metrics. Read once, when
+/// the host starts; not thread-safe to change after.
+/// </summary>
+/// <remarks>
+/// <para>Each setting is taken, first to last, from the code (<c>AddOtlpExporter(o =&gt; ...)</c>),
+/// the configuration section <c>ScalableMetrics:Otlp</c> (<c>ScalableMetrics:Otlp:Endpoint</c>,
+/// <c>:Protocol</c>, <c>:Headers:NAME</c>, <c>:Timeout</c>, <c>:Compression</c>, <c>:Temporality</c>,
+/// <c>:ExportInterval</c>, <c>:ExportTimeout</c>), OpenTelemetry's environment variables as the
+/// configuration holds them (<c>OTEL_EXPORTER_OTLP_ENDPOINT</c>, <c>OTEL_EXPORTER_OTLP_METRICS_ENDPOINT</c>,
+/// <c>..._HEADERS</c>, <c>..._TIMEOUT</c>, <c>..._COMPRESSION</c>, <c>..._PROTOCOL</c>,
+/// <c>OTEL_METRIC_EXPORT_INTERVAL</c>, <c>OTEL_METRIC_EXPORT_TIMEOUT</c>,
+/// <c>OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE</c>), then the defaults below, as the
+/// OpenTelemetry specification's "Exporter configuration" sets them.</para>
+/// <para>Invalid settings stop the host at start with an <c>OptionsValidationException</c> that names
+/// the setting (its option, configuration key or variable).</para>
+/// </remarks>
+public sealed class ScalableMetricsOtlpOptions
+{
+    /// <summary>The name of the <see cref="System.Net.Http.IHttpClientFactory"/> client the exporter
+    /// sends with: <c>ScalableMetrics.Otlp</c>. Configure it (<c>services.AddHttpClient(HttpClientName)</c>)
+    /// for a proxy, client certificates or a handler of your own.</summary>
+    public const string HttpClientName = "ScalableMetrics.Otlp";
+
+    /// <summary>The default of <see cref="Timeout"/>: 10 seconds, OpenTelemetry's.</summary>
+    public static readonly TimeSpan DefaultTimeout = TimeSpan.FromSeconds(10);
+
+    /// <summary>The default of <see cref="ExportInterval"/>: 60 seconds, OpenTelemetry's.</summary>
+    public static readonly TimeSpan DefaultExportInterval = TimeSpan.FromSeconds(60);
+
+    /// <summary>The default of <see cref="ExportTimeout"/>: 30 seconds, OpenTelemetry's.</summary>
+    public static readonly TimeSpan DefaultExportTimeout = TimeSpan.FromSeconds(30);
+
+    /// <summary>The receiver's URL, used as it is: the full <c>/v1/metrics</c> URL for
+    /// <see cref="OtlpProtocol.HttpProtobuf"/>, the server's root for <see cref="OtlpProtocol.Grpc"/>.
+    /// Absolute, <c>http</c> or <c>https</c>.</summary>
+    /// <remarks>Default: <see langword="null"/>, which takes <c>OTEL_EXPORTER_OTLP_METRICS_ENDPOINT</c>
+    /// as it is, else <c>OTEL_EXPORTER_OTLP_ENDPOINT</c> with <c>/v1/metrics</c> appended for HTTP
+    /// (as it is for gRPC), else <c>http://localhost:4318/v1/metrics</c> (HTTP) or
+    /// <c>http://localhost:4317</c> (gRPC).</remarks>
+    public Uri? Endpoint { get; set; }
+
+    /// <summary>The transport: OTLP/HTTP protobuf or OTLP/gRPC.</summary>
+    /// <remarks>Default: <see cref="OtlpProtocol.HttpProtobuf"/> (<c>OTEL_EXPORTER_OTLP_PROTOCOL</c>
+    /// <c>http/protobuf</c>; <c>grpc</c> for gRPC).</remarks>
+    public OtlpProtocol Protocol { get; set; } = OtlpProtocol.HttpProtobuf;
+
+    /// <summary>Headers sent with every request (an API key, a tenant), by name. Names must be
+    /// HTTP tokens; values must not hold line breaks.</summary>
+    /// <remarks>Default: none. <c>OTEL_EXPORTER_OTLP_HEADERS</c> and <c>OTEL_EXPORTER_OTLP_METRICS_HEADERS</c>
+    /// (which wins per name) are read as <c>name=value,name2=value2</c>, percent-decoded.</remarks>
+    public IDictionary<string, string> Headers { get; } = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>How long one request may take, from sending to the whole answer; a request still
+    /// running past it is abandoned and retried while <see cref="ExportTimeout"/> allows.</summary>
+    /// <remarks>Default: <see cref="DefaultTimeout"/> (10 s; <c>OTEL_EXPORTER_OTLP_TIMEOUT</c> in
+    /// milliseconds). Must be positive and at most one day.</remarks>
+    public TimeSpan Timeout { get; set; } = DefaultTimeout;
+
+    /// <summary>The compression of request bodies.</summary>
+    /// <remarks>Default: <see cref="OtlpCompression.None"/> (<c>OTEL_EXPORTER_OTLP_COMPRESSION</c>
+    /// <c>none</c> or <c>gzip</c>).</remarks>
+    public OtlpCompression Compression { get; set; } = OtlpCompression.None;
+
+    /// <summary>The aggregation temporality of the exported sums and histograms; with
+    /// <see cref="OtlpTemporality.Delta"/>, a failed export's changes are sent with the next one.</summary>
+    /// <remarks>Default: <see cref="OtlpTemporality.Cumulative"/>. <c>OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE</c>
+    /// <c>cumulative</c>, <c>delta</c>, or <c>lowmemory</c>, which OpenTelemetry .NET makes delta
+    /// for counters and histograms, and which is delta here.</remarks>
+    public OtlpTemporality Temporality { get; set; } = OtlpTemporality.Cumulative;
+
+    /// <summary>The time from one periodic export's start to the next's. The exporter also exports
+    /// once when the host stops.</summary>
+    /// <remarks>Default: <see cref="DefaultExportInterval"/> (60 s; <c>OTEL_METRIC_EXPORT_INTERVAL</c>
+    /// in milliseconds). Must be positive and at most one day.</remarks>
+    public TimeSpan ExportInterval { get; set; } = DefaultExportInterval;
+
+    /// <summary>How long one export may take, retries included; an export still failing past it is
+    /// given up, logged, and its data sent with the next export.</summary>
+    /// <remarks>Default: <see cref="DefaultExportTimeout"/> (30 s; <c>OTEL_METRIC_EXPORT_TIMEOUT</c>
+    /// in milliseconds). Must be positive and at most one day.</remarks>
+    public TimeSpan ExportTimeout { get; set; } = DefaultExportTimeout;
+
+    /// <summary>Whether <c>AddOtlpExporter</c> turned the exporter on for the host's options.</summary>
+    internal bool Enabled { get; set; }
+
+    /// <summary><c>OTEL_EXPORTER_OTLP_ENDPOINT</c>: a base URL, <c>/v1/metrics</c> appended for HTTP.</summary>
+    internal Uri? BaseEndpoint { get; set; }
+
+    /// <summary>Settings read from configuration that could not be parsed, each naming its key.</summary>
+    internal List<string> Problems { get; } = [];
+
+    /// <summary>The URL requests go to: <see cref="Endpoint"/>, else the base endpoint, else the default.</summary>
+    internal Uri ResolvedEndpoint()
+    {
+        if (Endpoint is not null)
+        {
+            return Endpoint;
+        }
+
+        if (BaseEndpoint is not null)
+        {
+            return Protocol == OtlpProtocol.HttpProtobuf
+                ? new Uri(BaseEndpoint.AbsoluteUri.TrimEnd('/') + "/v1/metrics")
+                : BaseEndpoint;
+        }
+
+        return Protocol == OtlpProtocol.HttpProtobuf
+            ? new Uri("http://localhost:4318/v1/metrics")
+            : new Uri("http://localhost:4317");
+    }
+}
