@@ -181,7 +181,14 @@ public abstract unsafe class PartitionedSeries : Series
 
         if (route == Route.RestartableSequence)
         {
-            AddRestartable<TOp, TValue>(_slotInRegion0 + slot, (nint)1 << _regionStrideShift, value);
+            // AddRestartable written out, as in the two-slot add below (why there).
+            long* slotInRegion0 = _slotInRegion0 + slot;
+            nint regionStride = (nint)1 << _regionStrideShift;
+            if (!TOp.TryAddRestartable(slotInRegion0, regionStride, value))
+            {
+                TOp.AddToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
+            }
+
             return;
         }
 
