@@ -228,7 +228,7 @@ public abstract unsafe class PartitionedSeries : Series
             // at 0.2 against 0.8 for the other way: the sampled call then outweighed this arm and
             // took the loop's fall-through, the restartable record two taken jumps away. With a
             // branch in the arm, the arm gets the 0.52 of the IL's next block, as before the
-            // dispatch was written once (perf/results/README.md, "restartable record layout").
+            // dispatch was written once (perf/results/README.md, "the restartable record's layout").
             AddRestartable<SaturatingCell, long>(_slotInRegion0 + countSlot, regionStride, 1);
             long* valueInRegion0 = _slotInRegion0 + valueSlot;
             if (!TOp.TryAddRestartable(valueInRegion0, regionStride, value))
