@@ -8,7 +8,7 @@ namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>
 /// The <see cref="MeterListener"/> that takes the instruments of the meters
-/// <see cref="ScalableMetricsOptions.Meters"/> names: every instrument of a matching meter,
+/// <c>ScalableMetricsOptions.Meters</c> names: every instrument of a matching meter,
 /// present and future, is enabled with the registry instrument it records into as its state.
 /// </summary>
 /// <remarks>
