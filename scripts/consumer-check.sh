@@ -54,7 +54,7 @@ cat > Program.cs <<EOF
 using ScalableMetrics;
 
 var builder = WebApplication.CreateBuilder(args);
-builder.Services.AddScalableMetrics();
+builder.Services.AddScalableMetrics(o => o.AddMeter("Microsoft.AspNetCore.Hosting"));
 var app = builder.Build();
 app.$MAP_ENDPOINT();
 app.Services.GetRequiredService<MetricRegistry>().CreateCounter("consumer.checks").Add(1);
