@@ -13,7 +13,7 @@
 set -euo pipefail
 
 # The endpoint's mapping method, the one name here that a rename of the public API changes.
-MAP_ENDPOINT=MapPrometheusScrapingEndpoint
+MAP_ENDPOINT=MapScalableMetrics
 PACKAGE=ScalableMetrics.AspNetCore
 START_TIMEOUT_SECONDS=60
 

@@ -29,7 +29,11 @@
 # protobuf exposition: the same checks run against it (every family, every value, through the
 # other format), and scripts/e2e-check-native.py reads back the worker's native histogram of item
 # numbers 1..$WORKER_ITEMS: its exact count and sum, and histogram_quantile(0.99, rate(...[1m]))
-# within the scale's relative error of the true quantile. The worker waits for a start file,
+# within the scale's relative error of the true quantile. That histogram has classic boundaries
+# too, so its protobuf message carries classic buckets beside the native ones; Prometheus 2.42
+# stores only the native one, so scripts/e2e-check-classic.py scrapes the worker in protobuf
+# itself, decodes the message by hand, and checks its classic buckets against the _bucket series
+# the OpenMetrics-scraping Prometheus stored. The worker waits for a start file,
 # created once both servers have stored its series at zero.
 # Exemplars: the sample runs with ScalableMetrics:Registry:ExemplarFilter=TraceBased, ab sends every request
 # with one sampled W3C traceparent ($TRACEPARENT), both servers keep exemplars
@@ -361,6 +365,7 @@ native_status=0
   python3 scripts/e2e-check-prometheus.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$counted" || native_status=$?
   python3 scripts/e2e-check-worker.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
   python3 scripts/e2e-check-native.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
+  python3 scripts/e2e-check-classic.py "$PROMETHEUS_URL" "$WORKER_URL/metrics" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
 } >"$WORK/native-check.txt" 2>&1
 
 echo "e2e: checking the values VictoriaMetrics stored, and the OpenMetrics bodies with a strict parser"
@@ -388,7 +393,7 @@ echo "strict OpenMetrics parser: $(grep -c '^ok' "$WORK/openmetrics-check.txt" |
 echo
 cat "$WORK/prometheus-check.txt"
 cat "$WORK/worker-check.txt"
-echo "-- the same, and the native histogram, through protobuf:"
+echo "-- the same, the native histogram, and its classic buckets in the same protobuf message:"
 cat "$WORK/native-check.txt"
 echo "-- exemplars, OpenMetrics server then protobuf server:"
 cat "$WORK/exemplar-check.txt"
@@ -414,5 +419,5 @@ echo
 ((exemplar_status == 0)) || fail "exemplars were not stored as expected (see above)"
 ((victoriametrics_status == 0)) || fail "VictoriaMetrics did not store the exact values (see above)"
 ((openmetrics_status == 0)) || fail "the strict OpenMetrics parser rejected a body (see above)"
-((native_status == 0)) || fail "the native-histograms Prometheus did not store the exact values, or the quantile was off (see above)"
+((native_status == 0)) || fail "the native-histograms Prometheus did not store the exact values, the quantile was off, or the protobuf message's classic buckets were not those stored (see above)"
 echo "e2e: PASS"

@@ -16,17 +16,16 @@ namespace ScalableMetrics.Benchmarks;
 /// <summary>
 /// One service's measurements served over HTTP three ways, each by its own <see cref="WebApplication"/>
 /// (Kestrel on 127.0.0.1, a free port) in this process: ScalableMetrics (<c>AddMeter</c> and its
-/// <c>MapPrometheusScrapingEndpoint</c>), and OpenTelemetry's Prometheus exporter
+/// <c>MapScalableMetrics</c>), and OpenTelemetry's Prometheus exporter
 /// (<c>OpenTelemetry.Exporter.Prometheus.AspNetCore</c>) with its response cache off and on at its
 /// default. The measurements are a <see cref="Counter{T}"/> of <see cref="CounterSeries"/> tag sets
 /// and a <see cref="Histogram{T}"/> recorded with every tenth of them, recorded once, after every
 /// listener has started, so that all three hold the same series.
 /// </summary>
 /// <remarks>
-/// <para>Both packages define a <c>MapPrometheusScrapingEndpoint</c> extension method on
-/// <c>IEndpointRouteBuilder</c> (ours in <c>Microsoft.AspNetCore.Routing</c>, OpenTelemetry's in
-/// <c>Microsoft.AspNetCore.Builder</c>); each is called through its class here, so which one binds
-/// does not depend on the usings.</para>
+/// <para>Each endpoint extension is called through its class here (ours is <c>MapScalableMetrics</c>,
+/// OpenTelemetry's <c>MapPrometheusScrapingEndpoint</c>), so that the benchmark reads the same
+/// whatever the usings.</para>
 /// <para>Ours compresses with gzip itself when asked; OpenTelemetry's does not, so its endpoint's
 /// branch goes through ASP.NET Core's response compression, the way its users would add gzip
 /// (with <c>application/openmetrics-text</c> added to the compressed types).</para>
@@ -207,7 +206,7 @@ internal sealed class HttpScrapeServices : IAsyncDisposable
         });
         WebApplication app = builder.Build();
         _ours = app;
-        ScalableMetricsEndpointRouteBuilderExtensions.MapPrometheusScrapingEndpoint(app, ScrapePath);
+        ScalableMetricsEndpointRouteBuilderExtensions.MapScalableMetrics(app, ScrapePath);
         return await StartAsync(app);
     }
 

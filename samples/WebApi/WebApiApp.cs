@@ -57,7 +57,7 @@ public static class WebApiApp
 
         app.UseMiddleware<RequestMetricsMiddleware>();
         app.MapGet("/hello", HelloAsync);
-        app.MapPrometheusScrapingEndpoint();
+        app.MapScalableMetrics();
         app.Lifetime.ApplicationStarted.Register(() => PrintAddresses(app));
         return app;
     }

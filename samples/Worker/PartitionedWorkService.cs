@@ -18,6 +18,11 @@ public sealed class PartitionedWorkService : BackgroundService
     /// <summary>The step-count histogram's bucket boundaries, in steps.</summary>
     public static readonly IReadOnlyList<double> StepBoundaries = [10, 25, 50, 100, 150, 200, 300, 500];
 
+    /// <summary>The classic boundaries of <c>worker.item.number</c>, counted beside its exponential
+    /// buckets: its protobuf message carries both kinds, as a Prometheus 3 with
+    /// <c>always_scrape_classic_histograms</c> stores them, and the text formats write these.</summary>
+    public static readonly IReadOnlyList<double> NumberBoundaries = [10, 100, 1_000, 10_000, 100_000];
+
     // Items between two looks at the stopping token: cheap next to the items themselves.
     private const int ItemsPerBatch = 4096;
 
@@ -42,7 +47,7 @@ public sealed class PartitionedWorkService : BackgroundService
         // Item numbers run from 1 to Items: 2 to 2^20 in buckets of their own (153 at scale 3,
         // within the 241 a reading keeps at that scale), 1 in the zero bucket.
         _numbers = registry.CreateExponentialHistogram(
-            "worker.item.number", null, "The numbers whose Collatz sequences were walked.", scale: 3, minValue: 2, maxValue: 1 << 20).Bind(kind);
+            "worker.item.number", null, "The numbers whose Collatz sequences were walked.", scale: 3, minValue: 2, maxValue: 1 << 20, classicBoundaries: NumberBoundaries).Bind(kind);
     }
 
     /// <inheritdoc/>

@@ -118,6 +118,13 @@ public sealed class MetricRegistry
     /// an instrument exports at most one more series than this.</summary>
     public int MaxSeriesPerInstrument { get; }
 
+    /// <summary>Whether <paramref name="instrument"/>, one of this registry's, has its overflow series:
+    /// a tag set came past <see cref="MaxSeriesPerInstrument"/> and was recorded there.</summary>
+    /// <remarks>Its series table creates at most <see cref="MaxSeriesPerInstrument"/> series for
+    /// callers' tag sets, and counts the overflow series only once it exists, created by the record
+    /// it takes: one series more than the limit is that series.</remarks>
+    internal bool HasOverflowSeries(Instrument instrument) => instrument.SeriesCount > MaxSeriesPerInstrument;
+
     /// <summary>The most instruments this registry creates (<see cref="MetricRegistryOptions.MaxInstruments"/>).</summary>
     public int MaxInstruments { get; }
 
@@ -255,13 +262,17 @@ public sealed class MetricRegistry
     /// <param name="minValue">The smallest value told apart from zero: values at or below its bucket's lower boundary count in the zero bucket. Positive, finite, normal.</param>
     /// <param name="maxValue">The largest value kept in its own bucket: larger values count in its bucket. Finite, above <paramref name="minValue"/>.</param>
     /// <param name="maxBuckets">The most buckets a reading spans (at least 2): readings downscale until their non-empty buckets fit.</param>
+    /// <param name="classicBoundaries">Classic bucket boundaries counted beside the exponential buckets, exactly (one more add
+    /// per record), so that the Prometheus protobuf exposition carries both kinds in one message, as client_golang's histograms
+    /// do, and the text formats write these <c>le</c> buckets; null (the default) for none. Finite, strictly increasing, 1 to 256.</param>
     /// <returns>The histogram.</returns>
-    /// <remarks>Each series takes one slot per bucket from <paramref name="minValue"/> to <paramref name="maxValue"/>, plus two, in every partition:
-    /// 243 slots (1,944 bytes) per partition with the defaults; at most <c>512</c> buckets. See <see cref="PartitionedExponentialHistogram"/> for why the scale is fixed.</remarks>
+    /// <remarks>Each series takes one slot per bucket from <paramref name="minValue"/> to <paramref name="maxValue"/>, plus two, plus one per classic
+    /// bucket (boundaries + 1), in every partition: 243 slots (1,944 bytes) per partition with the defaults; at most <c>512</c> buckets. See <see cref="PartitionedExponentialHistogram"/> for why the scale is fixed.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The scale, a value bound or <paramref name="maxBuckets"/> is out of range, or the range takes more than 512 buckets at that scale.</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
-    /// the histogram exists with another layout, or it would export under a name an existing instrument exports under (the message names both).</exception>
+    /// the histogram exists with another layout (classic boundaries included), it would export under a name an existing instrument exports under (the message names both),
+    /// or <paramref name="classicBoundaries"/> is empty, longer than 256, not finite or not strictly increasing.</exception>
     /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the histogram was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
@@ -272,9 +283,10 @@ public sealed class MetricRegistry
         int scale = PartitionedExponentialHistogram.DefaultScale,
         double minValue = PartitionedExponentialHistogram.DefaultMinValue,
         double maxValue = PartitionedExponentialHistogram.DefaultMaxValue,
-        int maxBuckets = PartitionedExponentialHistogram.DefaultMaxBuckets)
+        int maxBuckets = PartitionedExponentialHistogram.DefaultMaxBuckets,
+        IReadOnlyList<double>? classicBoundaries = null)
     {
-        ExponentialBuckets buckets = ExponentialBuckets.Create(scale, minValue, maxValue, maxBuckets);
+        ExponentialBuckets buckets = ExponentialBuckets.Create(scale, minValue, maxValue, maxBuckets, classicBoundaries);
         PartitionedExponentialHistogram histogram = GetOrCreate(name, unit, () => new PartitionedExponentialHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
         if (!histogram.Buckets.SameAs(buckets))
         {

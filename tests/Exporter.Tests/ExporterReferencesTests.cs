@@ -59,11 +59,13 @@ public sealed class ExporterReferencesTests
     }
 
     [Fact]
-    public void The_Prometheus_package_references_the_core_protobuf_and_logging_abstractions_beyond_the_BCL()
+    public void The_Prometheus_package_references_the_core_protobuf_and_the_logging_and_diagnostics_abstractions_beyond_the_BCL()
     {
         IReadOnlyList<string> assemblies = AssemblyReferences(typeof(PrometheusScraper).Assembly.Location);
 
-        Assert.Equal(["Google.Protobuf", "Microsoft.Extensions.Logging.Abstractions", "ScalableMetrics"], assemblies.Where(name => !IsInTheBcl(name)).Order(StringComparer.Ordinal));
+        Assert.Equal(
+            ["Google.Protobuf", "Microsoft.Extensions.Diagnostics.Abstractions", "Microsoft.Extensions.Logging.Abstractions", "ScalableMetrics"],
+            assemblies.Where(name => !IsInTheBcl(name)).Order(StringComparer.Ordinal));
     }
 
     [Fact]

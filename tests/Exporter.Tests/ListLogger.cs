@@ -6,6 +6,18 @@ namespace ScalableMetrics.Exporter.Tests;
 internal sealed class ListLogger : ILogger<PrometheusScraper>
 {
     private readonly List<(string Message, Exception? Exception)> _entries = [];
+    private readonly List<(EventId EventId, LogLevel Level, string Message)> _events = [];
+
+    public List<(EventId EventId, LogLevel Level, string Message)> Events
+    {
+        get
+        {
+            lock (_entries)
+            {
+                return [.. _events];
+            }
+        }
+    }
 
     public List<string> Messages
     {
@@ -39,6 +51,7 @@ internal sealed class ListLogger : ILogger<PrometheusScraper>
         lock (_entries)
         {
             _entries.Add((formatter(state, exception), exception));
+            _events.Add((eventId, logLevel, formatter(state, exception)));
         }
     }
 }

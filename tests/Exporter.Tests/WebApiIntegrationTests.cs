@@ -193,7 +193,7 @@ public sealed class WebApiIntegrationTests
         builder.WebHost.UseUrls("http://127.0.0.1:0");
         builder.Services.AddScalableMetrics(o => o.MeterName = "test.path." + Guid.NewGuid().ToString("N"));
         await using WebApplication app = builder.Build();
-        app.MapPrometheusScrapingEndpoint("/custom/scrape");
+        app.MapScalableMetrics("/custom/scrape");
         app.Services.GetRequiredService<MetricRegistry>().CreateCounter("custom.path", description: "Custom.").Add(2);
         await app.StartAsync();
         using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };

@@ -1,7 +1,7 @@
 using System.Globalization;
-using System.Net;
-using System.Net.Sockets;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 using ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 using ScalableMetrics.Samples.Worker;
 
@@ -14,14 +14,14 @@ public sealed class WorkerSampleTests
     public async Task WorkerTasksAddExactlyTheConfiguredItemsAndTheListenerServesThem()
     {
         const int Items = 100_003;
-        int port = FreeLoopbackPort();
         using IHost host = WorkerApp.Create([
-            "--ScalableMetrics:ScrapeListener:Port=" + port.ToString(CultureInfo.InvariantCulture),
+            "--ScalableMetrics:ScrapeListener:Port=0",
             "--Worker:Items=" + Items.ToString(CultureInfo.InvariantCulture),
             // More tasks than items divide evenly among: the split must still cover each item once.
             "--Worker:Tasks=7",
         ]);
         await host.StartAsync();
+        int port = Assert.NotNull(host.Services.GetRequiredService<ScrapeListener>().BoundPort);
         try
         {
             using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
@@ -50,19 +50,16 @@ public sealed class WorkerSampleTests
             Assert.Equal(PrometheusScraper.ProtobufContentType, response.Content.Headers.ContentType?.ToString());
             ProtoMessage native = ProtoMessage.ParseDelimited(await response.Content.ReadAsByteArrayAsync()).Single(f => f.String(1) == "worker_item_number").Message(4).Message(7);
             Assert.Equal((3L, (ulong)Items, 1UL), (ProtoMessage.ZigZag(native.Varint(5)), native.Varint(1), native.Varint(7)));
+
+            // Its classic buckets in the same message, and in text: the items at or below each boundary.
+            Assert.Equal(
+                PartitionedWorkService.NumberBoundaries.Select(b => (b, (ulong)Math.Min(b, Items))),
+                native.Messages(3).Select(bucket => (bucket.Double(2), bucket.Varint(1))));
+            Assert.Contains($"worker_item_number_bucket{{otel_scope_name=\"ScalableMetrics\",work_kind=\"collatz\",le=\"100\"}} {Math.Min(100, Items)}", body);
         }
         finally
         {
             await host.StopAsync();
         }
-    }
-
-    private static int FreeLoopbackPort()
-    {
-        var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        int port = ((IPEndPoint)listener.LocalEndpoint).Port;
-        listener.Stop();
-        return port;
     }
 }

@@ -30,6 +30,19 @@ public sealed class ScalableMetricsOptions
     /// <remarks>Default: <see cref="DefaultScrapeTimeout"/> (10 s). Must be positive and at most one day.</remarks>
     public TimeSpan ScrapeTimeout { get; set; } = DefaultScrapeTimeout;
 
+    /// <summary>
+    /// Whether every scrape also writes a few families about the library itself, named
+    /// <c>scalablemetrics_*</c> as client libraries name theirs: the last collection's duration per
+    /// format (<c>scalablemetrics_scrape_duration_seconds</c>), the series per instrument and its limit
+    /// (<c>scalablemetrics_series</c>, <c>scalablemetrics_series_limit</c>), the instruments past their
+    /// limit (<c>scalablemetrics_instruments_overflowing</c>), and what the <c>AddMeter</c> listener
+    /// dropped or refused (<c>scalablemetrics_dropped_measurements_total</c>,
+    /// <c>scalablemetrics_refused_instruments_total</c>).
+    /// </summary>
+    /// <remarks>Default: <see langword="true"/>. Configuration key <c>ScalableMetrics:ExportSelfMetrics</c>.
+    /// The names are kept for these families either way: no instrument may export under one.</remarks>
+    public bool ExportSelfMetrics { get; set; } = true;
+
     /// <summary>The version of the meter the registry's instruments are published on; it becomes
     /// the <c>otel_scope_version</c> label of every sample of the registry.</summary>
     /// <remarks>Default: <see langword="null"/> (no version, no label).</remarks>
@@ -124,16 +137,16 @@ public sealed class ScalableMetricsOptions
     public ScrapeListenerOptions? ScrapeListener { get; set; }
 
     /// <summary>
-    /// Serves the Prometheus scrape from a listener of its own (<see cref="System.Net.HttpListener"/>,
-    /// no ASP.NET Core server), started and stopped with the host, as a worker service needs:
+    /// Serves the Prometheus scrape from a listener of its own (a Kestrel server apart from any the
+    /// application runs), started and stopped with the host, as a worker service needs:
     /// <c>GET http://<paramref name="host"/>:<paramref name="port"/><paramref name="path"/></c>.
     /// </summary>
-    /// <param name="port">The TCP port, 1 to 65535; by default 9464, OpenTelemetry's for its Prometheus HTTP listener.</param>
+    /// <param name="port">The TCP port, 0 to 65535 (0 for a free port the system picks); by default 9464, OpenTelemetry's for its Prometheus HTTP listener.</param>
     /// <param name="path">The scrape's path, starting with <c>/</c>.</param>
-    /// <param name="host">The host of the listener's prefix; by default the loopback address only. <c>*</c> listens on every interface.</param>
+    /// <param name="host">The address the listener binds to (<see cref="ScrapeListenerOptions.Host"/>); by default the loopback address only. <c>*</c> listens on every interface.</param>
     /// <returns>These options, to chain calls.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="path"/> or <paramref name="host"/> is null.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="port"/> is not within 1 to 65535.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="port"/> is not within 0 to 65535.</exception>
     /// <exception cref="ArgumentException"><paramref name="path"/> is empty or does not start with <c>/</c>, or <paramref name="host"/> is empty or white space.</exception>
     public ScalableMetricsOptions AddScrapeListener(int port = ScrapeListenerOptions.DefaultPort, string path = ScrapeListenerOptions.DefaultPath, string host = ScrapeListenerOptions.DefaultHost)
     {

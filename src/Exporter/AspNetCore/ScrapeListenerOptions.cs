@@ -2,12 +2,12 @@ namespace ScalableMetrics.Exporter;
 
 /// <summary>
 /// Where the standalone scrape listener serves the Prometheus scrape: an HTTP endpoint of its own
-/// (<see cref="System.Net.HttpListener"/>, no ASP.NET Core server), for hosts without Kestrel such
-/// as a worker service. Set through <see cref="ScalableMetricsOptions.AddScrapeListener"/> or the
+/// (a Kestrel server of its own, apart from any the application runs), for hosts without an
+/// ASP.NET Core server such as a worker service. Set through <see cref="ScalableMetricsOptions.AddScrapeListener"/> or the
 /// configuration section <c>ScalableMetrics:ScrapeListener</c>; read once, when the host starts.
 /// </summary>
 /// <remarks>
-/// The listener serves <c>GET <see cref="Path"/></c> exactly as <c>MapPrometheusScrapingEndpoint</c>
+/// The listener serves <c>GET <see cref="Path"/></c> exactly as <c>MapScalableMetrics</c>
 /// does, through the same <see cref="PrometheusScraper"/>; any other path answers 404, any other
 /// method 405. It is bound to the loopback interface unless <see cref="Host"/> says otherwise, as
 /// OpenTelemetry's <c>OpenTelemetry.Exporter.Prometheus.HttpListener</c> and prometheus-net's
@@ -24,7 +24,8 @@ public sealed class ScrapeListenerOptions
     /// <summary>The host listened on when none is given: <c>127.0.0.1</c>, the loopback interface only.</summary>
     public const string DefaultHost = "127.0.0.1";
 
-    /// <summary>The TCP port, 1 to 65535.</summary>
+    /// <summary>The TCP port, 0 to 65535; 0 for a free port the system picks, which the listener's
+    /// start-up log line names.</summary>
     /// <remarks>Default: <see cref="DefaultPort"/>. Out of range, the host fails to start.</remarks>
     public int Port { get; set; } = DefaultPort;
 
@@ -33,10 +34,16 @@ public sealed class ScrapeListenerOptions
     public string Path { get; set; } = DefaultPath;
 
     /// <summary>
-    /// The host name or address of the <see cref="System.Net.HttpListener"/> prefix:
-    /// <c>127.0.0.1</c>, <c>localhost</c>, an address of the machine, or <c>*</c> (or <c>+</c>)
-    /// for every interface, which exposes the metrics to the network.
+    /// The address the listener binds to: <c>127.0.0.1</c>, <c>localhost</c> (the IPv4 and IPv6
+    /// loopback addresses), an address of the machine (<c>::1</c>, <c>10.0.0.5</c>), a name of the
+    /// machine (each address it resolves to), or <c>*</c> (or <c>+</c>) for every interface, which
+    /// exposes the metrics to the network.
     /// </summary>
-    /// <remarks>Default: <see cref="DefaultHost"/>. Empty, the host fails to start.</remarks>
+    /// <remarks>
+    /// <para>Default: <see cref="DefaultHost"/>. Empty, the host fails to start.</para>
+    /// <para>The listener serves every request that reaches the addresses it is bound to, whatever
+    /// its <c>Host</c> header says: bound to <c>127.0.0.1</c>, it serves a Prometheus target written
+    /// <c>localhost:9464</c> as well as <c>127.0.0.1:9464</c>.</para>
+    /// </remarks>
     public string Host { get; set; } = DefaultHost;
 }

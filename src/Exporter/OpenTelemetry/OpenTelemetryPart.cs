@@ -1,4 +1,3 @@
-using System.Diagnostics.Metrics;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -15,14 +14,19 @@ namespace ScalableMetrics.Exporter.OpenTelemetry;
 /// publishes the registry as a meter, the <see cref="PrometheusPullExporter"/> that reads the
 /// <c>MeterProvider</c>'s other meters for the scrape (leaving the bridge's out: the scrape writes
 /// the registry from the registry itself), and the <see cref="ScalableMetricsMeterProvider"/>.
-/// Disposed with the container: the provider first, then the bridge.
+/// Disposed with the container: the provider first, then the bridge (unless it is the container's service).
 /// </summary>
 internal sealed class OpenTelemetryPart : IScalableMetricsPart
 {
+    // False where the bridge is the container's service (BridgeServices), which the container disposes.
+    private readonly bool _ownsBridge;
+
     public OpenTelemetryPart(IServiceProvider services, IReadOnlyList<Action<MeterProviderBuilder>> configurations)
     {
         ScalableMetricsOptions options = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
-        Bridge = new MeterBridge(services.GetRequiredService<MetricRegistry>(), options.MeterName, options.MeterVersion, services.GetService<IMeterFactory>());
+        MeterBridge? shared = services.GetService<MeterBridge>();
+        _ownsBridge = shared is null;
+        Bridge = shared ?? BridgeServices.Create(services);
         Exporter = new PrometheusPullExporter(options.MeterName);
         try
         {
@@ -30,7 +34,7 @@ internal sealed class OpenTelemetryPart : IScalableMetricsPart
         }
         catch
         {
-            Bridge.Dispose();
+            DisposeBridge();
             Exporter.Dispose();
             throw;
         }
@@ -59,6 +63,14 @@ internal sealed class OpenTelemetryPart : IScalableMetricsPart
     {
         // The provider disposes its reader and with it the exporter.
         MeterProvider.Dispose();
-        Bridge.Dispose();
+        DisposeBridge();
+    }
+
+    private void DisposeBridge()
+    {
+        if (_ownsBridge)
+        {
+            Bridge.Dispose();
+        }
     }
 }

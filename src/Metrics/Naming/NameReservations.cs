@@ -42,6 +42,13 @@ internal sealed class NameReservations
                     nameof(name));
             }
 
+            if (SelfMetricNames.Contains(exportedName))
+            {
+                throw new ArgumentException(
+                    $"The {kind} {ExceptionText.Quote(name)} (unit {ExceptionText.Quote(unit)}) would export as {ExceptionText.Quote(exportedName)}, a name the scrape keeps for the library's own metrics (those starting with {SelfMetricNames.Prefix}).",
+                    nameof(name));
+            }
+
             if (_exportedNames.TryGetValue(exportedName, out Instrument? holder))
             {
                 throw new ArgumentException(

@@ -198,7 +198,7 @@ public sealed class ServiceCollectionTests
     {
         WebApplication app = WebApplication.CreateBuilder().Build();
 
-        InvalidOperationException error = Assert.Throws<InvalidOperationException>(() => app.MapPrometheusScrapingEndpoint());
+        InvalidOperationException error = Assert.Throws<InvalidOperationException>(() => app.MapScalableMetrics());
         Assert.Contains("AddScalableMetrics", error.Message);
     }
 

@@ -36,7 +36,7 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     /// <exception cref="ArgumentNullException"><paramref name="endpoints"/> or <paramref name="path"/> is null.</exception>
     /// <exception cref="InvalidOperationException"><c>AddScalableMetrics</c> was not called on the services.</exception>
     /// <exception cref="Microsoft.Extensions.Options.OptionsValidationException">The <see cref="ScalableMetricsOptions"/> are invalid.</exception>
-    public static IEndpointConventionBuilder MapPrometheusScrapingEndpoint(this IEndpointRouteBuilder endpoints, string path = DefaultScrapePath)
+    public static IEndpointConventionBuilder MapScalableMetrics(this IEndpointRouteBuilder endpoints, string path = DefaultScrapePath)
     {
         ArgumentNullException.ThrowIfNull(endpoints);
         ArgumentNullException.ThrowIfNull(path);

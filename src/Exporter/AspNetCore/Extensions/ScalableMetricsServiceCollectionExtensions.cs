@@ -18,7 +18,7 @@ public static class ScalableMetricsServiceCollectionExtensions
     /// <summary>
     /// Registers a singleton <see cref="MetricRegistry"/> and a <see cref="PrometheusScraper"/> that
     /// writes it, and the meters <see cref="ScalableMetricsOptions.AddMeter"/> names, for Prometheus.
-    /// Map the scrape endpoint with <c>MapPrometheusScrapingEndpoint</c>, or, without ASP.NET Core,
+    /// Map the scrape endpoint with <c>MapScalableMetrics</c>, or, without ASP.NET Core,
     /// serve it from a listener of its own: <see cref="ScalableMetricsOptions.AddScrapeListener"/>.
     /// </summary>
     /// <remarks>
@@ -85,7 +85,8 @@ public static class ScalableMetricsServiceCollectionExtensions
                 value.MeterVersion,
                 provider.GetService<ILogger<PrometheusScraper>>(),
                 provider.GetRequiredService<MeterListenerHost>(),
-                [.. provider.GetRequiredService<ScalableMetricsParts>().ScrapeSources, .. provider.GetServices<IScrapeSource>()])
+                [.. provider.GetRequiredService<ScalableMetricsParts>().ScrapeSources, .. provider.GetServices<IScrapeSource>()],
+                value.ExportSelfMetrics)
             {
                 ResourceAttributes = ServiceResource.Attributes(value),
             };

@@ -14,6 +14,7 @@ namespace ScalableMetrics.Exporter.Hosting;
 /// the <see cref="MeterListenerHost"/> for the meters the options name (disposed with the container),
 /// then the standalone <see cref="ScrapeListener"/> when the options configure one, stopped with the host,
 /// and last starts each part (<see cref="IScalableMetricsPart.StartAsync"/>), stopped first, in the reverse order.
+/// Logs at start which write path the registries use, and why (<see cref="WritePathLog"/>).
 /// </summary>
 internal sealed class ScalableMetricsHostedService(IServiceProvider services) : IHostedService
 {
@@ -21,7 +22,10 @@ internal sealed class ScalableMetricsHostedService(IServiceProvider services) : 
     {
         if (services.GetService<ILoggerFactory>() is { } loggers)
         {
-            LegacyRegistryKeys.Warn(services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value, loggers.CreateLogger<ScalableMetricsHostedService>());
+            ScalableMetricsOptions options = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+            ILogger logger = loggers.CreateLogger<ScalableMetricsHostedService>();
+            LegacyRegistryKeys.Warn(options, logger);
+            WritePathLog.Log(logger, services.GetRequiredService<MetricRegistry>(), options);
         }
 
         ScalableMetricsParts parts = services.GetRequiredService<ScalableMetricsParts>();

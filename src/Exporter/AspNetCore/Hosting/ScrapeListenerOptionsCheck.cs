@@ -3,7 +3,8 @@ namespace ScalableMetrics.Exporter.Hosting;
 /// <summary>The one check of <see cref="ScrapeListenerOptions"/>, shared by <see cref="ScalableMetricsOptions.AddScrapeListener"/> and the options validator.</summary>
 internal static class ScrapeListenerOptionsCheck
 {
-    public const int MinPort = 1;
+    // 0: a port the system picks (the listener's BoundPort, and its log line, say which).
+    public const int MinPort = 0;
     public const int MaxPort = 65535;
 
     // Long input is cut in messages, so that a mistaken configuration value cannot flood the log.

@@ -3,7 +3,7 @@ using Microsoft.AspNetCore.Http;
 namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
 /// <summary>
-/// The ASP.NET Core endpoint's request handling (<c>MapPrometheusScrapingEndpoint</c>): the
+/// The ASP.NET Core endpoint's request handling (<c>MapScalableMetrics</c>): the
 /// scrape's answer (<see cref="ScrapeAnswer"/>, the same the standalone <c>ScrapeListener</c>
 /// gives) written to an <see cref="HttpResponse"/>.
 /// </summary>

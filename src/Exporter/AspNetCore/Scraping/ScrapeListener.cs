@@ -1,5 +1,12 @@
 using System.Net;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -8,22 +15,30 @@ using ScalableMetrics.Exporter.Hosting;
 namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
 /// <summary>
-/// The standalone scrape endpoint (<see cref="ScalableMetricsOptions.ScrapeListener"/>): an
-/// <see cref="HttpListener"/> started with the host and closed when it stops (by
+/// The standalone scrape endpoint (<see cref="ScalableMetricsOptions.ScrapeListener"/>): a Kestrel
+/// server of its own, started with the host and stopped when it stops (by
 /// <see cref="ScalableMetricsHostedService"/>, which builds the provider first), serving
-/// <c>GET path</c> through the same <see cref="PrometheusScraper"/> as the ASP.NET Core endpoint;
-/// 404 for any other path, 405 for any other method. Does nothing when no listener is configured.
+/// <c>GET path</c> through the same <see cref="PrometheusScraper"/> and the same answer
+/// (<see cref="ScrapeEndpoint"/>) as the ASP.NET Core endpoint; 404 for any other path, 405 for
+/// any other method. Does nothing when no listener is configured.
 /// </summary>
 /// <remarks>
-/// Requests are handled concurrently, each on its own task; the scraper orders the collections.
-/// <see cref="HttpListener"/> is the BCL's own server (managed on Linux and macOS, http.sys on
-/// Windows, where a prefix other than localhost may need a URL reservation), so a worker service
-/// needs no Kestrel.
+/// <para>Kestrel rather than <see cref="HttpListener"/>, which Microsoft advises against for new
+/// development and which routes by the request's <c>Host</c> header: bound to <c>127.0.0.1</c>, it
+/// answered a target written <c>localhost:9464</c> 404, <c>[::1]:9464</c> 400, and during a stop
+/// answered some scrapes 404 (its prefixes gone) rather than 503. Kestrel serves whatever the
+/// <c>Host</c> header says on the addresses it is bound to, and during a stop finishes the
+/// requests it has (503 here, as the stop token is canceled first) and refuses new connections.</para>
+/// <para>The server is a <see cref="WebApplication"/> from <see cref="WebApplication.CreateEmptyBuilder"/>:
+/// Kestrel alone (<c>UseKestrelCore</c>), no configuration source (so <c>ASPNETCORE_URLS</c> and
+/// the application's <c>Kestrel</c> section do not move it), no console lifetime (the application's
+/// host owns Ctrl+C and SIGTERM, and stops this one), and its warnings and errors logged through
+/// the application's logger factory.</para>
+/// <para>Requests are handled concurrently; the scraper orders the collections.</para>
 /// </remarks>
-internal sealed class ScrapeListener(IServiceProvider services) : IDisposable
+internal sealed partial class ScrapeListener(IServiceProvider services) : IDisposable
 {
-    private HttpListener? _listener;
-    private Task? _acceptLoop;
+    private WebApplication? _server;
     private string _path = ScrapeListenerOptions.DefaultPath;
     private ILogger _logger = NullLogger.Instance;
     private PrometheusScraper? _scraper;
@@ -32,162 +47,210 @@ internal sealed class ScrapeListener(IServiceProvider services) : IDisposable
     // Canceled when the host stops: a scrape waiting then is answered 503, as the endpoint does.
     private readonly CancellationTokenSource _stopping = new();
 
+    /// <summary>The TCP port the listener is bound to once started (the port the system chose for a
+    /// configured port of 0); null before it starts, or when no listener is configured.</summary>
+    public int? BoundPort { get; private set; }
+
     /// <summary>Starts listening, if a listener is configured.</summary>
-    /// <exception cref="InvalidOperationException">The prefix cannot be listened on (the port is in use).</exception>
-    public Task StartAsync(CancellationToken cancellationToken)
+    /// <exception cref="InvalidOperationException">The address cannot be listened on (the port is in use).</exception>
+    public async Task StartAsync(CancellationToken cancellationToken)
     {
         ScalableMetricsOptions all = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
         ScrapeListenerOptions? options = all.ScrapeListener;
         if (options is null)
         {
-            return Task.CompletedTask;
+            return;
         }
 
         _scraper = services.GetRequiredService<PrometheusScraper>();
         _defaultTimeout = all.ScrapeTimeout;
-        _logger = services.GetService<ILoggerFactory>()?.CreateLogger<ScrapeListener>() ?? (ILogger)NullLogger.Instance;
+        ILoggerFactory? loggers = services.GetService<ILoggerFactory>();
+        _logger = loggers?.CreateLogger<ScrapeListener>() ?? (ILogger)NullLogger.Instance;
         _path = options.Path.Length > 1 ? options.Path.TrimEnd('/') : options.Path;
 
-        // The prefix is the root, so that every path reaches the listener and gets its 404 here
-        // rather than the listener's own reply.
         string host = options.Host.Contains(':', StringComparison.Ordinal) && !options.Host.StartsWith('[') ? $"[{options.Host}]" : options.Host;
         string prefix = $"http://{host}:{options.Port}/";
-        var listener = new HttpListener { IgnoreWriteExceptions = true };
-        listener.Prefixes.Add(prefix);
+        WebApplication server = Build(options, loggers);
         try
         {
-            listener.Start();
+            await server.StartAsync(cancellationToken).ConfigureAwait(false);
         }
-        catch (HttpListenerException e)
+        catch (IOException e)
         {
-            listener.Close();
+            await server.DisposeAsync().ConfigureAwait(false);
             throw new InvalidOperationException($"The ScalableMetrics scrape listener could not listen on {prefix}: {e.Message} (is the port in use? Set ScalableMetrics:ScrapeListener:Port.)", e);
         }
 
-        _listener = listener;
-        _acceptLoop = Task.Run(() => AcceptLoopAsync(listener), CancellationToken.None);
-        _logger.LogInformation("Prometheus scrape listener serving {Prefix}{Path}", prefix.TrimEnd('/'), _path);
-        return Task.CompletedTask;
+        _server = server;
+        BoundPort = BoundPortOf(server, options.Port);
+        LogServing(_logger, $"http://{host}:{BoundPort}", _path);
     }
 
-    /// <summary>Closes the listener, releasing the port, and waits for its accept loop to end.</summary>
+    /// <summary>Answers the scrapes waiting 503, lets Kestrel finish the requests it has, and releases the port.</summary>
     public async Task StopAsync(CancellationToken cancellationToken)
     {
         _stopping.Cancel();
-        HttpListener? listener = Interlocked.Exchange(ref _listener, null);
-        if (listener is null)
+        WebApplication? server = Interlocked.Exchange(ref _server, null);
+        if (server is null)
         {
             return;
         }
 
-        // Close, not Stop: it releases the port and fails the pending accept, which ends the loop.
-        listener.Close();
-        if (_acceptLoop is not null)
-        {
-            await _acceptLoop.WaitAsync(cancellationToken).ConfigureAwait(false);
-        }
-    }
-
-    public void Dispose() => Interlocked.Exchange(ref _listener, null)?.Close();
-
-    private async Task AcceptLoopAsync(HttpListener listener)
-    {
-        while (true)
-        {
-            HttpListenerContext context;
-            try
-            {
-                context = await listener.GetContextAsync().ConfigureAwait(false);
-            }
-            catch (Exception e) when (e is HttpListenerException or ObjectDisposedException or InvalidOperationException)
-            {
-                // Closed by StopAsync or Dispose.
-                return;
-            }
-
-            _ = Task.Run(() => HandleAsync(context), CancellationToken.None);
-        }
-    }
-
-    private async Task HandleAsync(HttpListenerContext context)
-    {
-        HttpListenerResponse response = context.Response;
         try
         {
-            string path = context.Request.Url?.AbsolutePath ?? "";
-            if (path.Length > 1)
-            {
-                path = path.TrimEnd('/');
-            }
+            await server.StopAsync(cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            await server.DisposeAsync().ConfigureAwait(false);
+        }
+    }
 
-            if (!string.Equals(path, _path, StringComparison.OrdinalIgnoreCase))
+    public void Dispose()
+    {
+        _stopping.Cancel();
+        ((IDisposable?)Interlocked.Exchange(ref _server, null))?.Dispose();
+    }
+
+    private WebApplication Build(ScrapeListenerOptions options, ILoggerFactory? loggers)
+    {
+        WebApplicationBuilder builder = WebApplication.CreateEmptyBuilder(new WebApplicationOptions());
+        builder.WebHost.UseKestrelCore().ConfigureKestrel(kestrel =>
+        {
+            kestrel.AddServerHeader = false;
+            Bind(kestrel, options.Host, options.Port);
+        });
+
+        // The application's host owns the process' signals: this one is stopped by it.
+        builder.Services.AddSingleton<IHostLifetime, NoLifetime>();
+
+        // Kestrel's and the server host's warnings and errors go to the application's log; their
+        // information (a line per request, "Now listening on") would repeat at every scrape what
+        // the listener's own start-up line says once.
+        if (loggers is not null)
+        {
+            builder.Logging.SetMinimumLevel(LogLevel.Warning).AddProvider(new ForwardingLoggerProvider(loggers));
+        }
+
+        WebApplication server = builder.Build();
+        server.Run(HandleAsync);
+        return server;
+    }
+
+    // The addresses ScrapeListenerOptions.Host names: the loopback address by default; localhost
+    // as Kestrel binds it (IPv4 and IPv6 loopback, where both exist); * or + every interface.
+    private static void Bind(KestrelServerOptions kestrel, string host, int port)
+    {
+        if (host is "*" or "+")
+        {
+            kestrel.ListenAnyIP(port);
+        }
+        else if (string.Equals(host, "localhost", StringComparison.OrdinalIgnoreCase))
+        {
+            // Kestrel binds localhost's two addresses to one port it is given, not to one it picks.
+            if (port == 0)
             {
-                response.StatusCode = (int)HttpStatusCode.NotFound;
-            }
-            else if (context.Request.HttpMethod != "GET")
-            {
-                response.StatusCode = (int)HttpStatusCode.MethodNotAllowed;
-                response.AddHeader("Allow", "GET");
+                kestrel.Listen(IPAddress.Loopback, 0);
             }
             else
             {
-                await ScrapeAsync(context.Request, response).ConfigureAwait(false);
+                kestrel.ListenLocalhost(port);
             }
         }
-        catch (ObjectDisposedException)
+        else if (IPAddress.TryParse(host.Trim('[', ']'), out IPAddress? address))
         {
-            // The listener answered the request itself (411 for a body without a length) or is
-            // closing: nothing is left to answer.
-            return;
-        }
-        catch (Exception e)
-        {
-            _logger.LogWarning(e, "Prometheus scrape listener: the request failed");
-        }
-
-        try
-        {
-            response.Close();
-        }
-        catch (Exception e) when (e is ObjectDisposedException or HttpListenerException)
-        {
-            // The client went away, or the listener closed: the connection is gone either way.
-        }
-    }
-
-    // The same answer as MapPrometheusScrapingEndpoint gives (ScrapeAnswer), written to an HttpListener response.
-    private async Task ScrapeAsync(HttpListenerRequest request, HttpListenerResponse response)
-    {
-        using ScrapeAnswer? answer = await ScrapeAnswer.ScrapeAsync(
-            _scraper!,
-            request.Headers["Accept"],
-            request.Headers["Accept-Encoding"],
-            request.Headers[ScrapeTimeoutHeader.Name],
-            _defaultTimeout,
-            _stopping.Token,
-            CancellationToken.None).ConfigureAwait(false);
-        if (answer is null)
-        {
-            return;
-        }
-
-        response.StatusCode = answer.StatusCode;
-        if (!answer.HasBody)
-        {
-            return;
-        }
-
-        response.ContentType = answer.ContentType;
-        response.AddHeader("Vary", ScrapeAnswer.Vary);
-        if (answer.Gzip)
-        {
-            response.AddHeader("Content-Encoding", "gzip");
+            kestrel.Listen(address, port);
         }
         else
         {
-            response.ContentLength64 = answer.Body.Length;
+            // A name of this machine: each of its addresses (the first only for a port the system picks,
+            // which would differ from address to address).
+            IPAddress[] addresses = Dns.GetHostAddresses(host);
+            if (addresses.Length == 0)
+            {
+                throw new InvalidOperationException($"The ScalableMetrics scrape listener's host '{host}' resolves to no address.");
+            }
+
+            foreach (IPAddress each in port == 0 ? addresses[..1] : addresses.Distinct())
+            {
+                kestrel.Listen(each, port);
+            }
+        }
+    }
+
+    private static int BoundPortOf(WebApplication server, int configured)
+    {
+        ICollection<string>? addresses = server.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses;
+        string? first = addresses?.FirstOrDefault();
+        return first is not null && Uri.TryCreate(first, UriKind.Absolute, out Uri? uri) ? uri.Port : configured;
+    }
+
+    private async Task HandleAsync(HttpContext context)
+    {
+        HttpResponse response = context.Response;
+        string path = context.Request.Path.Value ?? "";
+        if (path.Length > 1)
+        {
+            path = path.TrimEnd('/');
         }
 
-        await answer.WriteBodyAsync(response.OutputStream, CancellationToken.None).ConfigureAwait(false);
+        if (path.Length == 0)
+        {
+            path = "/";
+        }
+
+        if (!string.Equals(path, _path, StringComparison.OrdinalIgnoreCase))
+        {
+            response.StatusCode = StatusCodes.Status404NotFound;
+        }
+        else if (!HttpMethods.IsGet(context.Request.Method))
+        {
+            response.StatusCode = StatusCodes.Status405MethodNotAllowed;
+            response.Headers.Allow = "GET";
+        }
+        else
+        {
+            try
+            {
+                await ScrapeEndpoint.HandleAsync(_scraper!, _defaultTimeout, _stopping.Token, context).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (context.RequestAborted.IsCancellationRequested)
+            {
+                // The client went away while the body was written: nobody is left to answer.
+            }
+            catch (Exception e) when (e is not OperationCanceledException)
+            {
+                LogRequestFailed(_logger, e);
+                if (!response.HasStarted)
+                {
+                    response.StatusCode = StatusCodes.Status500InternalServerError;
+                }
+            }
+        }
+    }
+
+    [LoggerMessage(EventId = 50, Level = LogLevel.Information, Message = "Prometheus scrape listener serving {Prefix}{Path}")]
+    private static partial void LogServing(ILogger logger, string prefix, string path);
+
+    [LoggerMessage(EventId = 51, Level = LogLevel.Warning, Message = "Prometheus scrape listener: the request failed")]
+    private static partial void LogRequestFailed(ILogger logger, Exception exception);
+
+    /// <summary>Hands the listener's server's log to the application's logger factory, whose filters then apply too.</summary>
+    private sealed class ForwardingLoggerProvider(ILoggerFactory application) : ILoggerProvider
+    {
+        public ILogger CreateLogger(string categoryName) => application.CreateLogger(categoryName);
+
+        // The application's factory is the application's to dispose.
+        public void Dispose()
+        {
+        }
+    }
+
+    /// <summary>The listener's server's lifetime: none of its own, as the application's host stops it.</summary>
+    private sealed class NoLifetime : IHostLifetime
+    {
+        public Task WaitForStartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+        public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
     }
 }

@@ -20,8 +20,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
     // Room for one formatted bucket boundary: PrometheusFloat's longest, and OpenMetrics' ".0".
     private const int BoundaryTextStride = PrometheusFloat.MaxLength + 8;
 
-    private readonly List<double> _boundaryScratch = [];
-    private readonly List<long> _countScratch = [];
+    private readonly ClassicBuckets _classic = new();
     private readonly SampleNames _names = new();
 
     // Each bucket position's boundary as last formatted (its bits, and its text at position ×
@@ -50,39 +49,15 @@ internal abstract class LineFormatWriter : ExpositionWriter
     }
 
     /// <summary>
-    /// The text formats have no native histogram: the same buckets as a classic histogram, so that
-    /// no text scrape leaves the instrument out: the zero bucket as <c>le</c> = its threshold, each
-    /// non-empty bucket (base^i, base^(i + 1)] as <c>le</c> = base^(i + 1), with cumulative counts,
-    /// then <c>le="+Inf"</c>, <c>_sum</c> and <c>_count</c>. Its <c>le</c> values follow the
-    /// reading's buckets, so a bucket first filled starts a new <c>le</c> series, as a native
-    /// histogram's new bucket does.
+    /// The text formats have no native histogram: its classic buckets (<see cref="ClassicBuckets"/>:
+    /// the instrument's classic boundaries, else its non-empty exponential buckets), then
+    /// <c>le="+Inf"</c>, <c>_sum</c> and <c>_count</c>, so that no text scrape leaves the instrument out.
     /// </summary>
     /// <inheritdoc/>
     public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramReading reading, DateTimeOffset? created = null)
     {
-        _boundaryScratch.Clear();
-        _countScratch.Clear();
-        long cumulative = reading.ZeroCount;
-        if (cumulative > 0)
-        {
-            _boundaryScratch.Add(reading.ZeroThreshold);
-            _countScratch.Add(cumulative);
-        }
-
-        for (int j = 0; j < reading.PositiveBucketCounts.Count; j++)
-        {
-            long count = reading.PositiveBucketCounts[j];
-            if (count == 0)
-            {
-                continue;
-            }
-
-            cumulative = SaturatingCounts.Add(cumulative, count);
-            _boundaryScratch.Add(reading.PositiveBucketUpperBoundary(j));
-            _countScratch.Add(cumulative);
-        }
-
-        WriteCumulativeHistogram(name, labels, _boundaryScratch, _countScratch, reading.Count, reading.Sum, created, exemplars: null);
+        ClassicBuckets classic = _classic.Of(reading);
+        WriteCumulativeHistogram(name, labels, classic.Boundaries, classic.CumulativeCounts, classic.Count, reading.Sum, created, exemplars: null);
     }
 
     /// <summary>Its <c>_sum</c> and <c>_count</c> samples (in the format's order, <see cref="WriteCountAndSum"/>), then OpenMetrics' <c>_created</c>.</summary>

@@ -96,9 +96,20 @@ internal sealed class ProtobufFamilyWriter
             }
         });
 
-    /// <summary>An exponential histogram's series as a native histogram (<see cref="NativeHistogramEncoder"/>).</summary>
-    public void AddNativeHistogram(LabelBlock labels, ExponentialHistogramReading reading) =>
-        AddMetric(labels, ProtobufMessages.MetricHistogram, reading, static (output, r, scratch) => NativeHistogramEncoder.Write(output, r, scratch, 2));
+    /// <summary>An exponential histogram's series as a native histogram (<see cref="NativeHistogramEncoder"/>), with the classic buckets given, if any, in the same message.</summary>
+    public void AddNativeHistogram(LabelBlock labels, ExponentialHistogramReading reading, ClassicBuckets? classic) =>
+        AddMetric(labels, ProtobufMessages.MetricHistogram, (reading, classic), static (output, h, scratch) =>
+        {
+            NativeHistogramEncoder.Write(output, h.reading, scratch, 2);
+
+            // The +Inf bucket is the sample count, which the native buckets make exact (Prometheus
+            // checks it against them); a classic count read a moment apart from it (a record under
+            // way) is capped by it, so that the buckets stay cumulative.
+            for (int i = 0; i < (h.classic?.Boundaries.Count ?? 0); i++)
+            {
+                WriteBucket(output, Math.Min(h.classic!.CumulativeCounts[i], h.reading.Count), h.classic.Boundaries[i], null, scratch);
+            }
+        });
 
     /// <summary>Drops the family begun, if any (a scrape starting over).</summary>
     public void Discard()

@@ -7,11 +7,13 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// <c>FmtProtoDelim</c>): a length-delimited <c>io.prometheus.client.MetricFamily</c> message per
 /// family (<see cref="ProtobufFamilyWriter"/>), a series being one <c>Metric</c> message; an
 /// exponential histogram as a native histogram (<see cref="NativeHistogramEncoder"/>), the only
-/// format in which Prometheus takes one. No <c>_created</c>, nothing at the end.
+/// format in which Prometheus takes one, with the instrument's classic buckets, if it has classic
+/// boundaries, in the same message (<see cref="ClassicBuckets"/>). No <c>_created</c>, nothing at the end.
 /// </summary>
 internal sealed class ProtobufWriter : ExpositionWriter
 {
     private readonly ProtobufFamilyWriter _family = new();
+    private readonly ClassicBuckets _classic = new();
 
     /// <inheritdoc/>
     public override PrometheusExpositionFormat Format => PrometheusExpositionFormat.Protobuf;
@@ -39,12 +41,17 @@ internal sealed class ProtobufWriter : ExpositionWriter
     public override void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, double value, Exemplar? exemplar = null) =>
         WriteValue(name, suffix, labels, extraLabelName, value, exemplar);
 
-    /// <summary>A native histogram.</summary>
+    /// <summary>A native histogram; where the instrument has classic boundaries, their buckets too,
+    /// in the same message, as client_golang writes a histogram of both kinds: Prometheus 2 stores
+    /// the native one; Prometheus 3 the native one, and the classic one too with
+    /// <c>always_scrape_classic_histograms</c>. Without classic boundaries, the native buckets only,
+    /// as client_golang writes a native-only histogram: the exponential buckets written as
+    /// <c>le</c> buckets (what the text formats write) would only repeat them.</summary>
     /// <inheritdoc/>
     public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramReading reading, DateTimeOffset? created = null)
     {
         CheckSeries(name, labels);
-        _family.AddNativeHistogram(labels, reading);
+        _family.AddNativeHistogram(labels, reading, reading.ClassicBoundaries.Count > 0 ? _classic.Of(reading) : null);
     }
 
     /// <summary>A <c>Summary</c> message.</summary>

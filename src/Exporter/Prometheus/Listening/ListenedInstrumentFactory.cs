@@ -10,11 +10,16 @@ namespace ScalableMetrics.Exporter.Listening;
 internal static class ListenedInstrumentFactory
 {
     /// <summary>The listener state of <paramref name="source"/>, recording into <paramref name="scope"/>'s registry, or null for a kind the registry does not have.</summary>
+    /// <param name="source">The System.Diagnostics.Metrics instrument.</param>
+    /// <param name="scope">The registry of its meter's name and version.</param>
+    /// <param name="drops">Where refused measurements are counted.</param>
+    /// <param name="pull">For an observable instrument, the listener source that observes it
+    /// (<see cref="ObservablePull"/>); null for a listener of its group's own.</param>
     /// <exception cref="ArgumentException">The registry refuses the name, the unit, or a name taken by another kind.</exception>
     /// <exception cref="InvalidOperationException">The registry holds its most instruments.</exception>
     /// <remarks>An observable instrument whose name the scope's registry already has as an
     /// observable instrument of the same kind, value type and unit joins that one (<see cref="ListenedObservable"/>).</remarks>
-    public static ListenedInstrument? Create(SdmInstrument source, ListenedScope scope, ListenerDrops drops)
+    public static ListenedInstrument? Create(SdmInstrument source, ListenedScope scope, ListenerDrops drops, ObservablePull? pull = null)
     {
         MetricRegistry registry = scope.Registry;
         Type definition = source.GetType().IsGenericType ? source.GetType().GetGenericTypeDefinition() : source.GetType();
@@ -61,7 +66,7 @@ internal static class ListenedInstrumentFactory
             // Under the scope's lock: two meters of the scope may publish one name at once.
             lock (scope.Observables)
             {
-                return CreateObservable(source, scope, drops, definition, floating, tags);
+                return CreateObservable(source, scope, drops, pull, definition, floating, tags);
             }
         }
 
@@ -70,7 +75,7 @@ internal static class ListenedInstrumentFactory
 
     // An observable instrument joins the registry's observable of its name where it fits; else the
     // registry creates one (or refuses the name, as for any other instrument).
-    private static ListenedInstrument CreateObservable(SdmInstrument source, ListenedScope scope, ListenerDrops drops, Type definition, bool floating, KeyValuePair<string, object?>[] tags)
+    private static ListenedInstrument CreateObservable(SdmInstrument source, ListenedScope scope, ListenerDrops drops, ObservablePull? pull, Type definition, bool floating, KeyValuePair<string, object?>[] tags)
     {
         MetricRegistry registry = scope.Registry;
         string name = source.Name;
@@ -81,7 +86,7 @@ internal static class ListenedInstrumentFactory
             return existing.Join(source, tags, drops);
         }
 
-        var observable = new ListenedObservable(source);
+        var observable = new ListenedObservable(source, pull);
         if (definition == typeof(ObservableCounter<>))
         {
             _ = floating ? registry.CreateObservableCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableCounter(name, observable.ObserveLongs, unit, description);

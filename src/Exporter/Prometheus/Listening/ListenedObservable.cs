@@ -17,8 +17,13 @@ namespace ScalableMetrics.Exporter.Listening;
 /// not. Two live meters of one name and version each keep their observable instruments in the
 /// group: a tag set both report is summed for counters and last-wins for gauges, as the registry
 /// does for one callback that reports it twice.</para>
+/// <para>Observed one of two ways. For <c>AddMeter</c>, through a listener of the group's own,
+/// for its instruments only. For the instruments .NET's metrics rules enable for the
+/// <c>ScalableMetricsListener</c>, through that listener's source
+/// (<see cref="ObservablePull"/>), as <c>IMetricsListener</c>'s contract has it: one pull runs
+/// every callback the rules enabled, and serves each group once.</para>
 /// <para>Thread-safe: the registry never collects one instrument twice at once, and joins and
-/// departures take the same lock.</para>
+/// departures take the same lock; in a pull, the buffers are written and read under the pull's lock.</para>
 /// </remarks>
 internal sealed class ListenedObservable
 {
@@ -29,11 +34,15 @@ internal sealed class ListenedObservable
     private readonly Type _definition;
     private readonly Type _valueType;
     private readonly string? _unit;
+    private readonly ObservablePull? _pull;
     private MeterListener? _listener;
 
     /// <summary>A group for observable instruments shaped as <paramref name="first"/>, which is not yet in it.</summary>
-    public ListenedObservable(SdmInstrument first)
+    /// <param name="first">The first instrument of the group.</param>
+    /// <param name="pull">The rules' listener source that observes the group; null for a listener of the group's own.</param>
+    public ListenedObservable(SdmInstrument first, ObservablePull? pull)
     {
+        _pull = pull;
         _definition = first.GetType().GetGenericTypeDefinition();
         _valueType = first.GetType().GetGenericArguments()[0];
         _unit = first.Unit;
@@ -61,9 +70,20 @@ internal sealed class ListenedObservable
         return source;
     }
 
+    /// <summary>The pull this group last took its reports of (see <see cref="ObservablePull"/>).</summary>
+    internal long TakenPull { get; set; }
+
+    /// <summary>The pull the buffers hold the reports of (see <see cref="ObservablePull"/>).</summary>
+    internal long FilledPull { get; set; }
+
     /// <summary>What the group's instruments report now, integer-valued.</summary>
     public IEnumerable<Measurement<long>> ObserveLongs()
     {
+        if (_pull is not null)
+        {
+            return _pull.Take(this, static group => group._longs.ToArray());
+        }
+
         lock (_lock)
         {
             _longs.Clear();
@@ -75,6 +95,11 @@ internal sealed class ListenedObservable
     /// <summary>What the group's instruments report now, floating-point-valued.</summary>
     public IEnumerable<Measurement<double>> ObserveDoubles()
     {
+        if (_pull is not null)
+        {
+            return _pull.Take(this, static group => group._doubles.ToArray());
+        }
+
         lock (_lock)
         {
             _doubles.Clear();
@@ -106,6 +131,13 @@ internal sealed class ListenedObservable
         _listener.RecordObservableInstruments();
     }
 
+    /// <summary>Empties the buffers, for the reports of another pull; under the pull's lock.</summary>
+    internal void ClearReports()
+    {
+        _longs.Clear();
+        _doubles.Clear();
+    }
+
     private void Leave(Source source)
     {
         lock (_lock)
@@ -127,12 +159,23 @@ internal sealed class ListenedObservable
     {
         public SdmInstrument Instrument { get; } = instrument;
 
-        // Called by the group's listener, inside Observe, under the group's lock.
-        public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
-            group._longs.Add(new Measurement<long>(value, WithSourceTags(tags)));
+        // Called by the group's listener, inside Observe, under the group's lock; or by the rules'
+        // listener, inside a pull, under the pull's lock (a report outside either is dropped).
+        public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+        {
+            if (group._pull is null || group._pull.Receive(group))
+            {
+                group._longs.Add(new Measurement<long>(value, WithSourceTags(tags)));
+            }
+        }
 
-        public override void Record(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
-            group._doubles.Add(new Measurement<double>(value, WithSourceTags(tags)));
+        public override void Record(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+        {
+            if (group._pull is null || group._pull.Receive(group))
+            {
+                group._doubles.Add(new Measurement<double>(value, WithSourceTags(tags)));
+            }
+        }
 
         public override void Complete() => group.Leave(this);
     }

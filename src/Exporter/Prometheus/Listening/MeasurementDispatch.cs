@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using System.Diagnostics.Metrics;
+using Microsoft.Extensions.Diagnostics.Metrics;
 using SdmInstrument = System.Diagnostics.Metrics.Instrument;
 
 namespace ScalableMetrics.Exporter.Listening;
@@ -24,6 +25,18 @@ internal static class MeasurementDispatch
         listener.SetMeasurementEventCallback<double>(OnMeasurement);
         listener.SetMeasurementEventCallback<decimal>(OnMeasurement);
     }
+
+    /// <summary>The same callbacks, for the listener .NET's metrics rules drive (<c>IMetricsListener.GetMeasurementHandlers</c>).</summary>
+    public static MeasurementHandlers CreateHandlers() => new()
+    {
+        ByteHandler = OnMeasurement,
+        ShortHandler = OnMeasurement,
+        IntHandler = OnMeasurement,
+        LongHandler = OnMeasurement,
+        FloatHandler = OnMeasurement,
+        DoubleHandler = OnMeasurement,
+        DecimalHandler = OnMeasurement,
+    };
 
     /// <summary>Whether <paramref name="type"/> goes to the <see cref="double"/> overload.</summary>
     public static bool IsFloatingPoint(Type type) => type == typeof(float) || type == typeof(double) || type == typeof(decimal);

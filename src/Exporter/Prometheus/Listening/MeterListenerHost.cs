@@ -10,6 +10,9 @@ namespace ScalableMetrics.Exporter.Listening;
 /// The <see cref="MeterListener"/> that takes the instruments of the meters
 /// <c>ScalableMetricsOptions.Meters</c> names: every instrument of a matching meter,
 /// present and future, is enabled with the registry instrument it records into as its state.
+/// It also owns the listened registries of the instruments .NET's metrics rules enable for the
+/// <c>ScalableMetricsListener</c> (<see cref="TakeEnabled"/>), so that both ways in share
+/// one set of registries, one export and one recording path.
 /// </summary>
 /// <remarks>
 /// <para><b>One registry per meter name and version</b> (<see cref="ListenedScope"/>), so that
@@ -43,6 +46,7 @@ internal sealed partial class MeterListenerHost : IDisposable
     // also the lock under which instruments are checked against it and created.
     private readonly Dictionary<string, (ListenedScope Scope, ExportedFamily Family, string Instrument)> _exportedNames = new(StringComparer.Ordinal);
     private long _refusedInstruments;
+    private object? _rulesListener;
     private bool _disposed;
 
     public MeterListenerHost(IEnumerable<string> meters, string bridgeMeterName, Func<MetricRegistry> createRegistry, ILogger logger, IMeterFactory? meterFactory = null)
@@ -109,6 +113,42 @@ internal sealed partial class MeterListenerHost : IDisposable
             return;
         }
 
+        if (Take(instrument, pull: null) is { } state)
+        {
+            listener.EnableMeasurementEvents(instrument, state);
+        }
+    }
+
+    /// <summary>Makes <paramref name="listener"/> the container's one listener of .NET's metrics
+    /// rules, unless another is already: a listener registered twice (<c>AddListener</c> and
+    /// <c>AddScalableMetrics</c> both) would record every measurement twice.</summary>
+    /// <returns>Whether <paramref name="listener"/> is that one.</returns>
+    public bool ClaimRulesListener(object listener) =>
+        Interlocked.CompareExchange(ref _rulesListener, listener, null) is null || ReferenceEquals(Volatile.Read(ref _rulesListener), listener);
+
+    /// <summary>
+    /// The listener state of an instrument that .NET's metrics rules enabled for the
+    /// <c>ScalableMetricsListener</c>, recording into the registry of its meter's scope, or
+    /// null where it is not taken: its meter is the bridge's, is taken by <c>ScalableMetricsOptions.Meters</c>
+    /// (whose listener records it already: one aggregation), or is another container's; or the
+    /// registry refuses it.
+    /// </summary>
+    /// <param name="instrument">The instrument the rules enabled.</param>
+    /// <param name="pull">What reads its observable instruments: the rules' listener's source.</param>
+    public ListenedInstrument? TakeEnabled(SdmInstrument instrument, ObservablePull pull)
+    {
+        if (string.Equals(instrument.Meter.Name, _bridgeMeterName, StringComparison.Ordinal) || Takes(instrument.Meter.Name) || !IsOfThisContainer(instrument.Meter))
+        {
+            return null;
+        }
+
+        return Take(instrument, pull);
+    }
+
+    // Creates the registry instrument and its listener state, or logs why not and returns null.
+    // pull: null where the group of an observable instrument observes it through a listener of its own.
+    private ListenedInstrument? Take(SdmInstrument instrument, ObservablePull? pull)
+    {
         ListenedScope scope = _scopes.GetOrAdd((instrument.Meter.Name, instrument.Meter.Version), key => new ListenedScope(_createRegistry(), key.Name, key.Version));
         ListenedInstrument? state;
         try
@@ -120,10 +160,10 @@ internal sealed partial class MeterListenerHost : IDisposable
                 {
                     Interlocked.Increment(ref _refusedInstruments);
                     LogExportConflict(_logger, instrument.Name, instrument.Meter.Name, family.TextName, other.Instrument, other.Scope.MeterName, other.Family.TextName);
-                    return;
+                    return null;
                 }
 
-                state = ListenedInstrumentFactory.Create(instrument, scope, Drops);
+                state = ListenedInstrumentFactory.Create(instrument, scope, Drops, pull);
                 if (state is not null && family is not null)
                 {
                     foreach (string name in family.ReservedNames)
@@ -136,16 +176,15 @@ internal sealed partial class MeterListenerHost : IDisposable
         catch (Exception e) when (e is ArgumentException or InvalidOperationException)
         {
             LogNotTaken(_logger, e, instrument.Name, instrument.Meter.Name);
-            return;
+            return null;
         }
 
         if (state is null)
         {
             LogNotTaken(_logger, null, instrument.Name, instrument.Meter.Name);
-            return;
         }
 
-        listener.EnableMeasurementEvents(instrument, state);
+        return state;
     }
 
     /// <summary>Instruments refused because their exported names meet another listened meter's

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Listening;
@@ -48,8 +49,12 @@ public sealed partial class PrometheusScraper : IDisposable
     private readonly ILogger _logger;
 
     // What a scrape writes after target_info, in this order: the registry, the listened meters,
-    // then the sources other packages add (the MeterProvider's other meters).
+    // What a scrape writes after target_info, in this order: the registry, the listened meters,
+    // the library's own families, then the sources other packages add (the MeterProvider's other meters).
     private readonly IScrapeSource[] _sources;
+
+    // How long each format's last collection took (the self-metrics' scrape duration).
+    private readonly ScrapeDurations _durations = new();
 
     // One per format, made on the first scrape of that format: each coalescer serves one format.
     private readonly ExpositionWriter?[] _writers = new ExpositionWriter?[3];
@@ -71,17 +76,20 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <param name="logger">Where the families and series left out are reported; <see langword="null"/> for nowhere.</param>
     /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="scopeName"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="scopeName"/> is empty or white space.</exception>
-    /// <remarks>A scraper that also writes an OpenTelemetry <c>MeterProvider</c>'s other meters comes
-    /// from the ScalableMetrics.OpenTelemetry package (<c>PrometheusPullExporter.CreateScraper</c>),
-    /// so that this package needs no OpenTelemetry.</remarks>
+    /// <remarks>A scraper made here writes no <c>scalablemetrics_*</c> families about the library
+    /// itself: the one <c>AddScalableMetrics</c> registers does (<c>ScalableMetricsOptions.ExportSelfMetrics</c>).
+    /// A scraper that also writes an OpenTelemetry <c>MeterProvider</c>'s other meters comes from the
+    /// ScalableMetrics.OpenTelemetry package (<c>PrometheusPullExporter.CreateScraper</c>), so that
+    /// this package needs no OpenTelemetry.</remarks>
     public PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion = null, ILogger<PrometheusScraper>? logger = null)
         : this(registry, scopeName, scopeVersion, logger, listened: null)
     {
     }
 
     /// <summary>Creates a scraper that also writes the registries of the meters <paramref name="listened"/> takes, each with its meter's scope labels,
-    /// after <paramref name="registry"/>'s, then each of <paramref name="otherSources"/> in turn.</summary>
-    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened, IEnumerable<IScrapeSource>? otherSources = null)
+    /// after <paramref name="registry"/>'s, with <paramref name="selfMetrics"/> the families about the library itself
+    /// (<see cref="SelfMetricsSource"/>), then each of <paramref name="otherSources"/> in turn.</summary>
+    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened, IEnumerable<IScrapeSource>? otherSources = null, bool selfMetrics = false)
     {
         ArgumentNullException.ThrowIfNull(registry);
         ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
@@ -91,6 +99,11 @@ public sealed partial class PrometheusScraper : IDisposable
         if (listened is not null)
         {
             sources.Add(new ListenedMetersSource(listened, log));
+        }
+
+        if (selfMetrics)
+        {
+            sources.Add(new SelfMetricsSource(registry, scopeName, scopeVersion, listened, _durations));
         }
 
         if (otherSources is not null)
@@ -241,6 +254,8 @@ public sealed partial class PrometheusScraper : IDisposable
         await _scrapeLock.WaitAsync().ConfigureAwait(false);
         try
         {
+            long started = Stopwatch.GetTimestamp();
+
             // The format's writer, chosen once for the whole collection; every source writes that format only.
             ExpositionWriter output = _writers[(int)format] ??= ExpositionWriter.Create(format);
             output.Clear(buffer);
@@ -252,6 +267,7 @@ public sealed partial class PrometheusScraper : IDisposable
             }
 
             output.WriteEnd();
+            _durations.Record(format, Stopwatch.GetElapsedTime(started));
             return output.Detach();
         }
         finally

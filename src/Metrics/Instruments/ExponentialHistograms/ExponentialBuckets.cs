@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Instruments.Histograms;
 
 namespace ScalableMetrics.Instruments.ExponentialHistograms;
 
@@ -23,8 +24,9 @@ internal sealed class ExponentialBuckets
     // 2^scale / ln 2, for Find: computed once, not on every record.
     private readonly double _scaleFactor;
 
-    private ExponentialBuckets(int scale, int minIndex, int maxIndex, double minValue, double maxValue, int maxBuckets)
+    private ExponentialBuckets(int scale, int minIndex, int maxIndex, double minValue, double maxValue, int maxBuckets, HistogramBuckets? classic)
     {
+        Classic = classic;
         Scale = scale;
         MinIndex = minIndex;
         MaxIndex = maxIndex;
@@ -59,10 +61,21 @@ internal sealed class ExponentialBuckets
     /// <summary>The positive buckets.</summary>
     public int BucketCount => MaxIndex - MinIndex + 1;
 
+    /// <summary>The classic buckets recorded beside the exponential ones, or null for none.</summary>
+    public HistogramBuckets? Classic { get; }
+
+    /// <summary>The slot of classic bucket 0 in a series' region: after the zero bucket and the positive buckets.</summary>
+    public int ClassicFirstSlot => BucketCount + 1;
+
+    /// <summary>The count slots of a series' region: the zero bucket, the positive buckets, the classic buckets (none without <see cref="Classic"/>).</summary>
+    public int CountSlots => BucketCount + 1 + (Classic?.BucketCount ?? 0);
+
     /// <summary>Checks the options and builds the layout.</summary>
     /// <exception cref="ArgumentOutOfRangeException">An option is out of its range (the message says which and why).</exception>
-    public static ExponentialBuckets Create(int scale, double minValue, double maxValue, int maxBuckets)
+    /// <exception cref="ArgumentException"><paramref name="classicBoundaries"/> is empty, too long, not finite or not strictly increasing.</exception>
+    public static ExponentialBuckets Create(int scale, double minValue, double maxValue, int maxBuckets, IReadOnlyList<double>? classicBoundaries = null)
     {
+        HistogramBuckets? classic = classicBoundaries is null ? null : HistogramBuckets.Create(classicBoundaries, nameof(classicBoundaries));
         if (scale is < MinScale or > MaxScale)
         {
             throw new ArgumentOutOfRangeException(nameof(scale), scale, $"The scale must be from {MinScale} to {MaxScale}, Prometheus' native histogram schemas.");
@@ -91,7 +104,7 @@ internal sealed class ExponentialBuckets
             throw new ArgumentOutOfRangeException(nameof(maxValue), maxValue, $"From {minValue:R} to {maxValue:R} at scale {scale} takes {bucketCount} buckets, more than {MaxBucketCount}; lower the scale or narrow the range.");
         }
 
-        return new ExponentialBuckets(scale, minIndex, maxIndex, minValue, maxValue, maxBuckets);
+        return new ExponentialBuckets(scale, minIndex, maxIndex, minValue, maxValue, maxBuckets, classic);
     }
 
     /// <summary>
@@ -149,10 +162,13 @@ internal sealed class ExponentialBuckets
 
     /// <summary>Whether <paramref name="other"/> is the same layout.</summary>
     public bool SameAs(ExponentialBuckets other) =>
-        Scale == other.Scale && MinIndex == other.MinIndex && MaxIndex == other.MaxIndex && MaxBuckets == other.MaxBuckets;
+        Scale == other.Scale && MinIndex == other.MinIndex && MaxIndex == other.MaxIndex && MaxBuckets == other.MaxBuckets
+        && (Classic is null ? other.Classic is null : other.Classic is not null && Classic.SameAs(other.Classic));
 
     /// <summary>The layout in words, for exception messages.</summary>
-    public override string ToString() => $"scale {Scale}, values {MinValue:R} to {MaxValue:R}, at most {MaxBuckets} buckets per reading";
+    public override string ToString() =>
+        $"scale {Scale}, values {MinValue:R} to {MaxValue:R}, at most {MaxBuckets} buckets per reading, "
+        + (Classic is null ? "no classic buckets" : $"classic boundaries [{string.Join(", ", Classic.Boundaries.Select(b => b.ToString("R", System.Globalization.CultureInfo.InvariantCulture)))}]");
 
     private static double ScaleFactor(int scale) => Math.ScaleB(1 / Math.Log(2), scale);
 }

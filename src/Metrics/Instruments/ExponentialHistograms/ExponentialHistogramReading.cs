@@ -19,8 +19,11 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class ExponentialHistogramReading
 {
-    private ExponentialHistogramReading(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum)
+    private ExponentialHistogramReading(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum, Classic classic = default)
     {
+        ClassicBoundaries = classic.Boundaries ?? [];
+        ClassicCumulativeCounts = classic.Cumulative ?? [];
+        ClassicCount = classic.Count;
         Tags = tags;
         Scale = scale;
         ZeroThreshold = zeroThreshold;
@@ -57,6 +60,20 @@ public sealed class ExponentialHistogramReading
     /// <summary>The sum of the values recorded; infinite once +∞ was recorded.</summary>
     public double Sum { get; }
 
+    /// <summary>The instrument's classic bucket boundaries (<see cref="PartitionedExponentialHistogram.ClassicBoundaries"/>),
+    /// or empty where it has none (and for a histogram read from OpenTelemetry).</summary>
+    public IReadOnlyList<double> ClassicBoundaries { get; }
+
+    /// <summary>Per boundary of <see cref="ClassicBoundaries"/>, the values recorded at or below it
+    /// (cumulative, as Prometheus' <c>le</c> buckets; the +∞ bucket's is the values above the last
+    /// boundary plus the last of these). Counted apart from the exponential buckets, in the same
+    /// pass: a record under way may show in one and not yet in the other.</summary>
+    public IReadOnlyList<long> ClassicCumulativeCounts { get; }
+
+    /// <summary>The values recorded per the classic buckets: the last of <see cref="ClassicCumulativeCounts"/>
+    /// plus those above the last boundary; <see cref="Count"/> but for records under way.</summary>
+    public long ClassicCount { get; }
+
     /// <summary>The upper boundary of positive bucket <paramref name="j"/> (of <see cref="PositiveBucketCounts"/>): base^(<see cref="PositiveOffset"/> + j + 1).</summary>
     internal double PositiveBucketUpperBoundary(int j) => ExponentialBuckets.LowerBoundary(PositiveOffset + j + 1, Scale);
 
@@ -73,14 +90,15 @@ public sealed class ExponentialHistogramReading
         return new ExponentialHistogramReading(tags, scale, zeroThreshold, zeroCount, positiveOffset + first, positiveBucketCounts[first..(last + 1)], sum);
     }
 
-    /// <summary>The reading of <paramref name="counts"/> (zero bucket first, then the instrument's positive buckets), downscaled to fit.</summary>
+    /// <summary>The reading of <paramref name="counts"/> (zero bucket first, then the instrument's positive buckets, then its classic buckets), downscaled to fit.</summary>
     internal static ExponentialHistogramReading Create(TagSet tags, ExponentialBuckets buckets, ReadOnlySpan<long> counts, double sum)
     {
-        ReadOnlySpan<long> positive = counts[1..];
+        Classic classic = buckets.Classic is { } layout ? Classic.Of(layout.Boundaries, counts[buckets.ClassicFirstSlot..]) : default;
+        ReadOnlySpan<long> positive = counts[1..buckets.ClassicFirstSlot];
         int first = positive.IndexOfAnyExcept(0L);
         if (first < 0)
         {
-            return new ExponentialHistogramReading(tags, buckets.Scale, buckets.ZeroThreshold, counts[0], 0, [], sum);
+            return new ExponentialHistogramReading(tags, buckets.Scale, buckets.ZeroThreshold, counts[0], 0, [], sum, classic);
         }
 
         int last = positive.LastIndexOfAnyExcept(0L);
@@ -100,6 +118,27 @@ public sealed class ExponentialHistogramReading
             bucket = SaturatingCounts.Add(bucket, positive[j]);
         }
 
-        return new ExponentialHistogramReading(tags, buckets.Scale - shift, buckets.ZeroThreshold, counts[0], offset, merged, sum);
+        return new ExponentialHistogramReading(tags, buckets.Scale - shift, buckets.ZeroThreshold, counts[0], offset, merged, sum, classic);
+    }
+
+    /// <summary>The classic buckets of a reading: the boundaries, the cumulative count at each, and the total (the +∞ bucket's).</summary>
+    private readonly record struct Classic(IReadOnlyList<double>? Boundaries, long[]? Cumulative, long Count)
+    {
+        // counts: one per classic bucket, the +∞ bucket last.
+        public static Classic Of(IReadOnlyList<double> boundaries, ReadOnlySpan<long> counts)
+        {
+            long[] cumulative = new long[boundaries.Count];
+            long total = 0;
+            for (int i = 0; i < counts.Length; i++)
+            {
+                total = SaturatingCounts.Add(total, counts[i]);
+                if (i < cumulative.Length)
+                {
+                    cumulative[i] = total;
+                }
+            }
+
+            return new Classic(boundaries, cumulative, total);
+        }
     }
 }

@@ -11,7 +11,8 @@ namespace ScalableMetrics;
 /// </summary>
 /// <remarks>
 /// <para>Thread-safe. Get one from <see cref="PartitionedExponentialHistogram.Bind"/>, once, and keep it.</para>
-/// <para>Its slots in each region: the zero bucket, one count per positive bucket, then the sum (a <see cref="double"/>).</para>
+/// <para>Its slots in each region: the zero bucket, one count per positive bucket, one per classic
+/// bucket where the instrument has classic boundaries, then the sum (a <see cref="double"/>).</para>
 /// </remarks>
 public sealed class ExponentialHistogramSeries : PartitionedSeries
 {
@@ -47,25 +48,35 @@ public sealed class ExponentialHistogramSeries : PartitionedSeries
     /// <returns>The cumulative reading.</returns>
     public ExponentialHistogramReading Read()
     {
-        long[] counts = new long[_buckets.BucketCount + 1];
+        long[] counts = new long[_buckets.CountSlots];
         double sum = ReadSlotsAndDouble(0, counts, SumSlot);
         return ExponentialHistogramReading.Create(Tags, _buckets, counts, sum);
     }
 
     /// <summary>Records <paramref name="value"/>, known to be neither NaN nor negative.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void RecordValid(double value) => AddCountAndValue<DoubleCell, double>(_buckets.Find(value), SumSlot, value);
+    internal void RecordValid(double value)
+    {
+        AddCountAndValue<DoubleCell, double>(_buckets.Find(value), SumSlot, value);
 
-    /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: the zero bucket, a count per positive bucket, then the sum.</summary>
-    internal static int SlotCountFor(ExponentialBuckets buckets) => buckets.BucketCount + 2;
+        // The classic buckets are counted as they are recorded, as client_golang counts both
+        // kinds: a classic boundary inside an exponential bucket could not be read from it exactly.
+        if (_buckets.Classic is { } classic)
+        {
+            Add<SaturatingCell, long>(_buckets.ClassicFirstSlot + classic.Find(value), 1);
+        }
+    }
+
+    /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: the zero bucket, a count per positive bucket, one per classic bucket, then the sum.</summary>
+    internal static int SlotCountFor(ExponentialBuckets buckets) => buckets.CountSlots + 1;
 
     /// <summary>
     /// Reads every series in <paramref name="series"/> in one pass: series i's counts (zero bucket
     /// first) at i × <see cref="SlotCountFor"/> in <paramref name="slots"/>, its sum at <paramref name="sums"/>[i].
     /// </summary>
     internal static void ReadAll(PartitionArena arena, ExponentialHistogramSeries[] series, ExponentialBuckets buckets, Span<long> slots, Span<double> sums) =>
-        ReadAllWithDouble(arena, series, SlotCountFor(buckets), buckets.BucketCount + 1, slots, sums);
+        ReadAllWithDouble(arena, series, SlotCountFor(buckets), buckets.CountSlots, slots, sums);
 
-    // The sum's slot: after the zero bucket and the positive buckets.
-    private int SumSlot => _buckets.BucketCount + 1;
+    // The sum's slot: after the count slots.
+    private int SumSlot => _buckets.CountSlots;
 }

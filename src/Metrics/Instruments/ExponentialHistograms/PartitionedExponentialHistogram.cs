@@ -32,7 +32,13 @@ namespace ScalableMetrics;
 /// sizes), and a negative range would double every series' slots.</para>
 /// <para>Relative error: a bucket's upper bound is base times its lower, so a quantile read from it
 /// is within base − 1 of the truth (2^(1/8) − 1 ≈ 9 % at the default scale 3).</para>
-/// <para>Exported through the Prometheus protobuf exposition as a native histogram.</para>
+/// <para>Exported through the Prometheus protobuf exposition as a native histogram, with its
+/// classic buckets in the same message where it has classic boundaries.</para>
+/// <para><b>Classic buckets beside.</b> Given classic boundaries at creation, a record also counts
+/// in the classic bucket (previous boundary, boundary] that holds the value, in a slot of its own,
+/// as client_golang's histograms with both kinds count: exactly, whatever the boundaries (a
+/// boundary inside an exponential bucket could not be read from it). A record then costs one more
+/// add. The readings carry them cumulatively (<see cref="ExponentialHistogramReading.ClassicBoundaries"/>).</para>
 /// </remarks>
 public sealed class PartitionedExponentialHistogram : Instrument
 {
@@ -72,6 +78,11 @@ public sealed class PartitionedExponentialHistogram : Instrument
 
     /// <summary>The most buckets a reading spans; readings downscale to fit.</summary>
     public int MaxBuckets => Buckets.MaxBuckets;
+
+    /// <summary>The classic bucket boundaries counted beside the exponential buckets (each bucket
+    /// (previous, boundary], then one to +∞), or empty for none: see
+    /// <see cref="MetricRegistry.CreateExponentialHistogram"/>.</summary>
+    public IReadOnlyList<double> ClassicBoundaries => Buckets.Classic?.Boundaries ?? [];
 
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
@@ -140,7 +151,7 @@ public sealed class PartitionedExponentialHistogram : Instrument
         var readings = new ExponentialHistogramReading[series.Length];
         for (int i = 0; i < series.Length; i++)
         {
-            readings[i] = ExponentialHistogramReading.Create(series[i].Tags, Buckets, slots.AsSpan(i * slotsPerSeries, Buckets.BucketCount + 1), sums[i]);
+            readings[i] = ExponentialHistogramReading.Create(series[i].Tags, Buckets, slots.AsSpan(i * slotsPerSeries, Buckets.CountSlots), sums[i]);
         }
 
         return readings;

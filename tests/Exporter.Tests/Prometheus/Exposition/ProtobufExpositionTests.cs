@@ -42,6 +42,36 @@ public class ProtobufExpositionTests
     }
 
     [Fact]
+    public async Task AHistogramWithClassicBoundariesCarriesBothKindsOfBucketsInOneMessage()
+    {
+        var registry = new MetricRegistry();
+        PartitionedExponentialHistogram histogram = registry.CreateExponentialHistogram("test.both", "s", scale: 0, minValue: 1, maxValue: 1024, classicBoundaries: [0.25, 1, 10]);
+        foreach (double value in (double[])[0, 0.75, 1.5, 1.5, 100])
+        {
+            histogram.Record(value);
+        }
+
+        ProtoMessage h = Assert.Single(ProtoMessage.ParseDelimited(await Scrape(registry, null))).Message(4).Message(7);
+
+        // The native fields, as without classic boundaries.
+        Assert.Equal((5UL, 103.75), (h.Varint(1), h.Double(2)));
+        Assert.Equal((0L, 0.5, 1UL), (ProtoMessage.ZigZag(h.Varint(5)), h.Double(6), h.Varint(7)));
+        Assert.Equal([(0L, 2UL), (5L, 1UL)], h.Messages(12).Select(span => (ProtoMessage.ZigZag(span.Varint(1)), span.Varint(2))));
+        Assert.Equal([1L, 1, -1], h.SInts(13));
+
+        // The classic buckets: cumulative counts at each finite upper bound; +Inf is the sample count.
+        Assert.Equal([(0.25, 1UL), (1.0, 2UL), (10.0, 4UL)], h.Messages(3).Select(bucket => (bucket.Double(2), bucket.Varint(1))));
+
+        // The text formats write the same le buckets.
+        using var scraper = new PrometheusScraper(registry, "scope");
+        string text = System.Text.Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.Text));
+        Assert.Contains("test_both_seconds_bucket{otel_scope_name=\"scope\",le=\"0.25\"} 1\n", text, StringComparison.Ordinal);
+        Assert.Contains("test_both_seconds_bucket{otel_scope_name=\"scope\",le=\"10\"} 4\n", text, StringComparison.Ordinal);
+        Assert.Contains("test_both_seconds_bucket{otel_scope_name=\"scope\",le=\"+Inf\"} 5\n", text, StringComparison.Ordinal);
+        Assert.DoesNotContain("le=\"2\"", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task NativeHistogramWithoutPositiveBucketsCarriesTheNoOpSpan()
     {
         var registry = new MetricRegistry();

@@ -40,7 +40,7 @@ public class ProtobufEndpointTests
                 .AddView("other.latency", new Base2ExponentialBucketHistogramConfiguration { MaxScale = 3 }));
         });
         await using WebApplication app = builder.Build();
-        app.MapPrometheusScrapingEndpoint();
+        app.MapScalableMetrics();
         await app.StartAsync();
         MetricRegistry registry = app.Services.GetRequiredService<MetricRegistry>();
         registry.CreateExponentialHistogram("registry.latency", "s", scale: 0, minValue: 1, maxValue: 1024).Record(1.5);

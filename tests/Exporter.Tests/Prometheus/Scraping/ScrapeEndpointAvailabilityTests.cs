@@ -80,7 +80,7 @@ public sealed class ScrapeEndpointAvailabilityTests
         });
         WebApplication app = builder.Build();
         app.Services.GetRequiredService<MetricRegistry>().CreateObservableGauge("slow", () => Slow(gate));
-        app.MapPrometheusScrapingEndpoint();
+        app.MapScalableMetrics();
         await app.StartAsync();
         return app;
     }

@@ -112,7 +112,7 @@ public sealed class ScrapeLimitsTests
                 o.ConfigureMeterProvider(b => b.AddReader(new BaseExportingMetricReader(secondReader)));
             });
             WebApplication app = builder.Build();
-            app.MapPrometheusScrapingEndpoint();
+            app.MapScalableMetrics();
             await app.StartAsync();
             return new Service(app, new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) }, secondReader);
         }

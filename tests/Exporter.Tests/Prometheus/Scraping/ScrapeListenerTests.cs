@@ -3,7 +3,9 @@ using System.Net.Sockets;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
@@ -18,10 +20,10 @@ public sealed class ScrapeListenerTests
     [Fact]
     public async Task ServesOpenMetricsGzippedToAScraperThatAsksAsPrometheusDoes()
     {
-        int port = FreeLoopbackPort();
-        using IHost host = BuildHost(o => o.AddScrapeListener(port));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0));
         host.Services.GetRequiredService<MetricRegistry>().CreateCounter("listener.items", "{item}").Add(42);
         await host.StartAsync();
+        int port = BoundPort(host);
         try
         {
             using HttpClient client = NewClient();
@@ -48,13 +50,14 @@ public sealed class ScrapeListenerTests
     [Fact]
     public async Task ServesTheScrapersExpositionWithACountersExactValue()
     {
-        int port = FreeLoopbackPort();
-        using IHost host = BuildHost(o => o.AddScrapeListener(port));
+        // Without the self-metrics, whose scrape duration differs from one collection to the next.
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ExportSelfMetrics = false);
         MetricRegistry registry = host.Services.GetRequiredService<MetricRegistry>();
         PartitionedCounter counter = registry.CreateCounter("listener.items", "{item}", "Items.");
         counter.Add(40, new KeyValuePair<string, object?>("queue", "a"));
         counter.Add(2, new KeyValuePair<string, object?>("queue", "a"));
         await host.StartAsync();
+        int port = BoundPort(host);
         try
         {
             using HttpClient client = NewClient();
@@ -78,9 +81,9 @@ public sealed class ScrapeListenerTests
     [Fact]
     public async Task Answers404ForOtherPathsAnd405ForOtherMethods()
     {
-        int port = FreeLoopbackPort();
-        using IHost host = BuildHost(o => o.AddScrapeListener(port, "/custom/scrape"));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0, "/custom/scrape"));
         await host.StartAsync();
+        int port = BoundPort(host);
         try
         {
             using HttpClient client = NewClient();
@@ -100,12 +103,147 @@ public sealed class ScrapeListenerTests
         }
     }
 
+    [Theory]
+    [InlineData("localhost")]
+    [InlineData("[::1]")]
+    [InlineData("127.0.0.1")]
+    public async Task AnyLoopbackHostHeaderIsServed(string hostHeader)
+    {
+        // A Prometheus target written localhost:9464 sends Host: localhost:9464 to the address
+        // it resolved; the listener on the default 127.0.0.1 must serve it, whatever it is called.
+        using IHost host = BuildHost(o => o.AddScrapeListener(0));
+        await host.StartAsync();
+        int port = BoundPort(host);
+        try
+        {
+            using HttpClient client = NewClient();
+            using var request = new HttpRequestMessage(HttpMethod.Get, new Uri($"http://127.0.0.1:{port}/metrics"));
+            request.Headers.Host = $"{hostHeader}:{port}";
+            using HttpResponseMessage response = await client.SendAsync(request);
+
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    [Fact]
+    public async Task AStoppingListenerAnswersOnly200Or503OrRefuses()
+    {
+        // Several stops, each under 32 scrape loops: the race between a stop and a request in
+        // flight is hit in some stops, not every one.
+        const int Stops = 4;
+        const int Loops = 32;
+        const int MaxRequestsPerLoop = 400;
+        var statuses = new System.Collections.Concurrent.ConcurrentDictionary<HttpStatusCode, int>();
+        var failures = new System.Collections.Concurrent.ConcurrentBag<Exception>();
+        for (int stop = 0; stop < Stops; stop++)
+        {
+            using IHost host = BuildHost(o => o.AddScrapeListener(0));
+            host.Services.GetRequiredService<MetricRegistry>().CreateCounter("listener.items").Add(1);
+            await host.StartAsync();
+            int port = BoundPort(host);
+            using HttpClient client = NewClient();
+            var uri = new Uri($"http://127.0.0.1:{port}/metrics");
+            int answered = 0;
+            bool stopped = false;
+            Task[] loops = [.. Enumerable.Range(0, Loops).Select(_ => Task.Run(async () =>
+            {
+                for (int i = 0; i < MaxRequestsPerLoop && !Volatile.Read(ref stopped); i++)
+                {
+                    try
+                    {
+                        using HttpResponseMessage response = await client.GetAsync(uri);
+                        statuses.AddOrUpdate(response.StatusCode, 1, static (_, n) => n + 1);
+                        Interlocked.Increment(ref answered);
+                    }
+                    catch (HttpRequestException)
+                    {
+                        // Refused, or the connection closed under the request: the port is going.
+                    }
+                    catch (Exception e)
+                    {
+                        failures.Add(e);
+                    }
+                }
+            }))];
+
+            // Stop once the loops are scraping, so that the stop meets requests in flight.
+            while (Volatile.Read(ref answered) < 2 * Loops && !loops.All(l => l.IsCompleted))
+            {
+                await Task.Delay(5);
+            }
+
+            await host.StopAsync();
+            Volatile.Write(ref stopped, true);
+            await Task.WhenAll(loops);
+        }
+
+        Assert.Empty(failures);
+        Assert.True(statuses.ContainsKey(HttpStatusCode.OK));
+        Assert.All(statuses.Keys, status => Assert.True(status is HttpStatusCode.OK or HttpStatusCode.ServiceUnavailable, $"a stopping listener answered {(int)status} ({statuses[status]} times)"));
+    }
+
+    [Fact]
+    public async Task PortZeroListensOnAPortTheSystemPicksAndSaysWhich()
+    {
+        using IHost host = BuildHost(o => o.AddScrapeListener(0));
+        ScrapeListener listener = host.Services.GetRequiredService<ScrapeListener>();
+        Assert.Null(listener.BoundPort);
+        await host.StartAsync();
+        try
+        {
+            int port = Assert.NotNull(listener.BoundPort);
+            Assert.InRange(port, 1, 65535);
+            using HttpClient client = NewClient();
+            using HttpResponseMessage response = await client.GetAsync(new Uri($"http://127.0.0.1:{port}/metrics"));
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    [Fact]
+    public async Task TheListenerLogsWhereItServesOnceAndNothingPerScrape()
+    {
+        var logs = new ListLogger();
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders().AddProvider(new OneLoggerProvider(logs));
+        builder.AddScalableMetrics(o => o.AddScrapeListener(0));
+        using IHost host = builder.Build();
+        await host.StartAsync();
+        int port = BoundPort(host);
+        try
+        {
+            using HttpClient client = NewClient();
+            for (int i = 0; i < 2; i++)
+            {
+                using HttpResponseMessage response = await client.GetAsync(new Uri($"http://127.0.0.1:{port}/metrics"));
+                Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+            }
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+
+        var serving = Assert.Single(logs.Events, e => e.EventId.Id == 50);
+        Assert.Equal(($"Prometheus scrape listener serving http://127.0.0.1:{port}/metrics", LogLevel.Information), (serving.Message, serving.Level));
+
+        // Kestrel's and its host's information (a line per request, "Now listening on") is left out.
+        Assert.DoesNotContain(logs.Messages, m => m.Contains("Request starting", StringComparison.Ordinal) || m.Contains("Now listening", StringComparison.Ordinal));
+    }
+
     [Fact]
     public async Task StoppingTheHostReleasesThePort()
     {
-        int port = FreeLoopbackPort();
-        using IHost host = BuildHost(o => o.AddScrapeListener(port));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0));
         await host.StartAsync();
+        int port = BoundPort(host);
         using (HttpClient client = NewClient())
         using (HttpResponseMessage response = await client.GetAsync(new Uri($"http://127.0.0.1:{port}/metrics")))
         {
@@ -125,16 +263,16 @@ public sealed class ScrapeListenerTests
     [Fact]
     public async Task ListenerIsConfiguredFromTheConfigurationSection()
     {
-        int port = FreeLoopbackPort();
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
         {
-            ["ScalableMetrics:ScrapeListener:Port"] = port.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            ["ScalableMetrics:ScrapeListener:Port"] = "0",
             ["ScalableMetrics:ScrapeListener:Path"] = "/prometheus",
         });
         builder.AddScalableMetrics();
         using IHost host = builder.Build();
         await host.StartAsync();
+        int port = BoundPort(host);
         try
         {
             using HttpClient client = NewClient();
@@ -149,8 +287,8 @@ public sealed class ScrapeListenerTests
     }
 
     [Theory]
-    [InlineData("0", "/metrics", "ScrapeListener.Port must be within 1 to 65535; it is 0.")]
-    [InlineData("65536", "/metrics", "ScrapeListener.Port must be within 1 to 65535; it is 65536.")]
+    [InlineData("-1", "/metrics", "ScrapeListener.Port must be within 0 to 65535; it is -1.")]
+    [InlineData("65536", "/metrics", "ScrapeListener.Port must be within 0 to 65535; it is 65536.")]
     [InlineData("9464", "", "ScrapeListener.Path must not be empty")]
     [InlineData("9464", "metrics", "ScrapeListener.Path must start with '/'")]
     public async Task HostFailsToStartOnInvalidListenerSettings(string port, string path, string expected)
@@ -171,7 +309,7 @@ public sealed class ScrapeListenerTests
     {
         var options = new ScalableMetricsOptions();
 
-        Assert.Equal("port", Assert.Throws<ArgumentOutOfRangeException>(() => options.AddScrapeListener(0)).ParamName);
+        Assert.Equal("port", Assert.Throws<ArgumentOutOfRangeException>(() => options.AddScrapeListener(-1)).ParamName);
         Assert.Equal("port", Assert.Throws<ArgumentOutOfRangeException>(() => options.AddScrapeListener(65536)).ParamName);
         Assert.Equal("path", Assert.Throws<ArgumentException>(() => options.AddScrapeListener(path: "")).ParamName);
         Assert.Equal("path", Assert.Throws<ArgumentNullException>(() => options.AddScrapeListener(path: null!)).ParamName);
@@ -210,17 +348,19 @@ public sealed class ScrapeListenerTests
         return builder.Build();
     }
 
+    private sealed class OneLoggerProvider(ILogger logger) : ILoggerProvider
+    {
+        public ILogger CreateLogger(string categoryName) => logger;
+
+        public void Dispose()
+        {
+        }
+    }
+
     private static HttpClient NewClient() => new() { Timeout = s_requestTimeout };
 
-    // A port free now: the operating system's pick for port 0, released. Another process could
-    // take it before the host binds it; on a test machine that is rare, and the test then fails
-    // loudly at start rather than passing wrongly.
-    private static int FreeLoopbackPort()
-    {
-        var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        int port = ((IPEndPoint)listener.LocalEndpoint).Port;
-        listener.Stop();
-        return port;
-    }
+    // The port the listener bound for a configured port of 0: the system's pick, held from the
+    // start, so that no other process can take it between a probe and the bind.
+    private static int BoundPort(IHost host) =>
+        Assert.NotNull(host.Services.GetRequiredService<ScrapeListener>().BoundPort);
 }

@@ -1,0 +1,71 @@
+using ScalableMetrics.Instruments.Histograms;
+
+namespace ScalableMetrics.Exporter.Prometheus.Exposition;
+
+/// <summary>
+/// The classic (<c>le</c>) buckets an exponential histogram is written with: the text formats
+/// write them as its histogram; where the instrument has classic boundaries, the protobuf
+/// exposition writes them beside its native buckets in the same <c>Histogram</c> message (as
+/// client_golang writes a histogram of both kinds), so that its <c>_bucket</c> series are the
+/// same whichever format Prometheus scrapes.
+/// </summary>
+/// <remarks>
+/// <para>Where the instrument has classic boundaries (<see cref="ExponentialHistogramReading.ClassicBoundaries"/>),
+/// those, with the counts the instrument keeps for them. Where it has none (and for a histogram of
+/// another meter), the exponential buckets themselves, exact: the zero bucket as <c>le</c> = its
+/// threshold, each non-empty bucket (base^i, base^(i + 1)] as <c>le</c> = base^(i + 1), cumulative.
+/// Those <c>le</c> values follow the reading's buckets, so a bucket first filled starts a new
+/// <c>le</c> series, as a native histogram's new bucket does.</para>
+/// <para>Kept by one writer and reused from series to series; not thread-safe.</para>
+/// </remarks>
+internal sealed class ClassicBuckets
+{
+    private readonly List<double> _boundaries = [];
+    private readonly List<long> _cumulativeCounts = [];
+
+    /// <summary>The finite upper boundaries, increasing.</summary>
+    public IReadOnlyList<double> Boundaries => _boundaries;
+
+    /// <summary>Per boundary, the values at or below it.</summary>
+    public IReadOnlyList<long> CumulativeCounts => _cumulativeCounts;
+
+    /// <summary>The values in every bucket: the <c>le="+Inf"</c> bucket's count.</summary>
+    public long Count { get; private set; }
+
+    /// <summary>Reads <paramref name="reading"/>'s classic buckets, replacing the last series'.</summary>
+    public ClassicBuckets Of(ExponentialHistogramReading reading)
+    {
+        _boundaries.Clear();
+        _cumulativeCounts.Clear();
+        if (reading.ClassicBoundaries.Count > 0)
+        {
+            _boundaries.AddRange(reading.ClassicBoundaries);
+            _cumulativeCounts.AddRange(reading.ClassicCumulativeCounts);
+            Count = reading.ClassicCount;
+            return this;
+        }
+
+        long cumulative = reading.ZeroCount;
+        if (cumulative > 0)
+        {
+            _boundaries.Add(reading.ZeroThreshold);
+            _cumulativeCounts.Add(cumulative);
+        }
+
+        for (int j = 0; j < reading.PositiveBucketCounts.Count; j++)
+        {
+            long count = reading.PositiveBucketCounts[j];
+            if (count == 0)
+            {
+                continue;
+            }
+
+            cumulative = SaturatingCounts.Add(cumulative, count);
+            _boundaries.Add(reading.PositiveBucketUpperBoundary(j));
+            _cumulativeCounts.Add(cumulative);
+        }
+
+        Count = reading.Count;
+        return this;
+    }
+}

@@ -1,0 +1,75 @@
+using Microsoft.Extensions.Diagnostics.Metrics;
+
+namespace ScalableMetrics.Exporter.Listening;
+
+/// <summary>
+/// Reads the observable instruments that .NET's metrics rules enabled for the
+/// <c>ScalableMetricsListener</c> through the source <c>IMetricsListener.Initialize</c>
+/// hands it, as the interface's contract has it: <see cref="IObservableInstrumentsSource.RecordObservableInstruments"/>
+/// runs every such callback at once, each report arriving at its group's <see cref="ListenedObservable"/>.
+/// </summary>
+/// <remarks>
+/// <para>The registry collects its observable instruments one by one. So that one scrape runs each
+/// callback once, not once per instrument, a pull serves every group once: a group that took the
+/// last pull's reports already starts a new pull; one that has not takes them (the first group a
+/// scrape collects pulls, the others take). A group's reports are never older than its previous
+/// observation.</para>
+/// <para>Before the source arrives (the rules' listener publishes the instruments it has, then
+/// initializes), a pull reports nothing. Thread-safe: pulls, and the buffers they fill, are under
+/// one lock.</para>
+/// </remarks>
+internal sealed class ObservablePull
+{
+    private readonly Lock _lock = new();
+    private IObservableInstrumentsSource? _source;
+
+    // The pull under way or last run; a group's TakenPull and FilledPull compare with it.
+    private long _pull;
+
+    /// <summary>The source to pull from, set once by <c>IMetricsListener.Initialize</c>.</summary>
+    public void SetSource(IObservableInstrumentsSource source) => Volatile.Write(ref _source, source);
+
+    /// <summary>What <paramref name="group"/> reported in the latest pull it has not taken, pulling first where it has taken them all.</summary>
+    public T Take<T>(ListenedObservable group, Func<ListenedObservable, T> read)
+    {
+        lock (_lock)
+        {
+            if (group.TakenPull == _pull)
+            {
+                _pull++;
+                Volatile.Read(ref _source)?.RecordObservableInstruments();
+            }
+
+            group.TakenPull = _pull;
+            if (group.FilledPull != _pull)
+            {
+                // Nothing reported in this pull (the callback reported no measurement).
+                group.ClearReports();
+                group.FilledPull = _pull;
+            }
+
+            return read(group);
+        }
+    }
+
+    /// <summary>
+    /// Whether a report for <paramref name="group"/> belongs to a pull (it arrives inside one, on
+    /// the pulling thread): then the group's buffers are emptied of an older pull's reports first.
+    /// A report from anyone else's <c>RecordObservableInstruments</c> is not one, and is dropped.
+    /// </summary>
+    public bool Receive(ListenedObservable group)
+    {
+        if (!_lock.IsHeldByCurrentThread)
+        {
+            return false;
+        }
+
+        if (group.FilledPull != _pull)
+        {
+            group.ClearReports();
+            group.FilledPull = _pull;
+        }
+
+        return true;
+    }
+}

@@ -1,0 +1,59 @@
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+
+namespace ScalableMetrics.Exporter.Tests.Hosting;
+
+/// <summary>The line the host logs at start: which write path the registries use, and why.</summary>
+public sealed class WritePathLogTests
+{
+    [Fact]
+    public async Task TheHostLogsTheRegistrysWritePathAndWhyOnceAtStart()
+    {
+        var logs = new ListLogger();
+        using IHost host = BuildHost(logs, o => o.Registry.Strategy = PartitionStrategy.PerThread);
+
+        await host.StartAsync();
+        await host.StopAsync();
+
+        var line = Assert.Single(logs.Events, e => e.EventId.Id == 41);
+        Assert.Equal(LogLevel.Information, line.Level);
+        MetricRegistry registry = host.Services.GetRequiredService<MetricRegistry>();
+        Assert.Equal(
+            $"ScalableMetrics write path: PerThread, {registry.PartitionCount} partitions, for the registry of meter 'ScalableMetrics'. PartitionStrategy.PerThread was asked for.",
+            line.Message);
+    }
+
+    [Fact]
+    public async Task TheListenedMetersRegistriesShareTheLineAsTheyShareTheOptions()
+    {
+        var logs = new ListLogger();
+        using IHost host = BuildHost(logs, o => o.AddMeter("Orders.*", "System.Runtime"));
+
+        await host.StartAsync();
+        await host.StopAsync();
+
+        var line = Assert.Single(logs.Events, e => e.EventId.Id == 41);
+        MetricRegistry registry = host.Services.GetRequiredService<MetricRegistry>();
+        Assert.Contains($"ScalableMetrics write path: {registry.WritePath}, ", line.Message, StringComparison.Ordinal);
+        Assert.Contains("and the registries of the meters listened to (Orders.*, System.Runtime). ", line.Message, StringComparison.Ordinal);
+        Assert.EndsWith(registry.WritePathReason, line.Message, StringComparison.Ordinal);
+    }
+
+    private static IHost BuildHost(ListLogger logs, Action<ScalableMetricsOptions> configure)
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders().AddProvider(new OneLoggerProvider(logs));
+        builder.AddScalableMetrics(configure);
+        return builder.Build();
+    }
+
+    private sealed class OneLoggerProvider(ILogger logger) : ILoggerProvider
+    {
+        public ILogger CreateLogger(string categoryName) => logger;
+
+        public void Dispose()
+        {
+        }
+    }
+}
