@@ -2,6 +2,7 @@ using System.Diagnostics.Metrics;
 using System.Text;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.OpenTelemetry;
 
 namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
@@ -48,6 +49,31 @@ public sealed class UseOpenTelemetryTests
         Assert.NotNull(OpenTelemetryPart.Of(provider));
         IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusScraper>().ScrapeAsync()));
         Assert.Equal(otherMeterName, PrometheusText.Single(samples, "stepped_requests_total").Labels["otel_scope_name"]);
+    }
+
+    [Fact]
+    public async Task WithTheTeamsPipelineToTheContainerHasOneBridgeWhichTheContainerDisposes()
+    {
+        string meterName = "test.shared." + Guid.NewGuid().ToString("N");
+        var services = new ServiceCollection();
+        services.AddScalableMetrics(o => o.UseOpenTelemetry().MeterName = meterName);
+        services.AddOpenTelemetry().WithMetrics(metrics => metrics.AddScalableMetricsInstrumentation());
+        MeterBridge bridge;
+        await using (ServiceProvider provider = services.BuildServiceProvider(validateScopes: true))
+        {
+            foreach (IHostedService hosted in provider.GetServices<IHostedService>())
+            {
+                await hosted.StartAsync(CancellationToken.None);
+            }
+
+            provider.GetRequiredService<MetricRegistry>().CreateCounter("shared.requests").Add(1);
+            bridge = provider.GetRequiredService<MeterBridge>();
+
+            Assert.Same(bridge, OpenTelemetryPart.Of(provider)!.Bridge);
+            Assert.Single(PublishedMeterNames(), name => name == meterName);
+        }
+
+        Assert.DoesNotContain(meterName, PublishedMeterNames());
     }
 
     [Fact]
