@@ -14,6 +14,8 @@ public sealed class ScalableMetricsOptions
     /// OpenTelemetry package (a test holds them equal).</summary>
     internal const string DefaultMeterName = "ScalableMetrics";
 
+    private readonly List<IScalableMetricsFeature> _features = [];
+
     /// <summary>The name of the meter the registry's instruments are published on (by the
     /// OpenTelemetry package's <c>MeterBridge</c>); it becomes the <c>otel_scope_name</c> label of
     /// every Prometheus sample of the registry.</summary>
@@ -166,19 +168,23 @@ public sealed class ScalableMetricsOptions
 
     /// <summary>What other ScalableMetrics packages turned on here (the OpenTelemetry package's
     /// <c>UseOpenTelemetry()</c>), in order, one per kind; built once per container by <see cref="ScalableMetricsParts"/>.</summary>
-    internal List<IScalableMetricsFeature> Features { get; } = [];
+    /// <remarks>Methods, not a property: the configuration binding generator rejects a property of a type it cannot bind, internal or not.</remarks>
+    internal IReadOnlyList<IScalableMetricsFeature> GetFeatures() => _features;
+
+    /// <summary>Turns <paramref name="feature"/> on, after those already on.</summary>
+    internal void AddFeature(IScalableMetricsFeature feature) => _features.Add(feature);
 
     /// <summary>The feature of type <typeparamref name="TFeature"/>, added (last) if it is not there yet.</summary>
     internal TFeature GetOrAddFeature<TFeature>()
         where TFeature : IScalableMetricsFeature, new()
     {
-        if (Features.OfType<TFeature>().FirstOrDefault() is { } feature)
+        if (_features.OfType<TFeature>().FirstOrDefault() is { } feature)
         {
             return feature;
         }
 
         var added = new TFeature();
-        Features.Add(added);
+        _features.Add(added);
         return added;
     }
 

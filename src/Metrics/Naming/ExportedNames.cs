@@ -195,7 +195,7 @@ internal static class ExportedNames
     /// invariant culture; a double as its shortest round-trip form (<c>"R"</c>), or <c>NaN</c>,
     /// <c>+Inf</c>, <c>-Inf</c>; a bool as <c>true</c> or <c>false</c>; an array (OpenTelemetry
     /// attributes of other meters may be arrays) as a JSON array, as OpenTelemetry's Prometheus
-    /// compatibility specification asks.
+    /// compatibility specification asks (<see cref="JsonLabelValue.Format"/>).
     /// </summary>
     public static string FormatLabelValue(object? value) => value switch
     {
@@ -205,7 +205,8 @@ internal static class ExportedNames
         double number => FormatDouble(number),
         float number => FormatDouble(number),
         long number => number.ToString(CultureInfo.InvariantCulture),
-        System.Collections.IEnumerable sequence => ReplaceLoneSurrogates(System.Text.Json.JsonSerializer.Serialize(sequence.Cast<object?>())),
+        // The JSON writer escapes every character outside ASCII, lone surrogates as \uFFFD.
+        System.Collections.IEnumerable sequence => JsonLabelValue.Format(sequence),
         _ => ReplaceLoneSurrogates(Convert.ToString(value, CultureInfo.InvariantCulture) ?? string.Empty),
     };
 

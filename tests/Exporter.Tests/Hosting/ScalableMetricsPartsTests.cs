@@ -19,8 +19,8 @@ public sealed class ScalableMetricsPartsTests
         var services = new ServiceCollection();
         services.AddScalableMetrics(o =>
         {
-            o.Features.Add(new RecordingFeature("a", events));
-            o.Features.Add(new RecordingFeature("b", events));
+            o.AddFeature(new RecordingFeature("a", events));
+            o.AddFeature(new RecordingFeature("b", events));
         });
         ServiceProvider provider = services.BuildServiceProvider(validateScopes: true);
         IHostedService hosted = Assert.Single(provider.GetServices<IHostedService>());

@@ -73,7 +73,7 @@ public sealed class ServiceCollectionTests
         Assert.Equal("second", options.MeterName);
 
         // The OpenTelemetry part (with its PrometheusPullExporter) is built once, however often it is turned on.
-        Assert.Single(options.Features);
+        Assert.Single(options.GetFeatures());
         Assert.Single(provider.GetRequiredService<ScalableMetricsParts>().Parts.OfType<OpenTelemetryPart>());
     }
 
@@ -87,7 +87,7 @@ public sealed class ServiceCollectionTests
         Assert.Equal(2000, options.Registry.MaxSeriesPerInstrument);
         Assert.Equal(1000, options.Registry.MaxInstruments);
         Assert.Null(options.MeterVersion);
-        Assert.Empty(options.Features);
+        Assert.Empty(options.GetFeatures());
         Assert.Equal(MeterBridge.DefaultMeterName, options.MeterName);
     }
 

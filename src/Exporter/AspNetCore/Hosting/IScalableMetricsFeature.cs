@@ -3,7 +3,7 @@ namespace ScalableMetrics.Exporter.Hosting;
 /// <summary>
 /// A part another ScalableMetrics package adds to what <c>AddScalableMetrics</c> builds, turned on
 /// from the options (the OpenTelemetry bridge: <c>UseOpenTelemetry()</c>), so that this package
-/// needs none of that package's dependencies. Held in <see cref="ScalableMetricsOptions.Features"/>,
+/// needs none of that package's dependencies. Held in <see cref="ScalableMetricsOptions.GetFeatures"/>,
 /// one per kind.
 /// </summary>
 /// <remarks>

@@ -4,7 +4,7 @@ using ScalableMetrics.Exporter.Prometheus.Sources;
 namespace ScalableMetrics.Exporter.Hosting;
 
 /// <summary>
-/// The parts of the options' <see cref="ScalableMetricsOptions.Features"/>, built once for the
+/// The parts of the options' <see cref="ScalableMetricsOptions.GetFeatures"/>, built once for the
 /// container (a singleton), in the order the features were turned on, and disposed with it in the
 /// reverse order. Resolving it is what builds them: the host does it when it starts, the endpoint
 /// when it is mapped, the scraper when it is first resolved.
@@ -18,7 +18,7 @@ internal sealed class ScalableMetricsParts : IDisposable
         var parts = new List<IScalableMetricsPart>();
         try
         {
-            foreach (IScalableMetricsFeature feature in options.Value.Features)
+            foreach (IScalableMetricsFeature feature in options.Value.GetFeatures())
             {
                 parts.Add(feature.Build(services));
             }

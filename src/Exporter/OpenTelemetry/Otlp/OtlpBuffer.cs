@@ -1,0 +1,207 @@
+using System.Buffers.Binary;
+using System.Diagnostics;
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Text;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+
+/// <summary>
+/// A protobuf encoder into one growable buffer, kept from export to export, that writes nested
+/// messages in place: <see cref="BeginMessage"/> leaves one byte for the length, and
+/// <see cref="EndMessage"/> writes it there, moving the message's bytes up by the few bytes a longer
+/// length needs. So an export encodes no message object and no buffer per message (an earlier
+/// attempt with a <c>CodedOutputStream</c> per nested message spent most of its time there).
+/// </summary>
+/// <remarks>
+/// <para>The move copies a message once per byte its length takes beyond the first, which is
+/// little for the many small messages (attributes, data points) and once for each of the few large
+/// ones (a metric, a scope). The wire format is protobuf's, lengths in their shortest varint.</para>
+/// <para>Not thread-safe: one export at a time.</para>
+/// </remarks>
+internal sealed class OtlpBuffer
+{
+    private const int WireVarint = 0;
+    private const int WireFixed64 = 1;
+    private const int WireLengthDelimited = 2;
+
+    private byte[] _buffer;
+    private int _position;
+
+    /// <summary>Creates an empty buffer of <paramref name="capacity"/> bytes, which grows as needed.</summary>
+    /// <param name="capacity">The initial capacity in bytes.</param>
+    public OtlpBuffer(int capacity = 4096)
+    {
+        _buffer = new byte[capacity];
+    }
+
+    /// <summary>The bytes written so far.</summary>
+    public int Position => _position;
+
+    /// <summary>The bytes written, valid until the buffer is next written to.</summary>
+    public ReadOnlyMemory<byte> Written => _buffer.AsMemory(0, _position);
+
+    /// <summary>Forgets everything written, keeping the capacity.</summary>
+    public void Clear() => _position = 0;
+
+    /// <summary>Forgets what was written after <paramref name="position"/> (a message that came out empty).</summary>
+    /// <param name="position">A position read from <see cref="Position"/> earlier in this encoding.</param>
+    public void Truncate(int position)
+    {
+        Debug.Assert(position >= 0 && position <= _position);
+        _position = position;
+    }
+
+    /// <summary>Starts the length-delimited field <paramref name="field"/>; returns where its content starts, for <see cref="EndMessage"/>.</summary>
+    /// <param name="field">The field number.</param>
+    /// <returns>The position of the message's first byte.</returns>
+    public int BeginMessage(int field)
+    {
+        Tag(field, WireLengthDelimited);
+        Ensure(1);
+        _position++;
+        return _position;
+    }
+
+    /// <summary>Ends the message started at <paramref name="start"/>: writes its length before it.</summary>
+    /// <param name="start">What <see cref="BeginMessage"/> returned.</param>
+    public void EndMessage(int start)
+    {
+        int length = _position - start;
+        int extra = VarintSize((uint)length) - 1;
+        if (extra > 0)
+        {
+            Ensure(extra);
+            _buffer.AsSpan(start, length).CopyTo(_buffer.AsSpan(start + extra));
+            _position += extra;
+        }
+
+        WriteVarintAt(start - 1, (uint)length);
+    }
+
+    /// <summary>Writes <paramref name="bytes"/> as they are (an encoded field kept from an earlier export).</summary>
+    /// <param name="bytes">Encoded fields.</param>
+    public void Raw(ReadOnlySpan<byte> bytes)
+    {
+        Ensure(bytes.Length);
+        bytes.CopyTo(_buffer.AsSpan(_position));
+        _position += bytes.Length;
+    }
+
+    /// <summary>Writes a string field (UTF-8).</summary>
+    public void String(int field, string value)
+    {
+        Tag(field, WireLengthDelimited);
+        int length = Encoding.UTF8.GetByteCount(value);
+        Varint((uint)length);
+        Ensure(length);
+        _position += Encoding.UTF8.GetBytes(value, _buffer.AsSpan(_position));
+    }
+
+    /// <summary>Writes a bytes field.</summary>
+    public void Bytes(int field, ReadOnlySpan<byte> value)
+    {
+        Tag(field, WireLengthDelimited);
+        Varint((uint)value.Length);
+        Raw(value);
+    }
+
+    /// <summary>Writes a <c>fixed64</c> (or <c>sfixed64</c>) field.</summary>
+    public void Fixed64(int field, ulong value)
+    {
+        Tag(field, WireFixed64);
+        Fixed64Value(value);
+    }
+
+    /// <summary>Writes a <c>double</c> field.</summary>
+    public void Double(int field, double value) => Fixed64(field, BitConverter.DoubleToUInt64Bits(value));
+
+    /// <summary>Writes a <c>uint64</c>, <c>int64</c> (two's complement), <c>int32</c>, <c>bool</c> or enum field.</summary>
+    public void Varint(int field, ulong value)
+    {
+        Tag(field, WireVarint);
+        Varint(value);
+    }
+
+    /// <summary>Writes a <c>sint32</c> field (zigzag).</summary>
+    public void SignedVarint(int field, int value) => Varint(field, (uint)((value << 1) ^ (value >> 31)));
+
+    /// <summary>Writes the packed <c>repeated double</c> field <paramref name="field"/>.</summary>
+    public void PackedDoubles(int field, IReadOnlyList<double> values)
+    {
+        if (values.Count == 0)
+        {
+            return;
+        }
+
+        Tag(field, WireLengthDelimited);
+        Varint((uint)(values.Count * 8));
+        Ensure(values.Count * 8);
+        for (int i = 0; i < values.Count; i++)
+        {
+            Fixed64Value(BitConverter.DoubleToUInt64Bits(values[i]));
+        }
+    }
+
+    /// <summary>Starts a packed repeated <c>fixed64</c> field of <paramref name="count"/> values, which <see cref="Fixed64Value"/> then writes.</summary>
+    public void BeginPackedFixed64(int field, int count)
+    {
+        Tag(field, WireLengthDelimited);
+        Varint((uint)(count * 8));
+        Ensure(count * 8);
+    }
+
+    /// <summary>Writes a value of a packed field without its tag.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Fixed64Value(ulong value)
+    {
+        Ensure(8);
+        BinaryPrimitives.WriteUInt64LittleEndian(_buffer.AsSpan(_position), value);
+        _position += 8;
+    }
+
+    /// <summary>Writes a varint without a tag (a value of a packed field, or a length).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Varint(ulong value)
+    {
+        Ensure(10);
+        byte[] buffer = _buffer;
+        int position = _position;
+        while (value >= 0x80)
+        {
+            buffer[position++] = (byte)(value | 0x80);
+            value >>= 7;
+        }
+
+        buffer[position++] = (byte)value;
+        _position = position;
+    }
+
+    /// <summary>The bytes <paramref name="value"/> takes as a varint.</summary>
+    public static int VarintSize(ulong value) => (BitOperations.Log2(value | 1) / 7) + 1;
+
+    private void Tag(int field, int wireType) => Varint((uint)((field << 3) | wireType));
+
+    private void WriteVarintAt(int position, uint value)
+    {
+        while (value >= 0x80)
+        {
+            _buffer[position++] = (byte)(value | 0x80);
+            value >>= 7;
+        }
+
+        _buffer[position] = (byte)value;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Ensure(int bytes)
+    {
+        if (_buffer.Length - _position < bytes)
+        {
+            Grow(bytes);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Grow(int bytes) => Array.Resize(ref _buffer, Math.Max(_buffer.Length * 2, _position + bytes));
+}

@@ -1,0 +1,503 @@
+using System.Diagnostics;
+using Microsoft.Extensions.Logging;
+using ScalableMetrics.Instruments;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+
+/// <summary>
+/// Writes one instrument as an OTLP <c>Metric</c>, by its kind: a kind the core adds does not
+/// compile until it is written here (<see cref="IInstrumentSink"/>).
+/// </summary>
+/// <remarks>
+/// <para>Counters and up-down counters as <c>Sum</c> (monotonic or not), gauges as <c>Gauge</c>,
+/// histograms as <c>Histogram</c> (no min or max: the registry keeps neither), exponential
+/// histograms as <c>ExponentialHistogram</c>, operations as a <c>Histogram</c> in seconds (its
+/// buckets where it has boundaries), observable instruments as their kind. Long values go out as
+/// <c>as_int</c>, double ones as <c>as_double</c>. The name is the instrument's own (OpenTelemetry's),
+/// not the Prometheus one.</para>
+/// <para>With delta temporality, counters, observable counters, histograms, exponential histograms
+/// (bucket by bucket) and operations go out as the change since each series' committed reading
+/// (<see cref="OtlpSeriesState"/>), starting at the last accepted export; up-down counters stay
+/// cumulative and gauges have none, as the OpenTelemetry specification's delta preference has it.
+/// A delta point carries only the exemplars taken since its start.</para>
+/// <para>Not thread-safe: one export at a time.</para>
+/// </remarks>
+internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTemporality temporality, ILogger logger) : IInstrumentSink
+{
+    private const ulong NanosPerTick = 100;
+
+    private readonly OtlpBuffer _scratch = new(256);
+    private long[] _deltaBuckets = new long[64];
+
+    private long _generation;
+    private ulong _now;
+    private ulong _lastCommit;
+    private OtlpInstrumentState _state = null!;
+    private bool _read;
+
+    /// <summary>Data points written since <see cref="BeginExport"/>.</summary>
+    public int DataPoints { get; private set; }
+
+    /// <summary>Starts an export: its generation, its time, and when the last accepted one was taken (0 for none).</summary>
+    public void BeginExport(long generation, ulong nowUnixNano, ulong lastCommitUnixNano)
+    {
+        _generation = generation;
+        _now = nowUnixNano;
+        _lastCommit = lastCommitUnixNano;
+        DataPoints = 0;
+    }
+
+    /// <summary>
+    /// Writes <paramref name="instrument"/> as a <c>Metric</c> of the <c>ScopeMetrics</c> being
+    /// written, or nothing where it has no data point (a gauge never set, a callback that reported
+    /// nothing or failed).
+    /// </summary>
+    /// <returns>Whether the instrument was read (false only for a callback that failed): its series' readings are then pending in <paramref name="state"/>.</returns>
+    public bool Write(Instrument instrument, OtlpInstrumentState state)
+    {
+        _state = state;
+        _read = true;
+        int mark = output.Position;
+        int points = DataPoints;
+        int metric = output.BeginMessage(OtlpFields.ScopeMetricsMetrics);
+        output.String(OtlpFields.MetricName, instrument.Name);
+        if (!string.IsNullOrEmpty(instrument.Description))
+        {
+            output.String(OtlpFields.MetricDescription, instrument.Description);
+        }
+
+        if (!string.IsNullOrEmpty(instrument.Unit))
+        {
+            output.String(OtlpFields.MetricUnit, instrument.Unit);
+        }
+
+        instrument.Accept(this);
+        if (DataPoints == points)
+        {
+            output.Truncate(mark);
+        }
+        else
+        {
+            output.EndMessage(metric);
+        }
+
+        if (_read)
+        {
+            state.Generation = _generation;
+        }
+
+        return _read;
+    }
+
+    public void Counter(PartitionedCounter counter)
+    {
+        IReadOnlyList<CounterReading> readings = counter.Collect();
+        bool delta = temporality == OtlpTemporality.Delta;
+        ulong start = Start(counter, delta);
+        int sum = output.BeginMessage(OtlpFields.MetricSum);
+        for (int i = 0; i < readings.Count; i++)
+        {
+            CounterReading reading = readings[i];
+            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.NumberAttributes);
+            long value = reading.Value;
+            if (delta)
+            {
+                value = series.HasCommitted && series.Committed.Count <= value ? value - series.Committed.Count : value;
+                series.Pending = new OtlpSeriesValue { Count = reading.Value };
+                series.PendingGeneration = _generation;
+            }
+
+            int point = BeginNumberPoint(series, start);
+            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
+            WriteExemplar(OtlpFields.NumberExemplars, reading.Exemplar, start, delta, asInt: true);
+            EndPoint(point);
+        }
+
+        EndSum(sum, delta, monotonic: true);
+    }
+
+    public void DoubleCounter(PartitionedDoubleCounter counter) =>
+        WriteDoubleSum(counter, counter.Collect(), temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
+
+    public void UpDownCounter(PartitionedUpDownCounter counter) => WriteLongs(counter, counter.Collect(), OtlpFields.MetricSum);
+
+    public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) =>
+        WriteDoubleSum(counter, counter.Collect(), delta: false, monotonic: false, asInt: false);
+
+    public void Gauge(Gauge gauge) => WriteLongs(gauge, gauge.Collect(), OtlpFields.MetricGauge);
+
+    public void DoubleGauge(DoubleGauge gauge) => WriteDoubleGauge(gauge, gauge.Collect(), asInt: false);
+
+    public void ObservableCounter(ObservableCounter counter)
+    {
+        if (TryObserve(counter) is { } readings)
+        {
+            WriteDoubleSum(counter, readings, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
+        }
+    }
+
+    public void ObservableUpDownCounter(ObservableUpDownCounter counter)
+    {
+        if (TryObserve(counter) is { } readings)
+        {
+            WriteDoubleSum(counter, readings, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
+        }
+    }
+
+    public void ObservableGauge(ObservableGauge gauge)
+    {
+        if (TryObserve(gauge) is { } readings)
+        {
+            WriteDoubleGauge(gauge, readings, asInt: !gauge.IsFloatingPoint);
+        }
+    }
+
+    public void Histogram(PartitionedHistogram histogram)
+    {
+        IReadOnlyList<HistogramReading> readings = histogram.Collect();
+        bool delta = temporality == OtlpTemporality.Delta;
+        ulong start = Start(histogram, delta);
+        int data = output.BeginMessage(OtlpFields.MetricHistogram);
+        for (int i = 0; i < readings.Count; i++)
+        {
+            HistogramReading reading = readings[i];
+            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.HistogramAttributes);
+            HistogramReading? baseline = null;
+            if (delta)
+            {
+                baseline = series.HasCommitted ? series.Committed.Reading as HistogramReading : null;
+                series.Pending = new OtlpSeriesValue { Reading = reading };
+                series.PendingGeneration = _generation;
+            }
+
+            int point = BeginHistogramPoint(series, start, reading.Count - (baseline?.Count ?? 0), reading.Sum - (baseline?.Sum ?? 0));
+            WriteBucketCounts(reading.BucketCounts, baseline?.BucketCounts);
+            output.PackedDoubles(OtlpFields.HistogramExplicitBounds, reading.Boundaries);
+            if (reading.Exemplars is { } exemplars)
+            {
+                for (int j = 0; j < exemplars.Count; j++)
+                {
+                    WriteExemplar(OtlpFields.HistogramExemplars, exemplars[j], start, delta, asInt: false);
+                }
+            }
+
+            EndPoint(point);
+        }
+
+        EndSum(data, delta, monotonic: null);
+    }
+
+    public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
+    {
+        IReadOnlyList<ExponentialHistogramReading> readings = histogram.Collect();
+        bool delta = temporality == OtlpTemporality.Delta;
+        ulong start = Start(histogram, delta);
+        int data = output.BeginMessage(OtlpFields.MetricExponentialHistogram);
+        for (int i = 0; i < readings.Count; i++)
+        {
+            ExponentialHistogramReading reading = readings[i];
+            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.ExponentialAttributes);
+            ExponentialHistogramReading? baseline = null;
+            if (delta)
+            {
+                baseline = series.HasCommitted ? series.Committed.Reading as ExponentialHistogramReading : null;
+                series.Pending = new OtlpSeriesValue { Reading = reading };
+                series.PendingGeneration = _generation;
+            }
+
+            int point = output.BeginMessage(OtlpFields.DataPoints);
+            output.Raw(series.Attributes);
+            output.Fixed64(OtlpFields.ExponentialStartTime, start);
+            output.Fixed64(OtlpFields.ExponentialTime, _now);
+            output.Fixed64(OtlpFields.ExponentialCount, (ulong)(reading.Count - (baseline?.Count ?? 0)));
+            output.Double(OtlpFields.ExponentialSum, reading.Sum - (baseline?.Sum ?? 0));
+            output.SignedVarint(OtlpFields.ExponentialScale, reading.Scale);
+            output.Fixed64(OtlpFields.ExponentialZeroCount, (ulong)(reading.ZeroCount - (baseline?.ZeroCount ?? 0)));
+            WritePositiveBuckets(reading, baseline);
+            output.Double(OtlpFields.ExponentialZeroThreshold, reading.ZeroThreshold);
+            EndPoint(point);
+        }
+
+        EndSum(data, delta, monotonic: null);
+    }
+
+    public void Operation(OperationData operation)
+    {
+        IReadOnlyList<OperationReading> readings = operation.Collect();
+        IReadOnlyList<double>? boundaries = operation.Boundaries;
+        bool delta = temporality == OtlpTemporality.Delta;
+        ulong start = Start(operation, delta);
+        int data = output.BeginMessage(OtlpFields.MetricHistogram);
+        for (int i = 0; i < readings.Count; i++)
+        {
+            OperationReading reading = readings[i];
+            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.HistogramAttributes);
+            long count = reading.Count;
+            long ticks = reading.ElapsedTimestampTicks;
+            IReadOnlyList<long>? baselineBuckets = null;
+            if (delta)
+            {
+                if (series.HasCommitted)
+                {
+                    count -= series.Committed.Count;
+                    ticks -= series.Committed.Ticks;
+                    baselineBuckets = series.Committed.Reading as IReadOnlyList<long>;
+                }
+
+                series.Pending = new OtlpSeriesValue { Count = reading.Count, Ticks = reading.ElapsedTimestampTicks, Reading = reading.BucketCounts };
+                series.PendingGeneration = _generation;
+            }
+
+            int point = BeginHistogramPoint(series, start, count, (double)ticks / Stopwatch.Frequency);
+            if (boundaries is not null && reading.BucketCounts is { } buckets)
+            {
+                WriteBucketCounts(buckets, baselineBuckets);
+                output.PackedDoubles(OtlpFields.HistogramExplicitBounds, boundaries);
+            }
+
+            EndPoint(point);
+        }
+
+        EndSum(data, delta, monotonic: null);
+    }
+
+    // Delta points start at the last accepted export (a series first read then has its whole value
+    // as its first delta); cumulative ones, and any before the first accepted export, at the instrument's creation.
+    private ulong Start(Instrument instrument, bool delta)
+    {
+        ulong created = UnixNano(instrument.CreatedAt);
+        return delta ? Math.Max(created, _lastCommit) : created;
+    }
+
+    private OtlpSeriesState Series(int position, TagSet tags, int attributesField) => _state.Series(position, tags, attributesField, _scratch);
+
+    private void WriteLongs(Instrument instrument, IReadOnlyList<LongReading> readings, int kind)
+    {
+        ulong start = Start(instrument, delta: false);
+        int data = output.BeginMessage(kind);
+        for (int i = 0; i < readings.Count; i++)
+        {
+            LongReading reading = readings[i];
+            int point = BeginNumberPoint(Series(i, reading.Tags, OtlpFields.NumberAttributes), start);
+            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)reading.Value));
+            EndPoint(point);
+        }
+
+        if (kind == OtlpFields.MetricSum)
+        {
+            EndSum(data, delta: false, monotonic: false);
+        }
+        else
+        {
+            output.EndMessage(data);
+        }
+    }
+
+    private void WriteDoubleSum(Instrument instrument, IReadOnlyList<DoubleReading> readings, bool delta, bool monotonic, bool asInt)
+    {
+        ulong start = Start(instrument, delta);
+        int sum = output.BeginMessage(OtlpFields.MetricSum);
+        for (int i = 0; i < readings.Count; i++)
+        {
+            DoubleReading reading = readings[i];
+            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.NumberAttributes);
+            double value = reading.Value;
+            if (delta)
+            {
+                // A counter read lower than its baseline was reset (an observed source restarted): its whole value is the change.
+                value = series.HasCommitted && series.Committed.Value <= value ? value - series.Committed.Value : value;
+                series.Pending = new OtlpSeriesValue { Value = reading.Value };
+                series.PendingGeneration = _generation;
+            }
+
+            int point = BeginNumberPoint(series, start);
+            WriteNumber(value, asInt);
+            WriteExemplar(OtlpFields.NumberExemplars, reading.Exemplar, start, delta, asInt: false);
+            EndPoint(point);
+        }
+
+        EndSum(sum, delta, monotonic);
+    }
+
+    private void WriteDoubleGauge(Instrument instrument, IReadOnlyList<DoubleReading> readings, bool asInt)
+    {
+        ulong start = Start(instrument, delta: false);
+        int gauge = output.BeginMessage(OtlpFields.MetricGauge);
+        for (int i = 0; i < readings.Count; i++)
+        {
+            DoubleReading reading = readings[i];
+            int point = BeginNumberPoint(Series(i, reading.Tags, OtlpFields.NumberAttributes), start);
+            WriteNumber(reading.Value, asInt);
+            EndPoint(point);
+        }
+
+        output.EndMessage(gauge);
+    }
+
+    private void WriteNumber(double value, bool asInt)
+    {
+        if (asInt)
+        {
+            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)(long)value));
+        }
+        else
+        {
+            output.Double(OtlpFields.NumberAsDouble, value);
+        }
+    }
+
+    private int BeginNumberPoint(OtlpSeriesState series, ulong start)
+    {
+        int point = output.BeginMessage(OtlpFields.DataPoints);
+        output.Raw(series.Attributes);
+        output.Fixed64(OtlpFields.NumberStartTime, start);
+        output.Fixed64(OtlpFields.NumberTime, _now);
+        return point;
+    }
+
+    private int BeginHistogramPoint(OtlpSeriesState series, ulong start, long count, double sum)
+    {
+        int point = output.BeginMessage(OtlpFields.DataPoints);
+        output.Raw(series.Attributes);
+        output.Fixed64(OtlpFields.HistogramStartTime, start);
+        output.Fixed64(OtlpFields.HistogramTime, _now);
+        output.Fixed64(OtlpFields.HistogramCount, (ulong)count);
+        output.Double(OtlpFields.HistogramSum, sum);
+        return point;
+    }
+
+    private void EndPoint(int point)
+    {
+        output.EndMessage(point);
+        DataPoints++;
+    }
+
+    // Ends a Sum, Histogram or ExponentialHistogram: its temporality, and for a sum whether it is monotonic.
+    private void EndSum(int data, bool delta, bool? monotonic)
+    {
+        output.Varint(OtlpFields.AggregationTemporality, delta ? (ulong)OtlpFields.TemporalityDelta : OtlpFields.TemporalityCumulative);
+        if (monotonic is true)
+        {
+            output.Varint(OtlpFields.SumIsMonotonic, 1);
+        }
+
+        output.EndMessage(data);
+    }
+
+    private void WriteBucketCounts(IReadOnlyList<long> counts, IReadOnlyList<long>? baseline)
+    {
+        Debug.Assert(baseline is null || baseline.Count == counts.Count);
+        output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, counts.Count);
+        for (int j = 0; j < counts.Count; j++)
+        {
+            output.Fixed64Value((ulong)(counts[j] - (baseline?[j] ?? 0)));
+        }
+    }
+
+    // The positive buckets, less the baseline's brought down to this reading's scale (a reading's
+    // scale only falls: its buckets only widen), with empty buckets at either end left out.
+    private void WritePositiveBuckets(ExponentialHistogramReading reading, ExponentialHistogramReading? baseline)
+    {
+        IReadOnlyList<long> counts = reading.PositiveBucketCounts;
+        if (counts.Count == 0)
+        {
+            return;
+        }
+
+        if (_deltaBuckets.Length < counts.Count)
+        {
+            _deltaBuckets = new long[Math.Max(counts.Count, 2 * _deltaBuckets.Length)];
+        }
+
+        Span<long> delta = _deltaBuckets.AsSpan(0, counts.Count);
+        for (int j = 0; j < counts.Count; j++)
+        {
+            delta[j] = counts[j];
+        }
+
+        if (baseline is not null)
+        {
+            int shift = baseline.Scale - reading.Scale;
+            Debug.Assert(shift >= 0, "A series' reading never gains scale.");
+            for (int j = 0; j < baseline.PositiveBucketCounts.Count; j++)
+            {
+                int at = ((baseline.PositiveOffset + j) >> shift) - reading.PositiveOffset;
+                if ((uint)at < (uint)delta.Length)
+                {
+                    delta[at] -= baseline.PositiveBucketCounts[j];
+                }
+            }
+        }
+
+        int first = delta.IndexOfAnyExcept(0L);
+        if (first < 0)
+        {
+            return;
+        }
+
+        int last = delta.LastIndexOfAnyExcept(0L);
+        int positive = output.BeginMessage(OtlpFields.ExponentialPositive);
+        output.SignedVarint(OtlpFields.BucketsOffset, reading.PositiveOffset + first);
+        int packed = output.BeginMessage(OtlpFields.BucketsCounts);
+        for (int j = first; j <= last; j++)
+        {
+            output.Varint((ulong)delta[j]);
+        }
+
+        output.EndMessage(packed);
+        output.EndMessage(positive);
+    }
+
+    private void WriteExemplar(int field, Exemplar? exemplar, ulong start, bool delta, bool asInt)
+    {
+        if (exemplar is not { } e)
+        {
+            return;
+        }
+
+        ulong time = UnixNano(e.Timestamp);
+        if (delta && time < start)
+        {
+            return;
+        }
+
+        int message = output.BeginMessage(field);
+        output.Fixed64(OtlpFields.ExemplarTime, time);
+        if (asInt)
+        {
+            output.Fixed64(OtlpFields.ExemplarAsInt, unchecked((ulong)(long)e.Value));
+        }
+        else
+        {
+            output.Double(OtlpFields.ExemplarAsDouble, e.Value);
+        }
+
+        Span<byte> id = stackalloc byte[16];
+        e.SpanId.CopyTo(id[..8]);
+        output.Bytes(OtlpFields.ExemplarSpanId, id[..8]);
+        e.TraceId.CopyTo(id);
+        output.Bytes(OtlpFields.ExemplarTraceId, id);
+        output.EndMessage(message);
+    }
+
+    // The callback is the service's code: whatever it throws is that instrument's failure, not the export's.
+    private IReadOnlyList<DoubleReading>? TryObserve(ObservableInstrument observable)
+    {
+        try
+        {
+            return observable.Collect();
+        }
+        catch (InvalidOperationException e)
+        {
+            _read = false;
+            LogCallbackFailed(logger, e, observable.Name);
+            return null;
+        }
+    }
+
+    /// <summary>Nanoseconds since the Unix epoch, OTLP's time unit.</summary>
+    public static ulong UnixNano(DateTimeOffset time) => (ulong)(time.UtcTicks - DateTime.UnixEpoch.Ticks) * NanosPerTick;
+
+    [LoggerMessage(EventId = 20, Level = LogLevel.Warning, Message = "The observable instrument '{Instrument}' is left out of this OTLP export: its callback failed.")]
+    private static partial void LogCallbackFailed(ILogger logger, Exception exception, string instrument);
+}
