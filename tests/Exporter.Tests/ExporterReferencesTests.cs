@@ -1,11 +1,16 @@
+using System.Reflection;
 using System.Reflection.Metadata;
 using System.Reflection.PortableExecutable;
+using System.Runtime.InteropServices;
+using Microsoft.Extensions.DependencyInjection;
 
 namespace ScalableMetrics.Exporter.Tests;
 
 /// <summary>
-/// The exporter reads readings, never cells: its assembly references no type of the core's
-/// storage (<c>ScalableMetrics.Cells</c>) or platform code (<c>ScalableMetrics.Platform</c>).
+/// The exporter reads readings, never cells: none of its assemblies references a type of the core's
+/// storage (<c>ScalableMetrics.Cells</c>) or platform code (<c>ScalableMetrics.Platform</c>). And
+/// the packages take only what they say they take: the core the BCL alone, the Prometheus and
+/// ASP.NET Core packages no OpenTelemetry.
 /// </summary>
 /// <remarks>
 /// Read from the assembly's metadata, not checked by compiling: the core gives the exporter its
@@ -15,10 +20,21 @@ public sealed class ExporterReferencesTests
 {
     private static readonly string[] s_forbiddenNamespaces = ["ScalableMetrics.Cells", "ScalableMetrics.Platform"];
 
-    [Fact]
-    public void The_exporter_references_no_type_of_the_cells_or_the_platform()
+    // The exporter's assemblies, one per package, by a public type of each.
+    private static readonly string[] s_exporterAssemblies =
+    [
+        typeof(PrometheusScraper).Assembly.GetName().Name!,
+        typeof(ScalableMetricsOptions).Assembly.GetName().Name!,
+        typeof(ScalableMetricsOpenTelemetryOptionsExtensions).Assembly.GetName().Name!,
+    ];
+
+    public static TheoryData<string> ExporterAssemblies => new(s_exporterAssemblies);
+
+    [Theory]
+    [MemberData(nameof(ExporterAssemblies))]
+    public void No_exporter_assembly_references_a_type_of_the_cells_or_the_platform(string assemblyName)
     {
-        IReadOnlyList<string> references = References(typeof(PrometheusScraper).Assembly.Location);
+        IReadOnlyList<string> references = References(Assembly.Load(assemblyName).Location);
 
         string[] forbidden = [.. references.Where(reference => s_forbiddenNamespaces.Any(ns => IsIn(reference, ns)))];
 
@@ -26,14 +42,69 @@ public sealed class ExporterReferencesTests
     }
 
     [Fact]
+    public void The_three_exporter_packages_are_three_assemblies()
+    {
+        Assert.Equal(["ScalableMetrics.Prometheus", "ScalableMetrics.AspNetCore", "ScalableMetrics.OpenTelemetry"], s_exporterAssemblies);
+    }
+
+    [Theory]
+    [InlineData("ScalableMetrics.Prometheus")]
+    [InlineData("ScalableMetrics.AspNetCore")]
+    public void The_Prometheus_and_AspNetCore_packages_reference_no_OpenTelemetry_assembly(string assemblyName)
+    {
+        IReadOnlyList<string> assemblies = AssemblyReferences(Assembly.Load(assemblyName).Location);
+
+        Assert.Contains("ScalableMetrics", assemblies);
+        Assert.DoesNotContain(assemblies, name => name.StartsWith("OpenTelemetry", StringComparison.OrdinalIgnoreCase));
+    }
+
+    [Fact]
+    public void The_Prometheus_package_references_the_core_protobuf_and_the_logging_and_diagnostics_abstractions_beyond_the_BCL()
+    {
+        IReadOnlyList<string> assemblies = AssemblyReferences(typeof(PrometheusScraper).Assembly.Location);
+
+        Assert.Equal(
+            ["Google.Protobuf", "Microsoft.Extensions.Diagnostics.Abstractions", "Microsoft.Extensions.Logging.Abstractions", "ScalableMetrics"],
+            assemblies.Where(name => !IsInTheBcl(name)).Order(StringComparer.Ordinal));
+    }
+
+    [Fact]
+    public void The_OpenTelemetry_package_is_the_one_that_references_OpenTelemetry()
+    {
+        // Were the references read wrong, the test above would pass for nothing.
+        Assert.Contains("OpenTelemetry", AssemblyReferences(typeof(ScalableMetricsOpenTelemetryOptionsExtensions).Assembly.Location));
+    }
+
+    [Fact]
+    public void The_core_references_nothing_beyond_the_BCL()
+    {
+        IReadOnlyList<string> assemblies = AssemblyReferences(typeof(MetricRegistry).Assembly.Location);
+
+        Assert.Contains("System.Runtime", assemblies);
+        Assert.DoesNotContain(assemblies, name => !IsInTheBcl(name));
+    }
+
+    [Fact]
     public void The_check_sees_the_cores_internal_namespaces_the_exporter_does_use()
     {
         // Were the metadata read wrong (nested types, member parents), the test above would pass
-        // for nothing: it must see the internal core types the exporter is known to use.
-        IReadOnlyList<string> references = References(typeof(PrometheusScraper).Assembly.Location);
+        // for nothing: it must see the internal core types the exporter's assemblies are known to use.
+        string[] references = [.. s_exporterAssemblies.SelectMany(name => References(Assembly.Load(name).Location))];
 
         Assert.Contains(references, reference => reference.StartsWith("ScalableMetrics.Naming.ExportedNames", StringComparison.Ordinal));
         Assert.Contains(references, reference => reference.StartsWith("ScalableMetrics.TagSet.", StringComparison.Ordinal));
+    }
+
+    // The BCL: the assemblies of the shared framework Microsoft.NETCore.App the tests run on.
+    private static bool IsInTheBcl(string assemblyName) =>
+        File.Exists(Path.Combine(RuntimeEnvironment.GetRuntimeDirectory(), assemblyName + ".dll"));
+
+    private static List<string> AssemblyReferences(string assemblyPath)
+    {
+        using var stream = File.OpenRead(assemblyPath);
+        using var pe = new PEReader(stream);
+        MetadataReader metadata = pe.GetMetadataReader();
+        return [.. metadata.AssemblyReferences.Select(handle => metadata.GetString(metadata.GetAssemblyReference(handle).Name))];
     }
 
     private static bool IsIn(string reference, string ns) =>

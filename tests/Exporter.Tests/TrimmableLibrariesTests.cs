@@ -22,7 +22,9 @@ public sealed class TrimmableLibrariesTests
             .Where(path => !Path.GetRelativePath(source, path).Split(Path.DirectorySeparatorChar).Any(part => part is "bin" or "obj"))];
         var names = projects.Select(AssemblyNameOf).ToList();
         Assert.Contains("ScalableMetrics", names);
-        Assert.Contains("ScalableMetrics.Exporter", names);
+        Assert.Contains("ScalableMetrics.Prometheus", names);
+        Assert.Contains("ScalableMetrics.AspNetCore", names);
+        Assert.Contains("ScalableMetrics.OpenTelemetry", names);
 
         var problems = new List<string>();
         foreach (string project in projects)

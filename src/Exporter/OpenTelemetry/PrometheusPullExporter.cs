@@ -1,6 +1,9 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.OpenTelemetry;
+using ScalableMetrics.Exporter.Prometheus.Sources;
 
 namespace ScalableMetrics.Exporter;
 
@@ -139,6 +142,24 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
         _disposed = true;
         base.Dispose(disposing);
     }
+
+    /// <summary>
+    /// Creates a <see cref="PrometheusScraper"/> of <paramref name="registry"/> whose scrapes write,
+    /// after the registry's families, those of this exporter's <c>MeterProvider</c>: what the
+    /// ScalableMetrics.Prometheus package's constructor took as <c>otherMeters</c> before the packages
+    /// were split, here so that that package needs no OpenTelemetry.
+    /// </summary>
+    /// <param name="registry">The registry whose instruments every scrape writes.</param>
+    /// <param name="scopeName">The <c>otel_scope_name</c> label of the registry's samples: the bridge's meter name.</param>
+    /// <param name="scopeVersion">The <c>otel_scope_version</c> label, or <see langword="null"/> for none.</param>
+    /// <param name="logger">Where the families and series left out are reported; <see langword="null"/> for nowhere.</param>
+    /// <returns>A scraper the caller owns; scrapes fail as <see cref="ScrapeAsync"/> does while this exporter is not attached to a reader.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="scopeName"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="scopeName"/> is empty or white space.</exception>
+    /// <remarks>Where this exporter's <c>MeterProvider</c> also reads the bridge's meter, a family
+    /// of it whose name the registry's part already wrote is left out of the scrape and logged.</remarks>
+    public PrometheusScraper CreateScraper(MetricRegistry registry, string scopeName, string? scopeVersion = null, ILogger<PrometheusScraper>? logger = null) =>
+        new(registry, scopeName, scopeVersion, logger, listened: null, [new MeterProviderSource(this, logger ?? (ILogger)NullLogger.Instance)]);
 
     private RenderedCollection? LatestIn(PrometheusExpositionFormat format) =>
         Volatile.Read(ref _latest) is { } latest && latest.Format == format ? latest : null;

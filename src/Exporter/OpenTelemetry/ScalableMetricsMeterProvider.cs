@@ -1,4 +1,3 @@
-using Microsoft.Extensions.Options;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.Listening;
@@ -6,7 +5,8 @@ using ScalableMetrics.Exporter.Listening;
 namespace ScalableMetrics.Exporter.OpenTelemetry;
 
 /// <summary>
-/// The OpenTelemetry <c>MeterProvider</c> that <c>AddScalableMetrics</c> builds: the Prometheus
+/// The OpenTelemetry <c>MeterProvider</c> that <c>AddScalableMetrics</c> builds with
+/// <c>UseOpenTelemetry()</c> (<see cref="OpenTelemetryPart"/>): the Prometheus
 /// pull reader (for the meters the options add; the registry's is written from the registry),
 /// then whatever the options add.
 /// </summary>
@@ -23,7 +23,7 @@ namespace ScalableMetrics.Exporter.OpenTelemetry;
 /// </remarks>
 internal sealed class ScalableMetricsMeterProvider : IDisposable
 {
-    public ScalableMetricsMeterProvider(MeterBridge bridge, PrometheusPullExporter exporter, MeterListenerHost listened, IOptions<ScalableMetricsOptions> options)
+    public ScalableMetricsMeterProvider(MeterBridge bridge, PrometheusPullExporter exporter, MeterListenerHost listened, ScalableMetricsOptions options, IReadOnlyList<Action<MeterProviderBuilder>> configurations)
     {
         var reader = new BaseExportingMetricReader(exporter)
         {
@@ -31,14 +31,13 @@ internal sealed class ScalableMetricsMeterProvider : IDisposable
             TemporalityPreference = MetricReaderTemporalityPreference.Cumulative,
         };
 
-        ScalableMetricsOptions value = options.Value;
         MeterProviderBuilder builder = Sdk.CreateMeterProviderBuilder().AddReader(reader);
-        if (value.MeterProviderConfigurations.Count > 0)
+        if (configurations.Count > 0)
         {
-            builder.AddRegistryMeter(bridge.MeterName, value.Registry.MaxSeriesPerInstrument, value.Registry.MaxInstruments);
+            builder.AddRegistryMeter(bridge.MeterName, options.Registry.MaxSeriesPerInstrument, options.Registry.MaxInstruments);
         }
 
-        foreach (Action<MeterProviderBuilder> configure in value.MeterProviderConfigurations)
+        foreach (Action<MeterProviderBuilder> configure in configurations)
         {
             configure(builder);
         }
@@ -46,7 +45,7 @@ internal sealed class ScalableMetricsMeterProvider : IDisposable
         // One aggregation, one export: a meter the listener takes is dropped here, should a step
         // add it too (OpenTelemetry then does not even enable its instruments). The view comes
         // after the steps' views, which may still make streams of their own for it.
-        if (value.Meters.Count > 0)
+        if (options.Meters.Count > 0)
         {
             builder.AddView(instrument => listened.Takes(instrument.Meter.Name) ? MetricStreamConfiguration.Drop : null);
         }

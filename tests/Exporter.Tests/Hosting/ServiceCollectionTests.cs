@@ -6,6 +6,8 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.OpenTelemetry;
 using ScalableMetrics.Platform;
 using ScalableMetrics.Platform.Rseq;
 
@@ -37,7 +39,7 @@ public sealed class ServiceCollectionTests
         Assert.True(meterProviderConfigured);
         MetricRegistry registry = provider.GetRequiredService<MetricRegistry>();
         Assert.Equal(PartitionStrategy.PerThread, registry.Strategy);
-        Assert.Equal(meterName, provider.GetRequiredService<MeterBridge>().MeterName);
+        Assert.Equal(meterName, OpenTelemetryPart.Of(provider)!.Bridge.MeterName);
         PartitionedCounter counter = registry.CreateCounter("di.counter");
         for (int i = 0; i < 5; i++)
         {
@@ -58,17 +60,21 @@ public sealed class ServiceCollectionTests
     public void AddingTwiceRegistersEachServiceOnceAndRunsBothConfigurations()
     {
         var services = new ServiceCollection();
-        services.AddScalableMetrics(o => o.Registry.MaxSeriesPerInstrument = 10);
-        services.AddScalableMetrics(o => o.MeterName = "second");
+        services.AddScalableMetrics(o => o.UseOpenTelemetry().Registry.MaxSeriesPerInstrument = 10);
+        services.AddScalableMetrics(o => o.UseOpenTelemetry().MeterName = "second");
         services.AddScalableMetrics();
 
         Assert.Single(services, d => d.ServiceType == typeof(MetricRegistry));
         Assert.Single(services, d => d.ServiceType == typeof(IHostedService));
-        Assert.Single(services, d => d.ServiceType == typeof(PrometheusPullExporter));
+        Assert.Single(services, d => d.ServiceType == typeof(ScalableMetricsParts));
         using ServiceProvider provider = services.BuildServiceProvider();
         ScalableMetricsOptions options = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
         Assert.Equal(10, options.Registry.MaxSeriesPerInstrument);
         Assert.Equal("second", options.MeterName);
+
+        // The OpenTelemetry part (with its PrometheusPullExporter) is built once, however often it is turned on.
+        Assert.Single(options.GetFeatures());
+        Assert.Single(provider.GetRequiredService<ScalableMetricsParts>().Parts.OfType<OpenTelemetryPart>());
     }
 
     [Fact]
@@ -81,7 +87,8 @@ public sealed class ServiceCollectionTests
         Assert.Equal(2000, options.Registry.MaxSeriesPerInstrument);
         Assert.Equal(1000, options.Registry.MaxInstruments);
         Assert.Null(options.MeterVersion);
-        Assert.Empty(options.MeterProviderConfigurations);
+        Assert.Empty(options.GetFeatures());
+        Assert.Equal(MeterBridge.DefaultMeterName, options.MeterName);
     }
 
     [Fact]

@@ -2,6 +2,7 @@ using System.Diagnostics.Metrics;
 using System.Text;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using ScalableMetrics.Exporter.OpenTelemetry;
 
 namespace ScalableMetrics.Exporter.Tests.Listening;
 
@@ -44,7 +45,7 @@ public sealed class ListenerEndpointTests
         Assert.Equal(1, CountOccurrences(text, "# TYPE listened_requests_total counter") + CountOccurrences(text, "# TYPE listened_requests counter"));
 
         // The MeterProvider's own part (which the scrape would have left out as a duplicate) does not aggregate it at all.
-        string otherMeters = Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusPullExporter>().ScrapeAsync());
+        string otherMeters = Encoding.UTF8.GetString(await OpenTelemetryPart.Of(provider)!.Exporter.ScrapeAsync());
         Assert.DoesNotContain("listened_", otherMeters, StringComparison.Ordinal);
     }
 
@@ -86,12 +87,12 @@ public sealed class ListenerEndpointTests
     {
         var services = new ServiceCollection();
         services.AddMetrics();
-        services.AddScalableMetrics(o => o.MeterName = "test.factory." + Guid.NewGuid().ToString("N"));
+        services.AddScalableMetrics(o => o.UseOpenTelemetry().MeterName = "test.factory." + Guid.NewGuid().ToString("N"));
         Meter? bridgeMeter = null;
         using var listener = new MeterListener();
         await using (ServiceProvider provider = services.BuildServiceProvider(validateScopes: true))
         {
-            MeterBridge bridge = provider.GetRequiredService<MeterBridge>();
+            MeterBridge bridge = OpenTelemetryPart.Of(provider)!.Bridge;
             IMeterFactory factory = provider.GetRequiredService<IMeterFactory>();
             provider.GetRequiredService<MetricRegistry>().CreateCounter("factory.counter").Add(1);
             listener.InstrumentPublished = (instrument, _) =>

@@ -9,13 +9,13 @@ using ScalableMetrics.Exporter.Listening;
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 
 /// <summary>
-/// The periodic push, when <c>AddOtlpExporter</c> turned it on (else it does nothing): an export
+/// The periodic push of the <see cref="OtlpPart"/> that <c>AddOtlpExporter</c> turns on: an export
 /// every <see cref="ScalableMetricsOtlpOptions.ExportInterval"/> from the host's start, and a final
 /// one when the host stops, within the stop's time. A gate keeps exports one at a time, so the
 /// collector is never read twice at once and the final export waits for a periodic one in flight.
 /// A batch is committed only when the receiver took it, so a delta export's changes carry over.
 /// </summary>
-internal sealed class OtlpExportService(IServiceProvider services) : BackgroundService
+internal sealed class OtlpExportService(IServiceProvider services, ScalableMetricsOtlpOptions options) : BackgroundService
 {
     private readonly SemaphoreSlim _gate = new(1, 1);
     private OtlpMetricsCollector? _collector;
@@ -24,7 +24,6 @@ internal sealed class OtlpExportService(IServiceProvider services) : BackgroundS
 
     public override Task StartAsync(CancellationToken cancellationToken)
     {
-        ScalableMetricsOtlpOptions options = services.GetRequiredService<IOptions<ScalableMetricsOtlpOptions>>().Value;
         if (options.Enabled)
         {
             _interval = options.ExportInterval;
@@ -110,7 +109,15 @@ internal sealed class OtlpExportService(IServiceProvider services) : BackgroundS
     internal static OtlpExportClient CreateClient(IServiceProvider services, ScalableMetricsOtlpOptions options)
     {
         IHttpClientFactory factory = services.GetRequiredService<IHttpClientFactory>();
-        HttpClient Client() => factory.CreateClient(ScalableMetricsOtlpOptions.HttpClientName);
+        HttpClient Client()
+        {
+            // The client's own 100 s timeout would cut a longer configured Timeout: the exporter's
+            // cancellation tokens time every attempt and export instead.
+            HttpClient client = factory.CreateClient(ScalableMetricsOtlpOptions.HttpClientName);
+            client.Timeout = Timeout.InfiniteTimeSpan;
+            return client;
+        }
+
         Dictionary<string, string> headers = new(options.Headers, StringComparer.OrdinalIgnoreCase);
         Uri endpoint = options.ResolvedEndpoint();
         IOtlpTransport transport = options.Protocol == OtlpProtocol.Grpc
@@ -124,11 +131,11 @@ internal sealed class OtlpExportService(IServiceProvider services) : BackgroundS
     // listened meter's instruments went to, read again at each export (meters come and go).
     private OtlpMetricsCollector CreateCollector(OtlpTemporality temporality)
     {
-        ScalableMetricsOptions options = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+        ScalableMetricsOptions host = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
         MetricRegistry registry = services.GetRequiredService<MetricRegistry>();
         MeterListenerHost listened = services.GetRequiredService<MeterListenerHost>();
-        IEnumerable<OtlpScope> Scopes() => [new OtlpScope(options.MeterName, options.MeterVersion, registry), .. OtlpScope.Of(listened)];
+        IEnumerable<OtlpScope> Scopes() => [new OtlpScope(host.MeterName, host.MeterVersion, registry), .. OtlpScope.Of(listened)];
         ILogger logger = (ILogger?)services.GetService<ILoggerFactory>()?.CreateLogger<OtlpMetricsCollector>() ?? NullLogger.Instance;
-        return new OtlpMetricsCollector(Scopes, [.. ServiceResource.Attributes(options)], temporality, logger, services.GetService<TimeProvider>());
+        return new OtlpMetricsCollector(Scopes, [.. ServiceResource.Attributes(host)], temporality, logger, services.GetService<TimeProvider>());
     }
 }

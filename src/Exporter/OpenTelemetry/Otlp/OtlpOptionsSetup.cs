@@ -5,38 +5,38 @@ using Microsoft.Extensions.Options;
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 
 /// <summary>
-/// Fills <see cref="ScalableMetricsOtlpOptions"/> from lowest to highest precedence: the
+/// Settles <see cref="ScalableMetricsOtlpOptions"/> from lowest to highest precedence: the
 /// <c>OTEL_*</c> variables, the <c>ScalableMetrics:Otlp</c> section, then the code's
-/// <c>AddOtlpExporter</c> settings, each overwriting what it sets. Runs once per options instance.
+/// <c>AddOtlpExporter</c> steps, each overwriting what it sets; then validates them.
+/// Thread-safe (no state).
 /// </summary>
-internal sealed class OtlpOptionsSetup(IServiceProvider services) : IConfigureOptions<ScalableMetricsOtlpOptions>
+internal static class OtlpOptionsSetup
 {
-    public void Configure(ScalableMetricsOtlpOptions options)
+    /// <summary>The exporter's options for the container <paramref name="services"/>, turned on.</summary>
+    /// <param name="services">The container: its <see cref="IConfiguration"/>, if any, holds the variables and the section.</param>
+    /// <param name="configurations">The code's steps, in order.</param>
+    /// <returns>The options, valid.</returns>
+    /// <exception cref="OptionsValidationException">A setting is invalid: each failure names the setting (the variable, the key or the option).</exception>
+    public static ScalableMetricsOtlpOptions Create(IServiceProvider services, IEnumerable<Action<ScalableMetricsOtlpOptions>> configurations)
     {
+        var options = new ScalableMetricsOtlpOptions { Enabled = true };
         if (services.GetService<IConfiguration>() is { } configuration)
         {
             OtlpEnvironmentSettings.Apply(configuration, options);
             OtlpSectionSettings.Apply(configuration, options);
         }
 
-        ScalableMetricsOptions host;
-        try
+        foreach (Action<ScalableMetricsOtlpOptions> configure in configurations)
         {
-            host = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
-        }
-        catch (OptionsValidationException)
-        {
-            // Their own validation at start reports them, once; the exporter stays off meanwhile.
-            return;
+            configure(options);
         }
 
-        if (OtlpExporterSwitch.Configurations(host) is { } configurations)
+        ValidateOptionsResult result = new OtlpOptionsValidator().Validate(Options.DefaultName, options);
+        if (result.Failed)
         {
-            options.Enabled = true;
-            foreach (Action<ScalableMetricsOtlpOptions> configure in configurations)
-            {
-                configure(options);
-            }
+            throw new OptionsValidationException(Options.DefaultName, typeof(ScalableMetricsOtlpOptions), result.Failures);
         }
+
+        return options;
     }
 }

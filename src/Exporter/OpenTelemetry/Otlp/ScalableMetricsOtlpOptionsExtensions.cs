@@ -37,7 +37,12 @@ public static class ScalableMetricsOtlpOptionsExtensions
     public static ScalableMetricsOptions AddOtlpExporter(this ScalableMetricsOptions options, Action<ScalableMetricsOtlpOptions>? configure)
     {
         ArgumentNullException.ThrowIfNull(options);
-        OtlpExporterSwitch.TurnOn(options, configure);
+        OtlpFeature feature = options.GetOrAddFeature<OtlpFeature>();
+        if (configure is not null)
+        {
+            feature.Configurations.Add(configure);
+        }
+
         return options;
     }
 }

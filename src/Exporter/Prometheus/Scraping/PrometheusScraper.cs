@@ -11,7 +11,9 @@ namespace ScalableMetrics.Exporter;
 
 /// <summary>
 /// Answers a Prometheus scrape: the registry's instruments, read straight from their series, then
-/// the families of a <c>MeterProvider</c>'s other meters, in the text exposition format 0.0.4,
+/// the families of the other sources it was given (the listened meters, an OpenTelemetry
+/// <c>MeterProvider</c>'s other meters through the ScalableMetrics.OpenTelemetry package's
+/// <c>PrometheusPullExporter.CreateScraper</c>), in the text exposition format 0.0.4,
 /// OpenMetrics 1.0 or Prometheus' protobuf exposition (<see cref="PrometheusExpositionFormat"/>).
 /// </summary>
 /// <remarks>
@@ -35,7 +37,7 @@ namespace ScalableMetrics.Exporter;
 public sealed partial class PrometheusScraper : IDisposable
 {
     /// <summary>The content type of <see cref="ScrapeAsync(CancellationToken)"/>'s result: <c>text/plain; version=0.0.4; charset=utf-8</c>.</summary>
-    public const string ContentType = PrometheusPullExporter.ContentType;
+    public const string ContentType = "text/plain; version=0.0.4; charset=utf-8";
 
     /// <summary>The content type of a scrape in <see cref="PrometheusExpositionFormat.OpenMetrics"/>: <c>application/openmetrics-text; version=1.0.0; charset=utf-8</c>.</summary>
     public const string OpenMetricsContentType = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -47,7 +49,8 @@ public sealed partial class PrometheusScraper : IDisposable
     private readonly ILogger _logger;
 
     // What a scrape writes after target_info, in this order: the registry, the listened meters,
-    // the library's own families, the MeterProvider's other meters.
+    // What a scrape writes after target_info, in this order: the registry, the listened meters,
+    // the library's own families, then the sources other packages add (the MeterProvider's other meters).
     private readonly IScrapeSource[] _sources;
 
     // How long each format's last collection took (the self-metrics' scrape duration).
@@ -66,26 +69,27 @@ public sealed partial class PrometheusScraper : IDisposable
     // Canceled, never disposed, by Dispose: a scrape may still be linking its token to it.
     private readonly CancellationTokenSource _disposing = new();
 
-    /// <summary>Creates a scraper of <paramref name="registry"/> and, optionally, of a <c>MeterProvider</c>'s other meters.</summary>
+    /// <summary>Creates a scraper of <paramref name="registry"/>.</summary>
     /// <param name="registry">The registry whose instruments every scrape writes.</param>
     /// <param name="scopeName">The <c>otel_scope_name</c> label of the registry's samples: the bridge's meter name.</param>
     /// <param name="scopeVersion">The <c>otel_scope_version</c> label, or <see langword="null"/> for none.</param>
-    /// <param name="otherMeters">An exporter on a reader of a <c>MeterProvider</c> whose families
-    /// follow the registry's, or <see langword="null"/> for none. Create it so that it leaves the
-    /// bridge's meter out, or the registry's families are left out of its part (and logged).</param>
     /// <param name="logger">Where the families and series left out are reported; <see langword="null"/> for nowhere.</param>
     /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="scopeName"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="scopeName"/> is empty or white space.</exception>
     /// <remarks>A scraper made here writes no <c>scalablemetrics_*</c> families about the library
-    /// itself: the one <c>AddScalableMetrics</c> registers does (<see cref="ScalableMetricsOptions.ExportSelfMetrics"/>).</remarks>
-    public PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion = null, PrometheusPullExporter? otherMeters = null, ILogger<PrometheusScraper>? logger = null)
-        : this(registry, scopeName, scopeVersion, otherMeters, logger, listened: null)
+    /// itself: the one <c>AddScalableMetrics</c> registers does (<c>ScalableMetricsOptions.ExportSelfMetrics</c>).
+    /// A scraper that also writes an OpenTelemetry <c>MeterProvider</c>'s other meters comes from the
+    /// ScalableMetrics.OpenTelemetry package (<c>PrometheusPullExporter.CreateScraper</c>), so that
+    /// this package needs no OpenTelemetry.</remarks>
+    public PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion = null, ILogger<PrometheusScraper>? logger = null)
+        : this(registry, scopeName, scopeVersion, logger, listened: null)
     {
     }
 
-    /// <summary>Creates a scraper that also writes the registries of the meters <paramref name="listened"/> takes, each with its meter's scope labels, after <paramref name="registry"/>'s,
-    /// and, with <paramref name="selfMetrics"/>, the families about the library itself (<see cref="SelfMetricsSource"/>) before the <c>MeterProvider</c>'s.</summary>
-    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, PrometheusPullExporter? otherMeters, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened, bool selfMetrics = false)
+    /// <summary>Creates a scraper that also writes the registries of the meters <paramref name="listened"/> takes, each with its meter's scope labels,
+    /// after <paramref name="registry"/>'s, with <paramref name="selfMetrics"/> the families about the library itself
+    /// (<see cref="SelfMetricsSource"/>), then each of <paramref name="otherSources"/> in turn.</summary>
+    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened, IEnumerable<IScrapeSource>? otherSources = null, bool selfMetrics = false)
     {
         ArgumentNullException.ThrowIfNull(registry);
         ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
@@ -102,9 +106,9 @@ public sealed partial class PrometheusScraper : IDisposable
             sources.Add(new SelfMetricsSource(registry, scopeName, scopeVersion, listened, _durations));
         }
 
-        if (otherMeters is not null)
+        if (otherSources is not null)
         {
-            sources.Add(new MeterProviderSource(otherMeters, log));
+            sources.AddRange(otherSources);
         }
 
         _sources = [.. sources];

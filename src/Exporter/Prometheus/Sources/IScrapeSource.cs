@@ -4,8 +4,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 
 /// <summary>
 /// One part of a scrape, which the scraper writes in turn, one after the other: the registry
-/// (<see cref="RegistrySource"/>), the listened meters (<see cref="ListenedMetersSource"/>), a
-/// <c>MeterProvider</c>'s other meters (<see cref="MeterProviderSource"/>).
+/// (<see cref="RegistrySource"/>), the listened meters (<see cref="ListenedMetersSource"/>), and
+/// the sources other packages add: a <c>MeterProvider</c>'s other meters (ScalableMetrics.OpenTelemetry's
+/// <c>MeterProviderSource</c>).
 /// </summary>
 internal interface IScrapeSource
 {

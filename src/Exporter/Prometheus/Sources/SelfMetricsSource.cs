@@ -7,7 +7,7 @@ using ScalableMetrics.Naming;
 namespace ScalableMetrics.Exporter.Prometheus.Sources;
 
 /// <summary>
-/// Writes the families about the library itself (<see cref="ScalableMetricsOptions.ExportSelfMetrics"/>),
+/// Writes the families about the library itself (<c>ScalableMetricsOptions.ExportSelfMetrics</c>),
 /// named as client libraries name their own, with the library's prefix (<see cref="SelfMetricNames"/>):
 /// <list type="bullet">
 /// <item><c>scalablemetrics_scrape_duration_seconds{otel_scope_name,otel_scope_version,format}</c>, gauge: the last collection of each

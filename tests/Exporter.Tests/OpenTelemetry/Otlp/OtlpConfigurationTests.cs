@@ -161,7 +161,7 @@ public sealed class OtlpConfigurationTests
         await host.StartAsync();
         await host.StopAsync();
 
-        Assert.False(host.Services.GetRequiredService<IOptions<ScalableMetricsOtlpOptions>>().Value.Enabled);
+        Assert.Null(OtlpPart.Of(host.Services));
     }
 
     [Fact]
@@ -173,7 +173,7 @@ public sealed class OtlpConfigurationTests
         HostApplicationBuilder builder = Builder(settings);
         builder.AddScalableMetrics(o => o.AddOtlpExporter(configure));
         using IHost host = builder.Build();
-        return host.Services.GetRequiredService<IOptions<ScalableMetricsOtlpOptions>>().Value;
+        return OtlpPart.Of(host.Services)!.Options;
     }
 
     private static IHost Host(Dictionary<string, string?> settings, bool enable)

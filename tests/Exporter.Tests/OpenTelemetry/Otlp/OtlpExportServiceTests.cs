@@ -85,7 +85,7 @@ public sealed class OtlpExportServiceTests : IAsyncLifetime
         });
         await host.StartAsync();
         PartitionedCounter counter = host.Services.GetRequiredService<MetricRegistry>().CreateCounter("otlp.service.items");
-        OtlpExportService service = host.Services.GetRequiredService<OtlpExportService>();
+        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
 
         counter.Add(5);
         await service.ExportAsync(CancellationToken.None);
@@ -127,7 +127,7 @@ public sealed class OtlpExportServiceTests : IAsyncLifetime
     {
         await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0", "--OTEL_EXPORTER_OTLP_ENDPOINT", string.Empty]);
 
-        Assert.False(app.Services.GetRequiredService<IOptions<ScalableMetricsOtlpOptions>>().Value.Enabled);
+        Assert.Null(OtlpPart.Of(app.Services));
     }
 
     [Fact]

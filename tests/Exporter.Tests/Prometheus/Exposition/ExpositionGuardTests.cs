@@ -3,6 +3,7 @@ using System.Text;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Exporter.Prometheus.Sources;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
@@ -59,7 +60,7 @@ public sealed class ExpositionGuardTests
         var registry = new MetricRegistry();
         registry.CreateCounter("shared").Add(2);
         var logger = new ListLogger();
-        var scraper = new PrometheusScraper(registry, Scope, otherMeters: exporter, logger: logger);
+        var scraper = exporter.CreateScraper(registry, Scope, logger: logger);
 
         string text = await ScrapeAsync(scraper);
         await ScrapeAsync(scraper);
@@ -86,7 +87,7 @@ public sealed class ExpositionGuardTests
         meter.CreateObservableGauge("target_info", () => 8);
         meter.CreateObservableGauge("targets", () => 9);
         var logger = new ListLogger();
-        var scraper = new PrometheusScraper(new MetricRegistry(), Scope, otherMeters: exporter, logger: logger)
+        var scraper = new PrometheusScraper(new MetricRegistry(), Scope, null, logger, listened: null, [new MeterProviderSource(exporter, logger)])
         {
             ResourceAttributes = [new("service.name", "guards")],
         };

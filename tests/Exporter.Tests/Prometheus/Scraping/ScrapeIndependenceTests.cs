@@ -40,7 +40,7 @@ public sealed class ScrapeIndependenceTests
             otherMeter.CreateCounter<long>($"other.{i}").Add(i);
         }
 
-        MeterProvider meterProvider = app.Services.GetRequiredService<ScalableMetricsMeterProvider>().Provider;
+        MeterProvider meterProvider = OpenTelemetryPart.Of(app.Services)!.MeterProvider.Provider;
         using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
         using var done = new CancellationTokenSource();
         int flushes = 0;

@@ -25,7 +25,7 @@ public sealed class ListenedMetersSourceTests
         billing.CreateCounter<long>("requests").Add(4);
         orders.CreateHistogram<double>("duration", "s").Record(0.5);
         billing.CreateHistogram<double>("duration", "s").Record(2);
-        using var scraper = new PrometheusScraper(new MetricRegistry(), "app", null, null, null, host);
+        using var scraper = new PrometheusScraper(new MetricRegistry(), "app", null, null, host);
 
         string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.Text));
         string openMetrics = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
@@ -56,7 +56,7 @@ public sealed class ListenedMetersSourceTests
         using var v2 = new Meter(name, "2.0");
         v1.CreateCounter<long>("jobs").Add(1);
         v2.CreateCounter<long>("jobs").Add(2);
-        using var scraper = new PrometheusScraper(new MetricRegistry(), "app", null, null, null, host);
+        using var scraper = new PrometheusScraper(new MetricRegistry(), "app", null, null, host);
 
         string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.Text));
 
@@ -77,7 +77,7 @@ public sealed class ListenedMetersSourceTests
         first.CreateCounter<long>("queue").Add(5);
         second.CreateObservableGauge("queue_total", () => 9L);
         second.CreateUpDownCounter<long>("queue").Add(7);
-        using var scraper = new PrometheusScraper(new MetricRegistry(), "app", null, null, null, host);
+        using var scraper = new PrometheusScraper(new MetricRegistry(), "app", null, null, host);
 
         string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.Text));
 

@@ -4,7 +4,7 @@ namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>
 /// Reads the observable instruments that .NET's metrics rules enabled for the
-/// <see cref="ScalableMetricsListener"/> through the source <c>IMetricsListener.Initialize</c>
+/// <c>ScalableMetricsListener</c> through the source <c>IMetricsListener.Initialize</c>
 /// hands it, as the interface's contract has it: <see cref="IObservableInstrumentsSource.RecordObservableInstruments"/>
 /// runs every such callback at once, each report arriving at its group's <see cref="ListenedObservable"/>.
 /// </summary>

@@ -1,21 +1,26 @@
-using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.Hosting;
 
 namespace ScalableMetrics.Exporter;
 
 /// <summary>
-/// Settings of the <see cref="MetricRegistry"/>, the <see cref="MeterBridge"/> and the
-/// OpenTelemetry <c>MeterProvider</c> that <c>AddScalableMetrics</c> registers; read once, when
+/// Settings of the <see cref="MetricRegistry"/>, its Prometheus scrape and, with the
+/// ScalableMetrics.OpenTelemetry package's <c>UseOpenTelemetry()</c>, its <c>MeterBridge</c> and
+/// OpenTelemetry <c>MeterProvider</c>, that <c>AddScalableMetrics</c> registers; read once, when
 /// they are first resolved.
 /// </summary>
 public sealed class ScalableMetricsOptions
 {
-    private readonly List<Action<MeterProviderBuilder>> _meterProviderConfigurations = [];
+    /// <summary>The default of <see cref="MeterName"/>: <c>MeterBridge.DefaultMeterName</c>, which lives in the
+    /// OpenTelemetry package (a test holds them equal).</summary>
+    internal const string DefaultMeterName = "ScalableMetrics";
 
-    /// <summary>The name of the meter the registry's instruments are published on; it becomes
-    /// the <c>otel_scope_name</c> label of every Prometheus sample.</summary>
-    /// <remarks>Default: <see cref="MeterBridge.DefaultMeterName"/> (<c>ScalableMetrics</c>). Must not be empty.</remarks>
-    public string MeterName { get; set; } = MeterBridge.DefaultMeterName;
+    private readonly List<IScalableMetricsFeature> _features = [];
+
+    /// <summary>The name of the meter the registry's instruments are published on (by the
+    /// OpenTelemetry package's <c>MeterBridge</c>); it becomes the <c>otel_scope_name</c> label of
+    /// every Prometheus sample of the registry.</summary>
+    /// <remarks>Default: <c>ScalableMetrics</c> (<c>MeterBridge.DefaultMeterName</c>). Must not be empty.</remarks>
+    public string MeterName { get; set; } = DefaultMeterName;
 
     /// <summary>The default of <see cref="ScrapeTimeout"/>: 10 seconds, Prometheus' default <c>scrape_timeout</c>.</summary>
     public static readonly TimeSpan DefaultScrapeTimeout = TimeSpan.FromSeconds(10);
@@ -71,8 +76,8 @@ public sealed class ScalableMetricsOptions
     /// Bound from the configuration section <c>ScalableMetrics:Registry</c>.</summary>
     /// <remarks>
     /// <para>Defaults: <see cref="MetricRegistryOptions"/>'s. The host does not start when they are
-    /// invalid (a partition count below what the machine needs, a limit out of range). The
-    /// OpenTelemetry <c>MeterProvider</c>'s cardinality limit for the registry's meter is set from
+    /// invalid (a partition count below what the machine needs, a limit out of range). With
+    /// <c>UseOpenTelemetry()</c>, the OpenTelemetry <c>MeterProvider</c>'s cardinality limit for the registry's meter is set from
     /// <see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/>, and its metric stream limit from
     /// <see cref="MetricRegistryOptions.MaxInstruments"/> (two streams per instrument, an
     /// <see cref="OperationData"/> being two instruments there, plus OpenTelemetry's default 1000 for
@@ -89,7 +94,7 @@ public sealed class ScalableMetricsOptions
     /// (<c>Microsoft.AspNetCore.Hosting</c>, <c>System.Runtime</c>, <c>MyCompany.*</c>): every
     /// instrument of a matching meter, present and future, is recorded into a registry instrument
     /// of the same kind, name, unit, description and tags, exported with <c>otel_scope_name</c>
-    /// the meter's name. Such a meter is not also aggregated by the <c>MeterProvider</c>.
+    /// the meter's name. Such a meter is not also aggregated by the <c>MeterProvider</c> (with <c>UseOpenTelemetry()</c>).
     /// </summary>
     /// <remarks>
     /// <para>Default: none. Bound from configuration as a list (<c>ScalableMetrics:Meters:0</c>).
@@ -101,8 +106,8 @@ public sealed class ScalableMetricsOptions
 
     /// <summary>
     /// Adds meter names (or wildcard patterns) to <see cref="Meters"/>: the instruments of every
-    /// meter they match are aggregated by the registry, through a <c>MeterListener</c>, instead of
-    /// the <c>MeterProvider</c>.
+    /// meter they match are aggregated by the registry, through a <c>MeterListener</c> (instead of
+    /// the <c>MeterProvider</c>, with <c>UseOpenTelemetry()</c>).
     /// </summary>
     /// <param name="names">Meter names, matched case-insensitively; <c>*</c> matches any run of
     /// characters and <c>?</c> one (<c>MyCompany.*</c>), as in OpenTelemetry's <c>AddMeter</c>.</param>
@@ -161,28 +166,26 @@ public sealed class ScalableMetricsOptions
         return this;
     }
 
-    /// <summary>The steps added by <see cref="ConfigureMeterProvider"/>, in order.</summary>
-    /// <remarks>Default: none.</remarks>
-    public IReadOnlyList<Action<MeterProviderBuilder>> MeterProviderConfigurations => _meterProviderConfigurations;
+    /// <summary>What other ScalableMetrics packages turned on here (the OpenTelemetry package's
+    /// <c>UseOpenTelemetry()</c>), in order, one per kind; built once per container by <see cref="ScalableMetricsParts"/>.</summary>
+    /// <remarks>Methods, not a property: the configuration binding generator rejects a property of a type it cannot bind, internal or not.</remarks>
+    internal IReadOnlyList<IScalableMetricsFeature> GetFeatures() => _features;
 
-    /// <summary>
-    /// Adds a step that configures the <c>MeterProvider</c> after the meter and the Prometheus
-    /// reader are added: another reader or exporter (e.g. <c>b =&gt; b.AddOtlpExporter()</c>),
-    /// more meters, views or a resource.
-    /// </summary>
-    /// <remarks>The Prometheus scrape writes the registry from the registry itself, and the
-    /// families of the meters these steps add from the <c>MeterProvider</c>. The registry's meter
-    /// joins the <c>MeterProvider</c> only when there is a step, for the readers a step adds
-    /// (OTLP, ...): without one, nothing would read it there, and a scrape would sum every
-    /// series twice.</remarks>
-    /// <param name="configure">The step; steps run in the order they were added.</param>
-    /// <returns>These options, to chain calls.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="configure"/> is null.</exception>
-    public ScalableMetricsOptions ConfigureMeterProvider(Action<MeterProviderBuilder> configure)
+    /// <summary>Turns <paramref name="feature"/> on, after those already on.</summary>
+    internal void AddFeature(IScalableMetricsFeature feature) => _features.Add(feature);
+
+    /// <summary>The feature of type <typeparamref name="TFeature"/>, added (last) if it is not there yet.</summary>
+    internal TFeature GetOrAddFeature<TFeature>()
+        where TFeature : IScalableMetricsFeature, new()
     {
-        ArgumentNullException.ThrowIfNull(configure);
-        _meterProviderConfigurations.Add(configure);
-        return this;
+        if (_features.OfType<TFeature>().FirstOrDefault() is { } feature)
+        {
+            return feature;
+        }
+
+        var added = new TFeature();
+        _features.Add(added);
+        return added;
     }
 
     /// <summary>The configuration keys of <see cref="Registry"/>'s settings found directly under the

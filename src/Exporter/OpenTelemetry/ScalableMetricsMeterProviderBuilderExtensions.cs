@@ -48,7 +48,7 @@ public static class ScalableMetricsMeterProviderBuilderExtensions
     /// stream limit. Calling it twice on one builder adds the meter once.</para>
     /// <para>The Prometheus endpoint keeps writing the registry from the registry itself; this
     /// provider is the team's, for its own readers (OTLP, ...). It is not for a
-    /// <see cref="ScalableMetricsOptions.ConfigureMeterProvider"/> step: the provider those steps
+    /// <see cref="ScalableMetricsOpenTelemetryOptionsExtensions.ConfigureMeterProvider"/> step: the provider those steps
     /// configure has the meter already. A histogram of the registry does not cross (see
     /// <see cref="MeterBridge"/>).</para>
     /// </remarks>
@@ -60,7 +60,11 @@ public static class ScalableMetricsMeterProviderBuilderExtensions
             throw new NotSupportedException("The builder cannot read the services it is built with: use the builder of WithMetrics or of Sdk.CreateMeterProviderBuilder().");
         }
 
-        builder.ConfigureServices(static services => services.AddScalableMetrics());
+        builder.ConfigureServices(static services =>
+        {
+            services.AddScalableMetrics();
+            BridgeServices.Add(services);
+        });
         deferred.Configure(static (services, builder) =>
         {
             if (!s_added.TryAdd(builder, s_marker))

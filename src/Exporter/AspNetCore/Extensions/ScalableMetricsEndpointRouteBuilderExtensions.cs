@@ -3,7 +3,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter;
-using ScalableMetrics.Exporter.OpenTelemetry;
+using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace Microsoft.AspNetCore.Routing;
@@ -16,8 +16,8 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
 
     /// <summary>
     /// Maps <c>GET <paramref name="path"/></c> to a Prometheus scrape by the <see cref="PrometheusScraper"/>
-    /// that <c>AddScalableMetrics</c> registered: the registry, read directly, then the other meters
-    /// of its <c>MeterProvider</c>, in OpenMetrics 1.0 when the <c>Accept</c> header asks for
+    /// that <c>AddScalableMetrics</c> registered: the registry, read directly, then the listened meters
+    /// and, with <c>UseOpenTelemetry()</c>, the other meters of its <c>MeterProvider</c>, in OpenMetrics 1.0 when the <c>Accept</c> header asks for
     /// <c>application/openmetrics-text</c> (<see cref="PrometheusScraper.OpenMetricsContentType"/>, as a
     /// Prometheus server does), in Prometheus' protobuf exposition when it prefers delimited
     /// <c>io.prometheus.client.MetricFamily</c> messages (<see cref="PrometheusScraper.ProtobufContentType"/>,
@@ -41,9 +41,9 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
         ArgumentNullException.ThrowIfNull(endpoints);
         ArgumentNullException.ThrowIfNull(path);
 
-        // Resolving the provider builds it now if the host has not yet, so the endpoint works
-        // even where no hosted service runs.
-        _ = endpoints.ServiceProvider.GetService<ScalableMetricsMeterProvider>()
+        // Resolving the parts builds them (the MeterProvider) now if the host has not yet, so the
+        // endpoint works even where no hosted service runs.
+        _ = endpoints.ServiceProvider.GetService<ScalableMetricsParts>()
             ?? throw new InvalidOperationException("ScalableMetrics is not registered: call services.AddScalableMetrics() (or builder.AddScalableMetrics()) first.");
         PrometheusScraper scraper = endpoints.ServiceProvider.GetRequiredService<PrometheusScraper>();
         TimeSpan defaultTimeout = endpoints.ServiceProvider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.ScrapeTimeout;

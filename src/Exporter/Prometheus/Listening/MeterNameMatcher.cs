@@ -3,7 +3,7 @@ using System.Text.RegularExpressions;
 namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>
-/// Whether a meter's name is one of <see cref="ScalableMetricsOptions.Meters"/>, by OpenTelemetry
+/// Whether a meter's name is one of <c>ScalableMetricsOptions.Meters</c>, by OpenTelemetry
 /// .NET's <c>AddMeter</c> rule (its <c>WildcardHelper</c>): names without a wildcard compare
 /// ordinally ignoring case; in the others <c>*</c> matches any run of characters and <c>?</c> one,
 /// the whole name, ignoring case. So a meter is taken here exactly when the same list given to

@@ -19,7 +19,7 @@ namespace ScalableMetrics.Exporter.Listening;
 /// does for one callback that reports it twice.</para>
 /// <para>Observed one of two ways. For <c>AddMeter</c>, through a listener of the group's own,
 /// for its instruments only. For the instruments .NET's metrics rules enable for the
-/// <see cref="ScalableMetricsListener"/>, through that listener's source
+/// <c>ScalableMetricsListener</c>, through that listener's source
 /// (<see cref="ObservablePull"/>), as <c>IMetricsListener</c>'s contract has it: one pull runs
 /// every callback the rules enabled, and serves each group once.</para>
 /// <para>Thread-safe: the registry never collects one instrument twice at once, and joins and

@@ -8,10 +8,10 @@ namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>
 /// The <see cref="MeterListener"/> that takes the instruments of the meters
-/// <see cref="ScalableMetricsOptions.Meters"/> names: every instrument of a matching meter,
+/// <c>ScalableMetricsOptions.Meters</c> names: every instrument of a matching meter,
 /// present and future, is enabled with the registry instrument it records into as its state.
 /// It also owns the listened registries of the instruments .NET's metrics rules enable for the
-/// <see cref="ScalableMetricsListener"/> (<see cref="TakeEnabled"/>), so that both ways in share
+/// <c>ScalableMetricsListener</c> (<see cref="TakeEnabled"/>), so that both ways in share
 /// one set of registries, one export and one recording path.
 /// </summary>
 /// <remarks>
@@ -128,8 +128,8 @@ internal sealed partial class MeterListenerHost : IDisposable
 
     /// <summary>
     /// The listener state of an instrument that .NET's metrics rules enabled for the
-    /// <see cref="ScalableMetricsListener"/>, recording into the registry of its meter's scope, or
-    /// null where it is not taken: its meter is the bridge's, is taken by <see cref="ScalableMetricsOptions.Meters"/>
+    /// <c>ScalableMetricsListener</c>, recording into the registry of its meter's scope, or
+    /// null where it is not taken: its meter is the bridge's, is taken by <c>ScalableMetricsOptions.Meters</c>
     /// (whose listener records it already: one aggregation), or is another container's; or the
     /// registry refuses it.
     /// </summary>

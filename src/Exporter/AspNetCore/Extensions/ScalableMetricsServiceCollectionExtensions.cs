@@ -7,27 +7,30 @@ using ScalableMetrics;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Listening;
-using ScalableMetrics.Exporter.OpenTelemetry;
-using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
+using ScalableMetrics.Exporter.Prometheus.Sources;
 
 namespace Microsoft.Extensions.DependencyInjection;
 
-/// <summary>Registers ScalableMetrics, its OpenTelemetry bridge and its Prometheus exporter in a service collection.</summary>
+/// <summary>Registers ScalableMetrics and its Prometheus scrape in a service collection.</summary>
 public static class ScalableMetricsServiceCollectionExtensions
 {
     /// <summary>
-    /// Registers a singleton <see cref="MetricRegistry"/>, a <see cref="PrometheusScraper"/> that
-    /// writes it (and the other meters of the <c>MeterProvider</c>) for Prometheus, a
-    /// <see cref="MeterBridge"/> that publishes it as a meter, a <see cref="PrometheusPullExporter"/>,
-    /// and an OpenTelemetry <c>MeterProvider</c>, built when the host starts and disposed with the
-    /// container. Map the scrape endpoint with <c>MapScalableMetrics</c>, or, without
-    /// ASP.NET Core, serve it from a listener of its own: <see cref="ScalableMetricsOptions.AddScrapeListener"/>.
+    /// Registers a singleton <see cref="MetricRegistry"/> and a <see cref="PrometheusScraper"/> that
+    /// writes it, and the meters <see cref="ScalableMetricsOptions.AddMeter"/> names, for Prometheus.
+    /// Map the scrape endpoint with <c>MapScalableMetrics</c>, or, without ASP.NET Core,
+    /// serve it from a listener of its own: <see cref="ScalableMetricsOptions.AddScrapeListener"/>.
     /// </summary>
+    /// <remarks>
+    /// <para>No OpenTelemetry <c>MeterProvider</c> and no <c>MeterBridge</c> are built unless the
+    /// options turn them on with the ScalableMetrics.OpenTelemetry package
+    /// (<c>AddScalableMetrics(o =&gt; o.UseOpenTelemetry())</c>, or a <c>ConfigureMeterProvider</c> step):
+    /// they are then built when the host starts, and disposed with the container.</para>
+    /// <para>Calling it again adds nothing twice.</para>
+    /// </remarks>
     /// <param name="services">The service collection.</param>
     /// <returns><paramref name="services"/>, to chain calls.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="services"/> is null.</exception>
-    /// <remarks>Calling it again adds nothing twice.</remarks>
     public static IServiceCollection AddScalableMetrics(this IServiceCollection services) =>
         AddScalableMetrics(services, configure: null);
 
@@ -61,11 +64,6 @@ public static class ScalableMetricsServiceCollectionExtensions
         services.TryAddSingleton(static provider =>
         {
             ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
-            return new MeterBridge(provider.GetRequiredService<MetricRegistry>(), value.MeterName, value.MeterVersion, provider.GetService<IMeterFactory>());
-        });
-        services.TryAddSingleton(static provider =>
-        {
-            ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
             return new MeterListenerHost(
                 value.Meters,
                 value.MeterName,
@@ -74,9 +72,10 @@ public static class ScalableMetricsServiceCollectionExtensions
                 provider.GetService<IMeterFactory>());
         });
 
-        // The bridge's meter is written from the registry itself: the exporter leaves it out.
-        services.TryAddSingleton(static provider => new PrometheusPullExporter(
-            provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.MeterName));
+        services.TryAddSingleton<ScalableMetricsParts>();
+
+        // After the registry and the listened meters: the parts' sources (the MeterProvider's
+        // other meters), then any source registered as a service.
         services.TryAddSingleton(static provider =>
         {
             ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
@@ -84,21 +83,20 @@ public static class ScalableMetricsServiceCollectionExtensions
                 provider.GetRequiredService<MetricRegistry>(),
                 value.MeterName,
                 value.MeterVersion,
-                provider.GetRequiredService<PrometheusPullExporter>(),
                 provider.GetService<ILogger<PrometheusScraper>>(),
                 provider.GetRequiredService<MeterListenerHost>(),
+                [.. provider.GetRequiredService<ScalableMetricsParts>().ScrapeSources, .. provider.GetServices<IScrapeSource>()],
                 value.ExportSelfMetrics)
             {
                 ResourceAttributes = ServiceResource.Attributes(value),
             };
         });
-        services.TryAddSingleton<ScalableMetricsMeterProvider>();
         services.TryAddSingleton<ScrapeListener>();
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());
 
-        // After the hosted service above, so that the final export on stop runs before the
-        // listeners stop; off unless the options' AddOtlpExporter turns it on.
-        OtlpServices.Add(services);
+        // The factory a push exporter part (ScalableMetrics.OpenTelemetry's OTLP) sends through, so
+        // that the application's handlers, proxy and certificates configured for its named client apply.
+        services.AddHttpClient();
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());
         return services;
     }
 }

@@ -1,0 +1,24 @@
+using System.Diagnostics.Metrics;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry;
+
+/// <summary>
+/// The container's one <see cref="MeterBridge"/>: a service where <c>AddScalableMetricsInstrumentation</c>
+/// registered it (a team's own <c>MeterProvider</c> reads it), else made by <see cref="OpenTelemetryPart"/>
+/// for its own; never two meters of one name publishing the same registry.
+/// </summary>
+internal static class BridgeServices
+{
+    /// <summary>Registers the bridge as a singleton service, once.</summary>
+    public static void Add(IServiceCollection services) => services.TryAddSingleton(static provider => Create(provider));
+
+    /// <summary>A bridge of the container's registry, on the meter the options name, from the container's meter factory where there is one.</summary>
+    public static MeterBridge Create(IServiceProvider services)
+    {
+        ScalableMetricsOptions options = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+        return new MeterBridge(services.GetRequiredService<MetricRegistry>(), options.MeterName, options.MeterVersion, services.GetService<IMeterFactory>());
+    }
+}
