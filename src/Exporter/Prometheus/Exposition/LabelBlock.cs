@@ -20,6 +20,8 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     private readonly KeyValuePair<string, string>[] _labels;
     private readonly int _hashCode;
     private ByteString[]? _protobufLabelPairs;
+    private HistogramLineTemplate? _textHistogramLines;
+    private HistogramLineTemplate? _openMetricsHistogramLines;
 
     private LabelBlock(byte[] utf8, KeyValuePair<string, string>[] labels)
     {
@@ -36,6 +38,14 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     /// <summary>The labels as the protobuf exposition's <c>LabelPair</c> messages, encoded on the first protobuf scrape and kept.</summary>
     /// <remarks>Two scrapes never run at once; were they to, both would encode the same messages.</remarks>
     public IReadOnlyList<ByteString> ProtobufLabelPairs => _protobufLabelPairs ??= [.. _labels.Select(static label => ProtobufMessages.LabelPair(label.Key, label.Value))];
+
+    /// <summary>
+    /// The histogram lines of this series kept for a text format (<see cref="HistogramLineTemplate"/>),
+    /// one slot per format as their boundaries are spelled differently; null until the first such scrape.
+    /// </summary>
+    /// <param name="openMetrics">Whether the slot is OpenMetrics', else text 0.0.4's.</param>
+    /// <returns>The slot, to read or replace whole (a reference write: the template is immutable).</returns>
+    public ref HistogramLineTemplate? HistogramLines(bool openMetrics) => ref openMetrics ? ref _openMetricsHistogramLines : ref _textHistogramLines;
 
     /// <summary>
     /// Renders <paramref name="scopeLabels"/> as they are, then <paramref name="tags"/>: each key

@@ -1,0 +1,54 @@
+using System.Text;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
+
+/// <summary>
+/// A histogram series' lines are kept on its label block between scrapes (<see cref="HistogramLineTemplate"/>);
+/// a block shared by families of other names or boundaries, or written in both text formats, must
+/// never lend one family's lines to another: the kept-line writer writes what the checked writer does.
+/// </summary>
+public sealed class HistogramLineTemplateTests
+{
+    public static TheoryData<bool> Labelled => new() { true, false };
+
+    [Theory]
+    [MemberData(nameof(Labelled))]
+    public void SharedBlockWritesEachFamilysOwnLines(bool labelled)
+    {
+        LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], labelled ? [new("route", "/a")] : []);
+        (string Name, double[] Boundaries)[] families =
+        [
+            ("a", [1, 2]),
+            ("b", [1, 2]),
+            ("a", [1, 3]),
+            ("a", []),
+            ("a", [-1, 0.5]),
+            ("a", [1, 2]),
+        ];
+
+        LineFormatWriter[] fast = [new TextFormatWriter { ChecksDuplicates = false }, new OpenMetricsWriter { ChecksDuplicates = false }];
+        LineFormatWriter[] checkedWriters = [new TextFormatWriter { ChecksDuplicates = true }, new OpenMetricsWriter { ChecksDuplicates = true }];
+        for (int round = 0; round < 2; round++)
+        {
+            foreach ((string name, double[] boundaries) in families)
+            {
+                long[] counts = [.. Enumerable.Range(1, boundaries.Length + 1).Select(static c => (long)c * 7)];
+                for (int format = 0; format < fast.Length; format++)
+                {
+                    string expected = Write(checkedWriters[format], name, labels, boundaries, counts);
+                    string actual = Write(fast[format], name, labels, boundaries, counts);
+                    Assert.Contains(name + "_bucket", expected, StringComparison.Ordinal);
+                    Assert.Equal(expected, actual);
+                }
+            }
+        }
+    }
+
+    private static string Write(LineFormatWriter writer, string name, LabelBlock labels, double[] boundaries, long[] counts)
+    {
+        writer.Clear();
+        writer.WriteHistogram(name, labels, boundaries, counts, sum: 12.25);
+        return Encoding.UTF8.GetString(writer.ToArray());
+    }
+}
