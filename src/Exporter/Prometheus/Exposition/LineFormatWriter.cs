@@ -249,9 +249,8 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <summary>The series' kept lines for this format, rendered again where missing or stale.</summary>
     private HistogramLineTemplate LinesOf(string name, LabelBlock labels, IReadOnlyList<double> boundaries)
     {
-        ref HistogramLineTemplate? slot = ref labels.HistogramLines(Format == PrometheusExpositionFormat.OpenMetrics);
-        HistogramLineTemplate? kept = slot;
-        if (kept is not null && kept.Fits(name, boundaries))
+        bool openMetrics = Format == PrometheusExpositionFormat.OpenMetrics;
+        if (labels.FindHistogramLines(openMetrics, name, boundaries) is { } kept)
         {
             return kept;
         }
@@ -281,7 +280,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
         byte[] text = Output.WrittenSpan[start..].ToArray();
         Output.Truncate(start);
         HistogramLineTemplate built = new(name, boundaries, text, ends);
-        slot = built;
+        labels.KeepHistogramLines(openMetrics, built);
         return built;
     }
 

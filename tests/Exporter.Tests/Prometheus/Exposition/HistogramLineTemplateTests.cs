@@ -46,6 +46,44 @@ public sealed class HistogramLineTemplateTests
         }
     }
 
+    [Fact]
+    public void FamiliesSharingABlockEachKeepTheirLines()
+    {
+        // The empty tag set is one label block for every untagged instrument of a meter.
+        LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
+        var writer = new TextFormatWriter { ChecksDuplicates = false };
+        double[] boundaries = [1, 2];
+        long[] counts = [1, 2, 3];
+
+        Write(writer, "a", labels, boundaries, counts);
+        HistogramLineTemplate? a = labels.FindHistogramLines(openMetrics: false, "a", boundaries);
+        Write(writer, "b", labels, boundaries, counts);
+        Write(writer, "a", labels, boundaries, counts);
+
+        Assert.NotNull(a);
+        Assert.Same(a, labels.FindHistogramLines(openMetrics: false, "a", boundaries));
+        Assert.NotNull(labels.FindHistogramLines(openMetrics: false, "b", boundaries));
+        Assert.Null(labels.FindHistogramLines(openMetrics: true, "a", boundaries));
+        Assert.Null(labels.FindHistogramLines(openMetrics: false, "a", [1, 3]));
+    }
+
+    [Fact]
+    public void ABlockKeepsAtMostItsLimitOfFamilies()
+    {
+        LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
+        var writer = new TextFormatWriter { ChecksDuplicates = false };
+        double[] boundaries = [1];
+        for (int i = 0; i <= LabelBlock.MaxKeptHistogramLines; i++)
+        {
+            Write(writer, "f" + i, labels, boundaries, [1, 2]);
+        }
+
+        // The oldest made room for the newest.
+        Assert.Null(labels.FindHistogramLines(openMetrics: false, "f0", boundaries));
+        Assert.NotNull(labels.FindHistogramLines(openMetrics: false, "f1", boundaries));
+        Assert.NotNull(labels.FindHistogramLines(openMetrics: false, "f" + LabelBlock.MaxKeptHistogramLines, boundaries));
+    }
+
     private static string Write(LineFormatWriter writer, string name, LabelBlock labels, double[] boundaries, long[] counts)
     {
         writer.Clear();
