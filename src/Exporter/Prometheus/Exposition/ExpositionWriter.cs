@@ -180,6 +180,11 @@ internal abstract class ExpositionWriter
     /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
     public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created)
     {
+        if (TryWriteHistogram(name, labels, boundaries, bucketCounts, sum, created))
+        {
+            return;
+        }
+
         _cumulativeScratch.Clear();
         long cumulative = 0;
         for (int i = 0; i < boundaries.Count; i++)
@@ -191,6 +196,13 @@ internal abstract class ExpositionWriter
         cumulative = SaturatingCounts.Add(cumulative, bucketCounts[boundaries.Count]);
         WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, cumulative, sum, created, exemplars: null);
     }
+
+    /// <summary>
+    /// Where a format can, writes the series of <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, ReadOnlySpan{long}, double, DateTimeOffset?)"/>
+    /// straight from its bucket counts, summing them as it goes: the same bytes. None does here.
+    /// </summary>
+    /// <returns>Whether the series was written; if not, the caller writes it through <see cref="WriteCumulativeHistogram"/>.</returns>
+    protected virtual bool TryWriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created) => false;
 
     /// <summary>
     /// One series of a counter of integer value: its sample, as

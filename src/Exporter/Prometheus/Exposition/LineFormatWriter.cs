@@ -80,7 +80,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
         WriteCumulativeHistogram(name, labels, classic.Boundaries, classic.CumulativeCounts, classic.Count, reading.Sum, created, exemplars: null);
     }
 
-    /// <summary>Its <c>_sum</c> and <c>_count</c> samples (in the format's order, <see cref="WriteCountAndSum"/>), then OpenMetrics' <c>_created</c>.</summary>
+    /// <summary>Its <c>_sum</c> and <c>_count</c> samples (in the format's order, <see cref="WriteCountAndSum(string, LabelBlock, long, double, bool)"/>), then OpenMetrics' <c>_created</c>.</summary>
     /// <inheritdoc/>
     public override void WriteSummary(string name, LabelBlock labels, long count, double sum, DateTimeOffset? created = null)
     {
@@ -103,19 +103,47 @@ internal abstract class LineFormatWriter : ExpositionWriter
         }
         else
         {
-            // Each line in one piece, the name and labels looked up once for the series.
-            ReadOnlySpan<byte> bucketName = _names.Get(name, "_bucket");
-            ReadOnlySpan<byte> labelText = labels.Utf8;
+            // Each line one copy of its kept prefix and its value's digits; the prefixes are
+            // rendered again only for a new series, or where the name or boundaries changed.
+            HistogramLineTemplate lines = LinesOf(name, labels, boundaries);
             for (int i = 0; i < boundaries.Count; i++)
             {
-                Output.WriteSample(bucketName, labelText, "le"u8, BoundaryText(i, boundaries[i]), cumulativeCounts[i], endLine: true);
+                Output.WriteLine(lines.Bucket(i), cumulativeCounts[i]);
             }
 
-            Output.WriteSample(bucketName, labelText, "le"u8, "+Inf"u8, count, endLine: true);
+            Output.WriteLine(lines.Bucket(boundaries.Count), count);
+            WriteCountAndSum(lines, count, sum, negativeBuckets: boundaries.Count > 0 && boundaries[0] < 0);
+            WriteCreated(name, ExportedKind.Histogram, labels, created);
+            return;
         }
 
         WriteCountAndSum(name, labels, count, sum, negativeBuckets: boundaries.Count > 0 && boundaries[0] < 0);
         WriteCreated(name, ExportedKind.Histogram, labels, created);
+    }
+
+    /// <summary>Where no duplicate check is asked for, the lines from the series' kept prefixes, the counts summed as they are written.</summary>
+    /// <inheritdoc/>
+    protected override bool TryWriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created)
+    {
+        if (ChecksDuplicates)
+        {
+            return false;
+        }
+
+        HistogramLineTemplate lines = LinesOf(name, labels, boundaries);
+        int count = boundaries.Count;
+        long cumulative = 0;
+        for (int i = 0; i < count; i++)
+        {
+            cumulative = SaturatingCounts.Add(cumulative, bucketCounts[i]);
+            Output.WriteLine(lines.Bucket(i), cumulative);
+        }
+
+        cumulative = SaturatingCounts.Add(cumulative, bucketCounts[count]);
+        Output.WriteLine(lines.Bucket(count), cumulative);
+        WriteCountAndSum(lines, cumulative, sum, negativeBuckets: count > 0 && boundaries[0] < 0);
+        WriteCreated(name, ExportedKind.Histogram, labels, created);
+        return true;
     }
 
     /// <summary>The <c>_sum</c> and <c>_count</c> samples of a histogram or summary series, in the format's order.</summary>
@@ -125,6 +153,24 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <param name="sum">The series' sum.</param>
     /// <param name="negativeBuckets">Whether the series is a histogram with a negative boundary.</param>
     protected abstract void WriteCountAndSum(string name, LabelBlock labels, long count, double sum, bool negativeBuckets);
+
+    /// <summary>
+    /// The <c>_sum</c> and <c>_count</c> samples from their kept prefixes, in the format's order:
+    /// the same bytes as <see cref="WriteCountAndSum(string, LabelBlock, long, double, bool)"/> where no duplicate check is asked for.
+    /// </summary>
+    /// <param name="lines">The series' kept lines.</param>
+    /// <param name="count">The series' count.</param>
+    /// <param name="sum">The series' sum.</param>
+    /// <param name="negativeBuckets">Whether the series has a negative boundary.</param>
+    protected abstract void WriteCountAndSum(HistogramLineTemplate lines, long count, double sum, bool negativeBuckets);
+
+    /// <summary>A floating-point sample from its kept prefix: the prefix, the number as the format spells it, the line feed.</summary>
+    protected void WriteLine(ReadOnlySpan<byte> prefix, double value)
+    {
+        Output.Write(prefix);
+        WriteFloat(value);
+        Output.Write((byte)'\n');
+    }
 
     /// <summary>Writes a floating-point number as the format spells it.</summary>
     protected abstract void WriteFloat(double value);
@@ -198,6 +244,58 @@ internal abstract class LineFormatWriter : ExpositionWriter
         Output.Write(count);
         WriteExemplar(exemplar);
         Output.Write((byte)'\n');
+    }
+
+    /// <summary>The series' kept lines for this format, rendered again where missing or stale.</summary>
+    private HistogramLineTemplate LinesOf(string name, LabelBlock labels, IReadOnlyList<double> boundaries)
+    {
+        bool openMetrics = Format == PrometheusExpositionFormat.OpenMetrics;
+        if (labels.FindHistogramLines(openMetrics, name, boundaries) is { } kept)
+        {
+            return kept;
+        }
+
+        // Rendered at the end of the output, as the lines would be, then taken out of it.
+        int start = Output.WrittenSpan.Length;
+        int[] ends = new int[boundaries.Count + 3];
+        ReadOnlySpan<byte> labelText = labels.Utf8;
+        for (int i = 0; i <= boundaries.Count; i++)
+        {
+            // BoundaryText renders at the end of the output too: taken before this line starts.
+            ReadOnlySpan<byte> boundary = i < boundaries.Count ? BoundaryText(i, boundaries[i]) : "+Inf"u8;
+            Output.Write(_names.Get(name, "_bucket"));
+            Output.Write((byte)'{');
+            Output.Write(labelText);
+            Output.Write(labelText.IsEmpty ? "le=\""u8 : ",le=\""u8);
+            Output.Write(boundary);
+            Output.Write("\"} "u8);
+            ends[i] = Output.WrittenSpan.Length - start;
+        }
+
+        WriteSeriesPrefix(name, "_sum", labelText);
+        ends[boundaries.Count + 1] = Output.WrittenSpan.Length - start;
+        WriteSeriesPrefix(name, "_count", labelText);
+        ends[boundaries.Count + 2] = Output.WrittenSpan.Length - start;
+
+        byte[] text = Output.WrittenSpan[start..].ToArray();
+        Output.Truncate(start);
+        HistogramLineTemplate built = new(name, boundaries, text, ends);
+        labels.KeepHistogramLines(openMetrics, built);
+        return built;
+    }
+
+    // B_sum{labels} as WriteNameAndLabels writes it: no braces for no labels.
+    private void WriteSeriesPrefix(string name, string suffix, ReadOnlySpan<byte> labelText)
+    {
+        Output.Write(_names.Get(name, suffix));
+        if (!labelText.IsEmpty)
+        {
+            Output.Write((byte)'{');
+            Output.Write(labelText);
+            Output.Write((byte)'}');
+        }
+
+        Output.Write((byte)' ');
     }
 
     /// <summary>The text of the boundary at <paramref name="position"/> as the format writes it, formatted again only where it changed.</summary>

@@ -106,6 +106,18 @@ internal sealed class OpenMetricsWriter : LineFormatWriter
     }
 
     /// <inheritdoc/>
+    protected override void WriteCountAndSum(HistogramLineTemplate lines, long count, double sum, bool negativeBuckets)
+    {
+        if (negativeBuckets || !(sum >= 0 && sum < double.PositiveInfinity))
+        {
+            return;
+        }
+
+        Output.WriteLine(lines.Count, count);
+        WriteLine(lines.Sum, sum);
+    }
+
+    /// <inheritdoc/>
     protected override void WriteFloat(double value) => Output.WriteOpenMetrics(value);
 
     /// <summary><c> # {trace_id="…",span_id="…"} value timestamp</c> after a counter's or bucket's value.</summary>

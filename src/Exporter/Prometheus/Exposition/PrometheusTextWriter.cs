@@ -114,6 +114,19 @@ internal sealed class PrometheusTextWriter
         _length += written;
     }
 
+    /// <summary>A line from its kept prefix (<see cref="HistogramLineTemplate"/>): the prefix, the value and the line feed, into one span.</summary>
+    /// <param name="prefix">The line up to its value, its space included.</param>
+    /// <param name="value">The line's value.</param>
+    public void WriteLine(ReadOnlySpan<byte> prefix, long value)
+    {
+        Span<byte> span = GetSpan(prefix.Length + MaxLongLength + 1);
+        prefix.CopyTo(span);
+        Utf8Formatter.TryFormat(value, span[prefix.Length..], out int written);
+        int at = prefix.Length + written;
+        span[at++] = (byte)'\n';
+        _length += at;
+    }
+
     /// <summary>
     /// A sample's line in one piece, into one span: <c>name{labels,extraLabel="extraValue"} value</c>
     /// (no braces where there is no label), and its line feed where <paramref name="endLine"/>.

@@ -44,5 +44,12 @@ internal sealed class TextFormatWriter : LineFormatWriter
     }
 
     /// <inheritdoc/>
+    protected override void WriteCountAndSum(HistogramLineTemplate lines, long count, double sum, bool negativeBuckets)
+    {
+        WriteLine(lines.Sum, sum);
+        Output.WriteLine(lines.Count, count);
+    }
+
+    /// <inheritdoc/>
     protected override void WriteFloat(double value) => Output.Write(value);
 }
