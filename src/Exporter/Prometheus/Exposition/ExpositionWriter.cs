@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Naming;
 
@@ -155,16 +156,8 @@ internal abstract class ExpositionWriter
     /// written on the bucket's <c>_bucket</c> sample in OpenMetrics, in its <c>Bucket</c> message in protobuf.</param>
     public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> bucketCounts, double sum, DateTimeOffset? created = null, IReadOnlyList<Exemplar?>? exemplars = null)
     {
-        _cumulativeScratch.Clear();
-        long cumulative = 0;
-        for (int i = 0; i < boundaries.Count; i++)
-        {
-            cumulative = SaturatingCounts.Add(cumulative, bucketCounts[i]);
-            _cumulativeScratch.Add(cumulative);
-        }
-
-        cumulative = SaturatingCounts.Add(cumulative, bucketCounts[boundaries.Count]);
-        WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, cumulative, sum, created, exemplars);
+        long count = Cumulate(AsSpan(bucketCounts), boundaries.Count);
+        WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, count, sum, created, exemplars);
     }
 
     /// <summary>
@@ -185,16 +178,8 @@ internal abstract class ExpositionWriter
             return;
         }
 
-        _cumulativeScratch.Clear();
-        long cumulative = 0;
-        for (int i = 0; i < boundaries.Count; i++)
-        {
-            cumulative = SaturatingCounts.Add(cumulative, bucketCounts[i]);
-            _cumulativeScratch.Add(cumulative);
-        }
-
-        cumulative = SaturatingCounts.Add(cumulative, bucketCounts[boundaries.Count]);
-        WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, cumulative, sum, created, exemplars: null);
+        long count = Cumulate(bucketCounts, boundaries.Count);
+        WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, count, sum, created, exemplars: null);
     }
 
     /// <summary>
@@ -272,4 +257,27 @@ internal abstract class ExpositionWriter
     /// <summary>The error for a series written twice (<see cref="ChecksDuplicates"/>).</summary>
     protected static InvalidOperationException Repeated(string series) =>
         new($"The exposition repeats the series {series}; Prometheus would keep the first sample and drop this one.");
+
+    // The cumulative count of each of the first boundaryCount buckets into the scratch list, and
+    // the total (the +Inf bucket's), saturating as the series' cells do.
+    private long Cumulate(ReadOnlySpan<long> bucketCounts, int boundaryCount)
+    {
+        _cumulativeScratch.Clear();
+        long cumulative = 0;
+        for (int i = 0; i < boundaryCount; i++)
+        {
+            cumulative = SaturatingCounts.Add(cumulative, bucketCounts[i]);
+            _cumulativeScratch.Add(cumulative);
+        }
+
+        return SaturatingCounts.Add(cumulative, bucketCounts[boundaryCount]);
+    }
+
+    // Readings hold their counts in arrays; any other list is copied once.
+    private static ReadOnlySpan<long> AsSpan(IReadOnlyList<long> counts) => counts switch
+    {
+        long[] array => array,
+        List<long> list => CollectionsMarshal.AsSpan(list),
+        _ => counts.ToArray(),
+    };
 }
