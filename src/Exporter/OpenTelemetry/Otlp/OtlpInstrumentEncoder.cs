@@ -27,6 +27,9 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
     private const ulong NanosPerTick = 100;
 
     private readonly OtlpBuffer _scratch = new(256);
+
+    // The arrays counters and histograms are read into, kept from export to export (grown to the largest instrument).
+    private readonly SeriesReadScratch _readScratch = new();
     private long[] _deltaBuckets = new long[64];
 
     private long _generation;
@@ -89,27 +92,31 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         return _read;
     }
 
+    // Straight from the arena into kept arrays (PartitionedCounter.ReadInto), as the Prometheus
+    // scrape reads it: no reading per series, and a delta's baseline is a field of the series' state.
     public void Counter(PartitionedCounter counter)
     {
-        IReadOnlyList<CounterReading> readings = counter.Collect();
+        ReadOnlySpan<CounterSeries> series = counter.ReadInto(_readScratch, out bool hasExemplars);
+        ReadOnlySpan<long> totals = _readScratch.Totals;
+        ReadOnlySpan<Exemplar?> exemplars = hasExemplars ? _readScratch.Exemplars : default;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(counter, delta);
         int sum = output.BeginMessage(OtlpFields.MetricSum);
-        for (int i = 0; i < readings.Count; i++)
+        for (int i = 0; i < series.Length; i++)
         {
-            CounterReading reading = readings[i];
-            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.NumberAttributes);
-            long value = reading.Value;
+            OtlpSeriesState state = Series(i, series[i].Tags, OtlpFields.NumberAttributes);
+            long total = totals[i];
+            long value = total;
             if (delta)
             {
-                value = series.HasCommitted && series.Committed.Count <= value ? value - series.Committed.Count : value;
-                series.Pending = new OtlpSeriesValue { Count = reading.Value };
-                series.PendingGeneration = _generation;
+                value = state.HasCommitted && state.Committed.Count <= total ? total - state.Committed.Count : total;
+                state.Pending = new OtlpSeriesValue { Count = total };
+                state.PendingGeneration = _generation;
             }
 
-            int point = BeginNumberPoint(series, start);
+            int point = BeginNumberPoint(state, start);
             output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
-            WriteExemplar(OtlpFields.NumberExemplars, reading.Exemplar, start, delta, asInt: true);
+            WriteExemplar(OtlpFields.NumberExemplars, hasExemplars ? exemplars[i] : null, start, delta, asInt: true);
             EndPoint(point);
         }
 
@@ -153,6 +160,83 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
     }
 
     public void Histogram(PartitionedHistogram histogram)
+    {
+        // Exemplars come only with readings (PartitionedHistogram.ReadInto reads none).
+        if (histogram.KeepsExemplars)
+        {
+            WriteHistogramReadings(histogram);
+            return;
+        }
+
+        ReadOnlySpan<HistogramSeries> series = histogram.ReadInto(_readScratch, out int stride);
+        IReadOnlyList<double> boundaries = histogram.Boundaries;
+        int bucketCount = boundaries.Count + 1;
+        ReadOnlySpan<long> totals = _readScratch.Totals;
+        ReadOnlySpan<double> sums = _readScratch.Doubles;
+        bool delta = temporality == OtlpTemporality.Delta;
+        ulong start = Start(histogram, delta);
+        byte[] bounds = _state.ExplicitBounds(boundaries, _scratch);
+        Span<long> pendingCounts = default;
+        Span<double> pendingSums = default;
+        ReadOnlySpan<long> committedCounts = default;
+        ReadOnlySpan<double> committedSums = default;
+        if (delta)
+        {
+            _state.PendingFor(series.Length, bucketCount, out pendingCounts, out pendingSums);
+            committedCounts = _state.CommittedCounts;
+            committedSums = _state.CommittedSums;
+        }
+
+        int data = output.BeginMessage(OtlpFields.MetricHistogram);
+        for (int i = 0; i < series.Length; i++)
+        {
+            OtlpSeriesState state = Series(i, series[i].Tags, OtlpFields.HistogramAttributes);
+            ReadOnlySpan<long> counts = totals.Slice(i * stride, bucketCount);
+            double sum = sums[i];
+            ReadOnlySpan<long> baseline = default;
+            if (delta)
+            {
+                counts.CopyTo(pendingCounts.Slice(i * bucketCount, bucketCount));
+                pendingSums[i] = sum;
+                state.PendingGeneration = _generation;
+
+                // The committed arrays hold the series the last accepted export read, by position
+                // (a registry never reorders nor drops a series); a series newer than it has none.
+                if (state.HasCommitted && (i + 1) * bucketCount <= committedCounts.Length)
+                {
+                    baseline = committedCounts.Slice(i * bucketCount, bucketCount);
+                    sum -= committedSums[i];
+                }
+            }
+
+            long count = 0;
+            for (int j = 0; j < counts.Length; j++)
+            {
+                count += counts[j];
+            }
+
+            long baselineCount = 0;
+            for (int j = 0; j < baseline.Length; j++)
+            {
+                baselineCount += baseline[j];
+            }
+
+            int point = BeginHistogramPoint(state, start, count - baselineCount, sum);
+            output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, bucketCount);
+            for (int j = 0; j < counts.Length; j++)
+            {
+                output.Fixed64Value((ulong)(counts[j] - (baseline.IsEmpty ? 0 : baseline[j])));
+            }
+
+            output.Raw(bounds);
+            EndPoint(point);
+        }
+
+        EndSum(data, delta, monotonic: null);
+    }
+
+    // A histogram whose series keep exemplars: from its readings, each series' delta baseline its committed reading.
+    private void WriteHistogramReadings(PartitionedHistogram histogram)
     {
         IReadOnlyList<HistogramReading> readings = histogram.Collect();
         bool delta = temporality == OtlpTemporality.Delta;
