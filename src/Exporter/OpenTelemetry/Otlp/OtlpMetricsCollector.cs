@@ -17,8 +17,10 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 /// <c>HistogramBuckets</c> cannot be built outside it, so nothing public hands it buckets
 /// aggregated elsewhere.</para>
 /// <para>The body is encoded by hand into one buffer kept from collection to collection
-/// (<see cref="OtlpBuffer"/>), each series' attributes once per series: a collection allocates its
-/// readings and the batch, not a message per data point.</para>
+/// (<see cref="OtlpBuffer"/>), each series' attributes once per series. Counters and histograms
+/// (those without exemplars) are read straight into arrays kept from collection to collection, as
+/// the Prometheus scrape reads them (<c>ReadInto</c>), so a steady collection of them allocates
+/// nothing per series; the other kinds are read as readings.</para>
 /// <para>Delta temporality keeps each series' reading of the last accepted export
 /// (<see cref="OtlpExportBatch.Commit"/>); see <see cref="OtlpInstrumentEncoder"/> for what goes delta.</para>
 /// <para>Not thread-safe: one collection at a time, and a batch's <see cref="OtlpExportBatch.Commit"/>
