@@ -62,7 +62,8 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         _read = true;
         int mark = output.Position;
         int points = DataPoints;
-        int metric = output.BeginMessage(OtlpFields.ScopeMetricsMetrics);
+        int expected = state.MetricLength;
+        int metric = output.BeginMessage(OtlpFields.ScopeMetricsMetrics, expected);
         output.String(OtlpFields.MetricName, instrument.Name);
         if (!string.IsNullOrEmpty(instrument.Description))
         {
@@ -81,7 +82,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         }
         else
         {
-            output.EndMessage(metric);
+            state.MetricLength = output.EndMessage(metric, expected);
         }
 
         if (_read)
@@ -101,7 +102,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         ReadOnlySpan<Exemplar?> exemplars = hasExemplars ? _readScratch.Exemplars : default;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(counter, delta);
-        int sum = output.BeginMessage(OtlpFields.MetricSum);
+        int sum = BeginData(OtlpFields.MetricSum);
         for (int i = 0; i < series.Length; i++)
         {
             OtlpSeriesState state = Series(i, series[i].Tags, OtlpFields.NumberAttributes);
@@ -187,7 +188,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
             committedSums = _state.CommittedSums;
         }
 
-        int data = output.BeginMessage(OtlpFields.MetricHistogram);
+        int data = BeginData(OtlpFields.MetricHistogram);
         for (int i = 0; i < series.Length; i++)
         {
             OtlpSeriesState state = Series(i, series[i].Tags, OtlpFields.HistogramAttributes);
@@ -241,7 +242,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         IReadOnlyList<HistogramReading> readings = histogram.Collect();
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(histogram, delta);
-        int data = output.BeginMessage(OtlpFields.MetricHistogram);
+        int data = BeginData(OtlpFields.MetricHistogram);
         for (int i = 0; i < readings.Count; i++)
         {
             HistogramReading reading = readings[i];
@@ -276,7 +277,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         IReadOnlyList<ExponentialHistogramReading> readings = histogram.Collect();
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(histogram, delta);
-        int data = output.BeginMessage(OtlpFields.MetricExponentialHistogram);
+        int data = BeginData(OtlpFields.MetricExponentialHistogram);
         for (int i = 0; i < readings.Count; i++)
         {
             ExponentialHistogramReading reading = readings[i];
@@ -311,7 +312,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         IReadOnlyList<double>? boundaries = operation.Boundaries;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(operation, delta);
-        int data = output.BeginMessage(OtlpFields.MetricHistogram);
+        int data = BeginData(OtlpFields.MetricHistogram);
         for (int i = 0; i < readings.Count; i++)
         {
             OperationReading reading = readings[i];
@@ -358,7 +359,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
     private void WriteLongs(Instrument instrument, IReadOnlyList<LongReading> readings, int kind)
     {
         ulong start = Start(instrument, delta: false);
-        int data = output.BeginMessage(kind);
+        int data = BeginData(kind);
         for (int i = 0; i < readings.Count; i++)
         {
             LongReading reading = readings[i];
@@ -373,14 +374,14 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         }
         else
         {
-            output.EndMessage(data);
+            EndData(data);
         }
     }
 
     private void WriteDoubleSum(Instrument instrument, IReadOnlyList<DoubleReading> readings, bool delta, bool monotonic, bool asInt)
     {
         ulong start = Start(instrument, delta);
-        int sum = output.BeginMessage(OtlpFields.MetricSum);
+        int sum = BeginData(OtlpFields.MetricSum);
         for (int i = 0; i < readings.Count; i++)
         {
             DoubleReading reading = readings[i];
@@ -406,7 +407,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
     private void WriteDoubleGauge(Instrument instrument, IReadOnlyList<DoubleReading> readings, bool asInt)
     {
         ulong start = Start(instrument, delta: false);
-        int gauge = output.BeginMessage(OtlpFields.MetricGauge);
+        int gauge = BeginData(OtlpFields.MetricGauge);
         for (int i = 0; i < readings.Count; i++)
         {
             DoubleReading reading = readings[i];
@@ -415,7 +416,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
             EndPoint(point);
         }
 
-        output.EndMessage(gauge);
+        EndData(gauge);
     }
 
     private void WriteNumber(double value, bool asInt)
@@ -456,6 +457,12 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         DataPoints++;
     }
 
+    // A Sum, Gauge, Histogram or ExponentialHistogram: most of a Metric, so where the last export's
+    // length takes as many bytes as this one's, its content is not moved (OtlpBuffer.BeginMessage(int, int)).
+    private int BeginData(int kind) => output.BeginMessage(kind, _state.DataLength);
+
+    private void EndData(int data) => _state.DataLength = output.EndMessage(data, _state.DataLength);
+
     // Ends a Sum, Histogram or ExponentialHistogram: its temporality, and for a sum whether it is monotonic.
     private void EndSum(int data, bool delta, bool? monotonic)
     {
@@ -465,7 +472,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
             output.Varint(OtlpFields.SumIsMonotonic, 1);
         }
 
-        output.EndMessage(data);
+        EndData(data);
     }
 
     private void WriteBucketCounts(IReadOnlyList<long> counts, IReadOnlyList<long>? baseline)

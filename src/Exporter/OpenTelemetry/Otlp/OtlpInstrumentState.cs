@@ -31,6 +31,12 @@ internal sealed class OtlpInstrumentState
     // A histogram's explicit_bounds field, encoded once (its boundaries never change).
     private byte[]? _explicitBounds;
 
+    /// <summary>The length of the instrument's <c>Metric</c> in the last export that wrote one (see <see cref="OtlpBuffer.BeginMessage(int, int)"/>).</summary>
+    public int MetricLength { get; set; }
+
+    /// <summary>The length of its <c>Sum</c>, <c>Gauge</c>, <c>Histogram</c> or <c>ExponentialHistogram</c> in that export.</summary>
+    public int DataLength { get; set; }
+
     /// <summary>The export that last read the instrument, whose series are committed when it is accepted.</summary>
     public long Generation { get; set; }
 

@@ -43,6 +43,9 @@ internal sealed class OtlpMetricsCollector
     private ulong _lastCommitUnixNano;
     private int _collecting;
 
+    // The length of the last collection's ResourceMetrics: where to expect this one's, and its scopes' (see OtlpBuffer.BeginMessage(int, int)).
+    private int _expectedLength;
+
     /// <summary>Creates a collector.</summary>
     /// <param name="scopes">Called at each collection: every registry to export with its scope (the hosted
     /// registry under <see cref="ScalableMetricsOptions.MeterName"/>, and each listened meter's, <see cref="OtlpScope.Of"/>).</param>
@@ -100,7 +103,8 @@ internal sealed class OtlpMetricsCollector
             _output.Clear();
             _encoder.BeginExport(generation, now, _lastCommitUnixNano);
 
-            int resourceMetrics = _output.BeginMessage(OtlpFields.RequestResourceMetrics);
+            int expected = _expectedLength;
+            int resourceMetrics = _output.BeginMessage(OtlpFields.RequestResourceMetrics, expected);
             int resource = _output.BeginMessage(OtlpFields.ResourceMetricsResource);
             _output.Raw(_resource);
             _output.EndMessage(resource);
@@ -109,7 +113,7 @@ internal sealed class OtlpMetricsCollector
                 WriteScope(scope);
             }
 
-            _output.EndMessage(resourceMetrics);
+            _expectedLength = _output.EndMessage(resourceMetrics, expected);
             return new OtlpExportBatch(this, generation, now, _output.Written, _encoder.DataPoints);
         }
         finally
@@ -138,7 +142,8 @@ internal sealed class OtlpMetricsCollector
     private void WriteScope(OtlpScope scope)
     {
         int mark = _output.Position;
-        int scopeMetrics = _output.BeginMessage(OtlpFields.ResourceMetricsScopeMetrics);
+        int expected = _expectedLength;
+        int scopeMetrics = _output.BeginMessage(OtlpFields.ResourceMetricsScopeMetrics, expected);
         int instrumentationScope = _output.BeginMessage(OtlpFields.ScopeMetricsScope);
         _output.String(OtlpFields.ScopeName, scope.Name);
         if (!string.IsNullOrEmpty(scope.Version))
@@ -169,7 +174,7 @@ internal sealed class OtlpMetricsCollector
         }
         else
         {
-            _output.EndMessage(scopeMetrics);
+            _output.EndMessage(scopeMetrics, expected);
         }
     }
 }

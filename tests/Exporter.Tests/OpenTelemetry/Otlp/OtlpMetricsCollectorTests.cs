@@ -23,6 +23,27 @@ public class OtlpMetricsCollectorTests
     ];
 
     [Fact]
+    public void MessagesDecodeAsTheyGrowPastAndShrinkBelowTheLengthsOfTheLastCollection()
+    {
+        // A length takes one varint byte below 128 and two up to 16,383: the series count moves every
+        // message across that line and back, so each length is written where the last one took fewer, then more bytes.
+        var registry = new MetricRegistry();
+        int reported = 1;
+        registry.CreateObservableGauge("queue", () => Enumerable.Range(0, reported).Select(i => new Measurement<long>(i, new KeyValuePair<string, object?>("q", (long)i))));
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Cumulative);
+
+        foreach (int count in (int[])[1, 40, 1, 200, 3])
+        {
+            reported = count;
+            ExportMetricsServiceRequest request = Parse(collector.Collect());
+
+            NumberDataPoint[] points = [.. Metric(request, "queue").Gauge.DataPoints];
+            Assert.Equal(Enumerable.Range(0, count).Select(i => (long)i), points.Select(p => p.AsInt).Order());
+            Assert.Equal(Enumerable.Range(0, count).Select(i => "q=i:" + i).Order(), points.Select(p => Attributes(p.Attributes)).Order());
+        }
+    }
+
+    [Fact]
     public void EveryKindIsEncodedAsRecorded()
     {
         var registry = new MetricRegistry();
