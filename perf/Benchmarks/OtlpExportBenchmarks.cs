@@ -10,6 +10,7 @@ using OpenTelemetry.Exporter;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.Scaling.Implementations;
 
 namespace ScalableMetrics.Benchmarks;
@@ -32,6 +33,7 @@ public class OtlpExportBenchmarks
     private const string MeterName = "bench.otlp";
 
     private readonly AcceptingHandler _handler = new();
+    private readonly SeriesReadScratch _readScratch = new();
     private OtlpMetricsCollector _collector = null!;
     private MetricRegistry _registry = null!;
     private HttpClient _client = null!;
@@ -128,6 +130,24 @@ public class OtlpExportBenchmarks
         return series;
     }
 
+    /// <summary>The registry's part of <see cref="Ours"/> since it reads into kept arrays, as the collector does now.</summary>
+    [Benchmark(Description = "registry reads into kept arrays only")]
+    public int ReadsIntoArrays()
+    {
+        int series = 0;
+        foreach (Instrument instrument in _registry.Instruments)
+        {
+            series += instrument switch
+            {
+                PartitionedCounter counter => counter.ReadInto(_readScratch, out _).Length,
+                PartitionedHistogram histogram => histogram.ReadInto(_readScratch, out _).Length,
+                _ => 0,
+            };
+        }
+
+        return series;
+    }
+
     [Benchmark(Description = "OpenTelemetry OTLP exporter: ForceFlush")]
     public bool OpenTelemetryOtlp() => _provider.ForceFlush();
 
@@ -139,7 +159,11 @@ public class OtlpExportBenchmarks
         }
     }
 
-    /// <summary>Answers every request 200 with an empty body, after reading the request's content (as a receiver would).</summary>
+    /// <summary>
+    /// Answers every request 200 with an empty body, after reading the request's content through
+    /// (as a socket would send it: written to a stream, not copied into an array of its own first,
+    /// which would charge both sides a copy of the body no real export makes).
+    /// </summary>
     private sealed class AcceptingHandler : HttpMessageHandler
     {
         public Uri Endpoint { get; } = new("http://127.0.0.1:4318/v1/metrics");
@@ -148,11 +172,63 @@ public class OtlpExportBenchmarks
 
         protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
         {
-            LastLength = request.Content is null ? 0 : (await request.Content.ReadAsByteArrayAsync(cancellationToken)).LongLength;
+            var counted = new CountingStream();
+            if (request.Content is not null)
+            {
+                await request.Content.CopyToAsync(counted, cancellationToken);
+            }
+
+            LastLength = counted.Length;
             return new HttpResponseMessage(HttpStatusCode.OK) { Content = new ByteArrayContent([]) };
         }
 
         protected override HttpResponseMessage Send(HttpRequestMessage request, CancellationToken cancellationToken) =>
             SendAsync(request, cancellationToken).GetAwaiter().GetResult();
+    }
+
+    /// <summary>A write-only stream that keeps only how many bytes were written to it.</summary>
+    private sealed class CountingStream : Stream
+    {
+        private long _length;
+
+        public override bool CanRead => false;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => true;
+
+        public override long Length => _length;
+
+        public override long Position
+        {
+            get => _length;
+            set => throw new NotSupportedException();
+        }
+
+        public override void Write(byte[] buffer, int offset, int count) => _length += count;
+
+        public override void Write(ReadOnlySpan<byte> buffer) => _length += buffer.Length;
+
+        public override ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            _length += buffer.Length;
+            return ValueTask.CompletedTask;
+        }
+
+        public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
+        {
+            _length += count;
+            return Task.CompletedTask;
+        }
+
+        public override void Flush()
+        {
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
     }
 }

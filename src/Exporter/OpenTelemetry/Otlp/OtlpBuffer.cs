@@ -8,8 +8,8 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 
 /// <summary>
 /// A protobuf encoder into one growable buffer, kept from export to export, that writes nested
-/// messages in place: <see cref="BeginMessage"/> leaves one byte for the length, and
-/// <see cref="EndMessage"/> writes it there, moving the message's bytes up by the few bytes a longer
+/// messages in place: <see cref="BeginMessage(int)"/> leaves one byte for the length, and
+/// <see cref="EndMessage(int)"/> writes it there, moving the message's bytes up by the few bytes a longer
 /// length needs. So an export encodes no message object and no buffer per message (an earlier
 /// attempt with a <c>CodedOutputStream</c> per nested message spent most of its time there).
 /// </summary>
@@ -52,7 +52,7 @@ internal sealed class OtlpBuffer
         _position = position;
     }
 
-    /// <summary>Starts the length-delimited field <paramref name="field"/>; returns where its content starts, for <see cref="EndMessage"/>.</summary>
+    /// <summary>Starts the length-delimited field <paramref name="field"/>; returns where its content starts, for <see cref="EndMessage(int)"/>.</summary>
     /// <param name="field">The field number.</param>
     /// <returns>The position of the message's first byte.</returns>
     public int BeginMessage(int field)
@@ -64,7 +64,7 @@ internal sealed class OtlpBuffer
     }
 
     /// <summary>Ends the message started at <paramref name="start"/>: writes its length before it.</summary>
-    /// <param name="start">What <see cref="BeginMessage"/> returned.</param>
+    /// <param name="start">What <see cref="BeginMessage(int)"/> returned.</param>
     public void EndMessage(int start)
     {
         int length = _position - start;
@@ -77,6 +77,51 @@ internal sealed class OtlpBuffer
         }
 
         WriteVarintAt(start - 1, (uint)length);
+    }
+
+    /// <summary>
+    /// Starts the length-delimited field <paramref name="field"/> of a large message, with room for
+    /// the length <paramref name="expectedLength"/> takes as a varint, so that
+    /// <see cref="EndMessage(int, int)"/> moves its content only where the length turns out to take
+    /// a different number of bytes (<see cref="EndMessage(int)"/> moves all of a message of 128
+    /// bytes or more). The encoding stays canonical either way.
+    /// </summary>
+    /// <param name="field">The field number.</param>
+    /// <param name="expectedLength">The length the message is expected to have: the last export's of the same message.</param>
+    /// <returns>The position of the message's first byte.</returns>
+    public int BeginMessage(int field, int expectedLength)
+    {
+        Tag(field, WireLengthDelimited);
+        int reserved = VarintSize((uint)expectedLength);
+        Ensure(reserved);
+        _position += reserved;
+        return _position;
+    }
+
+    /// <summary>Ends the message <see cref="BeginMessage(int, int)"/> started at <paramref name="start"/> with the same <paramref name="expectedLength"/>: writes its length before it.</summary>
+    /// <param name="start">What <see cref="BeginMessage(int, int)"/> returned.</param>
+    /// <param name="expectedLength">What was passed to <see cref="BeginMessage(int, int)"/>.</param>
+    /// <returns>The message's length, the expected length of the same message next time.</returns>
+    public int EndMessage(int start, int expectedLength)
+    {
+        int length = _position - start;
+        int reserved = VarintSize((uint)expectedLength);
+        int size = VarintSize((uint)length);
+        if (size != reserved)
+        {
+            int shift = size - reserved;
+            if (shift > 0)
+            {
+                Ensure(shift);
+            }
+
+            _buffer.AsSpan(start, length).CopyTo(_buffer.AsSpan(start + shift));
+            _position += shift;
+            start += shift;
+        }
+
+        WriteVarintAt(start - size, (uint)length);
+        return length;
     }
 
     /// <summary>Writes <paramref name="bytes"/> as they are (an encoded field kept from an earlier export).</summary>

@@ -27,6 +27,9 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
     private const ulong NanosPerTick = 100;
 
     private readonly OtlpBuffer _scratch = new(256);
+
+    // The arrays counters and histograms are read into, kept from export to export (grown to the largest instrument).
+    private readonly SeriesReadScratch _readScratch = new();
     private long[] _deltaBuckets = new long[64];
 
     private long _generation;
@@ -59,7 +62,8 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         _read = true;
         int mark = output.Position;
         int points = DataPoints;
-        int metric = output.BeginMessage(OtlpFields.ScopeMetricsMetrics);
+        int expected = state.MetricLength;
+        int metric = output.BeginMessage(OtlpFields.ScopeMetricsMetrics, expected);
         output.String(OtlpFields.MetricName, instrument.Name);
         if (!string.IsNullOrEmpty(instrument.Description))
         {
@@ -78,7 +82,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         }
         else
         {
-            output.EndMessage(metric);
+            state.MetricLength = output.EndMessage(metric, expected);
         }
 
         if (_read)
@@ -89,27 +93,31 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         return _read;
     }
 
+    // Straight from the arena into kept arrays (PartitionedCounter.ReadInto), as the Prometheus
+    // scrape reads it: no reading per series, and a delta's baseline is a field of the series' state.
     public void Counter(PartitionedCounter counter)
     {
-        IReadOnlyList<CounterReading> readings = counter.Collect();
+        ReadOnlySpan<CounterSeries> series = counter.ReadInto(_readScratch, out bool hasExemplars);
+        ReadOnlySpan<long> totals = _readScratch.Totals;
+        ReadOnlySpan<Exemplar?> exemplars = hasExemplars ? _readScratch.Exemplars : default;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(counter, delta);
-        int sum = output.BeginMessage(OtlpFields.MetricSum);
-        for (int i = 0; i < readings.Count; i++)
+        int sum = BeginData(OtlpFields.MetricSum);
+        for (int i = 0; i < series.Length; i++)
         {
-            CounterReading reading = readings[i];
-            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.NumberAttributes);
-            long value = reading.Value;
+            OtlpSeriesState state = Series(i, series[i].Tags, OtlpFields.NumberAttributes);
+            long total = totals[i];
+            long value = total;
             if (delta)
             {
-                value = series.HasCommitted && series.Committed.Count <= value ? value - series.Committed.Count : value;
-                series.Pending = new OtlpSeriesValue { Count = reading.Value };
-                series.PendingGeneration = _generation;
+                value = state.HasCommitted && state.Committed.Count <= total ? total - state.Committed.Count : total;
+                state.Pending = new OtlpSeriesValue { Count = total };
+                state.PendingGeneration = _generation;
             }
 
-            int point = BeginNumberPoint(series, start);
+            int point = BeginNumberPoint(state, start);
             output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
-            WriteExemplar(OtlpFields.NumberExemplars, reading.Exemplar, start, delta, asInt: true);
+            WriteExemplar(OtlpFields.NumberExemplars, hasExemplars ? exemplars[i] : null, start, delta, asInt: true);
             EndPoint(point);
         }
 
@@ -154,10 +162,87 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
 
     public void Histogram(PartitionedHistogram histogram)
     {
+        // Exemplars come only with readings (PartitionedHistogram.ReadInto reads none).
+        if (histogram.KeepsExemplars)
+        {
+            WriteHistogramReadings(histogram);
+            return;
+        }
+
+        ReadOnlySpan<HistogramSeries> series = histogram.ReadInto(_readScratch, out int stride);
+        IReadOnlyList<double> boundaries = histogram.Boundaries;
+        int bucketCount = boundaries.Count + 1;
+        ReadOnlySpan<long> totals = _readScratch.Totals;
+        ReadOnlySpan<double> sums = _readScratch.Doubles;
+        bool delta = temporality == OtlpTemporality.Delta;
+        ulong start = Start(histogram, delta);
+        byte[] bounds = _state.ExplicitBounds(boundaries, _scratch);
+        Span<long> pendingCounts = default;
+        Span<double> pendingSums = default;
+        ReadOnlySpan<long> committedCounts = default;
+        ReadOnlySpan<double> committedSums = default;
+        if (delta)
+        {
+            _state.PendingFor(series.Length, bucketCount, out pendingCounts, out pendingSums);
+            committedCounts = _state.CommittedCounts;
+            committedSums = _state.CommittedSums;
+        }
+
+        int data = BeginData(OtlpFields.MetricHistogram);
+        for (int i = 0; i < series.Length; i++)
+        {
+            OtlpSeriesState state = Series(i, series[i].Tags, OtlpFields.HistogramAttributes);
+            ReadOnlySpan<long> counts = totals.Slice(i * stride, bucketCount);
+            double sum = sums[i];
+            ReadOnlySpan<long> baseline = default;
+            if (delta)
+            {
+                counts.CopyTo(pendingCounts.Slice(i * bucketCount, bucketCount));
+                pendingSums[i] = sum;
+                state.PendingGeneration = _generation;
+
+                // The committed arrays hold the series the last accepted export read, by position
+                // (a registry never reorders nor drops a series); a series newer than it has none.
+                if (state.HasCommitted && (i + 1) * bucketCount <= committedCounts.Length)
+                {
+                    baseline = committedCounts.Slice(i * bucketCount, bucketCount);
+                    sum -= committedSums[i];
+                }
+            }
+
+            long count = 0;
+            for (int j = 0; j < counts.Length; j++)
+            {
+                count += counts[j];
+            }
+
+            long baselineCount = 0;
+            for (int j = 0; j < baseline.Length; j++)
+            {
+                baselineCount += baseline[j];
+            }
+
+            int point = BeginHistogramPoint(state, start, count - baselineCount, sum);
+            output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, bucketCount);
+            for (int j = 0; j < counts.Length; j++)
+            {
+                output.Fixed64Value((ulong)(counts[j] - (baseline.IsEmpty ? 0 : baseline[j])));
+            }
+
+            output.Raw(bounds);
+            EndPoint(point);
+        }
+
+        EndSum(data, delta, monotonic: null);
+    }
+
+    // A histogram whose series keep exemplars: from its readings, each series' delta baseline its committed reading.
+    private void WriteHistogramReadings(PartitionedHistogram histogram)
+    {
         IReadOnlyList<HistogramReading> readings = histogram.Collect();
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(histogram, delta);
-        int data = output.BeginMessage(OtlpFields.MetricHistogram);
+        int data = BeginData(OtlpFields.MetricHistogram);
         for (int i = 0; i < readings.Count; i++)
         {
             HistogramReading reading = readings[i];
@@ -192,7 +277,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         IReadOnlyList<ExponentialHistogramReading> readings = histogram.Collect();
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(histogram, delta);
-        int data = output.BeginMessage(OtlpFields.MetricExponentialHistogram);
+        int data = BeginData(OtlpFields.MetricExponentialHistogram);
         for (int i = 0; i < readings.Count; i++)
         {
             ExponentialHistogramReading reading = readings[i];
@@ -227,7 +312,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         IReadOnlyList<double>? boundaries = operation.Boundaries;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(operation, delta);
-        int data = output.BeginMessage(OtlpFields.MetricHistogram);
+        int data = BeginData(OtlpFields.MetricHistogram);
         for (int i = 0; i < readings.Count; i++)
         {
             OperationReading reading = readings[i];
@@ -274,7 +359,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
     private void WriteLongs(Instrument instrument, IReadOnlyList<LongReading> readings, int kind)
     {
         ulong start = Start(instrument, delta: false);
-        int data = output.BeginMessage(kind);
+        int data = BeginData(kind);
         for (int i = 0; i < readings.Count; i++)
         {
             LongReading reading = readings[i];
@@ -289,14 +374,14 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         }
         else
         {
-            output.EndMessage(data);
+            EndData(data);
         }
     }
 
     private void WriteDoubleSum(Instrument instrument, IReadOnlyList<DoubleReading> readings, bool delta, bool monotonic, bool asInt)
     {
         ulong start = Start(instrument, delta);
-        int sum = output.BeginMessage(OtlpFields.MetricSum);
+        int sum = BeginData(OtlpFields.MetricSum);
         for (int i = 0; i < readings.Count; i++)
         {
             DoubleReading reading = readings[i];
@@ -322,7 +407,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
     private void WriteDoubleGauge(Instrument instrument, IReadOnlyList<DoubleReading> readings, bool asInt)
     {
         ulong start = Start(instrument, delta: false);
-        int gauge = output.BeginMessage(OtlpFields.MetricGauge);
+        int gauge = BeginData(OtlpFields.MetricGauge);
         for (int i = 0; i < readings.Count; i++)
         {
             DoubleReading reading = readings[i];
@@ -331,7 +416,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
             EndPoint(point);
         }
 
-        output.EndMessage(gauge);
+        EndData(gauge);
     }
 
     private void WriteNumber(double value, bool asInt)
@@ -372,6 +457,12 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
         DataPoints++;
     }
 
+    // A Sum, Gauge, Histogram or ExponentialHistogram: most of a Metric, so where the last export's
+    // length takes as many bytes as this one's, its content is not moved (OtlpBuffer.BeginMessage(int, int)).
+    private int BeginData(int kind) => output.BeginMessage(kind, _state.DataLength);
+
+    private void EndData(int data) => _state.DataLength = output.EndMessage(data, _state.DataLength);
+
     // Ends a Sum, Histogram or ExponentialHistogram: its temporality, and for a sum whether it is monotonic.
     private void EndSum(int data, bool delta, bool? monotonic)
     {
@@ -381,7 +472,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
             output.Varint(OtlpFields.SumIsMonotonic, 1);
         }
 
-        output.EndMessage(data);
+        EndData(data);
     }
 
     private void WriteBucketCounts(IReadOnlyList<long> counts, IReadOnlyList<long>? baseline)

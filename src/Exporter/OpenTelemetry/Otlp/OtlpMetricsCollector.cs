@@ -17,8 +17,10 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 /// <c>HistogramBuckets</c> cannot be built outside it, so nothing public hands it buckets
 /// aggregated elsewhere.</para>
 /// <para>The body is encoded by hand into one buffer kept from collection to collection
-/// (<see cref="OtlpBuffer"/>), each series' attributes once per series: a collection allocates its
-/// readings and the batch, not a message per data point.</para>
+/// (<see cref="OtlpBuffer"/>), each series' attributes once per series. Counters and histograms
+/// (those without exemplars) are read straight into arrays kept from collection to collection, as
+/// the Prometheus scrape reads them (<c>ReadInto</c>), so a steady collection of them allocates
+/// nothing per series; the other kinds are read as readings.</para>
 /// <para>Delta temporality keeps each series' reading of the last accepted export
 /// (<see cref="OtlpExportBatch.Commit"/>); see <see cref="OtlpInstrumentEncoder"/> for what goes delta.</para>
 /// <para>Not thread-safe: one collection at a time, and a batch's <see cref="OtlpExportBatch.Commit"/>
@@ -40,6 +42,9 @@ internal sealed class OtlpMetricsCollector
     private long _generation;
     private ulong _lastCommitUnixNano;
     private int _collecting;
+
+    // The length of the last collection's ResourceMetrics: where to expect this one's, and its scopes' (see OtlpBuffer.BeginMessage(int, int)).
+    private int _expectedLength;
 
     /// <summary>Creates a collector.</summary>
     /// <param name="scopes">Called at each collection: every registry to export with its scope (the hosted
@@ -98,7 +103,8 @@ internal sealed class OtlpMetricsCollector
             _output.Clear();
             _encoder.BeginExport(generation, now, _lastCommitUnixNano);
 
-            int resourceMetrics = _output.BeginMessage(OtlpFields.RequestResourceMetrics);
+            int expected = _expectedLength;
+            int resourceMetrics = _output.BeginMessage(OtlpFields.RequestResourceMetrics, expected);
             int resource = _output.BeginMessage(OtlpFields.ResourceMetricsResource);
             _output.Raw(_resource);
             _output.EndMessage(resource);
@@ -107,7 +113,7 @@ internal sealed class OtlpMetricsCollector
                 WriteScope(scope);
             }
 
-            _output.EndMessage(resourceMetrics);
+            _expectedLength = _output.EndMessage(resourceMetrics, expected);
             return new OtlpExportBatch(this, generation, now, _output.Written, _encoder.DataPoints);
         }
         finally
@@ -136,7 +142,8 @@ internal sealed class OtlpMetricsCollector
     private void WriteScope(OtlpScope scope)
     {
         int mark = _output.Position;
-        int scopeMetrics = _output.BeginMessage(OtlpFields.ResourceMetricsScopeMetrics);
+        int expected = _expectedLength;
+        int scopeMetrics = _output.BeginMessage(OtlpFields.ResourceMetricsScopeMetrics, expected);
         int instrumentationScope = _output.BeginMessage(OtlpFields.ScopeMetricsScope);
         _output.String(OtlpFields.ScopeName, scope.Name);
         if (!string.IsNullOrEmpty(scope.Version))
@@ -167,7 +174,7 @@ internal sealed class OtlpMetricsCollector
         }
         else
         {
-            _output.EndMessage(scopeMetrics);
+            _output.EndMessage(scopeMetrics, expected);
         }
     }
 }

@@ -5,7 +5,8 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 /// shape for every kind that goes delta, each using the fields it needs.
 /// </summary>
 /// <remarks>A long counter keeps <see cref="Count"/>; a double counter and an observable counter
-/// <see cref="Value"/>; a histogram its <see cref="HistogramReading"/> and an exponential histogram its
+/// <see cref="Value"/>; a histogram that keeps exemplars its <see cref="HistogramReading"/>
+/// (one without keeps its baseline in its instrument's arrays, <see cref="OtlpInstrumentState"/>) and an exponential histogram its
 /// <see cref="ExponentialHistogramReading"/> in <see cref="Reading"/> (both immutable, so kept, not copied);
 /// an operation <see cref="Count"/>, <see cref="Ticks"/> and its bucket counts in <see cref="Reading"/>.</remarks>
 internal struct OtlpSeriesValue

@@ -150,6 +150,45 @@ public class OtlpDeltaTests
     }
 
     [Fact]
+    public void HistogramDeltasFollowEachSeriesAsSeriesAreAddedAndABatchIsCommittedTwice()
+    {
+        var registry = new MetricRegistry();
+        PartitionedHistogram latency = registry.CreateHistogram("latency", null, null, [1, 10]);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+        KeyValuePair<string, object?> a = new("s", "a");
+        KeyValuePair<string, object?> b = new("s", "b");
+
+        latency.Record(0.5, a);
+        OtlpExportBatch first = collector.Collect();
+        first.Commit();
+        first.Commit();
+        latency.Record(5, a);
+        latency.Record(50, b);
+        OtlpExportBatch second = collector.Collect();
+        HistogramDataPoint[] secondPoints = [.. Metric(Parse(second), "latency").Histogram.DataPoints];
+        second.Commit();
+        latency.Record(50, a);
+        latency.Record(0.5, b);
+        latency.Record(0.5, b);
+        ExportMetricsServiceRequest third = Parse(collector.Collect());
+
+        HistogramDataPoint[] thirdPoints = [.. Metric(third, "latency").Histogram.DataPoints];
+        AssertPoint(secondPoints, "s=s:a", [0, 1, 0], 5.0);
+        AssertPoint(secondPoints, "s=s:b", [0, 0, 1], 50.0);
+        AssertPoint(thirdPoints, "s=s:a", [0, 0, 1], 50.0);
+        AssertPoint(thirdPoints, "s=s:b", [2, 0, 0], 1.0);
+
+        static void AssertPoint(HistogramDataPoint[] points, string attributes, ulong[] buckets, double sum)
+        {
+            HistogramDataPoint point = Assert.Single(points, p => Attributes(p.Attributes) == attributes);
+            Assert.Equal(buckets, point.BucketCounts);
+            Assert.Equal(buckets.Aggregate(0UL, (s, c) => s + c), point.Count);
+            Assert.Equal(sum, point.Sum);
+        }
+    }
+
+    [Fact]
     public void CommittingABatchOlderThanTheLastCollectionChangesNothing()
     {
         var registry = new MetricRegistry();

@@ -23,6 +23,27 @@ public class OtlpMetricsCollectorTests
     ];
 
     [Fact]
+    public void MessagesDecodeAsTheyGrowPastAndShrinkBelowTheLengthsOfTheLastCollection()
+    {
+        // A length takes one varint byte below 128 and two up to 16,383: the series count moves every
+        // message across that line and back, so each length is written where the last one took fewer, then more bytes.
+        var registry = new MetricRegistry();
+        int reported = 1;
+        registry.CreateObservableGauge("queue", () => Enumerable.Range(0, reported).Select(i => new Measurement<long>(i, new KeyValuePair<string, object?>("q", (long)i))));
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Cumulative);
+
+        foreach (int count in (int[])[1, 40, 1, 200, 3])
+        {
+            reported = count;
+            ExportMetricsServiceRequest request = Parse(collector.Collect());
+
+            NumberDataPoint[] points = [.. Metric(request, "queue").Gauge.DataPoints];
+            Assert.Equal(Enumerable.Range(0, count).Select(i => (long)i), points.Select(p => p.AsInt).Order());
+            Assert.Equal(Enumerable.Range(0, count).Select(i => "q=i:" + i).Order(), points.Select(p => Attributes(p.Attributes)).Order());
+        }
+    }
+
+    [Fact]
     public void EveryKindIsEncodedAsRecorded()
     {
         var registry = new MetricRegistry();
@@ -262,6 +283,35 @@ public class OtlpMetricsCollectorTests
 
         // A message object per data point would be at least 24 bytes each: 96,000 bytes here.
         Assert.InRange(extras.Min(), long.MinValue, 4096);
+    }
+
+    [Fact]
+    public void ASteadyCollectionOfCountersAndHistogramsAllocatesNothingPerSeries()
+    {
+        const int Series = 2000;
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = Series });
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        PartitionedHistogram histogram = registry.CreateHistogram("latency");
+        for (int i = 0; i < Series; i++)
+        {
+            counter.Add(1, new KeyValuePair<string, object?>("i", (long)i));
+            histogram.Record(i, new KeyValuePair<string, object?>("i", (long)i));
+        }
+
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta);
+
+        // The first collections encode each series' attributes and grow the kept arrays and buffer; later ones reuse them all.
+        collector.Collect().Commit();
+        collector.Collect().Commit();
+        long least = long.MaxValue;
+        for (int round = 0; round < 3; round++)
+        {
+            counter.Add(1, new KeyValuePair<string, object?>("i", (long)round));
+            least = Math.Min(least, Allocated(() => collector.Collect().Commit()));
+        }
+
+        // A reading per series (counters and histograms alike) would be at least 24 bytes each: 96,000 bytes here.
+        Assert.InRange(least, 0, 4096);
     }
 
     private static long Allocated(Action action)
