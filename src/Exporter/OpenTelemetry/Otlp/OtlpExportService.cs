@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -24,13 +25,11 @@ internal sealed class OtlpExportService(IServiceProvider services, ScalableMetri
 
     public override Task StartAsync(CancellationToken cancellationToken)
     {
-        if (options.Enabled)
-        {
-            _interval = options.ExportInterval;
-            _collector = CreateCollector(options.Temporality);
-            _client = CreateClient(services, options);
-        }
-
+        // Built only by the OtlpPart that AddOtlpExporter turns on, with settled, valid options.
+        Debug.Assert(options.Enabled, "the part builds the service only for an exporter turned on");
+        _interval = options.ExportInterval;
+        _collector = CreateCollector(options.Temporality);
+        _client = CreateClient(services, options);
         return base.StartAsync(cancellationToken);
     }
 
