@@ -13,7 +13,9 @@ namespace ScalableMetrics.Benchmarks;
 /// as a ratio to OpenTelemetry's exporter with its cache off in the same format. Each scraper loops on its own: send, read the body to its end, again,
 /// over a shared client with a connection per scraper; the count is of the scrapes completed in the
 /// time, the mean latency the time over them; for ours, the scrapes each collection served (how
-/// well concurrent scrapes were coalesced). Every target is checked first.</remarks>
+/// well concurrent scrapes were coalesced). Every target is checked first. FILTER keeps the
+/// targets whose name contains it, or, written <c>=NAME</c>, the one target NAME alone (to profile
+/// one target, e.g. <c>"=ours text"</c> without <c>ours text gzip</c>).</remarks>
 internal static class ConcurrentScrapeCommand
 {
     /// <summary>The first argument that selects this command.</summary>
@@ -33,7 +35,7 @@ internal static class ConcurrentScrapeCommand
             || (arguments.Length > 1 && !double.TryParse(arguments[1], NumberStyles.Float, CultureInfo.InvariantCulture, out seconds))
             || arguments.Length > 3 || scrapers is < 1 or > 256 || seconds is not (> 0 and <= 600))
         {
-            output.WriteLine($"usage: {Command} [SCRAPERS (1..256, default {DefaultScrapers}) [SECONDS per target (up to 600, default {DefaultSeconds}) [FILTER (a part of the targets' names)]]]");
+            output.WriteLine($"usage: {Command} [SCRAPERS (1..256, default {DefaultScrapers}) [SECONDS per target (up to 600, default {DefaultSeconds}) [FILTER (a part of the targets' names, or =NAME for one target)]]]");
             return 1;
         }
 
@@ -43,7 +45,7 @@ internal static class ConcurrentScrapeCommand
         output.WriteLine($"{HttpScrapeServices.CounterSeries:N0} counter series, {HttpScrapeServices.HistogramSeries:N0} histogram series; {scrapers} concurrent scrapers, {seconds:0.##} s per target; {Environment.ProcessorCount} logical cores");
         output.WriteLine($"{"target",-42} {"scrapes/s",10} {"mean ms",9} {"bytes/scrape",13} {"x baseline",11} {"scrapes/collection",19} {"cpu ms/scrape",14} {"cpu x baseline",15}");
         string filter = arguments.Length > 2 ? arguments[2] : string.Empty;
-        ScrapeTarget[] targets = [.. services.Targets.Where(t => t.Name.Contains(filter, StringComparison.Ordinal))];
+        ScrapeTarget[] targets = [.. services.Targets.Where(t => filter.StartsWith('=') ? t.Name == filter[1..] : t.Name.Contains(filter, StringComparison.Ordinal))];
 
         // The targets take turns, a slice of at most a second each, until each has had its time:
         // on a shared machine, load that comes and goes then falls on every target alike.
