@@ -50,10 +50,14 @@ public sealed class ProtobufGoldenTests
         AssertGolden("protobuf-registry.bin", await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf));
     }
 
-    /// <summary>A registry of every kind of instrument the registry source writes, with deterministic values (no exemplars: their ids and times are not).</summary>
-    internal static MetricRegistry GoldenRegistry()
+    /// <summary>
+    /// A registry of every kind of instrument the registry source writes, with deterministic values
+    /// (no exemplars in the golden bytes: their ids and times are not; with <see cref="ExemplarFilter.TraceBased"/>,
+    /// what is recorded under a sampled activity keeps them).
+    /// </summary>
+    internal static MetricRegistry GoldenRegistry(ExemplarFilter exemplarFilter = ExemplarFilter.None)
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 1000 });
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 1000, ExemplarFilter = exemplarFilter });
         PartitionedCounter requests = registry.CreateCounter("golden.requests", "{request}", "Requests served.");
         for (int i = 0; i < 400; i++)
         {
