@@ -59,12 +59,12 @@ public sealed class ExporterReferencesTests
     }
 
     [Fact]
-    public void The_Prometheus_package_references_the_core_protobuf_and_the_logging_and_diagnostics_abstractions_beyond_the_BCL()
+    public void The_Prometheus_package_references_the_core_and_the_logging_and_diagnostics_abstractions_beyond_the_BCL()
     {
         IReadOnlyList<string> assemblies = AssemblyReferences(typeof(PrometheusScraper).Assembly.Location);
 
         Assert.Equal(
-            ["Google.Protobuf", "Microsoft.Extensions.Diagnostics.Abstractions", "Microsoft.Extensions.Logging.Abstractions", "ScalableMetrics"],
+            ["Microsoft.Extensions.Diagnostics.Abstractions", "Microsoft.Extensions.Logging.Abstractions", "ScalableMetrics"],
             assemblies.Where(name => !IsInTheBcl(name)).Order(StringComparer.Ordinal));
     }
 

@@ -1,5 +1,4 @@
 using System.Text;
-using Google.Protobuf;
 using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
@@ -22,7 +21,7 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     private readonly byte[] _utf8;
     private readonly KeyValuePair<string, string>[] _labels;
     private readonly int _hashCode;
-    private ByteString[]? _protobufLabelPairs;
+    private byte[]? _protobufLabels;
     private HistogramLineTemplate[] _textHistogramLines = [];
     private HistogramLineTemplate[] _openMetricsHistogramLines = [];
 
@@ -38,9 +37,9 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     /// <summary>The rendered labels, without the braces; empty for a series without labels.</summary>
     public ReadOnlySpan<byte> Utf8 => _utf8;
 
-    /// <summary>The labels as the protobuf exposition's <c>LabelPair</c> messages, encoded on the first protobuf scrape and kept.</summary>
-    /// <remarks>Two scrapes never run at once; were they to, both would encode the same messages.</remarks>
-    public IReadOnlyList<ByteString> ProtobufLabelPairs => _protobufLabelPairs ??= [.. _labels.Select(static label => ProtobufMessages.LabelPair(label.Key, label.Value))];
+    /// <summary>The labels as the <c>label</c> fields of the protobuf exposition's <c>Metric</c> message (<see cref="ProtobufMessages.MetricLabels"/>), encoded on the first protobuf scrape and kept.</summary>
+    /// <remarks>Two scrapes never run at once; were they to, both would encode the same bytes.</remarks>
+    public ReadOnlySpan<byte> ProtobufLabels => _protobufLabels ??= ProtobufMessages.MetricLabels(_labels);
 
     /// <summary>
     /// The histogram lines kept for this label block in a text format (<see cref="HistogramLineTemplate"/>)

@@ -1,5 +1,3 @@
-using Google.Protobuf;
-
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
@@ -21,23 +19,23 @@ internal static class NativeHistogramEncoder
     /// <summary>The longest run of empty buckets kept inside a span.</summary>
     public const int MaxEmptyRunInSpan = 2;
 
-    /// <summary>Writes the fields of the <c>Histogram</c> message of <paramref name="reading"/>; spans are encoded at <paramref name="depth"/> of <paramref name="scratch"/>.</summary>
-    public static void Write(CodedOutputStream output, ExponentialHistogramReading reading, ProtobufScratch scratch, int depth)
+    /// <summary>Writes the fields of the <c>Histogram</c> message of <paramref name="reading"/> into the message begun in <paramref name="output"/>.</summary>
+    public static void Write(ProtobufBuffer output, ExponentialHistogramReading reading)
     {
-        ProtobufMessages.WriteUInt64(output, ProtobufMessages.HistogramCount, reading.Count);
-        ProtobufMessages.WriteDouble(output, ProtobufMessages.HistogramSum, reading.Sum);
-        output.WriteTag(ProtobufMessages.HistogramSchema, WireFormat.WireType.Varint);
-        output.WriteSInt32(reading.Scale);
-        ProtobufMessages.WriteDouble(output, ProtobufMessages.HistogramZeroThreshold, reading.ZeroThreshold);
-        ProtobufMessages.WriteUInt64(output, ProtobufMessages.HistogramZeroCount, reading.ZeroCount);
-        WriteSpansAndDeltas(output, reading.PositiveOffset + 1, reading.PositiveBucketCounts, scratch, depth);
+        // A count is never negative (a saturated one is long.MaxValue): uint64 as it is.
+        output.Varint(ProtobufMessages.HistogramCount, (ulong)reading.Count);
+        output.Double(ProtobufMessages.HistogramSum, reading.Sum);
+        output.ZigZag32(ProtobufMessages.HistogramSchema, reading.Scale);
+        output.Double(ProtobufMessages.HistogramZeroThreshold, reading.ZeroThreshold);
+        output.Varint(ProtobufMessages.HistogramZeroCount, (ulong)reading.ZeroCount);
+        WriteSpansAndDeltas(output, reading.PositiveOffset + 1, reading.PositiveBucketCounts);
     }
 
-    private static void WriteSpansAndDeltas(CodedOutputStream output, int firstIndex, IReadOnlyList<long> counts, ProtobufScratch scratch, int depth)
+    private static void WriteSpansAndDeltas(ProtobufBuffer output, int firstIndex, IReadOnlyList<long> counts)
     {
         if (counts.Count == 0)
         {
-            WriteSpan(output, 0, 0, scratch, depth);
+            WriteSpan(output, 0, 0);
             return;
         }
 
@@ -55,7 +53,7 @@ internal static class NativeHistogramEncoder
             if (j == counts.Count || j - lastNonEmpty - 1 > MaxEmptyRunInSpan)
             {
                 // The first span's offset is its bucket index; the others', the gap after the span before.
-                WriteSpan(output, start - previousEnd, lastNonEmpty - start + 1, scratch, depth);
+                WriteSpan(output, start - previousEnd, lastNonEmpty - start + 1);
                 previousEnd = lastNonEmpty + 1;
                 start = j;
             }
@@ -89,18 +87,15 @@ internal static class NativeHistogramEncoder
         }
     }
 
-    private static void WriteDelta(CodedOutputStream output, long delta)
-    {
-        output.WriteTag(ProtobufMessages.HistogramPositiveDelta, WireFormat.WireType.Varint);
-        output.WriteSInt64(delta);
-    }
+    // Unpacked, a tag per delta: metrics.proto (proto2) declares the field without [packed = true].
+    private static void WriteDelta(ProtobufBuffer output, long delta) =>
+        output.ZigZag64(ProtobufMessages.HistogramPositiveDelta, delta);
 
-    private static void WriteSpan(CodedOutputStream output, int offset, int length, ProtobufScratch scratch, int depth) =>
-        ProtobufMessages.WriteMessage(output, ProtobufMessages.HistogramPositiveSpan, scratch.Encode(depth, (offset, length), static (o, span) =>
-        {
-            o.WriteTag(ProtobufMessages.SpanOffset, WireFormat.WireType.Varint);
-            o.WriteSInt32(span.offset);
-            o.WriteTag(ProtobufMessages.SpanLength, WireFormat.WireType.Varint);
-            o.WriteUInt32((uint)span.length);
-        }));
+    private static void WriteSpan(ProtobufBuffer output, int offset, int length)
+    {
+        int span = output.BeginMessage(ProtobufMessages.HistogramPositiveSpan);
+        output.ZigZag32(ProtobufMessages.SpanOffset, offset);
+        output.Varint(ProtobufMessages.SpanLength, (uint)length);
+        output.EndMessage(span);
+    }
 }

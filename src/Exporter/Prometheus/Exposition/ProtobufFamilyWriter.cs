@@ -1,4 +1,3 @@
-using Google.Protobuf;
 using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
@@ -11,30 +10,29 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// and the only one in which it takes native histograms.
 /// </summary>
 /// <remarks>
-/// <para>A family's messages are kept until <see cref="End"/>, since the family's length comes
+/// <para>A family's message is kept until <see cref="End"/>, since the family's length comes
 /// before it; the delimited families, like the text format's, follow one another, so a family
-/// written by another writer can be copied in as it is.</para>
+/// written by another writer can be copied in as it is. The message is encoded in place into one
+/// buffer kept from scrape to scrape (<see cref="ProtobufBuffer"/>), a series' labels copied from the
+/// bytes its label block keeps (<see cref="LabelBlock.ProtobufLabels"/>): once the buffer has grown
+/// to fit a family, a scrape allocates nothing per message.</para>
 /// <para>Names are the text format 0.0.4's: a counter's family is its sample name <c>B_total</c>,
 /// as client_golang's protobuf exposition names it. No <c>_created</c>: Prometheus 2.42 reads no
 /// created timestamp from protobuf. Not thread-safe: a scrape at a time.</para>
 /// </remarks>
 internal sealed class ProtobufFamilyWriter
 {
-    private readonly MemoryStream _metrics = new();
-    private readonly ProtobufScratch _scratch = new();
-    private CodedOutputStream? _metricsOutput;
-    private string? _name;
-    private string? _help;
-    private int _type;
+    private readonly ProtobufBuffer _family = new();
+    private bool _begun;
 
     /// <summary>The type of the family begun.</summary>
     public ExportedKind Type { get; private set; }
 
-    /// <summary>Begins the family <paramref name="name"/>.</summary>
+    /// <summary>Begins the family <paramref name="name"/>: its message's name, help and type.</summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="type"/> is not a type the format carries.</exception>
     public void Begin(string name, ExportedKind type, string? help)
     {
-        _type = type switch
+        int protobufType = type switch
         {
             ExportedKind.Counter => ProtobufMessages.TypeCounter,
             ExportedKind.Gauge or ExportedKind.Info => ProtobufMessages.TypeGauge,
@@ -43,30 +41,39 @@ internal sealed class ProtobufFamilyWriter
             _ => throw new ArgumentOutOfRangeException(nameof(type), type, "Not a type the protobuf exposition carries."),
         };
         Type = type;
-        _name = name;
-        _help = help;
-        _metrics.SetLength(0);
-        _metricsOutput = new CodedOutputStream(_metrics, leaveOpen: true);
+        _family.Clear();
+        _family.String(ProtobufMessages.FamilyName, name);
+        _family.String(ProtobufMessages.FamilyHelp, help);
+        _family.Varint(ProtobufMessages.FamilyType, (ulong)protobufType);
+        _begun = true;
     }
 
     /// <summary>A counter's or gauge's series: <c>Metric { label…, counter { value, exemplar } | gauge { value } }</c>.</summary>
-    public void AddValue(LabelBlock labels, double value, Exemplar? exemplar = null) =>
-        AddMetric(labels, Type == ExportedKind.Counter ? ProtobufMessages.MetricCounter : ProtobufMessages.MetricGauge, (value, exemplar, counter: Type == ExportedKind.Counter), static (output, v, scratch) =>
+    public void AddValue(LabelBlock labels, double value, Exemplar? exemplar = null)
+    {
+        bool counter = Type == ExportedKind.Counter;
+        int metric = BeginMetric(labels);
+        int inner = _family.BeginMessage(counter ? ProtobufMessages.MetricCounter : ProtobufMessages.MetricGauge);
+        _family.Double(ProtobufMessages.ValueField, value);
+        if (counter && exemplar is { } e)
         {
-            ProtobufMessages.WriteDouble(output, ProtobufMessages.ValueField, v.value);
-            if (v.counter && v.exemplar is { } e)
-            {
-                WriteExemplar(output, ProtobufMessages.CounterExemplar, e, scratch, 2);
-            }
-        });
+            WriteExemplar(ProtobufMessages.CounterExemplar, e);
+        }
+
+        _family.EndMessage(inner);
+        _family.EndMessage(metric);
+    }
 
     /// <summary>A summary's series without quantiles: <c>Metric { label…, summary { sample_count, sample_sum } }</c>.</summary>
-    public void AddSummary(LabelBlock labels, long count, double sum) =>
-        AddMetric(labels, ProtobufMessages.MetricSummary, (count, sum), static (output, s, _) =>
-        {
-            ProtobufMessages.WriteUInt64(output, ProtobufMessages.SummaryCount, s.count);
-            ProtobufMessages.WriteDouble(output, ProtobufMessages.SummarySum, s.sum);
-        });
+    public void AddSummary(LabelBlock labels, long count, double sum)
+    {
+        int metric = BeginMetric(labels);
+        int summary = _family.BeginMessage(ProtobufMessages.MetricSummary);
+        _family.Varint(ProtobufMessages.SummaryCount, (ulong)count);
+        _family.Double(ProtobufMessages.SummarySum, sum);
+        _family.EndMessage(summary);
+        _family.EndMessage(metric);
+    }
 
     /// <summary>
     /// A classic histogram's series: <c>Metric { label…, histogram { sample_count, sample_sum,
@@ -80,63 +87,59 @@ internal sealed class ProtobufFamilyWriter
     /// <param name="count">The series' count (the +Inf bucket's).</param>
     /// <param name="sum">The series' sum.</param>
     /// <param name="exemplars">One per bucket, the last the +Inf bucket's, or null for none.</param>
-    public void AddHistogram(LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, IReadOnlyList<Exemplar?>? exemplars = null) =>
-        AddMetric(labels, ProtobufMessages.MetricHistogram, (boundaries, cumulativeCounts, count, sum, exemplars), static (output, h, scratch) =>
+    public void AddHistogram(LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, IReadOnlyList<Exemplar?>? exemplars = null)
+    {
+        int metric = BeginMetric(labels);
+        int histogram = _family.BeginMessage(ProtobufMessages.MetricHistogram);
+        _family.Varint(ProtobufMessages.HistogramCount, (ulong)count);
+        _family.Double(ProtobufMessages.HistogramSum, sum);
+        for (int i = 0; i < boundaries.Count; i++)
         {
-            ProtobufMessages.WriteUInt64(output, ProtobufMessages.HistogramCount, h.count);
-            ProtobufMessages.WriteDouble(output, ProtobufMessages.HistogramSum, h.sum);
-            for (int i = 0; i < h.boundaries.Count; i++)
-            {
-                WriteBucket(output, h.cumulativeCounts[i], h.boundaries[i], h.exemplars?[i], scratch);
-            }
+            WriteBucket(cumulativeCounts[i], boundaries[i], exemplars?[i]);
+        }
 
-            if (h.exemplars?[h.boundaries.Count] is { } infinite)
-            {
-                WriteBucket(output, h.count, double.PositiveInfinity, infinite, scratch);
-            }
-        });
+        if (exemplars?[boundaries.Count] is { } infinite)
+        {
+            WriteBucket(count, double.PositiveInfinity, infinite);
+        }
+
+        _family.EndMessage(histogram);
+        _family.EndMessage(metric);
+    }
 
     /// <summary>An exponential histogram's series as a native histogram (<see cref="NativeHistogramEncoder"/>), with the classic buckets given, if any, in the same message.</summary>
-    public void AddNativeHistogram(LabelBlock labels, ExponentialHistogramReading reading, ClassicBuckets? classic) =>
-        AddMetric(labels, ProtobufMessages.MetricHistogram, (reading, classic), static (output, h, scratch) =>
-        {
-            NativeHistogramEncoder.Write(output, h.reading, scratch, 2);
+    public void AddNativeHistogram(LabelBlock labels, ExponentialHistogramReading reading, ClassicBuckets? classic)
+    {
+        int metric = BeginMetric(labels);
+        int histogram = _family.BeginMessage(ProtobufMessages.MetricHistogram);
+        NativeHistogramEncoder.Write(_family, reading);
 
-            // The +Inf bucket is the sample count, which the native buckets make exact (Prometheus
-            // checks it against them); a classic count read a moment apart from it (a record under
-            // way) is capped by it, so that the buckets stay cumulative.
-            for (int i = 0; i < (h.classic?.Boundaries.Count ?? 0); i++)
-            {
-                WriteBucket(output, Math.Min(h.classic!.CumulativeCounts[i], h.reading.Count), h.classic.Boundaries[i], null, scratch);
-            }
-        });
+        // The +Inf bucket is the sample count, which the native buckets make exact (Prometheus
+        // checks it against them); a classic count read a moment apart from it (a record under
+        // way) is capped by it, so that the buckets stay cumulative.
+        for (int i = 0; i < (classic?.Boundaries.Count ?? 0); i++)
+        {
+            WriteBucket(Math.Min(classic!.CumulativeCounts[i], reading.Count), classic.Boundaries[i], null);
+        }
+
+        _family.EndMessage(histogram);
+        _family.EndMessage(metric);
+    }
 
     /// <summary>Drops the family begun, if any (a scrape starting over).</summary>
-    public void Discard()
-    {
-        _name = null;
-        _metricsOutput = null;
-    }
+    public void Discard() => _begun = false;
 
     /// <summary>Ends the family begun: writes its delimited message to <paramref name="output"/>.</summary>
     public void End(PrometheusTextWriter output)
     {
-        if (_name is null)
+        if (!_begun)
         {
             return;
         }
 
-        _metricsOutput!.Flush();
-        ByteString header = _scratch.Encode(0, (name: _name, help: _help, type: _type), static (o, family) =>
-        {
-            ProtobufMessages.WriteString(o, ProtobufMessages.FamilyName, family.name);
-            ProtobufMessages.WriteString(o, ProtobufMessages.FamilyHelp, family.help);
-            ProtobufMessages.WriteInt32(o, ProtobufMessages.FamilyType, family.type);
-        });
-        ReadOnlySpan<byte> metrics = _metrics.GetBuffer().AsSpan(0, (int)_metrics.Length);
-
         // Delimited: the message's length as a varint, then the message.
-        ulong length = (ulong)(header.Length + metrics.Length);
+        ReadOnlySpan<byte> message = _family.WrittenSpan;
+        ulong length = (ulong)message.Length;
         while (length >= 0x80)
         {
             output.Write((byte)(length | 0x80));
@@ -144,56 +147,62 @@ internal sealed class ProtobufFamilyWriter
         }
 
         output.Write((byte)length);
-        output.Write(header.Span);
-        output.Write(metrics);
-        _name = null;
-        _metricsOutput = null;
+        output.Write(message);
+        _begun = false;
     }
 
-    private static void WriteBucket(CodedOutputStream output, long cumulativeCount, double upperBound, Exemplar? exemplar, ProtobufScratch scratch) =>
-        ProtobufMessages.WriteMessage(output, ProtobufMessages.HistogramBucket, scratch.Encode(2, (cumulativeCount, upperBound, exemplar, scratch), static (o, bucket) =>
-        {
-            ProtobufMessages.WriteUInt64(o, ProtobufMessages.BucketCumulativeCount, bucket.cumulativeCount);
-            ProtobufMessages.WriteDouble(o, ProtobufMessages.BucketUpperBound, bucket.upperBound);
-            if (bucket.exemplar is { } e)
-            {
-                WriteExemplar(o, ProtobufMessages.BucketExemplar, e, bucket.scratch, 3);
-            }
-        }));
-
-    // Exemplar { label trace_id, label span_id, value, timestamp { seconds, nanos } }, encoded at depth and depth + 1.
-    private static void WriteExemplar(CodedOutputStream output, int field, Exemplar exemplar, ProtobufScratch scratch, int depth) =>
-        ProtobufMessages.WriteMessage(output, field, scratch.Encode(depth, (exemplar, scratch, depth), static (o, x) =>
-        {
-            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExportedNames.ExemplarTraceIdLabel, x.exemplar.TraceId.ToHexString()));
-            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarLabel, ProtobufMessages.LabelPair(ExportedNames.ExemplarSpanIdLabel, x.exemplar.SpanId.ToHexString()));
-            ProtobufMessages.WriteDouble(o, ProtobufMessages.ExemplarValue, x.exemplar.Value);
-            long ticks = x.exemplar.Timestamp.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks;
-            ProtobufMessages.WriteMessage(o, ProtobufMessages.ExemplarTimestamp, x.scratch.Encode(x.depth + 1, ticks, static (t, unixTicks) =>
-            {
-                t.WriteTag(ProtobufMessages.TimestampSeconds, WireFormat.WireType.Varint);
-                t.WriteInt64(Math.DivRem(unixTicks, TimeSpan.TicksPerSecond, out long remainder));
-                t.WriteTag(ProtobufMessages.TimestampNanos, WireFormat.WireType.Varint);
-                t.WriteInt32((int)(remainder * 100));
-            }));
-        }));
-
-    private void AddMetric<TState>(LabelBlock labels, int field, TState state, Action<CodedOutputStream, TState, ProtobufScratch> write)
+    // Bucket { cumulative_count, upper_bound, exemplar }.
+    private void WriteBucket(long cumulativeCount, double upperBound, Exemplar? exemplar)
     {
-        if (_metricsOutput is null)
+        int bucket = _family.BeginMessage(ProtobufMessages.HistogramBucket);
+        _family.Varint(ProtobufMessages.BucketCumulativeCount, (ulong)cumulativeCount);
+        _family.Double(ProtobufMessages.BucketUpperBound, upperBound);
+        if (exemplar is { } e)
+        {
+            WriteExemplar(ProtobufMessages.BucketExemplar, e);
+        }
+
+        _family.EndMessage(bucket);
+    }
+
+    // Exemplar { label trace_id, label span_id, value, timestamp { seconds, nanos } }.
+    private void WriteExemplar(int field, Exemplar exemplar)
+    {
+        int message = _family.BeginMessage(field);
+
+        // ToHexString returns the string the id keeps: nothing is allocated.
+        WriteLabel(ProtobufMessages.ExemplarLabel, ExportedNames.ExemplarTraceIdLabel, exemplar.TraceId.ToHexString());
+        WriteLabel(ProtobufMessages.ExemplarLabel, ExportedNames.ExemplarSpanIdLabel, exemplar.SpanId.ToHexString());
+        _family.Double(ProtobufMessages.ExemplarValue, exemplar.Value);
+
+        // google.protobuf.Timestamp: nanos has the seconds' sign (before the epoch, both negative or zero).
+        long unixTicks = exemplar.Timestamp.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks;
+        int timestamp = _family.BeginMessage(ProtobufMessages.ExemplarTimestamp);
+        _family.SignExtendedVarint(ProtobufMessages.TimestampSeconds, Math.DivRem(unixTicks, TimeSpan.TicksPerSecond, out long remainder));
+        _family.SignExtendedVarint(ProtobufMessages.TimestampNanos, remainder * 100);
+        _family.EndMessage(timestamp);
+        _family.EndMessage(message);
+    }
+
+    // LabelPair { name, value }, as the field field.
+    private void WriteLabel(int field, string name, string value)
+    {
+        int pair = _family.BeginMessage(field);
+        _family.String(ProtobufMessages.LabelName, name);
+        _family.String(ProtobufMessages.LabelValue, value);
+        _family.EndMessage(pair);
+    }
+
+    // Metric { label… }, its value's message next; returns where the metric starts, for EndMessage.
+    private int BeginMetric(LabelBlock labels)
+    {
+        if (!_begun)
         {
             throw new InvalidOperationException("A series written before its family's header.");
         }
 
-        ByteString metric = _scratch.Encode(0, (labels, field, state, write, scratch: _scratch), static (o, m) =>
-        {
-            foreach (ByteString label in m.labels.ProtobufLabelPairs)
-            {
-                ProtobufMessages.WriteMessage(o, ProtobufMessages.MetricLabel, label);
-            }
-
-            ProtobufMessages.WriteMessage(o, m.field, m.scratch.Encode(1, m, static (inner, s) => s.write(inner, s.state, s.scratch)));
-        });
-        ProtobufMessages.WriteMessage(_metricsOutput, ProtobufMessages.FamilyMetric, metric);
+        int metric = _family.BeginMessage(ProtobufMessages.FamilyMetric);
+        _family.Raw(labels.ProtobufLabels);
+        return metric;
     }
 }

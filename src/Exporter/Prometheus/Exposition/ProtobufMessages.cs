@@ -1,12 +1,10 @@
-using Google.Protobuf;
-
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
 /// The field numbers of Prometheus' <c>io/prometheus/client/metrics.proto</c> (prometheus/client_model)
-/// that the protobuf exposition writes, and the encoding of a nested message: a handful of messages,
-/// written by hand with Google.Protobuf's <see cref="CodedOutputStream"/>, so no generated code and
-/// no Grpc.Tools. The tests decode every message back with <see cref="CodedInputStream"/>.
+/// that the protobuf exposition writes: a handful of messages, written by hand with
+/// <see cref="ProtobufBuffer"/>, so no generated code and no Grpc.Tools. The tests decode every
+/// message back with Google.Protobuf's <c>CodedInputStream</c>.
 /// </summary>
 internal static class ProtobufMessages
 {
@@ -59,53 +57,23 @@ internal static class ProtobufMessages
     public const int TypeSummary = 2;
     public const int TypeHistogram = 4;
 
-    /// <summary>A <c>LabelPair</c> message.</summary>
-    public static ByteString LabelPair(string name, string value)
+    /// <summary>
+    /// The <c>label</c> fields of a <c>Metric</c> message for <paramref name="labels"/>: a
+    /// <c>LabelPair { name, value }</c> each, in order, encoded once per series and copied as they
+    /// are into each of its <c>Metric</c> messages.
+    /// </summary>
+    /// <param name="labels">The series' labels, names and values non-empty.</param>
+    public static byte[] MetricLabels(IReadOnlyList<KeyValuePair<string, string>> labels)
     {
-        byte[] message = new byte[CodedOutputStream.ComputeStringSize(name) + CodedOutputStream.ComputeStringSize(value) + 2];
-        var output = new CodedOutputStream(message);
-        WriteString(output, LabelName, name);
-        WriteString(output, LabelValue, value);
-        output.CheckNoSpaceLeft();
-        return UnsafeByteOperations.UnsafeWrap(message);
-    }
-
-    /// <summary>Writes a string field, skipping the empty string (proto2's absent).</summary>
-    public static void WriteString(CodedOutputStream output, int field, string? value)
-    {
-        if (!string.IsNullOrEmpty(value))
+        var output = new ProtobufBuffer(256);
+        foreach (KeyValuePair<string, string> label in labels)
         {
-            output.WriteTag(field, WireFormat.WireType.LengthDelimited);
-            output.WriteString(value);
+            int pair = output.BeginMessage(MetricLabel);
+            output.String(LabelName, label.Key);
+            output.String(LabelValue, label.Value);
+            output.EndMessage(pair);
         }
-    }
 
-    /// <summary>Writes <paramref name="message"/>, an encoded message, as the embedded-message field <paramref name="field"/>.</summary>
-    public static void WriteMessage(CodedOutputStream output, int field, ByteString message)
-    {
-        output.WriteTag(field, WireFormat.WireType.LengthDelimited);
-        // A bytes field and an embedded message share their wire form: the length, then the bytes.
-        output.WriteBytes(message);
-    }
-
-    /// <summary>Writes a double field.</summary>
-    public static void WriteDouble(CodedOutputStream output, int field, double value)
-    {
-        output.WriteTag(field, WireFormat.WireType.Fixed64);
-        output.WriteDouble(value);
-    }
-
-    /// <summary>Writes a uint64 field; a saturated count is <see cref="long.MaxValue"/>, never negative.</summary>
-    public static void WriteUInt64(CodedOutputStream output, int field, long value)
-    {
-        output.WriteTag(field, WireFormat.WireType.Varint);
-        output.WriteUInt64((ulong)value);
-    }
-
-    /// <summary>Writes an int32 or enum field.</summary>
-    public static void WriteInt32(CodedOutputStream output, int field, int value)
-    {
-        output.WriteTag(field, WireFormat.WireType.Varint);
-        output.WriteInt32(value);
+        return output.WrittenSpan.ToArray();
     }
 }
