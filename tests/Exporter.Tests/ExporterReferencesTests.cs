@@ -32,7 +32,7 @@ public sealed class ExporterReferencesTests
 
     [Theory]
     [MemberData(nameof(ExporterAssemblies))]
-    public void No_exporter_assembly_references_a_type_of_the_cells_or_the_platform(string assemblyName)
+    public void NoExporterAssemblyReferencesATypeOfTheCellsOrThePlatform(string assemblyName)
     {
         IReadOnlyList<string> references = References(Assembly.Load(assemblyName).Location);
 
@@ -42,7 +42,7 @@ public sealed class ExporterReferencesTests
     }
 
     [Fact]
-    public void The_three_exporter_packages_are_three_assemblies()
+    public void TheThreeExporterPackagesAreThreeAssemblies()
     {
         Assert.Equal(["ScalableMetrics.Prometheus", "ScalableMetrics.AspNetCore", "ScalableMetrics.OpenTelemetry"], s_exporterAssemblies);
     }
@@ -50,7 +50,7 @@ public sealed class ExporterReferencesTests
     [Theory]
     [InlineData("ScalableMetrics.Prometheus")]
     [InlineData("ScalableMetrics.AspNetCore")]
-    public void The_Prometheus_and_AspNetCore_packages_reference_no_OpenTelemetry_assembly(string assemblyName)
+    public void ThePrometheusAndAspNetCorePackagesReferenceNoOpenTelemetryAssembly(string assemblyName)
     {
         IReadOnlyList<string> assemblies = AssemblyReferences(Assembly.Load(assemblyName).Location);
 
@@ -59,7 +59,7 @@ public sealed class ExporterReferencesTests
     }
 
     [Fact]
-    public void The_Prometheus_package_references_the_core_and_the_logging_and_diagnostics_abstractions_beyond_the_BCL()
+    public void ThePrometheusPackageReferencesTheCoreAndTheLoggingAndDiagnosticsAbstractionsBeyondTheBCL()
     {
         IReadOnlyList<string> assemblies = AssemblyReferences(typeof(PrometheusScraper).Assembly.Location);
 
@@ -69,14 +69,14 @@ public sealed class ExporterReferencesTests
     }
 
     [Fact]
-    public void The_OpenTelemetry_package_is_the_one_that_references_OpenTelemetry()
+    public void TheOpenTelemetryPackageIsTheOneThatReferencesOpenTelemetry()
     {
         // Were the references read wrong, the test above would pass for nothing.
         Assert.Contains("OpenTelemetry", AssemblyReferences(typeof(ScalableMetricsOpenTelemetryOptionsExtensions).Assembly.Location));
     }
 
     [Fact]
-    public void The_core_references_nothing_beyond_the_BCL()
+    public void TheCoreReferencesNothingBeyondTheBCL()
     {
         IReadOnlyList<string> assemblies = AssemblyReferences(typeof(MetricRegistry).Assembly.Location);
 
@@ -85,7 +85,7 @@ public sealed class ExporterReferencesTests
     }
 
     [Fact]
-    public void The_check_sees_the_cores_internal_namespaces_the_exporter_does_use()
+    public void TheCheckSeesTheCoresInternalNamespacesTheExporterDoesUse()
     {
         // Were the metadata read wrong (nested types, member parents), the test above would pass
         // for nothing: it must see the internal core types the exporter's assemblies are known to use.

@@ -9,14 +9,14 @@ namespace ScalableMetrics.Exporter.Tests;
 public class PublicApiTests
 {
     [Fact]
-    public void The_Prometheus_packages_public_API_matches_its_checked_in_file() =>
+    public void ThePrometheusPackagesPublicAPIMatchesItsCheckedInFile() =>
         PublicApiListing.AssertMatches(typeof(PrometheusScraper).Assembly, "src/Exporter/Prometheus/PublicAPI.txt");
 
     [Fact]
-    public void The_AspNetCore_packages_public_API_matches_its_checked_in_file() =>
+    public void TheAspNetCorePackagesPublicAPIMatchesItsCheckedInFile() =>
         PublicApiListing.AssertMatches(typeof(ScalableMetricsOptions).Assembly, "src/Exporter/AspNetCore/PublicAPI.txt");
 
     [Fact]
-    public void The_OpenTelemetry_packages_public_API_matches_its_checked_in_file() =>
+    public void TheOpenTelemetryPackagesPublicAPIMatchesItsCheckedInFile() =>
         PublicApiListing.AssertMatches(typeof(ScalableMetricsOpenTelemetryOptionsExtensions).Assembly, "src/Exporter/OpenTelemetry/PublicAPI.txt");
 }

@@ -144,7 +144,7 @@ public sealed class ServiceCollectionTests
     }
 
     [Fact]
-    public async Task Host_builder_reads_the_registry_keys_of_the_release_before_below_the_registry_section_and_warns()
+    public async Task HostBuilderReadsTheRegistryKeysOfTheReleaseBeforeBelowTheRegistrySectionAndWarns()
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>

@@ -11,7 +11,7 @@ public sealed class PrometheusPullExporterFormatTests
         [PrometheusExpositionFormat.OpenMetrics, PrometheusExpositionFormat.Protobuf, PrometheusExpositionFormat.Text, PrometheusExpositionFormat.OpenMetrics];
 
     [Fact]
-    public async Task Each_collection_is_rendered_in_the_format_asked_for()
+    public async Task EachCollectionIsRenderedInTheFormatAskedFor()
     {
         using var harness = new ExporterHarness();
         harness.Meter.CreateCounter<long>("requests").Add(3);
@@ -26,7 +26,7 @@ public sealed class PrometheusPullExporterFormatTests
     }
 
     [Fact]
-    public async Task A_collection_after_a_ForceFlush_that_rendered_another_format_is_in_its_own()
+    public async Task ACollectionAfterAForceFlushThatRenderedAnotherFormatIsInItsOwn()
     {
         using var harness = new ExporterHarness();
         harness.Meter.CreateCounter<long>("requests").Add(1);
@@ -40,7 +40,7 @@ public sealed class PrometheusPullExporterFormatTests
     }
 
     [Fact]
-    public async Task A_collection_that_joins_a_ForceFlush_rendering_another_format_collects_again_in_its_own()
+    public async Task ACollectionThatJoinsAForceFlushRenderingAnotherFormatCollectsAgainInItsOwn()
     {
         using var harness = new ExporterHarness();
         var tag = new BlockingTagValue();
