@@ -1,4 +1,5 @@
 using System.Collections;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 
@@ -14,7 +15,7 @@ internal static class OtlpAttributes
     /// <param name="output">Where to write.</param>
     /// <param name="field">The field number of the attributes in the message being written.</param>
     /// <param name="attributes">The attributes.</param>
-    public static void Write(OtlpBuffer output, int field, IEnumerable<KeyValuePair<string, object?>> attributes)
+    public static void Write(ProtobufBuffer output, int field, IEnumerable<KeyValuePair<string, object?>> attributes)
     {
         foreach (KeyValuePair<string, object?> attribute in attributes)
         {
@@ -33,7 +34,7 @@ internal static class OtlpAttributes
     /// <param name="field">The field number of the attributes in the data point.</param>
     /// <param name="tags">The series' tags.</param>
     /// <returns>The encoded fields.</returns>
-    public static byte[] Encode(OtlpBuffer scratch, int field, TagSet tags)
+    public static byte[] Encode(ProtobufBuffer scratch, int field, TagSet tags)
     {
         scratch.Clear();
         ReadOnlySpan<KeyValuePair<string, object?>> span = tags.AsSpan();
@@ -48,7 +49,7 @@ internal static class OtlpAttributes
         return scratch.Written.ToArray();
     }
 
-    private static void WriteValue(OtlpBuffer output, int field, object value)
+    private static void WriteValue(ProtobufBuffer output, int field, object value)
     {
         int any = output.BeginMessage(field);
         switch (value)

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Microsoft.Extensions.Logging;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Instruments;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
@@ -22,11 +23,11 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 /// A delta point carries only the exemplars taken since its start.</para>
 /// <para>Not thread-safe: one export at a time.</para>
 /// </remarks>
-internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTemporality temporality, ILogger logger) : IInstrumentSink
+internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpTemporality temporality, ILogger logger) : IInstrumentSink
 {
     private const ulong NanosPerTick = 100;
 
-    private readonly OtlpBuffer _scratch = new(256);
+    private readonly ProtobufBuffer _scratch = new(256);
 
     // The arrays counters and histograms are read into, kept from export to export (grown to the largest instrument).
     private readonly SeriesReadScratch _readScratch = new();
@@ -296,7 +297,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
             output.Fixed64(OtlpFields.ExponentialTime, _now);
             output.Fixed64(OtlpFields.ExponentialCount, (ulong)(reading.Count - (baseline?.Count ?? 0)));
             output.Double(OtlpFields.ExponentialSum, reading.Sum - (baseline?.Sum ?? 0));
-            output.SignedVarint(OtlpFields.ExponentialScale, reading.Scale);
+            output.ZigZag32(OtlpFields.ExponentialScale, reading.Scale);
             output.Fixed64(OtlpFields.ExponentialZeroCount, (ulong)(reading.ZeroCount - (baseline?.ZeroCount ?? 0)));
             WritePositiveBuckets(reading, baseline);
             output.Double(OtlpFields.ExponentialZeroThreshold, reading.ZeroThreshold);
@@ -458,7 +459,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
     }
 
     // A Sum, Gauge, Histogram or ExponentialHistogram: most of a Metric, so where the last export's
-    // length takes as many bytes as this one's, its content is not moved (OtlpBuffer.BeginMessage(int, int)).
+    // length takes as many bytes as this one's, its content is not moved (ProtobufBuffer.BeginMessage(int, int)).
     private int BeginData(int kind) => output.BeginMessage(kind, _state.DataLength);
 
     private void EndData(int data) => _state.DataLength = output.EndMessage(data, _state.DataLength);
@@ -528,7 +529,7 @@ internal sealed partial class OtlpInstrumentEncoder(OtlpBuffer output, OtlpTempo
 
         int last = delta.LastIndexOfAnyExcept(0L);
         int positive = output.BeginMessage(OtlpFields.ExponentialPositive);
-        output.SignedVarint(OtlpFields.BucketsOffset, reading.PositiveOffset + first);
+        output.ZigZag32(OtlpFields.BucketsOffset, reading.PositiveOffset + first);
         int packed = output.BeginMessage(OtlpFields.BucketsCounts);
         for (int j = first; j <= last; j++)
         {

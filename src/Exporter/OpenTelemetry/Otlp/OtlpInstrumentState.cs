@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 
@@ -31,7 +32,7 @@ internal sealed class OtlpInstrumentState
     // A histogram's explicit_bounds field, encoded once (its boundaries never change).
     private byte[]? _explicitBounds;
 
-    /// <summary>The length of the instrument's <c>Metric</c> in the last export that wrote one (see <see cref="OtlpBuffer.BeginMessage(int, int)"/>).</summary>
+    /// <summary>The length of the instrument's <c>Metric</c> in the last export that wrote one (see <see cref="ProtobufBuffer.BeginMessage(int, int)"/>).</summary>
     public int MetricLength { get; set; }
 
     /// <summary>The length of its <c>Sum</c>, <c>Gauge</c>, <c>Histogram</c> or <c>ExponentialHistogram</c> in that export.</summary>
@@ -46,7 +47,7 @@ internal sealed class OtlpInstrumentState
     /// <param name="attributesField">The field number of attributes in the kind's data point.</param>
     /// <param name="scratch">A buffer to encode a new series' attributes in.</param>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public OtlpSeriesState Series(int position, TagSet tags, int attributesField, OtlpBuffer scratch) =>
+    public OtlpSeriesState Series(int position, TagSet tags, int attributesField, ProtobufBuffer scratch) =>
         (uint)position < (uint)_byPosition.Length && _byPosition[position] is { } state && ReferenceEquals(state.Tags, tags)
             ? state
             : Find(position, tags, attributesField, scratch);
@@ -74,7 +75,7 @@ internal sealed class OtlpInstrumentState
     /// <summary>The <c>explicit_bounds</c> field of <paramref name="boundaries"/>, encoded at the first call and kept.</summary>
     /// <param name="boundaries">The histogram's boundaries, the same at every call.</param>
     /// <param name="scratch">A buffer to encode them in.</param>
-    public byte[] ExplicitBounds(IReadOnlyList<double> boundaries, OtlpBuffer scratch)
+    public byte[] ExplicitBounds(IReadOnlyList<double> boundaries, ProtobufBuffer scratch)
     {
         if (_explicitBounds is null)
         {
@@ -147,7 +148,7 @@ internal sealed class OtlpInstrumentState
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private OtlpSeriesState Find(int position, TagSet tags, int attributesField, OtlpBuffer scratch)
+    private OtlpSeriesState Find(int position, TagSet tags, int attributesField, ProtobufBuffer scratch)
     {
         if (!_byTags.TryGetValue(tags, out OtlpSeriesState? state))
         {

@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 
@@ -17,7 +18,7 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 /// <c>HistogramBuckets</c> cannot be built outside it, so nothing public hands it buckets
 /// aggregated elsewhere.</para>
 /// <para>The body is encoded by hand into one buffer kept from collection to collection
-/// (<see cref="OtlpBuffer"/>), each series' attributes once per series. Counters and histograms
+/// (<see cref="ProtobufBuffer"/>), each series' attributes once per series. Counters and histograms
 /// (those without exemplars) are read straight into arrays kept from collection to collection, as
 /// the Prometheus scrape reads them (<c>ReadInto</c>), so a steady collection of them allocates
 /// nothing per series; the other kinds are read as readings.</para>
@@ -33,7 +34,7 @@ internal sealed class OtlpMetricsCollector
     private readonly byte[] _resource;
     private readonly OtlpTemporality _temporality;
     private readonly TimeProvider _time;
-    private readonly OtlpBuffer _output = new(64 * 1024);
+    private readonly ProtobufBuffer _output = new(64 * 1024);
     private readonly OtlpInstrumentEncoder _encoder;
     private readonly ConditionalWeakTable<Instrument, OtlpInstrumentState> _states = [];
 
@@ -43,7 +44,7 @@ internal sealed class OtlpMetricsCollector
     private ulong _lastCommitUnixNano;
     private int _collecting;
 
-    // The length of the last collection's ResourceMetrics: where to expect this one's, and its scopes' (see OtlpBuffer.BeginMessage(int, int)).
+    // The length of the last collection's ResourceMetrics: where to expect this one's, and its scopes' (see ProtobufBuffer.BeginMessage(int, int)).
     private int _expectedLength;
 
     /// <summary>Creates a collector.</summary>
@@ -75,7 +76,7 @@ internal sealed class OtlpMetricsCollector
         _temporality = temporality;
         _time = timeProvider ?? TimeProvider.System;
         _encoder = new OtlpInstrumentEncoder(_output, temporality, logger ?? NullLogger.Instance);
-        var scratch = new OtlpBuffer(256);
+        var scratch = new ProtobufBuffer(256);
         OtlpAttributes.Write(scratch, OtlpFields.ResourceAttributes, resourceAttributes);
         _resource = scratch.Written.ToArray();
     }

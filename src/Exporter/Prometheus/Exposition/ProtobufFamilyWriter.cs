@@ -42,8 +42,8 @@ internal sealed class ProtobufFamilyWriter
         };
         Type = type;
         _family.Clear();
-        _family.String(ProtobufMessages.FamilyName, name);
-        _family.String(ProtobufMessages.FamilyHelp, help);
+        _family.NonEmptyString(ProtobufMessages.FamilyName, name);
+        _family.NonEmptyString(ProtobufMessages.FamilyHelp, help);
         _family.Varint(ProtobufMessages.FamilyType, (ulong)protobufType);
         _begun = true;
     }
@@ -188,8 +188,8 @@ internal sealed class ProtobufFamilyWriter
     private void WriteLabel(int field, string name, string value)
     {
         int pair = _family.BeginMessage(field);
-        _family.String(ProtobufMessages.LabelName, name);
-        _family.String(ProtobufMessages.LabelValue, value);
+        _family.NonEmptyString(ProtobufMessages.LabelName, name);
+        _family.NonEmptyString(ProtobufMessages.LabelValue, value);
         _family.EndMessage(pair);
     }
 

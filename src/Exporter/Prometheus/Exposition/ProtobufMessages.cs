@@ -69,8 +69,8 @@ internal static class ProtobufMessages
         foreach (KeyValuePair<string, string> label in labels)
         {
             int pair = output.BeginMessage(MetricLabel);
-            output.String(LabelName, label.Key);
-            output.String(LabelValue, label.Value);
+            output.NonEmptyString(LabelName, label.Key);
+            output.NonEmptyString(LabelValue, label.Value);
             output.EndMessage(pair);
         }
 
