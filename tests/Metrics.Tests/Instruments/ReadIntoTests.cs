@@ -1,10 +1,12 @@
 using System.Diagnostics;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Instruments.ExponentialHistograms;
 
 namespace ScalableMetrics.Tests.Instruments;
 
 /// <summary>
 /// A read into kept arrays (<see cref="PartitionedCounter.ReadInto"/>, <see cref="PartitionedHistogram.ReadInto"/>,
+/// <see cref="PartitionedExponentialHistogram.ReadInto"/> with <see cref="PartitionedExponentialHistogram.PointOf"/>,
 /// what the Prometheus scrape reads) reads what <c>Collect()</c> reads, series by series, on every
 /// write path, as series are added between reads into the same scratch.
 /// </summary>
@@ -85,6 +87,48 @@ public class ReadIntoTests
                 HistogramReading reading = collected[series[i].Tags];
                 Assert.Equal(reading.BucketCounts, scratch.Totals.Slice(i * stride, reading.BucketCounts.Count).ToArray());
                 Assert.Equal(reading.Sum, scratch.Doubles[i]);
+            }
+        }
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void AnExponentialHistogramReadIntoScratchReadsAsCollect(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        PartitionedExponentialHistogram plain = registry.CreateExponentialHistogram("test.plain", scale: 3, minValue: 0.001, maxValue: 1e6, maxBuckets: 6);
+        PartitionedExponentialHistogram both = registry.CreateExponentialHistogram("test.both", scale: 0, minValue: 1, maxValue: 1024, classicBoundaries: [0.5, 4, 100]);
+        var scratch = new SeriesReadScratch();
+        for (int round = 1; round <= 3; round++)
+        {
+            for (int i = 0; i < 30 * round; i++)
+            {
+                plain.Record((i % 13) * 0.75 * round, new KeyValuePair<string, object?>("route", $"/r{i % (10 * round)}"));
+                both.Record(i * 3.5, new KeyValuePair<string, object?>("route", $"/r{i % (4 * round)}"));
+            }
+
+            plain.Bind(new KeyValuePair<string, object?>("route", "never"));
+            foreach (PartitionedExponentialHistogram histogram in (PartitionedExponentialHistogram[])[plain, both])
+            {
+                ReadOnlySpan<ExponentialHistogramSeries> series = histogram.ReadInto(scratch);
+                Dictionary<TagSet, ExponentialHistogramReading> collected = histogram.Collect().ToDictionary(r => r.Tags);
+
+                Assert.Equal(collected.Count, series.Length);
+                for (int i = 0; i < series.Length; i++)
+                {
+                    ExponentialHistogramReading reading = collected[series[i].Tags];
+                    ExponentialHistogramPoint point = histogram.PointOf(scratch, i);
+                    Assert.Equal(reading.Scale, point.Scale);
+                    Assert.Equal(reading.ZeroThreshold, point.ZeroThreshold);
+                    Assert.Equal(reading.ZeroCount, point.ZeroCount);
+                    Assert.Equal(reading.PositiveOffset, point.PositiveOffset);
+                    Assert.Equal(reading.PositiveBucketCounts, point.PositiveBucketCounts.ToArray());
+                    Assert.Equal(reading.Count, point.Count);
+                    Assert.Equal(reading.Sum, point.Sum);
+                    Assert.Equal(reading.ClassicBoundaries, point.ClassicBoundaries);
+                    Assert.Equal(reading.ClassicCumulativeCounts, point.ClassicCumulativeCounts.ToArray());
+                    Assert.Equal(reading.ClassicCount, point.ClassicCount);
+                }
             }
         }
     }

@@ -16,7 +16,7 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// and gauges as gauges <c>B</c>; histograms, and operations with bucket boundaries, as
 /// <c>B_bucket{le="…"}</c> (cumulative, ending with <c>le="+Inf"</c>), <c>B_sum</c>, <c>B_count</c>;
 /// exponential histograms as native histograms in protobuf, and as those histograms in the text
-/// formats (<see cref="ExpositionWriter.WriteExponentialHistogram"/>);
+/// formats (<c>ExpositionWriter.WriteExponentialHistogram</c>);
 /// operations without boundaries as summaries <c>S_sum</c>, <c>S_count</c>; observable
 /// instruments as their kind, read by calling their callback. A family with no sample in a scrape
 /// (no series yet, a gauge never set, a callback that reported nothing) is not written.</para>
@@ -43,7 +43,7 @@ internal sealed partial class RegistrySource : IScrapeSource
     private readonly ConditionalWeakTable<Instrument, object> _warned = [];
     private readonly PrometheusTextWriter _labelScratch = new();
 
-    // Counters' totals and histograms' counts and sums, read straight into arrays kept from scrape
+    // Counters' totals and histograms' (exponential ones' too) counts and sums, read straight into arrays kept from scrape
     // to scrape rather than into readings: a scrape of series that exist allocates nothing per series.
     private readonly SeriesReadScratch _readScratch = new();
 
@@ -255,13 +255,16 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
-    private void WriteHistograms(InstrumentWriter writer, Header header, IReadOnlyList<ExponentialHistogramReading> readings)
+    // An exponential histogram's series straight from the arena (PartitionedExponentialHistogram.ReadInto),
+    // each made the point its reading would be in a kept array: the same lines as its readings, without a reading per series.
+    private void WriteExponentialHistogram(InstrumentWriter writer, Header header, PartitionedExponentialHistogram histogram)
     {
-        writer.WriteHeaderIfAny(header, readings.Count);
-        for (int i = 0; i < readings.Count; i++)
+        ReadOnlySpan<ExponentialHistogramSeries> series = histogram.ReadInto(_readScratch);
+        writer.WriteHeaderIfAny(header, series.Length);
+        for (int i = 0; i < series.Length; i++)
         {
-            ExponentialHistogramReading reading = readings[i];
-            writer.Output.WriteExponentialHistogram(header.Name, Labels(header, i, reading.Tags), reading, header.Created);
+            ExponentialHistogramSeries one = series[i];
+            writer.Output.WriteExponentialHistogram(header.Name, header.Labels.Get(i, one, one.Tags, _findLabelBlock), histogram.PointOf(_readScratch, i), header.Created);
         }
     }
 
@@ -356,7 +359,7 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         public void Histogram(PartitionedHistogram histogram) => source.WriteHistogram(this, Header, histogram);
 
-        public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => source.WriteHistograms(this, Header, histogram.Collect());
+        public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => source.WriteExponentialHistogram(this, Header, histogram);
 
         public void Operation(OperationData operation) => source.WriteOperations(this, Header, operation.Boundaries, operation.Collect());
 
