@@ -5,7 +5,8 @@ namespace ScalableMetrics.Instruments;
 /// <summary>
 /// Arrays a reader keeps from one read of an instrument's series to the next
 /// (<see cref="PartitionedCounter.ReadInto"/>, <see cref="PartitionedHistogram.ReadInto"/>,
-/// <see cref="PartitionedExponentialHistogram.ReadInto"/>): the
+/// <see cref="PartitionedExponentialHistogram.ReadInto"/>, <see cref="PartitionedDoubleCounter.ReadInto"/>,
+/// <see cref="PartitionedUpDownCounter.ReadInto"/>, <see cref="PartitionedDoubleUpDownCounter.ReadInto"/>): the
 /// series' totals, sums and exemplars, read in one pass over the arena as <c>Collect()</c> reads
 /// them, into arrays that grow to the largest instrument read and are then reused, so that a
 /// steady reader (a scrape every few seconds) allocates nothing per series and nothing per read.
@@ -20,10 +21,10 @@ internal sealed class SeriesReadScratch
     private Exemplar?[] _exemplars = [];
     private long[] _point = [];
 
-    /// <summary>The totals of the last read: per series its slots (one for a counter; a histogram's bucket counts), series i's at i × slots per series.</summary>
+    /// <summary>The totals of the last read: per series its slots (one for a counter or an up-down counter; a histogram's bucket counts), series i's at i × slots per series.</summary>
     public ReadOnlySpan<long> Totals => _totals;
 
-    /// <summary>The <see cref="double"/> of each series of the last read: a histogram's sum.</summary>
+    /// <summary>The <see cref="double"/> of each series of the last read: a histogram's sum, or a double counter's or up-down counter's value.</summary>
     public ReadOnlySpan<double> Doubles => _doubles;
 
     /// <summary>The newest exemplar of each series of the last read, or null: valid only where the read said it read exemplars.</summary>

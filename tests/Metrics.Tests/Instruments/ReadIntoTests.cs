@@ -132,4 +132,50 @@ public class ReadIntoTests
             }
         }
     }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void CountersOfOneSlotReadIntoScratchReadAsCollect(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        PartitionedDoubleCounter bytes = registry.CreateDoubleCounter("test.bytes");
+        PartitionedUpDownCounter queue = registry.CreateUpDownCounter("test.queue");
+        PartitionedDoubleUpDownCounter level = registry.CreateDoubleUpDownCounter("test.level");
+        var scratch = new SeriesReadScratch();
+        for (int round = 1; round <= 3; round++)
+        {
+            for (int i = 0; i < 30 * round; i++)
+            {
+                var tag = new KeyValuePair<string, object?>("route", $"/r{i % (10 * round)}");
+                bytes.Add(i * 0.75, tag);
+                queue.Add(i % 2 == 0 ? long.MaxValue : -i, tag);
+                level.Add(i % 3 == 0 ? -1.7e308 : i * 0.5, tag);
+            }
+
+            ReadOnlySpan<DoubleCounterSeries> byteSeries = bytes.ReadInto(scratch, out bool hasExemplars);
+            Assert.False(hasExemplars);
+            Dictionary<TagSet, double> collectedBytes = bytes.Collect().ToDictionary(r => r.Tags, r => r.Value);
+            Assert.Equal(collectedBytes.Count, byteSeries.Length);
+            for (int i = 0; i < byteSeries.Length; i++)
+            {
+                Assert.Equal(collectedBytes[byteSeries[i].Tags], scratch.Doubles[i]);
+            }
+
+            ReadOnlySpan<UpDownCounterSeries> queueSeries = queue.ReadInto(scratch);
+            Dictionary<TagSet, long> collectedQueue = queue.Collect().ToDictionary(r => r.Tags, r => r.Value);
+            Assert.Equal(collectedQueue.Count, queueSeries.Length);
+            for (int i = 0; i < queueSeries.Length; i++)
+            {
+                Assert.Equal(collectedQueue[queueSeries[i].Tags], scratch.Totals[i]);
+            }
+
+            ReadOnlySpan<DoubleUpDownCounterSeries> levelSeries = level.ReadInto(scratch);
+            Dictionary<TagSet, double> collectedLevel = level.Collect().ToDictionary(r => r.Tags, r => r.Value);
+            Assert.Equal(collectedLevel.Count, levelSeries.Length);
+            for (int i = 0; i < levelSeries.Length; i++)
+            {
+                Assert.Equal(collectedLevel[levelSeries[i].Tags], scratch.Doubles[i]);
+            }
+        }
+    }
 }

@@ -223,6 +223,36 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
+    // A double counter's or up-down counter's series straight from the arena (ReadInto): the same
+    // lines as WriteValues of its readings, in the same order, without a reading per series.
+    private void WriteDoubles<TSeries>(InstrumentWriter writer, Header header, ReadOnlySpan<TSeries> series, bool hasExemplars)
+        where TSeries : Series
+    {
+        writer.WriteHeaderIfAny(header, series.Length);
+        ReadOnlySpan<double> values = _readScratch.Doubles;
+        ReadOnlySpan<Exemplar?> exemplars = hasExemplars ? _readScratch.Exemplars : default;
+        for (int i = 0; i < series.Length; i++)
+        {
+            TSeries one = series[i];
+            LabelBlock labels = header.Labels.Get(i, one, one.Tags, _findLabelBlock);
+            writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, values[i], hasExemplars ? exemplars[i] : null);
+            writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
+        }
+    }
+
+    // An up-down counter's series straight from the arena (PartitionedUpDownCounter.ReadInto).
+    private void WriteUpDownCounter(InstrumentWriter writer, Header header, PartitionedUpDownCounter counter)
+    {
+        ReadOnlySpan<UpDownCounterSeries> series = counter.ReadInto(_readScratch);
+        writer.WriteHeaderIfAny(header, series.Length);
+        ReadOnlySpan<long> values = _readScratch.Totals;
+        for (int i = 0; i < series.Length; i++)
+        {
+            UpDownCounterSeries one = series[i];
+            writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(i, one, one.Tags, _findLabelBlock), null, 0, values[i]);
+        }
+    }
+
     private void WriteValues(InstrumentWriter writer, Header header, IReadOnlyList<LongReading> readings)
     {
         writer.WriteHeaderIfAny(header, readings.Count);
@@ -341,11 +371,15 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         public void Counter(PartitionedCounter counter) => source.WriteCounter(this, Header, counter);
 
-        public void DoubleCounter(PartitionedDoubleCounter counter) => source.WriteValues(this, Header, counter.Collect());
+        public void DoubleCounter(PartitionedDoubleCounter counter)
+        {
+            ReadOnlySpan<DoubleCounterSeries> series = counter.ReadInto(source._readScratch, out bool hasExemplars);
+            source.WriteDoubles(this, Header, series, hasExemplars);
+        }
 
-        public void UpDownCounter(PartitionedUpDownCounter counter) => source.WriteValues(this, Header, counter.Collect());
+        public void UpDownCounter(PartitionedUpDownCounter counter) => source.WriteUpDownCounter(this, Header, counter);
 
-        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => source.WriteValues(this, Header, counter.Collect());
+        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => source.WriteDoubles(this, Header, counter.ReadInto(source._readScratch), hasExemplars: false);
 
         public void Gauge(Gauge gauge) => source.WriteValues(this, Header, gauge.Collect());
 

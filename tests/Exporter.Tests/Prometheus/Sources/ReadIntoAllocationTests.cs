@@ -41,6 +41,44 @@ public sealed class ReadIntoAllocationTests
         Assert.True(allocated <= MaxBytesPerScrape, $"A {format} scrape of {written} bytes allocated {allocated} bytes.");
     }
 
+    [Theory]
+    [MemberData(nameof(Formats))]
+    public void AScrapeOfDoubleCountersAllocatesAFewBytesWhateverItsSeries(PrometheusExpositionFormat format)
+    {
+        var registry = new MetricRegistry();
+        PartitionedDoubleCounter bytes = registry.CreateDoubleCounter("bytes", "By", "Bytes.");
+        for (int i = 0; i < 300; i++)
+        {
+            bytes.Add(i * 1.25, new KeyValuePair<string, object?>("route", "/api/items/" + (i % 100)), new("dir", i % 3 == 0 ? "in" : "out"));
+        }
+
+        AssertFewBytes(registry, format, minBytes: 10_000);
+    }
+
+    [Theory]
+    [MemberData(nameof(Formats))]
+    public void AScrapeOfUpDownCountersAllocatesAFewBytesWhateverItsSeries(PrometheusExpositionFormat format)
+    {
+        var registry = new MetricRegistry();
+        PartitionedUpDownCounter queue = registry.CreateUpDownCounter("queue", "{item}");
+        PartitionedDoubleUpDownCounter level = registry.CreateDoubleUpDownCounter("level");
+        for (int i = 0; i < 300; i++)
+        {
+            queue.Add((i % 7) - 3, new KeyValuePair<string, object?>("q", "queue-" + (i % 100)));
+            level.Add(((i % 5) - 2) * 0.5, new KeyValuePair<string, object?>("l", "level-" + (i % 100)));
+        }
+
+        AssertFewBytes(registry, format, minBytes: 10_000);
+    }
+
+    private static void AssertFewBytes(MetricRegistry registry, PrometheusExpositionFormat format, int minBytes)
+    {
+        (int written, long allocated) = SecondScrape(registry, format);
+
+        Assert.True(written > minBytes, $"{written} bytes: the registry is not the one meant.");
+        Assert.True(allocated <= MaxBytesPerScrape, $"A {format} scrape of {written} bytes allocated {allocated} bytes.");
+    }
+
     // The first scrape builds the label blocks and grows the arrays; the second allocates what every later one will.
     internal static (int Written, long Allocated) SecondScrape(MetricRegistry registry, PrometheusExpositionFormat format)
     {
