@@ -253,13 +253,36 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
-    private void WriteValues(InstrumentWriter writer, Header header, IReadOnlyList<LongReading> readings)
+    // A gauge's series read one by one (Read: a value, or null where never set), as Collect reads
+    // them, without a reading per series; the label blocks kept by series position, gaps and all.
+    private void WriteGauge(InstrumentWriter writer, Header header, Gauge gauge)
     {
-        writer.WriteHeaderIfAny(header, readings.Count);
-        for (int i = 0; i < readings.Count; i++)
+        ReadOnlySpan<GaugeSeries> series = gauge.Series;
+        for (int i = 0; i < series.Length; i++)
         {
-            LongReading reading = readings[i];
-            writer.Output.WriteSample(header.Name, string.Empty, Labels(header, i, reading.Tags), null, 0, reading.Value);
+            GaugeSeries one = series[i];
+            if (one.Read() is long value)
+            {
+                writer.WriteHeaderIfAny(header, 1);
+                writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(i, one, one.Tags, _findLabelBlock), null, 0, value);
+            }
+        }
+    }
+
+    // As WriteGauge, of doubles: the same lines as WriteValues of its readings.
+    private void WriteGauge(InstrumentWriter writer, Header header, DoubleGauge gauge)
+    {
+        ReadOnlySpan<DoubleGaugeSeries> series = gauge.Series;
+        for (int i = 0; i < series.Length; i++)
+        {
+            DoubleGaugeSeries one = series[i];
+            if (one.Read() is double value)
+            {
+                writer.WriteHeaderIfAny(header, 1);
+                LabelBlock labels = header.Labels.Get(i, one, one.Tags, _findLabelBlock);
+                writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, value, null);
+                writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
+            }
         }
     }
 
@@ -381,9 +404,9 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => source.WriteDoubles(this, Header, counter.ReadInto(source._readScratch), hasExemplars: false);
 
-        public void Gauge(Gauge gauge) => source.WriteValues(this, Header, gauge.Collect());
+        public void Gauge(Gauge gauge) => source.WriteGauge(this, Header, gauge);
 
-        public void DoubleGauge(DoubleGauge gauge) => source.WriteValues(this, Header, gauge.Collect());
+        public void DoubleGauge(DoubleGauge gauge) => source.WriteGauge(this, Header, gauge);
 
         public void ObservableCounter(ObservableCounter counter) => WriteObserved(counter);
 

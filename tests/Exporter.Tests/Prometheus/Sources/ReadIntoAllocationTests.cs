@@ -71,6 +71,23 @@ public sealed class ReadIntoAllocationTests
         AssertFewBytes(registry, format, minBytes: 10_000);
     }
 
+    [Theory]
+    [MemberData(nameof(Formats))]
+    public void AScrapeOfGaugesAllocatesAFewBytesWhateverItsSeries(PrometheusExpositionFormat format)
+    {
+        var registry = new MetricRegistry();
+        Gauge temp = registry.CreateGauge("temp", "Cel");
+        DoubleGauge ratio = registry.CreateDoubleGauge("ratio");
+        for (int i = 0; i < 100; i++)
+        {
+            temp.Set(i - 50, new KeyValuePair<string, object?>("room", "room-" + i));
+            ratio.Set(i / 7.0, new KeyValuePair<string, object?>("r", "ratio-" + i));
+        }
+
+        temp.Bind(new KeyValuePair<string, object?>("room", "never set"));
+        AssertFewBytes(registry, format, minBytes: 8_000);
+    }
+
     private static void AssertFewBytes(MetricRegistry registry, PrometheusExpositionFormat format, int minBytes)
     {
         (int written, long allocated) = SecondScrape(registry, format);
