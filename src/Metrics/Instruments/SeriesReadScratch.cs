@@ -30,6 +30,9 @@ internal sealed class SeriesReadScratch
     /// <summary>The newest exemplar of each series of the last read, or null: valid only where the read said it read exemplars.</summary>
     public ReadOnlySpan<Exemplar?> Exemplars => _exemplars;
 
+    /// <summary><paramref name="count"/> exemplars of the last read from <paramref name="start"/>, for a writer that takes a list (the array itself, not a copy).</summary>
+    internal ArraySegment<Exemplar?> ExemplarsAt(int start, int count) => new(_exemplars, start, count);
+
     /// <summary>Room for <paramref name="count"/> slot ranges.</summary>
     internal SlotRange[] Ranges(int count) => Grow(ref _ranges, count);
 

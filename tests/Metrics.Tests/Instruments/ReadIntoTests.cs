@@ -178,4 +178,41 @@ public class ReadIntoTests
             }
         }
     }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void AHistogramReadWithExemplarsIntoScratchReadsAsCollect(string storage)
+    {
+        MetricRegistryOptions options = Storages.Options(storage);
+        options.ExemplarFilter = ExemplarFilter.TraceBased;
+        PartitionedHistogram histogram = new MetricRegistry(options).CreateHistogram("test.read", boundaries: [1, 2.5, 10]);
+        var scratch = new SeriesReadScratch();
+        for (int round = 1; round <= 3; round++)
+        {
+            using (Activity activity = new Activity("t").SetIdFormat(ActivityIdFormat.W3C))
+            {
+                activity.ActivityTraceFlags = ActivityTraceFlags.Recorded;
+                activity.Start();
+                for (int i = 0; i < 30 * round; i++)
+                {
+                    histogram.Record((i % 13) * 0.75, new KeyValuePair<string, object?>("route", $"/r{i % (10 * round)}"));
+                }
+            }
+
+            histogram.Record(3, new KeyValuePair<string, object?>("route", "none"));
+            ReadOnlySpan<HistogramSeries> series = histogram.ReadWithExemplarsInto(scratch, out int stride);
+            Dictionary<TagSet, HistogramReading> collected = histogram.Collect().ToDictionary(r => r.Tags);
+
+            Assert.True(histogram.KeepsExemplars);
+            Assert.Equal(collected.Count, series.Length);
+            for (int i = 0; i < series.Length; i++)
+            {
+                HistogramReading reading = collected[series[i].Tags];
+                int buckets = reading.BucketCounts.Count;
+                Assert.Equal(reading.BucketCounts, scratch.Totals.Slice(i * stride, buckets).ToArray());
+                Assert.Equal(reading.Sum, scratch.Doubles[i]);
+                Assert.Equal(reading.Exemplars ?? new Exemplar?[buckets], scratch.Exemplars.Slice(i * buckets, buckets).ToArray());
+            }
+        }
+    }
 }

@@ -184,6 +184,24 @@ internal abstract class ExpositionWriter
     }
 
     /// <summary>
+    /// One histogram series with exemplars, as <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, IReadOnlyList{long}, double, DateTimeOffset?, IReadOnlyList{Exemplar?}?)"/>
+    /// writes it, its bucket counts a span of a reader's kept array (<c>PartitionedHistogram.ReadWithExemplarsInto</c>):
+    /// the same bytes, nothing allocated.
+    /// </summary>
+    /// <param name="name">The family name (<c>B</c> of <c>B_bucket</c>).</param>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="boundaries">The bucket boundaries, increasing.</param>
+    /// <param name="bucketCounts">The count of each bucket, not cumulative: one more than <paramref name="boundaries"/>.</param>
+    /// <param name="sum">The sum of the values recorded.</param>
+    /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
+    /// <param name="exemplars">The newest exemplar of each bucket, indexed as <paramref name="bucketCounts"/>.</param>
+    public void WriteHistogramWithExemplars(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?> exemplars)
+    {
+        long count = Cumulate(bucketCounts, boundaries.Count);
+        WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, count, sum, created, exemplars);
+    }
+
+    /// <summary>
     /// Where a format can, writes the series of <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, ReadOnlySpan{long}, double, DateTimeOffset?)"/>
     /// straight from its bucket counts, summing them as it goes: the same bytes. None does here.
     /// </summary>

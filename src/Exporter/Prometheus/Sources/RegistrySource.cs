@@ -47,6 +47,9 @@ internal sealed partial class RegistrySource : IScrapeSource
     // to scrape rather than into readings: a scrape of series that exist allocates nothing per series.
     private readonly SeriesReadScratch _readScratch = new();
 
+    // A histogram series' exemplars in the kept array, as the list the writers take.
+    private readonly KeptExemplars _keptExemplars = new();
+
     // Made once: a method group made into a delegate at each call would allocate one per series.
     private readonly Func<TagSet, LabelBlock> _findLabelBlock;
     private readonly ConditionalWeakTable<TagSet, LabelBlock>.CreateValueCallback _createLabelBlock;
@@ -200,13 +203,13 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
-    // A histogram's series straight from the arena (PartitionedHistogram.ReadInto), where it keeps
-    // no exemplars: the same lines as WriteHistograms of its readings, without a reading per series.
+    // A histogram's series straight from the arena (PartitionedHistogram.ReadInto): the same lines
+    // as the writer writes its readings, without a reading per series.
     private void WriteHistogram(InstrumentWriter writer, Header header, PartitionedHistogram histogram)
     {
         if (histogram.KeepsExemplars)
         {
-            WriteHistograms(writer, header, histogram.Collect());
+            WriteHistogramWithExemplars(writer, header, histogram);
             return;
         }
 
@@ -286,6 +289,47 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
+    // Where it keeps exemplars (PartitionedHistogram.ReadWithExemplarsInto): each bucket's newest
+    // exemplar read first, as Collect reads them, into the kept arrays too. A series with none is
+    // written as a reading without exemplars is: the same bytes as one with every bucket's null.
+    private void WriteHistogramWithExemplars(InstrumentWriter writer, Header header, PartitionedHistogram histogram)
+    {
+        ReadOnlySpan<HistogramSeries> series = histogram.ReadWithExemplarsInto(_readScratch, out int stride);
+        writer.WriteHeaderIfAny(header, series.Length);
+        IReadOnlyList<double> boundaries = histogram.Boundaries;
+        int bucketCount = boundaries.Count + 1;
+        ReadOnlySpan<long> counts = _readScratch.Totals;
+        ReadOnlySpan<double> sums = _readScratch.Doubles;
+        ReadOnlySpan<Exemplar?> exemplars = _readScratch.Exemplars;
+        for (int i = 0; i < series.Length; i++)
+        {
+            HistogramSeries one = series[i];
+            LabelBlock labels = header.Labels.Get(i, one, one.Tags, _findLabelBlock);
+            ReadOnlySpan<long> bucketCounts = counts.Slice(i * stride, bucketCount);
+            if (AnyOf(exemplars.Slice(i * bucketCount, bucketCount)))
+            {
+                writer.Output.WriteHistogramWithExemplars(header.Name, labels, boundaries, bucketCounts, sums[i], header.Created, _keptExemplars.Of(_readScratch.ExemplarsAt(i * bucketCount, bucketCount)));
+            }
+            else
+            {
+                writer.Output.WriteHistogram(header.Name, labels, boundaries, bucketCounts, sums[i], header.Created);
+            }
+        }
+
+        static bool AnyOf(ReadOnlySpan<Exemplar?> exemplars)
+        {
+            foreach (Exemplar? exemplar in exemplars)
+            {
+                if (exemplar.HasValue)
+                {
+                    return true;
+                }
+            }
+
+            return false;
+        }
+    }
+
     private void WriteValues(InstrumentWriter writer, Header header, IReadOnlyList<DoubleReading> readings)
     {
         writer.WriteHeaderIfAny(header, readings.Count);
@@ -295,16 +339,6 @@ internal sealed partial class RegistrySource : IScrapeSource
             LabelBlock labels = Labels(header, i, reading.Tags);
             writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
             writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
-        }
-    }
-
-    private void WriteHistograms(InstrumentWriter writer, Header header, IReadOnlyList<HistogramReading> readings)
-    {
-        writer.WriteHeaderIfAny(header, readings.Count);
-        for (int i = 0; i < readings.Count; i++)
-        {
-            HistogramReading reading = readings[i];
-            writer.Output.WriteHistogram(header.Name, Labels(header, i, reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, header.Created, reading.Exemplars);
         }
     }
 

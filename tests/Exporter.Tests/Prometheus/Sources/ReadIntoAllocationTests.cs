@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Sources;
@@ -86,6 +87,26 @@ public sealed class ReadIntoAllocationTests
 
         temp.Bind(new KeyValuePair<string, object?>("room", "never set"));
         AssertFewBytes(registry, format, minBytes: 8_000);
+    }
+
+    [Theory]
+    [MemberData(nameof(Formats))]
+    public void AScrapeOfHistogramsWithExemplarsAllocatesAFewBytesWhateverItsSeries(PrometheusExpositionFormat format)
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = ExemplarFilter.TraceBased });
+        PartitionedHistogram latency = registry.CreateHistogram("latency", "s", null, [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+        using (Activity activity = new Activity("t").SetIdFormat(ActivityIdFormat.W3C))
+        {
+            activity.ActivityTraceFlags = ActivityTraceFlags.Recorded;
+            activity.Start();
+            for (int i = 0; i < 300; i++)
+            {
+                latency.Record((i % 37) * 0.07, new KeyValuePair<string, object?>("route", "/api/items/" + (i % 100)));
+            }
+        }
+
+        latency.Record(0.3, new KeyValuePair<string, object?>("route", "no exemplar"));
+        AssertFewBytes(registry, format, minBytes: 30_000);
     }
 
     private static void AssertFewBytes(MetricRegistry registry, PrometheusExpositionFormat format, int minBytes)

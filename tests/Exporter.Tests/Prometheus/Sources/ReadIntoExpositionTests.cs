@@ -1,9 +1,11 @@
+using System.Diagnostics;
 using System.Reflection;
 using System.Text;
 using System.Text.RegularExpressions;
 using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Sources;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Sources;
 
@@ -11,7 +13,8 @@ namespace ScalableMetrics.Exporter.Tests.Prometheus.Sources;
 /// The text formats' scrape of a registry of the kinds the source once wrote from a reading per
 /// series (exponential histograms, double counters, up-down counters, gauges) against golden text
 /// (<c>Golden/readinto-*.txt</c>, embedded) captured from those readings before the source read
-/// them in place: the same lines, byte for byte, from the read in place.
+/// them in place: the same lines, byte for byte, from the read in place. Series with exemplars,
+/// whose trace ids and times differ from run to run, against what their readings write.
 /// </summary>
 /// <remarks>
 /// OpenMetrics' <c>_created</c> values are the instruments' creation times, so they are masked on
@@ -41,6 +44,64 @@ public sealed partial class ReadIntoExpositionTests
 
         Assert.Equal(first, second);
         AssertGolden(format == PrometheusExpositionFormat.Text ? "readinto-text.txt" : "readinto-openmetrics.txt", second);
+    }
+
+    public static TheoryData<PrometheusExpositionFormat> Formats =>
+        [PrometheusExpositionFormat.Text, PrometheusExpositionFormat.OpenMetrics, PrometheusExpositionFormat.Protobuf];
+
+    [Theory]
+    [MemberData(nameof(Formats))]
+    public void SeriesWithExemplarsAreWrittenAsTheirReadingsAre(PrometheusExpositionFormat format)
+    {
+        // Exemplars carry trace ids and times of their own: the expected bytes are those the writer
+        // writes from the instruments' readings (what the source wrote before it read in place).
+        var registry = new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = ExemplarFilter.TraceBased });
+        PartitionedHistogram latency = registry.CreateHistogram("latency", "s", "Latency.", [0.1, 1, 10]);
+        PartitionedDoubleCounter bytes = registry.CreateDoubleCounter("bytes", "By");
+        using (Activity activity = new Activity("t").SetIdFormat(ActivityIdFormat.W3C))
+        {
+            activity.ActivityTraceFlags = ActivityTraceFlags.Recorded;
+            activity.Start();
+            for (int i = 0; i < 40; i++)
+            {
+                latency.Record(i * 0.37, new KeyValuePair<string, object?>("route", "/r" + (i % 5)));
+                bytes.Add(i * 1.5, new KeyValuePair<string, object?>("route", "/r" + (i % 5)));
+            }
+        }
+
+        // Series recorded outside a sampled activity keep no exemplar.
+        latency.Record(0.5, new KeyValuePair<string, object?>("route", "/none"));
+        latency.Record(50, new KeyValuePair<string, object?>("route", "/none"));
+        bytes.Add(2, new KeyValuePair<string, object?>("route", "/none"));
+        var source = new RegistrySource(registry, "scope", "1.0", NullLogger.Instance);
+        ExpositionWriter writer = Writer(format);
+
+        Scrape(source, writer);
+        byte[] scraped = writer.ToArray();
+
+        ExpositionWriter expected = Writer(format);
+        var scratch = new PrometheusTextWriter();
+        KeyValuePair<string, string>[] scope = [new(ExportedNames.ScopeNameLabel, "scope"), new(ExportedNames.ScopeVersionLabel, "1.0")];
+        ExportedFamily family = ExportedFamily.For(latency);
+        expected.WriteHeader(family.TextName, family.Kind, latency.Description, family.Unit);
+        foreach (HistogramReading reading in latency.Collect())
+        {
+            expected.WriteHistogram(family.TextName, LabelBlock.Create(scratch, scope, reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, latency.CreatedAt, reading.Exemplars);
+        }
+
+        family = ExportedFamily.For(bytes);
+        expected.WriteHeader(family.TextName, family.Kind, bytes.Description, family.Unit);
+        foreach (DoubleReading reading in bytes.Collect())
+        {
+            LabelBlock labels = LabelBlock.Create(scratch, scope, reading.Tags);
+            expected.WriteSample(family.TextName, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
+            expected.WriteCreated(family.TextName, family.Kind, labels, bytes.CreatedAt);
+        }
+
+        expected.WriteEnd();
+        Assert.True(scraped.AsSpan().IndexOf(format == PrometheusExpositionFormat.Text ? "/none"u8 : "trace_id"u8) >= 0, "The registry is not the one meant.");
+        Assert.Equal(Encoding.UTF8.GetString(expected.ToArray()), Encoding.UTF8.GetString(scraped));
+        Assert.True(expected.ToArray().AsSpan().SequenceEqual(scraped));
     }
 
     /// <summary>
@@ -118,6 +179,13 @@ public sealed partial class ReadIntoExpositionTests
         registry.CreateGauge("golden.unset").Bind(new KeyValuePair<string, object?>("u", "never"));
         return registry;
     }
+
+    private static ExpositionWriter Writer(PrometheusExpositionFormat format) => format switch
+    {
+        PrometheusExpositionFormat.Text => new TextFormatWriter { ChecksDuplicates = true },
+        PrometheusExpositionFormat.OpenMetrics => new OpenMetricsWriter { ChecksDuplicates = true },
+        _ => new ProtobufWriter { ChecksDuplicates = true },
+    };
 
     internal static string Scrape(RegistrySource source, ExpositionWriter writer)
     {
