@@ -34,6 +34,7 @@ internal sealed class PartitionArena
     private int _nextChunkSlots = FirstChunkSlots;
     private int _regionCount;
     private long[] _scratch = [];
+    private ArenaChunk[] _chunksRead = [];
 
     /// <summary>Creates an arena.</summary>
     /// <param name="writePath">How its slots are written.</param>
@@ -169,10 +170,16 @@ internal sealed class PartitionArena
             _scratch = new long[scratchLength];
         }
 
-        ArenaChunk[] chunks;
+        // Copied into an array kept between reads (under ReadLock), as _scratch is: a read allocates nothing per chunk.
+        if (_chunksRead.Length < chunkCount)
+        {
+            _chunksRead = new ArenaChunk[Math.Max(chunkCount, 2 * _chunksRead.Length)];
+        }
+
+        ArenaChunk[] chunks = _chunksRead;
         lock (_allocationLock)
         {
-            chunks = [.. _chunks.Take(chunkCount)];
+            _chunks.CopyTo(0, chunks, 0, chunkCount);
         }
 
         for (int c = 0; c < chunkCount; c++)

@@ -96,12 +96,27 @@ internal sealed class ExemplarReservoir
         }
 
         var newest = new Exemplar?[_slotCount];
-        for (int slot = 0; slot < newest.Length; slot++)
+        ReadNewestOfEach(newest);
+        return newest;
+    }
+
+    /// <summary>
+    /// As <see cref="ReadNewestOfEach()"/>, into <paramref name="newest"/> (one per slot, a reader's
+    /// kept array) rather than a new array: false, and nothing written, where none was ever kept.
+    /// </summary>
+    public bool ReadNewestOfEach(Span<Exemplar?> newest)
+    {
+        if (Volatile.Read(ref _partitions) is null)
+        {
+            return false;
+        }
+
+        for (int slot = 0; slot < _slotCount; slot++)
         {
             newest[slot] = ReadNewest(slot);
         }
 
-        return newest;
+        return true;
     }
 
     private ExemplarSlot[] SlotsOf(int partition)

@@ -400,9 +400,10 @@ public abstract unsafe class PartitionedSeries : Series
     /// As <see cref="ReadAllWithDouble"/> (or, where <paramref name="doubleSlot"/> is negative, as
     /// <see cref="ReadAll(PartitionArena, IReadOnlyList{PartitionedSeries}, int, Span{long})"/>), for
     /// a span of series, with the slot ranges written into <paramref name="scratch"/>'s kept array
-    /// rather than a new one: a reader that reads every scrape allocates nothing here.
+    /// rather than a new one: a reader that reads every scrape allocates nothing here. The totals
+    /// are summed by <paramref name="kind"/> (<see cref="SlotSum.Double"/>: doubles' bits).
     /// </summary>
-    private protected static void ReadAllInto<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, int slotsPerSeries, int doubleSlot, SeriesReadScratch scratch, Span<long> totals, Span<double> doubles)
+    private protected static void ReadAllInto<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, int slotsPerSeries, int doubleSlot, SeriesReadScratch scratch, Span<long> totals, Span<double> doubles, SlotSum kind = SlotSum.Saturating)
         where TSeries : PartitionedSeries
     {
         lock (arena.ReadLock)
@@ -413,7 +414,7 @@ public abstract unsafe class PartitionedSeries : Series
                 ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
             }
 
-            arena.SumRanges(ranges, slotsPerSeries, totals, SlotSum.Saturating);
+            arena.SumRanges(ranges, slotsPerSeries, totals, kind);
             if (doubleSlot >= 0)
             {
                 for (int i = 0; i < ranges.Length; i++)

@@ -1,3 +1,4 @@
+using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
@@ -33,7 +34,7 @@ internal sealed class ClassicBuckets
     public long Count { get; private set; }
 
     /// <summary>Reads <paramref name="reading"/>'s classic buckets, replacing the last series'.</summary>
-    public ClassicBuckets Of(ExponentialHistogramReading reading)
+    public ClassicBuckets Of(ExponentialHistogramPoint reading)
     {
         _boundaries.Clear();
         _cumulativeCounts.Clear();
@@ -52,7 +53,7 @@ internal sealed class ClassicBuckets
             _cumulativeCounts.Add(cumulative);
         }
 
-        for (int j = 0; j < reading.PositiveBucketCounts.Count; j++)
+        for (int j = 0; j < reading.PositiveBucketCounts.Length; j++)
         {
             long count = reading.PositiveBucketCounts[j];
             if (count == 0)

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Naming;
 
@@ -16,7 +17,7 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// <para>The sources write every family the same way in every format: a counter's or gauge's
 /// series through <see cref="WriteSample(string, string, LabelBlock, string?, double, long, Exemplar?)"/>,
 /// a histogram's or summary's whole through <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, IReadOnlyList{long}, double, DateTimeOffset?, IReadOnlyList{Exemplar?}?)"/>,
-/// <see cref="WriteExponentialHistogram"/> and <see cref="WriteSummary"/> (in protobuf a series is
+/// <see cref="WriteExponentialHistogram(string, LabelBlock, ExponentialHistogramPoint, DateTimeOffset?)"/> and <see cref="WriteSummary"/> (in protobuf a series is
 /// one <c>Metric</c> message, never sample by sample).</para>
 /// <para>What every format shares is here: the label blocks the series come with
 /// (<see cref="LabelBlock"/>), a histogram's cumulative counts, and the duplicate check. With
@@ -183,6 +184,24 @@ internal abstract class ExpositionWriter
     }
 
     /// <summary>
+    /// One histogram series with exemplars, as <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, IReadOnlyList{long}, double, DateTimeOffset?, IReadOnlyList{Exemplar?}?)"/>
+    /// writes it, its bucket counts a span of a reader's kept array (<c>PartitionedHistogram.ReadWithExemplarsInto</c>):
+    /// the same bytes, nothing allocated.
+    /// </summary>
+    /// <param name="name">The family name (<c>B</c> of <c>B_bucket</c>).</param>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="boundaries">The bucket boundaries, increasing.</param>
+    /// <param name="bucketCounts">The count of each bucket, not cumulative: one more than <paramref name="boundaries"/>.</param>
+    /// <param name="sum">The sum of the values recorded.</param>
+    /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
+    /// <param name="exemplars">The newest exemplar of each bucket, indexed as <paramref name="bucketCounts"/>.</param>
+    public void WriteHistogramWithExemplars(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?> exemplars)
+    {
+        long count = Cumulate(bucketCounts, boundaries.Count);
+        WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, count, sum, created, exemplars);
+    }
+
+    /// <summary>
     /// Where a format can, writes the series of <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, ReadOnlySpan{long}, double, DateTimeOffset?)"/>
     /// straight from its bucket counts, summing them as it goes: the same bytes. None does here.
     /// </summary>
@@ -207,12 +226,21 @@ internal abstract class ExpositionWriter
         WriteCreated(name, kind, labels, created);
     }
 
-    /// <summary>One exponential histogram series: a native histogram where the format has one, its buckets as a classic histogram's where not.</summary>
+    /// <summary>One exponential histogram series of a reading: its <see cref="ExponentialHistogramReading.Point"/>, written as
+    /// <see cref="WriteExponentialHistogram(string, LabelBlock, ExponentialHistogramPoint, DateTimeOffset?)"/> writes it.</summary>
     /// <param name="name">The family name.</param>
     /// <param name="labels">The series' labels.</param>
     /// <param name="reading">The series' reading.</param>
     /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
-    public abstract void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramReading reading, DateTimeOffset? created = null);
+    public void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramReading reading, DateTimeOffset? created = null) =>
+        WriteExponentialHistogram(name, labels, reading.Point, created);
+
+    /// <summary>One exponential histogram series: a native histogram where the format has one, its buckets as a classic histogram's where not.</summary>
+    /// <param name="name">The family name.</param>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="point">The series as read: from a reading, or from a reader's kept arrays (<c>PartitionedExponentialHistogram.PointOf</c>).</param>
+    /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
+    public abstract void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramPoint point, DateTimeOffset? created = null);
 
     /// <summary>One summary series without quantiles: its count and sum (and OpenMetrics' <c>_created</c>).</summary>
     /// <param name="name">The family name.</param>

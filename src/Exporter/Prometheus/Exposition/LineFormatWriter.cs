@@ -1,4 +1,5 @@
 using System.Text;
+using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Naming;
 
@@ -74,10 +75,10 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <c>le="+Inf"</c>, <c>_sum</c> and <c>_count</c>, so that no text scrape leaves the instrument out.
     /// </summary>
     /// <inheritdoc/>
-    public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramReading reading, DateTimeOffset? created = null)
+    public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramPoint point, DateTimeOffset? created = null)
     {
-        ClassicBuckets classic = _classic.Of(reading);
-        WriteCumulativeHistogram(name, labels, classic.Boundaries, classic.CumulativeCounts, classic.Count, reading.Sum, created, exemplars: null);
+        ClassicBuckets classic = _classic.Of(point);
+        WriteCumulativeHistogram(name, labels, classic.Boundaries, classic.CumulativeCounts, classic.Count, point.Sum, created, exemplars: null);
     }
 
     /// <summary>Its <c>_sum</c> and <c>_count</c> samples (in the format's order, <see cref="WriteCountAndSum(string, LabelBlock, long, double, bool)"/>), then OpenMetrics' <c>_created</c>.</summary>

@@ -1,7 +1,9 @@
+using ScalableMetrics.Instruments.ExponentialHistograms;
+
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
-/// Writes an <see cref="ExponentialHistogramReading"/> as the native-histogram fields of Prometheus'
+/// Writes an exponential histogram series (<see cref="ExponentialHistogramPoint"/>, a reading's or one read in place) as the native-histogram fields of Prometheus'
 /// <c>Histogram</c> message: sample count and sum, schema (the scale), zero threshold and count,
 /// positive spans and deltas.
 /// </summary>
@@ -20,7 +22,7 @@ internal static class NativeHistogramEncoder
     public const int MaxEmptyRunInSpan = 2;
 
     /// <summary>Writes the fields of the <c>Histogram</c> message of <paramref name="reading"/> into the message begun in <paramref name="output"/>.</summary>
-    public static void Write(ProtobufBuffer output, ExponentialHistogramReading reading)
+    public static void Write(ProtobufBuffer output, ExponentialHistogramPoint reading)
     {
         // A count is never negative (a saturated one is long.MaxValue): uint64 as it is.
         output.Varint(ProtobufMessages.HistogramCount, (ulong)reading.Count);
@@ -31,9 +33,9 @@ internal static class NativeHistogramEncoder
         WriteSpansAndDeltas(output, reading.PositiveOffset + 1, reading.PositiveBucketCounts);
     }
 
-    private static void WriteSpansAndDeltas(ProtobufBuffer output, int firstIndex, IReadOnlyList<long> counts)
+    private static void WriteSpansAndDeltas(ProtobufBuffer output, int firstIndex, ReadOnlySpan<long> counts)
     {
-        if (counts.Count == 0)
+        if (counts.Length == 0)
         {
             WriteSpan(output, 0, 0);
             return;
@@ -43,14 +45,14 @@ internal static class NativeHistogramEncoder
         int previousEnd = -firstIndex;
         int start = 0;
         int lastNonEmpty = 0;
-        for (int j = 1; j <= counts.Count; j++)
+        for (int j = 1; j <= counts.Length; j++)
         {
-            if (j < counts.Count && counts[j] == 0)
+            if (j < counts.Length && counts[j] == 0)
             {
                 continue;
             }
 
-            if (j == counts.Count || j - lastNonEmpty - 1 > MaxEmptyRunInSpan)
+            if (j == counts.Length || j - lastNonEmpty - 1 > MaxEmptyRunInSpan)
             {
                 // The first span's offset is its bucket index; the others', the gap after the span before.
                 WriteSpan(output, start - previousEnd, lastNonEmpty - start + 1);
@@ -64,7 +66,7 @@ internal static class NativeHistogramEncoder
         // The deltas of the spans' buckets, in order: the buckets between spans are skipped.
         long previous = 0;
         int emptyRun = 0;
-        for (int j = 0; j < counts.Count; j++)
+        for (int j = 0; j < counts.Length; j++)
         {
             if (counts[j] == 0)
             {

@@ -1,3 +1,4 @@
+using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
@@ -108,18 +109,18 @@ internal sealed class ProtobufFamilyWriter
     }
 
     /// <summary>An exponential histogram's series as a native histogram (<see cref="NativeHistogramEncoder"/>), with the classic buckets given, if any, in the same message.</summary>
-    public void AddNativeHistogram(LabelBlock labels, ExponentialHistogramReading reading, ClassicBuckets? classic)
+    public void AddNativeHistogram(LabelBlock labels, ExponentialHistogramPoint point, ClassicBuckets? classic)
     {
         int metric = BeginMetric(labels);
         int histogram = _family.BeginMessage(ProtobufMessages.MetricHistogram);
-        NativeHistogramEncoder.Write(_family, reading);
+        NativeHistogramEncoder.Write(_family, point);
 
         // The +Inf bucket is the sample count, which the native buckets make exact (Prometheus
         // checks it against them); a classic count read a moment apart from it (a record under
         // way) is capped by it, so that the buckets stay cumulative.
         for (int i = 0; i < (classic?.Boundaries.Count ?? 0); i++)
         {
-            WriteBucket(Math.Min(classic!.CumulativeCounts[i], reading.Count), classic.Boundaries[i], null);
+            WriteBucket(Math.Min(classic!.CumulativeCounts[i], point.Count), classic.Boundaries[i], null);
         }
 
         _family.EndMessage(histogram);

@@ -1,3 +1,4 @@
+using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
@@ -48,10 +49,10 @@ internal sealed class ProtobufWriter : ExpositionWriter
     /// as client_golang writes a native-only histogram: the exponential buckets written as
     /// <c>le</c> buckets (what the text formats write) would only repeat them.</summary>
     /// <inheritdoc/>
-    public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramReading reading, DateTimeOffset? created = null)
+    public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramPoint point, DateTimeOffset? created = null)
     {
         CheckSeries(name, labels);
-        _family.AddNativeHistogram(labels, reading, reading.ClassicBoundaries.Count > 0 ? _classic.Of(reading) : null);
+        _family.AddNativeHistogram(labels, point, point.ClassicBoundaries.Count > 0 ? _classic.Of(point) : null);
     }
 
     /// <summary>A <c>Summary</c> message.</summary>

@@ -16,7 +16,7 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// and gauges as gauges <c>B</c>; histograms, and operations with bucket boundaries, as
 /// <c>B_bucket{le="…"}</c> (cumulative, ending with <c>le="+Inf"</c>), <c>B_sum</c>, <c>B_count</c>;
 /// exponential histograms as native histograms in protobuf, and as those histograms in the text
-/// formats (<see cref="ExpositionWriter.WriteExponentialHistogram"/>);
+/// formats (<c>ExpositionWriter.WriteExponentialHistogram</c>);
 /// operations without boundaries as summaries <c>S_sum</c>, <c>S_count</c>; observable
 /// instruments as their kind, read by calling their callback. A family with no sample in a scrape
 /// (no series yet, a gauge never set, a callback that reported nothing) is not written.</para>
@@ -43,9 +43,12 @@ internal sealed partial class RegistrySource : IScrapeSource
     private readonly ConditionalWeakTable<Instrument, object> _warned = [];
     private readonly PrometheusTextWriter _labelScratch = new();
 
-    // Counters' totals and histograms' counts and sums, read straight into arrays kept from scrape
+    // Counters' totals and histograms' (exponential ones' too) counts and sums, read straight into arrays kept from scrape
     // to scrape rather than into readings: a scrape of series that exist allocates nothing per series.
     private readonly SeriesReadScratch _readScratch = new();
+
+    // A histogram series' exemplars in the kept array, as the list the writers take.
+    private readonly KeptExemplars _keptExemplars = new();
 
     // Made once: a method group made into a delegate at each call would allocate one per series.
     private readonly Func<TagSet, LabelBlock> _findLabelBlock;
@@ -200,13 +203,13 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
-    // A histogram's series straight from the arena (PartitionedHistogram.ReadInto), where it keeps
-    // no exemplars: the same lines as WriteHistograms of its readings, without a reading per series.
+    // A histogram's series straight from the arena (PartitionedHistogram.ReadInto): the same lines
+    // as the writer writes its readings, without a reading per series.
     private void WriteHistogram(InstrumentWriter writer, Header header, PartitionedHistogram histogram)
     {
         if (histogram.KeepsExemplars)
         {
-            WriteHistograms(writer, header, histogram.Collect());
+            WriteHistogramWithExemplars(writer, header, histogram);
             return;
         }
 
@@ -223,13 +226,107 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
-    private void WriteValues(InstrumentWriter writer, Header header, IReadOnlyList<LongReading> readings)
+    // A double counter's or up-down counter's series straight from the arena (ReadInto): the same
+    // lines as WriteValues of its readings, in the same order, without a reading per series.
+    private void WriteDoubles<TSeries>(InstrumentWriter writer, Header header, ReadOnlySpan<TSeries> series, bool hasExemplars)
+        where TSeries : Series
     {
-        writer.WriteHeaderIfAny(header, readings.Count);
-        for (int i = 0; i < readings.Count; i++)
+        writer.WriteHeaderIfAny(header, series.Length);
+        ReadOnlySpan<double> values = _readScratch.Doubles;
+        ReadOnlySpan<Exemplar?> exemplars = hasExemplars ? _readScratch.Exemplars : default;
+        for (int i = 0; i < series.Length; i++)
         {
-            LongReading reading = readings[i];
-            writer.Output.WriteSample(header.Name, string.Empty, Labels(header, i, reading.Tags), null, 0, reading.Value);
+            TSeries one = series[i];
+            LabelBlock labels = header.Labels.Get(i, one, one.Tags, _findLabelBlock);
+            writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, values[i], hasExemplars ? exemplars[i] : null);
+            writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
+        }
+    }
+
+    // An up-down counter's series straight from the arena (PartitionedUpDownCounter.ReadInto).
+    private void WriteUpDownCounter(InstrumentWriter writer, Header header, PartitionedUpDownCounter counter)
+    {
+        ReadOnlySpan<UpDownCounterSeries> series = counter.ReadInto(_readScratch);
+        writer.WriteHeaderIfAny(header, series.Length);
+        ReadOnlySpan<long> values = _readScratch.Totals;
+        for (int i = 0; i < series.Length; i++)
+        {
+            UpDownCounterSeries one = series[i];
+            writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(i, one, one.Tags, _findLabelBlock), null, 0, values[i]);
+        }
+    }
+
+    // A gauge's series read one by one (Read: a value, or null where never set), as Collect reads
+    // them, without a reading per series; the label blocks kept by series position, gaps and all.
+    private void WriteGauge(InstrumentWriter writer, Header header, Gauge gauge)
+    {
+        ReadOnlySpan<GaugeSeries> series = gauge.Series;
+        for (int i = 0; i < series.Length; i++)
+        {
+            GaugeSeries one = series[i];
+            if (one.Read() is long value)
+            {
+                writer.WriteHeaderIfAny(header, 1);
+                writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(i, one, one.Tags, _findLabelBlock), null, 0, value);
+            }
+        }
+    }
+
+    // As WriteGauge, of doubles: the same lines as WriteValues of its readings.
+    private void WriteGauge(InstrumentWriter writer, Header header, DoubleGauge gauge)
+    {
+        ReadOnlySpan<DoubleGaugeSeries> series = gauge.Series;
+        for (int i = 0; i < series.Length; i++)
+        {
+            DoubleGaugeSeries one = series[i];
+            if (one.Read() is double value)
+            {
+                writer.WriteHeaderIfAny(header, 1);
+                LabelBlock labels = header.Labels.Get(i, one, one.Tags, _findLabelBlock);
+                writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, value, null);
+                writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
+            }
+        }
+    }
+
+    // Where it keeps exemplars (PartitionedHistogram.ReadWithExemplarsInto): each bucket's newest
+    // exemplar read first, as Collect reads them, into the kept arrays too. A series with none is
+    // written as a reading without exemplars is: the same bytes as one with every bucket's null.
+    private void WriteHistogramWithExemplars(InstrumentWriter writer, Header header, PartitionedHistogram histogram)
+    {
+        ReadOnlySpan<HistogramSeries> series = histogram.ReadWithExemplarsInto(_readScratch, out int stride);
+        writer.WriteHeaderIfAny(header, series.Length);
+        IReadOnlyList<double> boundaries = histogram.Boundaries;
+        int bucketCount = boundaries.Count + 1;
+        ReadOnlySpan<long> counts = _readScratch.Totals;
+        ReadOnlySpan<double> sums = _readScratch.Doubles;
+        ReadOnlySpan<Exemplar?> exemplars = _readScratch.Exemplars;
+        for (int i = 0; i < series.Length; i++)
+        {
+            HistogramSeries one = series[i];
+            LabelBlock labels = header.Labels.Get(i, one, one.Tags, _findLabelBlock);
+            ReadOnlySpan<long> bucketCounts = counts.Slice(i * stride, bucketCount);
+            if (AnyOf(exemplars.Slice(i * bucketCount, bucketCount)))
+            {
+                writer.Output.WriteHistogramWithExemplars(header.Name, labels, boundaries, bucketCounts, sums[i], header.Created, _keptExemplars.Of(_readScratch.ExemplarsAt(i * bucketCount, bucketCount)));
+            }
+            else
+            {
+                writer.Output.WriteHistogram(header.Name, labels, boundaries, bucketCounts, sums[i], header.Created);
+            }
+        }
+
+        static bool AnyOf(ReadOnlySpan<Exemplar?> exemplars)
+        {
+            foreach (Exemplar? exemplar in exemplars)
+            {
+                if (exemplar.HasValue)
+                {
+                    return true;
+                }
+            }
+
+            return false;
         }
     }
 
@@ -245,23 +342,16 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
-    private void WriteHistograms(InstrumentWriter writer, Header header, IReadOnlyList<HistogramReading> readings)
+    // An exponential histogram's series straight from the arena (PartitionedExponentialHistogram.ReadInto),
+    // each made the point its reading would be in a kept array: the same lines as its readings, without a reading per series.
+    private void WriteExponentialHistogram(InstrumentWriter writer, Header header, PartitionedExponentialHistogram histogram)
     {
-        writer.WriteHeaderIfAny(header, readings.Count);
-        for (int i = 0; i < readings.Count; i++)
+        ReadOnlySpan<ExponentialHistogramSeries> series = histogram.ReadInto(_readScratch);
+        writer.WriteHeaderIfAny(header, series.Length);
+        for (int i = 0; i < series.Length; i++)
         {
-            HistogramReading reading = readings[i];
-            writer.Output.WriteHistogram(header.Name, Labels(header, i, reading.Tags), reading.Boundaries, reading.BucketCounts, reading.Sum, header.Created, reading.Exemplars);
-        }
-    }
-
-    private void WriteHistograms(InstrumentWriter writer, Header header, IReadOnlyList<ExponentialHistogramReading> readings)
-    {
-        writer.WriteHeaderIfAny(header, readings.Count);
-        for (int i = 0; i < readings.Count; i++)
-        {
-            ExponentialHistogramReading reading = readings[i];
-            writer.Output.WriteExponentialHistogram(header.Name, Labels(header, i, reading.Tags), reading, header.Created);
+            ExponentialHistogramSeries one = series[i];
+            writer.Output.WriteExponentialHistogram(header.Name, header.Labels.Get(i, one, one.Tags, _findLabelBlock), histogram.PointOf(_readScratch, i), header.Created);
         }
     }
 
@@ -338,15 +428,19 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         public void Counter(PartitionedCounter counter) => source.WriteCounter(this, Header, counter);
 
-        public void DoubleCounter(PartitionedDoubleCounter counter) => source.WriteValues(this, Header, counter.Collect());
+        public void DoubleCounter(PartitionedDoubleCounter counter)
+        {
+            ReadOnlySpan<DoubleCounterSeries> series = counter.ReadInto(source._readScratch, out bool hasExemplars);
+            source.WriteDoubles(this, Header, series, hasExemplars);
+        }
 
-        public void UpDownCounter(PartitionedUpDownCounter counter) => source.WriteValues(this, Header, counter.Collect());
+        public void UpDownCounter(PartitionedUpDownCounter counter) => source.WriteUpDownCounter(this, Header, counter);
 
-        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => source.WriteValues(this, Header, counter.Collect());
+        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => source.WriteDoubles(this, Header, counter.ReadInto(source._readScratch), hasExemplars: false);
 
-        public void Gauge(Gauge gauge) => source.WriteValues(this, Header, gauge.Collect());
+        public void Gauge(Gauge gauge) => source.WriteGauge(this, Header, gauge);
 
-        public void DoubleGauge(DoubleGauge gauge) => source.WriteValues(this, Header, gauge.Collect());
+        public void DoubleGauge(DoubleGauge gauge) => source.WriteGauge(this, Header, gauge);
 
         public void ObservableCounter(ObservableCounter counter) => WriteObserved(counter);
 
@@ -356,7 +450,7 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         public void Histogram(PartitionedHistogram histogram) => source.WriteHistogram(this, Header, histogram);
 
-        public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => source.WriteHistograms(this, Header, histogram.Collect());
+        public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => source.WriteExponentialHistogram(this, Header, histogram);
 
         public void Operation(OperationData operation) => source.WriteOperations(this, Header, operation.Boundaries, operation.Collect());
 

@@ -78,6 +78,23 @@ public sealed class PartitionedDoubleCounter : Instrument
     public IReadOnlyList<DoubleReading> Collect() =>
         SummedReadings.Collect(_series, _arena, DoubleCounterSeries.ReadAll, static (TagSet tags, double value, Exemplar? exemplar) => new DoubleReading(tags, value) { Exemplar = exemplar });
 
+    /// <summary>
+    /// Reads every series as <see cref="Collect"/> does (one pass over the arena), into
+    /// <paramref name="scratch"/>'s kept arrays rather than readings: series i's value at
+    /// <see cref="SeriesReadScratch.Doubles"/>[i] and, where <paramref name="hasExemplars"/>, its
+    /// newest exemplar (read first, as <see cref="Collect"/> reads it) at <see cref="SeriesReadScratch.Exemplars"/>[i]. Allocates nothing once the scratch has grown to the instrument.
+    /// </summary>
+    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
+    /// <param name="hasExemplars">Whether the series keep exemplars (all of them do, or none).</param>
+    /// <returns>The series read, in creation order (<see cref="Collect"/>'s): the table's own array, to read, never to change.</returns>
+    internal ReadOnlySpan<DoubleCounterSeries> ReadInto(SeriesReadScratch scratch, out bool hasExemplars)
+    {
+        ReadOnlySpan<DoubleCounterSeries> series = _series.Series;
+        hasExemplars = SeriesExemplars.ReadNewest(series, scratch);
+        DoubleCounterSeries.ReadAllInto(_arena, series, scratch);
+        return series;
+    }
+
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleCounter(this);
 }

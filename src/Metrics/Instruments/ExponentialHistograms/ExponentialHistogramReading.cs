@@ -19,17 +19,24 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class ExponentialHistogramReading
 {
-    private ExponentialHistogramReading(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum, Classic classic = default)
+    // The most longs Create merges into on the stack (4 KiB): the positive buckets of any layout, and a few classic ones.
+    private const int MaxStackRoom = ExponentialBuckets.MaxBucketCount + 64;
+
+    // Arrays of the reading's own, which Point lends as spans.
+    private readonly long[] _positiveBucketCounts;
+    private readonly long[] _classicCumulativeCounts;
+
+    private ExponentialHistogramReading(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum, IReadOnlyList<double>? classicBoundaries = null, long[]? classicCumulativeCounts = null, long classicCount = 0)
     {
-        ClassicBoundaries = classic.Boundaries ?? [];
-        ClassicCumulativeCounts = classic.Cumulative ?? [];
-        ClassicCount = classic.Count;
+        ClassicBoundaries = classicBoundaries ?? [];
+        _classicCumulativeCounts = classicCumulativeCounts ?? [];
+        ClassicCount = classicCount;
         Tags = tags;
         Scale = scale;
         ZeroThreshold = zeroThreshold;
         ZeroCount = zeroCount;
         PositiveOffset = positiveOffset;
-        PositiveBucketCounts = positiveBucketCounts;
+        _positiveBucketCounts = positiveBucketCounts;
         Sum = sum;
 
         // Each bucket saturates at long.MaxValue; so does their sum.
@@ -52,7 +59,7 @@ public sealed class ExponentialHistogramReading
     public int PositiveOffset { get; }
 
     /// <summary>Values recorded per positive bucket, not cumulative, from the first non-empty to the last (empty when there is none).</summary>
-    public IReadOnlyList<long> PositiveBucketCounts { get; }
+    public IReadOnlyList<long> PositiveBucketCounts => _positiveBucketCounts;
 
     /// <summary>Values recorded (saturating at <see cref="long.MaxValue"/>).</summary>
     public long Count { get; }
@@ -68,14 +75,15 @@ public sealed class ExponentialHistogramReading
     /// (cumulative, as Prometheus' <c>le</c> buckets; the +∞ bucket's is the values above the last
     /// boundary plus the last of these). Counted apart from the exponential buckets, in the same
     /// pass: a record under way may show in one and not yet in the other.</summary>
-    public IReadOnlyList<long> ClassicCumulativeCounts { get; }
+    public IReadOnlyList<long> ClassicCumulativeCounts => _classicCumulativeCounts;
 
     /// <summary>The values recorded per the classic buckets: the last of <see cref="ClassicCumulativeCounts"/>
     /// plus those above the last boundary; <see cref="Count"/> but for records under way.</summary>
     public long ClassicCount { get; }
 
-    /// <summary>The upper boundary of positive bucket <paramref name="j"/> (of <see cref="PositiveBucketCounts"/>): base^(<see cref="PositiveOffset"/> + j + 1).</summary>
-    internal double PositiveBucketUpperBoundary(int j) => ExponentialBuckets.LowerBoundary(PositiveOffset + j + 1, Scale);
+    /// <summary>The reading as a point (the form the exposition writes), over the reading's own arrays: nothing allocated.</summary>
+    internal ExponentialHistogramPoint Point =>
+        new(Scale, ZeroThreshold, ZeroCount, PositiveOffset, _positiveBucketCounts, Sum, ClassicBoundaries, _classicCumulativeCounts, ClassicCount);
 
     /// <summary>A reading of buckets counted elsewhere (an OpenTelemetry exponential histogram point), empty buckets at either end trimmed.</summary>
     internal static ExponentialHistogramReading Of(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum)
@@ -90,55 +98,13 @@ public sealed class ExponentialHistogramReading
         return new ExponentialHistogramReading(tags, scale, zeroThreshold, zeroCount, positiveOffset + first, positiveBucketCounts[first..(last + 1)], sum);
     }
 
-    /// <summary>The reading of <paramref name="counts"/> (zero bucket first, then the instrument's positive buckets, then its classic buckets), downscaled to fit.</summary>
+    /// <summary>The reading of <paramref name="counts"/> (zero bucket first, then the instrument's positive buckets, then its classic buckets), downscaled to fit (<see cref="ExponentialHistogramPoint.Of"/>).</summary>
     internal static ExponentialHistogramReading Create(TagSet tags, ExponentialBuckets buckets, ReadOnlySpan<long> counts, double sum)
     {
-        Classic classic = buckets.Classic is { } layout ? Classic.Of(layout.Boundaries, counts[buckets.ClassicFirstSlot..]) : default;
-        ReadOnlySpan<long> positive = counts[1..buckets.ClassicFirstSlot];
-        int first = positive.IndexOfAnyExcept(0L);
-        if (first < 0)
-        {
-            return new ExponentialHistogramReading(tags, buckets.Scale, buckets.ZeroThreshold, counts[0], 0, [], sum, classic);
-        }
-
-        int last = positive.LastIndexOfAnyExcept(0L);
-        int firstIndex = buckets.MinIndex + first;
-        int lastIndex = buckets.MinIndex + last;
-        int shift = 0;
-        while ((lastIndex >> shift) - (firstIndex >> shift) + 1 > buckets.MaxBuckets && buckets.Scale - shift > ExponentialBuckets.MinScale)
-        {
-            shift++;
-        }
-
-        int offset = firstIndex >> shift;
-        long[] merged = new long[(lastIndex >> shift) - offset + 1];
-        for (int j = first; j <= last; j++)
-        {
-            ref long bucket = ref merged[((buckets.MinIndex + j) >> shift) - offset];
-            bucket = SaturatingCounts.Add(bucket, positive[j]);
-        }
-
-        return new ExponentialHistogramReading(tags, buckets.Scale - shift, buckets.ZeroThreshold, counts[0], offset, merged, sum, classic);
-    }
-
-    /// <summary>The classic buckets of a reading: the boundaries, the cumulative count at each, and the total (the +∞ bucket's).</summary>
-    private readonly record struct Classic(IReadOnlyList<double>? Boundaries, long[]? Cumulative, long Count)
-    {
-        // counts: one per classic bucket, the +∞ bucket last.
-        public static Classic Of(IReadOnlyList<double> boundaries, ReadOnlySpan<long> counts)
-        {
-            long[] cumulative = new long[boundaries.Count];
-            long total = 0;
-            for (int i = 0; i < counts.Length; i++)
-            {
-                total = SaturatingCounts.Add(total, counts[i]);
-                if (i < cumulative.Length)
-                {
-                    cumulative[i] = total;
-                }
-            }
-
-            return new Classic(boundaries, cumulative, total);
-        }
+        int room = ExponentialHistogramPoint.RoomFor(buckets);
+        ExponentialHistogramPoint point = ExponentialHistogramPoint.Of(buckets, counts, sum, room <= MaxStackRoom ? stackalloc long[room] : new long[room]);
+        return new ExponentialHistogramReading(
+            tags, point.Scale, point.ZeroThreshold, point.ZeroCount, point.PositiveOffset, point.PositiveBucketCounts.ToArray(), sum,
+            buckets.Classic is null ? null : point.ClassicBoundaries, buckets.Classic is null ? null : point.ClassicCumulativeCounts.ToArray(), point.ClassicCount);
     }
 }

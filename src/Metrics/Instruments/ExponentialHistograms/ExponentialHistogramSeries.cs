@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 
 namespace ScalableMetrics;
@@ -76,6 +77,13 @@ public sealed class ExponentialHistogramSeries : PartitionedSeries
     /// </summary>
     internal static void ReadAll(PartitionArena arena, ExponentialHistogramSeries[] series, ExponentialBuckets buckets, Span<long> slots, Span<double> sums) =>
         ReadAllWithDouble(arena, series, SlotCountFor(buckets), buckets.CountSlots, slots, sums);
+
+    /// <summary>As <see cref="ReadAll"/>, into <paramref name="scratch"/>'s kept arrays: series i's count slots at i × <see cref="SlotCountFor"/> of its totals, its sum at its doubles[i].</summary>
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<ExponentialHistogramSeries> series, ExponentialBuckets buckets, SeriesReadScratch scratch)
+    {
+        int slotsPerSeries = SlotCountFor(buckets);
+        ReadAllInto(arena, series, slotsPerSeries, buckets.CountSlots, scratch, scratch.TotalsFor(series.Length * slotsPerSeries), scratch.DoublesFor(series.Length));
+    }
 
     // The sum's slot: after the count slots.
     private int SumSlot => _buckets.CountSlots;

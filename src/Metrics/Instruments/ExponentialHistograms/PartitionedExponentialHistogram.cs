@@ -157,6 +157,39 @@ public sealed class PartitionedExponentialHistogram : Instrument
         return readings;
     }
 
+    /// <summary>
+    /// Reads every series as <see cref="Collect"/> does (one pass over the arena), into
+    /// <paramref name="scratch"/>'s kept arrays rather than readings: series i's count slots (the
+    /// zero bucket, the positive buckets, the classic buckets; not cumulative) at
+    /// <see cref="SeriesReadScratch.Totals"/>[i × stride], its sum at <see cref="SeriesReadScratch.Doubles"/>[i];
+    /// <see cref="PointOf"/> makes each the point its reading would be. Allocates nothing once the
+    /// scratch has grown to the instrument.
+    /// </summary>
+    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
+    /// <returns>The series read, in creation order (<see cref="Collect"/>'s): the table's own array, to read, never to change.</returns>
+    internal ReadOnlySpan<ExponentialHistogramSeries> ReadInto(SeriesReadScratch scratch)
+    {
+        ReadOnlySpan<ExponentialHistogramSeries> series = _series.Series;
+        ExponentialHistogramSeries.ReadAllInto(_arena, series, Buckets, scratch);
+        return series;
+    }
+
+    /// <summary>
+    /// The point of series <paramref name="index"/> of the last <see cref="ReadInto"/> into
+    /// <paramref name="scratch"/>: what its reading would carry (trimmed, downscaled to fit
+    /// <see cref="MaxBuckets"/>, classic counts cumulative), over the scratch's kept arrays.
+    /// </summary>
+    /// <returns>The point, valid until the next point or read into <paramref name="scratch"/>.</returns>
+    internal ExponentialHistogramPoint PointOf(SeriesReadScratch scratch, int index)
+    {
+        int slotsPerSeries = ExponentialHistogramSeries.SlotCountFor(Buckets);
+        return ExponentialHistogramPoint.Of(
+            Buckets,
+            scratch.Totals.Slice(index * slotsPerSeries, Buckets.CountSlots),
+            scratch.Doubles[index],
+            scratch.PointFor(ExponentialHistogramPoint.RoomFor(Buckets)));
+    }
+
     /// <summary>Throws unless <paramref name="value"/> is zero, positive or +∞.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static void ThrowIfNotRecordable(double value)

@@ -56,6 +56,10 @@ public sealed class DoubleGauge : Instrument
     /// <returns>One reading per series that has a value, in no particular order.</returns>
     public IReadOnlyList<DoubleReading> Collect() => GaugeReadings.Collect(_series, static series => series.Read(), static (TagSet tags, double value) => new DoubleReading(tags, value));
 
+    /// <summary>Every series, in creation order (<see cref="Collect"/>'s), for a reader that reads each
+    /// (<see cref="DoubleGaugeSeries.Read"/>, null where never set) without a reading per series: the table's own array, to read, never to change.</summary>
+    internal ReadOnlySpan<DoubleGaugeSeries> Series => _series.Series;
+
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleGauge(this);
 }

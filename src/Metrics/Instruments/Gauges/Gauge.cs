@@ -56,6 +56,10 @@ public sealed class Gauge : Instrument
     /// <returns>One reading per series that has a value, in no particular order.</returns>
     public IReadOnlyList<LongReading> Collect() => GaugeReadings.Collect(_series, static series => series.Read(), static (TagSet tags, long value) => new LongReading(tags, value));
 
+    /// <summary>Every series, in creation order (<see cref="Collect"/>'s), for a reader that reads each
+    /// (<see cref="GaugeSeries.Read"/>, null where never set) without a reading per series: the table's own array, to read, never to change.</summary>
+    internal ReadOnlySpan<GaugeSeries> Series => _series.Series;
+
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Gauge(this);
 }

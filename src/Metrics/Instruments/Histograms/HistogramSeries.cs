@@ -64,6 +64,9 @@ public sealed class HistogramSeries : PartitionedSeries
     /// <summary>The newest exemplar of each bucket, or null where none was ever kept (or the registry keeps none).</summary>
     internal Exemplar?[]? ReadExemplars() => Exemplars?.ReadNewestOfEach();
 
+    /// <summary>As <see cref="ReadExemplars"/>, into <paramref name="exemplars"/> (one per bucket): false, and nothing written, where none was ever kept.</summary>
+    internal bool ReadExemplarsInto(Span<Exemplar?> exemplars) => Exemplars?.ReadNewestOfEach(exemplars) ?? false;
+
 
 
     /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: a count per bucket, then the sum.</summary>

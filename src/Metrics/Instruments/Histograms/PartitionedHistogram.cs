@@ -136,7 +136,7 @@ public sealed class PartitionedHistogram : Instrument
     /// <paramref name="scratch"/>'s kept arrays rather than readings: series i's bucket counts (not
     /// cumulative) at <see cref="SeriesReadScratch.Totals"/>[i × <paramref name="stride"/>], as many
     /// as <see cref="Boundaries"/> plus one, and its sum at <see cref="SeriesReadScratch.Doubles"/>[i].
-    /// No exemplars: a reader that writes them reads with <see cref="Collect"/>
+    /// No exemplars: a reader that writes them reads with <see cref="ReadWithExemplarsInto"/>
     /// (<see cref="KeepsExemplars"/>). Allocates nothing once the scratch has grown to the instrument.
     /// </summary>
     /// <param name="scratch">The reader's arrays, valid until its next read.</param>
@@ -145,6 +145,36 @@ public sealed class PartitionedHistogram : Instrument
     internal ReadOnlySpan<HistogramSeries> ReadInto(SeriesReadScratch scratch, out int stride)
     {
         ReadOnlySpan<HistogramSeries> series = _series.Series;
+        stride = HistogramSeries.SlotCountFor(Buckets);
+        HistogramSeries.ReadAllInto(_arena, series, Buckets, scratch);
+        return series;
+    }
+
+    /// <summary>
+    /// As <see cref="ReadInto(SeriesReadScratch, out int)"/>, with each bucket's newest exemplar read
+    /// first (as <see cref="Collect"/> reads them, so that every exemplar's record is in the counts
+    /// read after it): series i's at <see cref="SeriesReadScratch.Exemplars"/>[i × (<see cref="Boundaries"/>
+    /// plus one)], bucket by bucket.
+    /// </summary>
+    /// <remarks>Where a series never kept an exemplar (its reading's <see cref="HistogramReading.Exemplars"/> is null),
+    /// its exemplars read null. Allocates nothing once the scratch has grown to the instrument.</remarks>
+    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
+    /// <param name="stride">How many totals each series takes.</param>
+    /// <returns>The series read, in creation order: the table's own array, to read, never to change.</returns>
+    internal ReadOnlySpan<HistogramSeries> ReadWithExemplarsInto(SeriesReadScratch scratch, out int stride)
+    {
+        ReadOnlySpan<HistogramSeries> series = _series.Series;
+        int bucketCount = Buckets.BucketCount;
+        Span<Exemplar?> exemplars = scratch.ExemplarsFor(series.Length * bucketCount).AsSpan(0, series.Length * bucketCount);
+        for (int i = 0; i < series.Length; i++)
+        {
+            Span<Exemplar?> ofSeries = exemplars.Slice(i * bucketCount, bucketCount);
+            if (!series[i].ReadExemplarsInto(ofSeries))
+            {
+                ofSeries.Clear();
+            }
+        }
+
         stride = HistogramSeries.SlotCountFor(Buckets);
         HistogramSeries.ReadAllInto(_arena, series, Buckets, scratch);
         return series;

@@ -78,6 +78,20 @@ public sealed class PartitionedDoubleUpDownCounter : Instrument
     public IReadOnlyList<DoubleReading> Collect() =>
         SummedReadings.Collect(_series, _arena, DoubleUpDownCounterSeries.ReadAll, static (TagSet tags, double value, Exemplar? _) => new DoubleReading(tags, value));
 
+    /// <summary>
+    /// Reads every series as <see cref="Collect"/> does (one pass over the arena), into
+    /// <paramref name="scratch"/>'s kept arrays rather than readings: series i's value at
+    /// <see cref="SeriesReadScratch.Doubles"/>[i]. Allocates nothing once the scratch has grown to the instrument.
+    /// </summary>
+    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
+    /// <returns>The series read, in creation order (<see cref="Collect"/>'s): the table's own array, to read, never to change.</returns>
+    internal ReadOnlySpan<DoubleUpDownCounterSeries> ReadInto(SeriesReadScratch scratch)
+    {
+        ReadOnlySpan<DoubleUpDownCounterSeries> series = _series.Series;
+        DoubleUpDownCounterSeries.ReadAllInto(_arena, series, scratch);
+        return series;
+    }
+
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleUpDownCounter(this);
 }

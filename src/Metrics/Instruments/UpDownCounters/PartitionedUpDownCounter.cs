@@ -67,6 +67,20 @@ public sealed class PartitionedUpDownCounter : Instrument
     public IReadOnlyList<LongReading> Collect() =>
         SummedReadings.Collect(_series, _arena, UpDownCounterSeries.ReadAll, static (TagSet tags, long value, Exemplar? _) => new LongReading(tags, value));
 
+    /// <summary>
+    /// Reads every series as <see cref="Collect"/> does (one pass over the arena), into
+    /// <paramref name="scratch"/>'s kept arrays rather than readings: series i's value at
+    /// <see cref="SeriesReadScratch.Totals"/>[i]. Allocates nothing once the scratch has grown to the instrument.
+    /// </summary>
+    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
+    /// <returns>The series read, in creation order (<see cref="Collect"/>'s): the table's own array, to read, never to change.</returns>
+    internal ReadOnlySpan<UpDownCounterSeries> ReadInto(SeriesReadScratch scratch)
+    {
+        ReadOnlySpan<UpDownCounterSeries> series = _series.Series;
+        UpDownCounterSeries.ReadAllInto(_arena, series, scratch);
+        return series;
+    }
+
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.UpDownCounter(this);
 }

@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments;
 
 namespace ScalableMetrics;
 
@@ -42,4 +43,8 @@ public sealed class UpDownCounterSeries : PartitionedSeries
 
     /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
     internal static void ReadAll(PartitionArena arena, UpDownCounterSeries[] series, Span<long> values) => ReadAll(arena, series, SlotCount, values, SlotSum.Wrapping);
+
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="scratch"/>'s totals, in one pass over the arena, each wrapping as <see cref="Read"/> sums.</summary>
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<UpDownCounterSeries> series, SeriesReadScratch scratch) =>
+        ReadAllInto(arena, series, SlotCount, doubleSlot: -1, scratch, scratch.TotalsFor(series.Length), default, SlotSum.Wrapping);
 }
