@@ -82,8 +82,8 @@ public sealed class ProtobufAllocationTests
     [Fact]
     public void AScrapeOfEveryKindAllocatesNoMoreThanTheTextScrapeOfTheSameRegistry()
     {
-        // Some kinds' series are read into new readings (exemplars, exponential histograms, callbacks):
-        // the source allocates those in every format; the protobuf writer adds nothing to them.
+        // An observable instrument's callback still makes new readings (every stored kind is read in
+        // place): the source allocates those in every format; the protobuf writer adds nothing to them.
         MetricRegistry registry;
         using (Activity activity = new Activity("t").SetIdFormat(ActivityIdFormat.W3C))
         {
