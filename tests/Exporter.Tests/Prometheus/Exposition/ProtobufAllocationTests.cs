@@ -101,7 +101,7 @@ public sealed class ProtobufAllocationTests
     }
 
     // The first scrape builds the label blocks and grows the buffers; the second allocates what every later one will.
-    private static (int Written, long Allocated) SecondScrape(MetricRegistry registry, ExpositionWriter writer)
+    internal static (int Written, long Allocated) SecondScrape(MetricRegistry registry, ExpositionWriter writer)
     {
         var source = new RegistrySource(registry, "scope", "1.0", NullLogger.Instance);
         var takenNames = new HashSet<string>(StringComparer.Ordinal);

@@ -1,7 +1,5 @@
 using System.Diagnostics;
-using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
-using ScalableMetrics.Exporter.Prometheus.Sources;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Sources;
 
@@ -118,30 +116,11 @@ public sealed class ReadIntoAllocationTests
     }
 
     // The first scrape builds the label blocks and grows the arrays; the second allocates what every later one will.
-    internal static (int Written, long Allocated) SecondScrape(MetricRegistry registry, PrometheusExpositionFormat format)
-    {
-        ExpositionWriter writer = format switch
+    internal static (int Written, long Allocated) SecondScrape(MetricRegistry registry, PrometheusExpositionFormat format) =>
+        Exposition.ProtobufAllocationTests.SecondScrape(registry, format switch
         {
             PrometheusExpositionFormat.Text => new TextFormatWriter { ChecksDuplicates = false },
             PrometheusExpositionFormat.OpenMetrics => new OpenMetricsWriter { ChecksDuplicates = false },
             _ => new ProtobufWriter { ChecksDuplicates = false },
-        };
-        var source = new RegistrySource(registry, "scope", "1.0", NullLogger.Instance);
-        var takenNames = new HashSet<string>(StringComparer.Ordinal);
-        int written = Scrape(source, writer, takenNames);
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        int again = Scrape(source, writer, takenNames);
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.Equal(written, again);
-        return (written, allocated);
-    }
-
-    private static int Scrape(RegistrySource source, ExpositionWriter writer, HashSet<string> takenNames)
-    {
-        writer.Clear();
-        takenNames.Clear();
-        source.Write(writer, takenNames);
-        writer.WriteEnd();
-        return writer.Length;
-    }
+        });
 }
