@@ -357,58 +357,43 @@ public abstract unsafe class PartitionedSeries : Series
     /// <summary>
     /// Sums <paramref name="slotsPerSeries"/> slots of every series of <paramref name="arena"/> in
     /// <paramref name="series"/> into <paramref name="totals"/> (series i's slot k at
-    /// i × <paramref name="slotsPerSeries"/> + k), saturating: chunk by chunk, region by region,
+    /// i × <paramref name="slotsPerSeries"/> + k) by <paramref name="kind"/> (saturating by default;
+    /// <see cref="SlotSum.Double"/>: the totals are doubles' bits): chunk by chunk, region by region,
     /// vectorized. Serialized with every other read of the arena.
     /// </summary>
-    private protected static void ReadAll(PartitionArena arena, IReadOnlyList<PartitionedSeries> series, int slotsPerSeries, Span<long> totals) =>
-        ReadAll(arena, series, slotsPerSeries, totals, SlotSum.Saturating);
-
-    /// <summary>
-    /// As <see cref="ReadAll(PartitionArena, IReadOnlyList{PartitionedSeries}, int, Span{long})"/>,
-    /// every slot summed by <paramref name="kind"/> (<see cref="SlotSum.Double"/>: the totals are doubles' bits).
-    /// </summary>
-    private protected static void ReadAll(PartitionArena arena, IReadOnlyList<PartitionedSeries> series, int slotsPerSeries, Span<long> totals, SlotSum kind)
-    {
-        lock (arena.ReadLock)
-        {
-            arena.SumRanges(RangesOf(series), slotsPerSeries, totals, kind);
-        }
-    }
+    private protected static void ReadAll<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, int slotsPerSeries, Span<long> totals, SlotSum kind = SlotSum.Saturating)
+        where TSeries : PartitionedSeries =>
+        Read(arena, series, new SlotRange[series.Length], slotsPerSeries, doubleSlot: -1, totals, default, kind);
 
     /// <summary>
     /// Reads every series in <paramref name="series"/> of <paramref name="arena"/>: its
     /// <paramref name="slotsPerSeries"/> slots summed saturating into <paramref name="totals"/>
-    /// (as <see cref="ReadAll(PartitionArena, IReadOnlyList{PartitionedSeries}, int, Span{long})"/>), except
-    /// its <see cref="double"/> slot <paramref name="doubleSlot"/>, summed as doubles into
-    /// <paramref name="doubles"/>[i]; under one hold of the read lock (a histogram: bucket counts and sum).
+    /// (as <see cref="ReadAll"/>), except its <see cref="double"/> slot <paramref name="doubleSlot"/>,
+    /// summed as doubles into <paramref name="doubles"/>[i]; under one hold of the read lock (a
+    /// histogram: bucket counts and sum).
     /// </summary>
-    private protected static void ReadAllWithDouble(PartitionArena arena, IReadOnlyList<PartitionedSeries> series, int slotsPerSeries, int doubleSlot, Span<long> totals, Span<double> doubles)
-    {
-        lock (arena.ReadLock)
-        {
-            SlotRange[] ranges = RangesOf(series);
-            arena.SumRanges(ranges, slotsPerSeries, totals, SlotSum.Saturating);
-            for (int i = 0; i < ranges.Length; i++)
-            {
-                // A strided walk of one slot per series: cheaper than summing every slot again as doubles.
-                doubles[i] = ranges[i].Chunk.FirstGeneration.SumSlotDouble(ranges[i].FirstSlot + doubleSlot);
-            }
-        }
-    }
+    private protected static void ReadAllWithDouble<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, int slotsPerSeries, int doubleSlot, Span<long> totals, Span<double> doubles)
+        where TSeries : PartitionedSeries =>
+        Read(arena, series, new SlotRange[series.Length], slotsPerSeries, doubleSlot, totals, doubles, SlotSum.Saturating);
 
     /// <summary>
     /// As <see cref="ReadAllWithDouble"/> (or, where <paramref name="doubleSlot"/> is negative, as
-    /// <see cref="ReadAll(PartitionArena, IReadOnlyList{PartitionedSeries}, int, Span{long})"/>), for
-    /// a span of series, with the slot ranges written into <paramref name="scratch"/>'s kept array
-    /// rather than a new one: a reader that reads every scrape allocates nothing here. The totals
-    /// are summed by <paramref name="kind"/> (<see cref="SlotSum.Double"/>: doubles' bits).
+    /// <see cref="ReadAll"/>), with the slot ranges written into <paramref name="scratch"/>'s kept
+    /// array rather than a new one: a reader that reads every scrape allocates nothing here.
     /// </summary>
     private protected static void ReadAllInto<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, int slotsPerSeries, int doubleSlot, SeriesReadScratch scratch, Span<long> totals, Span<double> doubles, SlotSum kind = SlotSum.Saturating)
+        where TSeries : PartitionedSeries =>
+        Read(arena, series, scratch.Ranges(series.Length).AsSpan(0, series.Length), slotsPerSeries, doubleSlot, totals, doubles, kind);
+
+    // The reads above, into ranges of the caller's: where each series' slots are now (per thread, a
+    // range's chunk may be any generation, and the arena sums them all), their sums, and, where
+    // doubleSlot is not negative, that slot of each series summed as doubles, by a strided walk of
+    // one slot per series: cheaper than summing every slot again as doubles.
+    private static void Read<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, Span<SlotRange> ranges, int slotsPerSeries, int doubleSlot, Span<long> totals, Span<double> doubles, SlotSum kind)
         where TSeries : PartitionedSeries
     {
         lock (arena.ReadLock)
         {
-            Span<SlotRange> ranges = scratch.Ranges(series.Length).AsSpan(0, series.Length);
             for (int i = 0; i < ranges.Length; i++)
             {
                 ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
@@ -423,18 +408,6 @@ public abstract unsafe class PartitionedSeries : Series
                 }
             }
         }
-    }
-
-    // Where each series' slots are now; per thread, a range's chunk may be any generation, and the arena sums them all.
-    private static SlotRange[] RangesOf(IReadOnlyList<PartitionedSeries> series)
-    {
-        var ranges = new SlotRange[series.Count];
-        for (int i = 0; i < ranges.Length; i++)
-        {
-            ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
-        }
-
-        return ranges;
     }
 
     // Per thread: the calling thread's slot 0 of this series, taking an index or widening the chunk if need be (as Add does, from the same fields in the same order).

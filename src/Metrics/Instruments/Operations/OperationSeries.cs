@@ -84,7 +84,7 @@ public sealed class OperationSeries : PartitionedSeries
 
     /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>, all with <paramref name="slotsPerSeries"/> slots) into <paramref name="slots"/>: series i's slots from i × <paramref name="slotsPerSeries"/>.</summary>
     internal static void ReadAll(PartitionArena arena, OperationSeries[] series, int slotsPerSeries, Span<long> slots) =>
-        PartitionedSeries.ReadAll(arena, (IReadOnlyList<PartitionedSeries>)series, slotsPerSeries, slots);
+        PartitionedSeries.ReadAll<OperationSeries>(arena, series, slotsPerSeries, slots);
 
     /// <summary>Sums the series' partitions: operations and elapsed time since it was created.</summary>
     /// <returns>The cumulative reading; with bucket boundaries, its <see cref="OperationReading.BucketCounts"/> too.</returns>
