@@ -155,16 +155,12 @@ internal abstract class ExpositionWriter
     /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
     /// <param name="exemplars">The newest exemplar of each bucket, indexed as <paramref name="bucketCounts"/>, or null for none:
     /// written on the bucket's <c>_bucket</c> sample in OpenMetrics, in its <c>Bucket</c> message in protobuf.</param>
-    public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> bucketCounts, double sum, DateTimeOffset? created = null, IReadOnlyList<Exemplar?>? exemplars = null)
-    {
-        long count = Cumulate(AsSpan(bucketCounts), boundaries.Count);
-        WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, count, sum, created, exemplars);
-    }
+    public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> bucketCounts, double sum, DateTimeOffset? created = null, IReadOnlyList<Exemplar?>? exemplars = null) =>
+        WriteHistogram(name, labels, boundaries, AsSpan(bucketCounts), sum, created, exemplars);
 
     /// <summary>
     /// One histogram series, as <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, IReadOnlyList{long}, double, DateTimeOffset?, IReadOnlyList{Exemplar?}?)"/>
-    /// writes it without exemplars, its bucket counts a span of a reader's kept array
-    /// (<c>PartitionedHistogram.ReadInto</c>): the same bytes, nothing allocated.
+    /// writes it, its bucket counts a span (of a reader's kept array: <c>PartitionedHistogram.ReadInto</c>).
     /// </summary>
     /// <param name="name">The family name (<c>B</c> of <c>B_bucket</c>).</param>
     /// <param name="labels">The series' labels.</param>
@@ -172,41 +168,12 @@ internal abstract class ExpositionWriter
     /// <param name="bucketCounts">The count of each bucket, not cumulative: one more than <paramref name="boundaries"/>.</param>
     /// <param name="sum">The sum of the values recorded.</param>
     /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
-    public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created)
-    {
-        if (TryWriteHistogram(name, labels, boundaries, bucketCounts, sum, created))
-        {
-            return;
-        }
-
-        long count = Cumulate(bucketCounts, boundaries.Count);
-        WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, count, sum, created, exemplars: null);
-    }
-
-    /// <summary>
-    /// One histogram series with exemplars, as <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, IReadOnlyList{long}, double, DateTimeOffset?, IReadOnlyList{Exemplar?}?)"/>
-    /// writes it, its bucket counts a span of a reader's kept array (<c>PartitionedHistogram.ReadWithExemplarsInto</c>):
-    /// the same bytes, nothing allocated.
-    /// </summary>
-    /// <param name="name">The family name (<c>B</c> of <c>B_bucket</c>).</param>
-    /// <param name="labels">The series' labels.</param>
-    /// <param name="boundaries">The bucket boundaries, increasing.</param>
-    /// <param name="bucketCounts">The count of each bucket, not cumulative: one more than <paramref name="boundaries"/>.</param>
-    /// <param name="sum">The sum of the values recorded.</param>
-    /// <param name="created">When the series started (OpenMetrics' <c>_created</c>), or null.</param>
-    /// <param name="exemplars">The newest exemplar of each bucket, indexed as <paramref name="bucketCounts"/>.</param>
-    public void WriteHistogramWithExemplars(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?> exemplars)
+    /// <param name="exemplars">The newest exemplar of each bucket, indexed as <paramref name="bucketCounts"/>, or null for none.</param>
+    public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?>? exemplars = null)
     {
         long count = Cumulate(bucketCounts, boundaries.Count);
         WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, count, sum, created, exemplars);
     }
-
-    /// <summary>
-    /// Where a format can, writes the series of <see cref="WriteHistogram(string, LabelBlock, IReadOnlyList{double}, ReadOnlySpan{long}, double, DateTimeOffset?)"/>
-    /// straight from its bucket counts, summing them as it goes: the same bytes. None does here.
-    /// </summary>
-    /// <returns>Whether the series was written; if not, the caller writes it through <see cref="WriteCumulativeHistogram"/>.</returns>
-    protected virtual bool TryWriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created) => false;
 
     /// <summary>
     /// One series of a counter of integer value: its sample, as

@@ -306,14 +306,8 @@ internal sealed partial class RegistrySource : IScrapeSource
             HistogramSeries one = series[i];
             LabelBlock labels = header.Labels.Get(i, one, one.Tags, _findLabelBlock);
             ReadOnlySpan<long> bucketCounts = counts.Slice(i * stride, bucketCount);
-            if (AnyOf(exemplars.Slice(i * bucketCount, bucketCount)))
-            {
-                writer.Output.WriteHistogramWithExemplars(header.Name, labels, boundaries, bucketCounts, sums[i], header.Created, _keptExemplars.Of(_readScratch.ExemplarsAt(i * bucketCount, bucketCount)));
-            }
-            else
-            {
-                writer.Output.WriteHistogram(header.Name, labels, boundaries, bucketCounts, sums[i], header.Created);
-            }
+            KeptExemplars? ofSeries = AnyOf(exemplars.Slice(i * bucketCount, bucketCount)) ? _keptExemplars.Of(_readScratch.ExemplarsAt(i * bucketCount, bucketCount)) : null;
+            writer.Output.WriteHistogram(header.Name, labels, boundaries, bucketCounts, sums[i], header.Created, ofSeries);
         }
 
         static bool AnyOf(ReadOnlySpan<Exemplar?> exemplars)
