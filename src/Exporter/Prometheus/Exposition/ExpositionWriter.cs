@@ -171,9 +171,23 @@ internal abstract class ExpositionWriter
     /// <param name="exemplars">The newest exemplar of each bucket, indexed as <paramref name="bucketCounts"/>, or null for none.</param>
     public void WriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?>? exemplars = null)
     {
+        if (exemplars is null && TryWriteHistogram(name, labels, boundaries, bucketCounts, sum, created))
+        {
+            return;
+        }
+
         long count = Cumulate(bucketCounts, boundaries.Count);
         WriteCumulativeHistogram(name, labels, boundaries, _cumulativeScratch, count, sum, created, exemplars);
     }
+
+    /// <summary>
+    /// Where a format can, writes a series without exemplars straight from its bucket counts,
+    /// summing them as it goes, rather than through <see cref="WriteCumulativeHistogram"/> from the
+    /// kept cumulative list: the same bytes. The text formats do, where no duplicate check is asked
+    /// for (<c>LineFormatWriter</c>); by default, none.
+    /// </summary>
+    /// <returns>Whether the series was written; if not, the caller writes it through <see cref="WriteCumulativeHistogram"/>.</returns>
+    protected virtual bool TryWriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created) => false;
 
     /// <summary>
     /// One series of a counter of integer value: its sample, as

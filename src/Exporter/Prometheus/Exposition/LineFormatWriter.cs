@@ -122,6 +122,32 @@ internal abstract class LineFormatWriter : ExpositionWriter
         WriteCreated(name, ExportedKind.Histogram, labels, created);
     }
 
+    /// <summary>Where no duplicate check is asked for, the lines from the series' kept prefixes, the counts summed as they are written.</summary>
+    /// <inheritdoc/>
+    protected override bool TryWriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created)
+    {
+        if (ChecksDuplicates)
+        {
+            return false;
+        }
+
+        HistogramLineTemplate lines = LinesOf(name, labels, boundaries);
+        int count = boundaries.Count;
+        long cumulative = 0;
+        for (int i = 0; i < count; i++)
+        {
+            cumulative = SaturatingCounts.Add(cumulative, bucketCounts[i]);
+            Output.WriteLine(lines.Bucket(i), cumulative);
+        }
+
+        cumulative = SaturatingCounts.Add(cumulative, bucketCounts[count]);
+        Output.WriteLine(lines.Bucket(count), cumulative);
+        WriteCountAndSum(lines, cumulative, sum, negativeBuckets: count > 0 && boundaries[0] < 0);
+        WriteCreated(name, ExportedKind.Histogram, labels, created);
+        return true;
+    }
+
+
     /// <summary>The <c>_sum</c> and <c>_count</c> samples of a histogram or summary series, in the format's order.</summary>
     /// <param name="name">The family name.</param>
     /// <param name="labels">The series' labels.</param>
