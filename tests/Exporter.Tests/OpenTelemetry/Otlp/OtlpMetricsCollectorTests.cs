@@ -258,17 +258,7 @@ public class OtlpMetricsCollectorTests
     [Fact]
     public void ACollectionAllocatesNothingPerDataPointBeyondTheRegistrysReadings()
     {
-        const int Series = 2000;
-        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = Series });
-        PartitionedCounter counter = registry.CreateCounter("requests");
-        PartitionedHistogram histogram = registry.CreateHistogram("latency");
-        for (int i = 0; i < Series; i++)
-        {
-            counter.Add(1, new KeyValuePair<string, object?>("i", (long)i));
-            histogram.Record(i, new KeyValuePair<string, object?>("i", (long)i));
-        }
-
-        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta);
+        (PartitionedCounter counter, PartitionedHistogram histogram, OtlpMetricsCollector collector) = CountersAndHistograms(2000);
 
         // The first collections encode each series' attributes and grow the buffer; later ones reuse both.
         collector.Collect().Commit();
@@ -288,17 +278,7 @@ public class OtlpMetricsCollectorTests
     [Fact]
     public void ASteadyCollectionOfCountersAndHistogramsAllocatesNothingPerSeries()
     {
-        const int Series = 2000;
-        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = Series });
-        PartitionedCounter counter = registry.CreateCounter("requests");
-        PartitionedHistogram histogram = registry.CreateHistogram("latency");
-        for (int i = 0; i < Series; i++)
-        {
-            counter.Add(1, new KeyValuePair<string, object?>("i", (long)i));
-            histogram.Record(i, new KeyValuePair<string, object?>("i", (long)i));
-        }
-
-        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta);
+        (PartitionedCounter counter, _, OtlpMetricsCollector collector) = CountersAndHistograms(2000);
 
         // The first collections encode each series' attributes and grow the kept arrays and buffer; later ones reuse them all.
         collector.Collect().Commit();
@@ -400,5 +380,20 @@ public class OtlpMetricsCollectorTests
         Assert.Equal(activity.SpanId.ToHexString(), Convert.ToHexStringLower(exemplar.SpanId.Span));
         Assert.InRange(exemplar.TimeUnixNano, ManualTime.UnixNano(before), ManualTime.UnixNano(after));
         Assert.Empty(exemplar.FilteredAttributes);
+    }
+
+    // A delta collector of one registry with a counter and a histogram of `series` series each.
+    private static (PartitionedCounter Counter, PartitionedHistogram Histogram, OtlpMetricsCollector Collector) CountersAndHistograms(int series)
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = series });
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        PartitionedHistogram histogram = registry.CreateHistogram("latency");
+        for (int i = 0; i < series; i++)
+        {
+            counter.Add(1, new KeyValuePair<string, object?>("i", (long)i));
+            histogram.Record(i, new KeyValuePair<string, object?>("i", (long)i));
+        }
+
+        return (counter, histogram, new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta));
     }
 }
