@@ -106,13 +106,6 @@ internal sealed class ScrapeAnswer : IDisposable
         return Gzip ? await _body.GzipBodyAsync().ConfigureAwait(false) : _body.Body;
     }
 
-    /// <summary>Writes <paramref name="body"/> (from <see cref="EncodedBodyAsync"/>) to <paramref name="output"/> in one write.</summary>
-    /// <remarks>One write of the whole body, not slices with a flush after each: written in 64 KB
-    /// slices, one scraper's scrape took longer (each flush waits for the socket to drain), and 16
-    /// concurrent scrapers' rate did not rise measurably (perf/results, "The scrape, 2026-11-26").</remarks>
-    public static Task WriteAsync(Stream output, ReadOnlyMemory<byte> body, CancellationToken cancellationToken) =>
-        output.WriteAsync(body, cancellationToken).AsTask();
-
     /// <summary>Lets go of the body, if any: its buffer may then serve a later collection. Idempotent.</summary>
     public void Dispose() => _body?.Dispose();
 }
