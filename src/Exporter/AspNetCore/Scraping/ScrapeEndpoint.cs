@@ -76,7 +76,7 @@ internal static class ScrapeEndpoint
     /// scraper's scrape took longer (each flush waits for the socket to drain), and 16 concurrent
     /// scrapers' rate did not rise measurably (perf/results, "The scrape, 2026-11-26").</para>
     /// </remarks>
-    internal static async Task WriteBodyAsync(HttpContext context, ReadOnlyMemory<byte> body)
+    private static async Task WriteBodyAsync(HttpContext context, ReadOnlyMemory<byte> body)
     {
         HttpResponse response = context.Response;
         if (context.Features.Get<IHttpMinResponseDataRateFeature>() is not { } dataRate)
