@@ -54,9 +54,10 @@ internal static class ScrapeEndpoint
 
     /// <summary>
     /// Writes <paramref name="body"/>, whose length the response's <c>Content-Length</c> already
-    /// says, in one piece: under Kestrel's HTTP/1.x, copied once into memory its output pipe lends
-    /// for the whole body; elsewhere (HTTP/2, HTTP/3, other servers, a middleware's body), one
-    /// write to the response's stream.
+    /// says, in one piece: under Kestrel's HTTP/1.x, copied once into memory the response's body
+    /// writer lends for the whole body (Kestrel's output pipe, or the writer of a middleware that
+    /// replaced the body); elsewhere (HTTP/2, HTTP/3, servers other than Kestrel, which offer no
+    /// <see cref="IHttpMinResponseDataRateFeature"/>), one write to the response's stream.
     /// </summary>
     /// <remarks>
     /// <para>Why not <c>Response.Body.WriteAsync</c> under Kestrel's HTTP/1.x: it copies the body
