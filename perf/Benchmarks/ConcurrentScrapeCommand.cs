@@ -15,7 +15,10 @@ namespace ScalableMetrics.Benchmarks;
 /// time, the mean latency the time over them; for ours, the scrapes each collection served (how
 /// well concurrent scrapes were coalesced). Every target is checked first. FILTER keeps the
 /// targets whose name contains it, or, written <c>=NAME</c>, the one target NAME alone (to profile
-/// one target, e.g. <c>"=ours text"</c> without <c>ours text gzip</c>).</remarks>
+/// one target, e.g. <c>"=ours text"</c> without <c>ours text gzip</c>). The bytes the process
+/// allocated per scrape (client and server; <see cref="GC.GetTotalAllocatedBytes(bool)"/> around
+/// each slice, so a scrape that straddles two slices counts in the later one) and its full (gen2)
+/// collections per 100 scrapes show what a response costs the heap under concurrency.</remarks>
 internal static class ConcurrentScrapeCommand
 {
     /// <summary>The first argument that selects this command.</summary>
@@ -43,13 +46,13 @@ internal static class ConcurrentScrapeCommand
         using HttpClient client = HttpScrapeServices.NewClient();
         await services.CheckAsync(client);
         output.WriteLine($"{HttpScrapeServices.CounterSeries:N0} counter series, {HttpScrapeServices.HistogramSeries:N0} histogram series; {scrapers} concurrent scrapers, {seconds:0.##} s per target; {Environment.ProcessorCount} logical cores");
-        output.WriteLine($"{"target",-42} {"scrapes/s",10} {"mean ms",9} {"bytes/scrape",13} {"x baseline",11} {"scrapes/collection",19} {"cpu ms/scrape",14} {"cpu x baseline",15}");
+        output.WriteLine($"{"target",-42} {"scrapes/s",10} {"mean ms",9} {"bytes/scrape",13} {"x baseline",11} {"scrapes/collection",19} {"cpu ms/scrape",14} {"cpu x baseline",15} {"allocated/scrape",17} {"gen2 GCs/100",13}");
         string filter = arguments.Length > 2 ? arguments[2] : string.Empty;
         ScrapeTarget[] targets = [.. services.Targets.Where(t => filter.StartsWith('=') ? t.Name == filter[1..] : t.Name.Contains(filter, StringComparison.Ordinal))];
 
         // The targets take turns, a slice of at most a second each, until each has had its time:
         // on a shared machine, load that comes and goes then falls on every target alike.
-        var totals = targets.ToDictionary(t => t.Name, _ => (Scrapes: 0L, Bytes: 0L, Seconds: 0.0, Collections: 0, Cpu: 0.0));
+        var totals = targets.ToDictionary(t => t.Name, _ => (Scrapes: 0L, Bytes: 0L, Seconds: 0.0, Collections: 0, Cpu: 0.0, Allocated: 0L, Gen2: 0));
         int slices = (int)Math.Ceiling(seconds / SliceSeconds);
         for (int slice = 0; slice < slices; slice++)
         {
@@ -57,16 +60,19 @@ internal static class ConcurrentScrapeCommand
             {
                 int collections = services.OurCollections;
                 TimeSpan cpuBefore = Environment.CpuUsage.TotalTime;
+                long allocatedBefore = GC.GetTotalAllocatedBytes();
+                int gen2Before = GC.CollectionCount(2);
                 (long scrapes, long bytes, double elapsed) = await LoadAsync(client, target, scrapers, TimeSpan.FromSeconds(seconds / slices));
                 double cpu = (Environment.CpuUsage.TotalTime - cpuBefore).TotalMilliseconds;
                 var total = totals[target.Name];
-                totals[target.Name] = (total.Scrapes + scrapes, total.Bytes + bytes, total.Seconds + elapsed, total.Collections + services.OurCollections - collections, total.Cpu + cpu);
+                totals[target.Name] = (total.Scrapes + scrapes, total.Bytes + bytes, total.Seconds + elapsed, total.Collections + services.OurCollections - collections, total.Cpu + cpu,
+                    total.Allocated + GC.GetTotalAllocatedBytes() - allocatedBefore, total.Gen2 + GC.CollectionCount(2) - gen2Before);
             }
         }
 
         foreach (ScrapeTarget target in targets)
         {
-            (long scrapes, long bytes, double elapsed, int collections, double cpu) = totals[target.Name];
+            (long scrapes, long bytes, double elapsed, int collections, double cpu, long allocated, int gen2) = totals[target.Name];
             double cpuPerScrape = cpu / Math.Max(1, scrapes);
             double rate = scrapes / elapsed;
 
@@ -77,7 +83,7 @@ internal static class ConcurrentScrapeCommand
             string cpuRatio = b.Scrapes > 0 ? (cpuPerScrape / (b.Cpu / b.Scrapes)).ToString("0.00", CultureInfo.InvariantCulture) : string.Empty;
             output.WriteLine(string.Create(
                 CultureInfo.InvariantCulture,
-                $"{target.Name,-42} {rate,10:N1} {elapsed * 1000 * scrapers / Math.Max(1, scrapes),9:N2} {bytes / Math.Max(1, scrapes),13:N0} {ratio,11} {perCollection,19} {cpuPerScrape,14:N3} {cpuRatio,15}"));
+                $"{target.Name,-42} {rate,10:N1} {elapsed * 1000 * scrapers / Math.Max(1, scrapes),9:N2} {bytes / Math.Max(1, scrapes),13:N0} {ratio,11} {perCollection,19} {cpuPerScrape,14:N3} {cpuRatio,15} {allocated / Math.Max(1, scrapes),17:N0} {100.0 * gen2 / Math.Max(1, scrapes),13:N1}"));
         }
 
         return 0;
