@@ -147,7 +147,6 @@ internal abstract class LineFormatWriter : ExpositionWriter
         return true;
     }
 
-
     /// <summary>The <c>_sum</c> and <c>_count</c> samples of a histogram or summary series, in the format's order.</summary>
     /// <param name="name">The family name.</param>
     /// <param name="labels">The series' labels.</param>

@@ -203,17 +203,16 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
-    // A histogram's series straight from the arena (PartitionedHistogram.ReadInto): the same lines
-    // as the writer writes its readings, without a reading per series.
+    // A histogram's series straight from the arena (PartitionedHistogram.ReadInto; where it keeps
+    // exemplars, ReadWithExemplarsInto, each bucket's newest exemplar read first, as Collect reads
+    // them): the same lines as the writer writes its readings, without a reading per series. A
+    // series with no exemplar is written as a reading without exemplars is: the same bytes as one
+    // with every bucket's null.
     private void WriteHistogram(InstrumentWriter writer, Header header, PartitionedHistogram histogram)
     {
-        if (histogram.KeepsExemplars)
-        {
-            WriteHistogramWithExemplars(writer, header, histogram);
-            return;
-        }
-
-        ReadOnlySpan<HistogramSeries> series = histogram.ReadInto(_readScratch, out int stride);
+        bool keepsExemplars = histogram.KeepsExemplars;
+        int stride;
+        ReadOnlySpan<HistogramSeries> series = keepsExemplars ? histogram.ReadWithExemplarsInto(_readScratch, out stride) : histogram.ReadInto(_readScratch, out stride);
         writer.WriteHeaderIfAny(header, series.Length);
         IReadOnlyList<double> boundaries = histogram.Boundaries;
         int bucketCount = boundaries.Count + 1;
@@ -222,8 +221,24 @@ internal sealed partial class RegistrySource : IScrapeSource
         for (int i = 0; i < series.Length; i++)
         {
             HistogramSeries one = series[i];
-            writer.Output.WriteHistogram(header.Name, header.Labels.Get(i, one, one.Tags, _findLabelBlock), boundaries, counts.Slice(i * stride, bucketCount), sums[i], header.Created);
+            KeptExemplars? exemplars = keepsExemplars ? ExemplarsOf(i * bucketCount, bucketCount) : null;
+            writer.Output.WriteHistogram(header.Name, header.Labels.Get(i, one, one.Tags, _findLabelBlock), boundaries, counts.Slice(i * stride, bucketCount), sums[i], header.Created, exemplars);
         }
+    }
+
+    // The kept exemplars from start, count of them (one series' buckets), as the list the writers
+    // take; null where every one is null.
+    private KeptExemplars? ExemplarsOf(int start, int count)
+    {
+        foreach (Exemplar? exemplar in _readScratch.Exemplars.Slice(start, count))
+        {
+            if (exemplar.HasValue)
+            {
+                return _keptExemplars.Of(_readScratch.ExemplarsAt(start, count));
+            }
+        }
+
+        return null;
     }
 
     // A double counter's or up-down counter's series straight from the arena (ReadInto): the same
@@ -286,41 +301,6 @@ internal sealed partial class RegistrySource : IScrapeSource
                 writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, value, null);
                 writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
             }
-        }
-    }
-
-    // Where it keeps exemplars (PartitionedHistogram.ReadWithExemplarsInto): each bucket's newest
-    // exemplar read first, as Collect reads them, into the kept arrays too. A series with none is
-    // written as a reading without exemplars is: the same bytes as one with every bucket's null.
-    private void WriteHistogramWithExemplars(InstrumentWriter writer, Header header, PartitionedHistogram histogram)
-    {
-        ReadOnlySpan<HistogramSeries> series = histogram.ReadWithExemplarsInto(_readScratch, out int stride);
-        writer.WriteHeaderIfAny(header, series.Length);
-        IReadOnlyList<double> boundaries = histogram.Boundaries;
-        int bucketCount = boundaries.Count + 1;
-        ReadOnlySpan<long> counts = _readScratch.Totals;
-        ReadOnlySpan<double> sums = _readScratch.Doubles;
-        ReadOnlySpan<Exemplar?> exemplars = _readScratch.Exemplars;
-        for (int i = 0; i < series.Length; i++)
-        {
-            HistogramSeries one = series[i];
-            LabelBlock labels = header.Labels.Get(i, one, one.Tags, _findLabelBlock);
-            ReadOnlySpan<long> bucketCounts = counts.Slice(i * stride, bucketCount);
-            KeptExemplars? ofSeries = AnyOf(exemplars.Slice(i * bucketCount, bucketCount)) ? _keptExemplars.Of(_readScratch.ExemplarsAt(i * bucketCount, bucketCount)) : null;
-            writer.Output.WriteHistogram(header.Name, labels, boundaries, bucketCounts, sums[i], header.Created, ofSeries);
-        }
-
-        static bool AnyOf(ReadOnlySpan<Exemplar?> exemplars)
-        {
-            foreach (Exemplar? exemplar in exemplars)
-            {
-                if (exemplar.HasValue)
-                {
-                    return true;
-                }
-            }
-
-            return false;
         }
     }
 

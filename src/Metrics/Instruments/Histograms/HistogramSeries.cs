@@ -20,7 +20,6 @@ public sealed class HistogramSeries : PartitionedSeries
 {
     private readonly HistogramBuckets _buckets;
 
-
     internal HistogramSeries(TagSet tags, PartitionArena arena, HistogramBuckets buckets, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(tags, arena, SlotCountFor(buckets), exemplarFilter, buckets.BucketCount)
     {
@@ -66,8 +65,6 @@ public sealed class HistogramSeries : PartitionedSeries
 
     /// <summary>As <see cref="ReadExemplars"/>, into <paramref name="exemplars"/> (one per bucket): false, and nothing written, where none was ever kept.</summary>
     internal bool ReadExemplarsInto(Span<Exemplar?> exemplars) => Exemplars?.ReadNewestOfEach(exemplars) ?? false;
-
-
 
     /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: a count per bucket, then the sum.</summary>
     internal static int SlotCountFor(HistogramBuckets buckets) => buckets.BucketCount + 1;
