@@ -161,20 +161,19 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         }
     }
 
+    // Straight from the arena into kept arrays (PartitionedHistogram.ReadInto; where it keeps
+    // exemplars, ReadWithExemplarsInto, each bucket's newest read first, as Collect reads them),
+    // a delta's baselines in the instrument's state by series position.
     public void Histogram(PartitionedHistogram histogram)
     {
-        // Exemplars come only with readings (PartitionedHistogram.ReadInto reads none).
-        if (histogram.KeepsExemplars)
-        {
-            WriteHistogramReadings(histogram);
-            return;
-        }
-
-        ReadOnlySpan<HistogramSeries> series = histogram.ReadInto(_readScratch, out int stride);
+        bool keepsExemplars = histogram.KeepsExemplars;
+        int stride;
+        ReadOnlySpan<HistogramSeries> series = keepsExemplars ? histogram.ReadWithExemplarsInto(_readScratch, out stride) : histogram.ReadInto(_readScratch, out stride);
         IReadOnlyList<double> boundaries = histogram.Boundaries;
         int bucketCount = boundaries.Count + 1;
         ReadOnlySpan<long> totals = _readScratch.Totals;
         ReadOnlySpan<double> sums = _readScratch.Doubles;
+        ReadOnlySpan<Exemplar?> exemplars = keepsExemplars ? _readScratch.Exemplars : default;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(histogram, delta);
         byte[] bounds = _state.ExplicitBounds(boundaries, _scratch);
@@ -231,39 +230,11 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             }
 
             output.Raw(bounds);
-            EndPoint(point);
-        }
-
-        EndSum(data, delta, monotonic: null);
-    }
-
-    // A histogram whose series keep exemplars: from its readings, each series' delta baseline its committed reading.
-    private void WriteHistogramReadings(PartitionedHistogram histogram)
-    {
-        IReadOnlyList<HistogramReading> readings = histogram.Collect();
-        bool delta = temporality == OtlpTemporality.Delta;
-        ulong start = Start(histogram, delta);
-        int data = BeginData(OtlpFields.MetricHistogram);
-        for (int i = 0; i < readings.Count; i++)
-        {
-            HistogramReading reading = readings[i];
-            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.HistogramAttributes);
-            HistogramReading? baseline = null;
-            if (delta)
+            if (keepsExemplars)
             {
-                baseline = series.HasCommitted ? series.Committed.Reading as HistogramReading : null;
-                series.Pending = new OtlpSeriesValue { Reading = reading };
-                series.PendingGeneration = _generation;
-            }
-
-            int point = BeginHistogramPoint(series, start, reading.Count - (baseline?.Count ?? 0), reading.Sum - (baseline?.Sum ?? 0));
-            WriteBucketCounts(reading.BucketCounts, baseline?.BucketCounts);
-            output.PackedDoubles(OtlpFields.HistogramExplicitBounds, reading.Boundaries);
-            if (reading.Exemplars is { } exemplars)
-            {
-                for (int j = 0; j < exemplars.Count; j++)
+                foreach (Exemplar? exemplar in exemplars.Slice(i * bucketCount, bucketCount))
                 {
-                    WriteExemplar(OtlpFields.HistogramExemplars, exemplars[j], start, delta, asInt: false);
+                    WriteExemplar(OtlpFields.HistogramExemplars, exemplar, start, delta, asInt: false);
                 }
             }
 

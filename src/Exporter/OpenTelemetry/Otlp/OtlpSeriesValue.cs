@@ -5,9 +5,9 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 /// shape for every kind that goes delta, each using the fields it needs.
 /// </summary>
 /// <remarks>A long counter keeps <see cref="Count"/>; a double counter and an observable counter
-/// <see cref="Value"/>; a histogram that keeps exemplars its <see cref="HistogramReading"/>
-/// (one without keeps its baseline in its instrument's arrays, <see cref="OtlpInstrumentState"/>) and an exponential histogram its
-/// <see cref="ExponentialHistogramReading"/> in <see cref="Reading"/> (both immutable, so kept, not copied);
+/// <see cref="Value"/>; an exponential histogram its <see cref="ExponentialHistogramReading"/> in
+/// <see cref="Reading"/> (immutable, so kept, not copied); a histogram keeps none here, its baselines
+/// are its instrument's arrays (<see cref="OtlpInstrumentState"/>);
 /// an operation <see cref="Count"/>, <see cref="Ticks"/> and its bucket counts in <see cref="Reading"/>.</remarks>
 internal struct OtlpSeriesValue
 {
@@ -20,6 +20,6 @@ internal struct OtlpSeriesValue
     /// <summary>A double counter's or an observable counter's total.</summary>
     public double Value;
 
-    /// <summary>A histogram's or exponential histogram's reading, or an operation's bucket counts (<see cref="IReadOnlyList{T}"/> of <see cref="long"/>), or null.</summary>
+    /// <summary>An exponential histogram's reading, or an operation's bucket counts (<see cref="IReadOnlyList{T}"/> of <see cref="long"/>), or null.</summary>
     public object? Reading;
 }

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using OpenTelemetry.Proto.Collector.Metrics.V1;
 using OpenTelemetry.Proto.Metrics.V1;
@@ -149,11 +150,19 @@ public class OtlpDeltaTests
         Assert.Equal(15, Assert.Single(Metric(back, "observed").Sum.DataPoints).AsInt);
     }
 
-    [Fact]
-    public void HistogramDeltasFollowEachSeriesAsSeriesAreAddedAndABatchIsCommittedTwice()
+    [Theory]
+    [InlineData(ExemplarFilter.None)]
+    [InlineData(ExemplarFilter.TraceBased)]
+    public void HistogramDeltasFollowEachSeriesAsSeriesAreAddedAndABatchIsCommittedTwice(ExemplarFilter exemplarFilter)
     {
-        var registry = new MetricRegistry();
+        var registry = new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = exemplarFilter });
         PartitionedHistogram latency = registry.CreateHistogram("latency", null, null, [1, 10]);
+
+        // Every record in a sampled trace: with TraceBased, each keeps an exemplar, and the histogram is read with them.
+        using var activity = new Activity("test");
+        activity.SetIdFormat(ActivityIdFormat.W3C);
+        activity.ActivityTraceFlags = ActivityTraceFlags.Recorded;
+        activity.Start();
         var time = new ManualTime(s_start);
         var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
         KeyValuePair<string, object?> a = new("s", "a");
@@ -173,6 +182,7 @@ public class OtlpDeltaTests
         latency.Record(0.5, b);
         ExportMetricsServiceRequest third = Parse(collector.Collect());
 
+        Assert.Equal(exemplarFilter == ExemplarFilter.TraceBased, latency.KeepsExemplars);
         HistogramDataPoint[] thirdPoints = [.. Metric(third, "latency").Histogram.DataPoints];
         AssertPoint(secondPoints, "s=s:a", [0, 1, 0], 5.0);
         AssertPoint(secondPoints, "s=s:b", [0, 0, 1], 50.0);
