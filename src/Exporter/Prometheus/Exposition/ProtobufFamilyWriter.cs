@@ -172,8 +172,8 @@ internal sealed class ProtobufFamilyWriter
         int message = _family.BeginMessage(field);
 
         // ToHexString returns the string the id keeps: nothing is allocated.
-        WriteLabel(ProtobufMessages.ExemplarLabel, ExportedNames.ExemplarTraceIdLabel, exemplar.TraceId.ToHexString());
-        WriteLabel(ProtobufMessages.ExemplarLabel, ExportedNames.ExemplarSpanIdLabel, exemplar.SpanId.ToHexString());
+        ProtobufMessages.WriteLabelPair(_family, ProtobufMessages.ExemplarLabel, ExportedNames.ExemplarTraceIdLabel, exemplar.TraceId.ToHexString());
+        ProtobufMessages.WriteLabelPair(_family, ProtobufMessages.ExemplarLabel, ExportedNames.ExemplarSpanIdLabel, exemplar.SpanId.ToHexString());
         _family.Double(ProtobufMessages.ExemplarValue, exemplar.Value);
 
         // google.protobuf.Timestamp: nanos has the seconds' sign (before the epoch, both negative or zero).
@@ -183,15 +183,6 @@ internal sealed class ProtobufFamilyWriter
         _family.SignExtendedVarint(ProtobufMessages.TimestampNanos, remainder * 100);
         _family.EndMessage(timestamp);
         _family.EndMessage(message);
-    }
-
-    // LabelPair { name, value }, as the field field.
-    private void WriteLabel(int field, string name, string value)
-    {
-        int pair = _family.BeginMessage(field);
-        _family.NonEmptyString(ProtobufMessages.LabelName, name);
-        _family.NonEmptyString(ProtobufMessages.LabelValue, value);
-        _family.EndMessage(pair);
     }
 
     // Metric { label… }, its value's message next; returns where the metric starts, for EndMessage.

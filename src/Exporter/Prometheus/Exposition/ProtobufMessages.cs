@@ -68,12 +68,19 @@ internal static class ProtobufMessages
         var output = new ProtobufBuffer(256);
         foreach (KeyValuePair<string, string> label in labels)
         {
-            int pair = output.BeginMessage(MetricLabel);
-            output.NonEmptyString(LabelName, label.Key);
-            output.NonEmptyString(LabelValue, label.Value);
-            output.EndMessage(pair);
+            WriteLabelPair(output, MetricLabel, label.Key, label.Value);
         }
 
         return output.WrittenSpan.ToArray();
+    }
+
+    /// <summary>Writes a <c>LabelPair { name, value }</c> as field <paramref name="field"/> of the message begun in <paramref name="output"/>
+    /// (a <c>Metric</c>'s <c>label</c>, an <c>Exemplar</c>'s <c>label</c>); an empty name or value is left absent, as proto2 leaves it.</summary>
+    public static void WriteLabelPair(ProtobufBuffer output, int field, string name, string value)
+    {
+        int pair = output.BeginMessage(field);
+        output.NonEmptyString(LabelName, name);
+        output.NonEmptyString(LabelValue, value);
+        output.EndMessage(pair);
     }
 }
