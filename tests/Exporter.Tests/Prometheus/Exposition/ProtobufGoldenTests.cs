@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
-using System.Reflection;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Naming;
 
@@ -185,34 +184,10 @@ public sealed class ProtobufGoldenTests
         return writer.WrittenSpan.ToArray();
     }
 
-    internal static void AssertGolden(string name, byte[] actual)
+    // The golden bytes, which are also a stream of well-formed delimited messages.
+    private static void AssertGolden(string name, byte[] actual)
     {
-        byte[]? expected = Golden(name);
-        if (expected is not null && expected.AsSpan().SequenceEqual(actual))
-        {
-            // The bytes are also a stream of well-formed delimited messages.
-            Assert.NotEmpty(ProtoMessage.ParseDelimited(actual));
-            return;
-        }
-
-        string saved = Path.Combine(AppContext.BaseDirectory, "actual-" + name);
-        File.WriteAllBytes(saved, actual);
-        int at = expected is null ? -1 : expected.AsSpan().CommonPrefixLength(actual);
-        Assert.Fail(expected is null
-            ? $"No golden file {name}; the bytes written ({actual.Length}) are in {saved}."
-            : $"{actual.Length} bytes written where the golden {name} has {expected.Length}, the first difference at byte {at}; they are in {saved}.");
-    }
-
-    private static byte[]? Golden(string name)
-    {
-        using Stream? stream = Assembly.GetExecutingAssembly().GetManifestResourceStream("Golden." + name);
-        if (stream is null)
-        {
-            return null;
-        }
-
-        var copy = new MemoryStream();
-        stream.CopyTo(copy);
-        return copy.ToArray();
+        GoldenFiles.AssertSame(name, actual);
+        Assert.NotEmpty(ProtoMessage.ParseDelimited(actual));
     }
 }

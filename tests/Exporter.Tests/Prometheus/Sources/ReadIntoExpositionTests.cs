@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Reflection;
 using System.Text;
 using System.Text.RegularExpressions;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -195,34 +194,9 @@ public sealed partial class ReadIntoExpositionTests
         return Encoding.UTF8.GetString(writer.WrittenSpan);
     }
 
-    private static void AssertGolden(string name, string actual)
-    {
-        actual = Created().Replace(actual, "$1 <created>");
-        string? expected = Golden(name);
-        if (expected == actual)
-        {
-            return;
-        }
-
-        string saved = Path.Combine(AppContext.BaseDirectory, "actual-" + name);
-        File.WriteAllText(saved, actual);
-        int at = expected is null ? -1 : expected.AsSpan().CommonPrefixLength(actual);
-        Assert.Fail(expected is null
-            ? $"No golden file {name}; the text written ({actual.Length} characters) is in {saved}."
-            : $"{actual.Length} characters written where the golden {name} has {expected.Length}, the first difference at {at}; they are in {saved}.");
-    }
-
-    private static string? Golden(string name)
-    {
-        using Stream? stream = Assembly.GetExecutingAssembly().GetManifestResourceStream("Golden." + name);
-        if (stream is null)
-        {
-            return null;
-        }
-
-        using var reader = new StreamReader(stream, Encoding.UTF8);
-        return reader.ReadToEnd();
-    }
+    // The golden text, each _created sample's value (the time of the test's run) written <created>.
+    private static void AssertGolden(string name, string actual) =>
+        GoldenFiles.AssertSame(name, Encoding.UTF8.GetBytes(Created().Replace(actual, "$1 <created>")));
 
     [GeneratedRegex(@"^([^ \n]*_created(?:\{[^\n]*\})?) [^\n]*$", RegexOptions.Multiline)]
     private static partial Regex Created();
