@@ -73,7 +73,7 @@ public sealed class ProtobufAllocationTests
             histogram.Record(i * 0.0003, new KeyValuePair<string, object?>("route", "/api/items/" + (i % 300)));
         }
 
-        (int written, long allocated) = SecondScrape(registry, new ProtobufWriter { ChecksDuplicates = false });
+        (int written, long allocated) = SteadyScrape(registry, new ProtobufWriter { ChecksDuplicates = false });
 
         Assert.True(written > 300_000, $"{written} bytes: the registry is not the one meant.");
         Assert.True(allocated <= MaxBytesPerScrape, $"A scrape of {written} bytes allocated {allocated} bytes.");
@@ -93,24 +93,32 @@ public sealed class ProtobufAllocationTests
         }
 
         var protobuf = new ProtobufWriter { ChecksDuplicates = false };
-        (int written, long allocated) = SecondScrape(registry, protobuf);
-        (_, long text) = SecondScrape(registry, new TextFormatWriter { ChecksDuplicates = false });
+        (int written, long allocated) = SteadyScrape(registry, protobuf);
+        (_, long text) = SteadyScrape(registry, new TextFormatWriter { ChecksDuplicates = false });
 
         Assert.True(protobuf.WrittenSpan.IndexOf("trace_id"u8) >= 0, "No exemplar was written.");
         Assert.True(allocated <= text + MaxBytesPerScrape, $"A protobuf scrape of {written} bytes allocated {allocated} bytes, the text scrape {text}.");
     }
 
-    // The first scrape builds the label blocks and grows the buffers; the second allocates what every later one will.
-    internal static (int Written, long Allocated) SecondScrape(MetricRegistry registry, ExpositionWriter writer)
+    // Scrapes that follow a first, which builds the label blocks and grows the buffers: what every
+    // later scrape allocates is the least of three. As in AllocationAssert's rounds, one scrape can
+    // see a one-off allocation of the runtime's own on this thread, which the next does not; what
+    // the scrape itself allocates, each of the three shows.
+    internal static (int Written, long Allocated) SteadyScrape(MetricRegistry registry, ExpositionWriter writer)
     {
         var source = new RegistrySource(registry, "scope", "1.0", NullLogger.Instance);
         var takenNames = new HashSet<string>(StringComparer.Ordinal);
         int written = Scrape(source, writer, takenNames);
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        int again = Scrape(source, writer, takenNames);
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.Equal(written, again);
-        return (written, allocated);
+        long least = long.MaxValue;
+        for (int round = 0; round < 3; round++)
+        {
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            int again = Scrape(source, writer, takenNames);
+            least = Math.Min(least, GC.GetAllocatedBytesForCurrentThread() - before);
+            Assert.Equal(written, again);
+        }
+
+        return (written, least);
     }
 
     private static int Scrape(RegistrySource source, ExpositionWriter writer, HashSet<string> takenNames)

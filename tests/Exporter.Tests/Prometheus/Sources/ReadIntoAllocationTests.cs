@@ -34,7 +34,7 @@ public sealed class ReadIntoAllocationTests
 
         latency.Record(0.0, new KeyValuePair<string, object?>("route", "zero"));
 
-        (int written, long allocated) = SecondScrape(registry, format);
+        (int written, long allocated) = SteadyScrape(registry, format);
 
         Assert.True(written > 20_000, $"{written} bytes: the registry is not the one meant.");
         Assert.True(allocated <= MaxBytesPerScrape, $"A {format} scrape of {written} bytes allocated {allocated} bytes.");
@@ -109,15 +109,15 @@ public sealed class ReadIntoAllocationTests
 
     private static void AssertFewBytes(MetricRegistry registry, PrometheusExpositionFormat format, int minBytes)
     {
-        (int written, long allocated) = SecondScrape(registry, format);
+        (int written, long allocated) = SteadyScrape(registry, format);
 
         Assert.True(written > minBytes, $"{written} bytes: the registry is not the one meant.");
         Assert.True(allocated <= MaxBytesPerScrape, $"A {format} scrape of {written} bytes allocated {allocated} bytes.");
     }
 
-    // The first scrape builds the label blocks and grows the arrays; the second allocates what every later one will.
-    internal static (int Written, long Allocated) SecondScrape(MetricRegistry registry, PrometheusExpositionFormat format) =>
-        Exposition.ProtobufAllocationTests.SecondScrape(registry, format switch
+    // What every scrape after the first allocates (ProtobufAllocationTests.SteadyScrape).
+    internal static (int Written, long Allocated) SteadyScrape(MetricRegistry registry, PrometheusExpositionFormat format) =>
+        Exposition.ProtobufAllocationTests.SteadyScrape(registry, format switch
         {
             PrometheusExpositionFormat.Text => new TextFormatWriter { ChecksDuplicates = false },
             PrometheusExpositionFormat.OpenMetrics => new OpenMetricsWriter { ChecksDuplicates = false },
