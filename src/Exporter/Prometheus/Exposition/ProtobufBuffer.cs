@@ -61,32 +61,16 @@ internal sealed class ProtobufBuffer
         _position = position;
     }
 
-    /// <summary>Starts the length-delimited field <paramref name="field"/>; returns where its content starts, for <see cref="EndMessage(int)"/>.</summary>
+    /// <summary>Starts the length-delimited field <paramref name="field"/>, with one byte left for its length; returns where its content starts, for <see cref="EndMessage(int)"/>.</summary>
     /// <param name="field">The field number.</param>
     /// <returns>The position of the message's first byte.</returns>
-    public int BeginMessage(int field)
-    {
-        Tag(field, WireLengthDelimited);
-        Ensure(1);
-        _position++;
-        return _position;
-    }
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public int BeginMessage(int field) => BeginMessage(field, expectedLength: 0);
 
-    /// <summary>Ends the message started at <paramref name="start"/>: writes its length before it.</summary>
+    /// <summary>Ends the message started at <paramref name="start"/>: writes its length before it, moving the message up where the length takes more than one byte.</summary>
     /// <param name="start">What <see cref="BeginMessage(int)"/> returned.</param>
-    public void EndMessage(int start)
-    {
-        int length = _position - start;
-        int extra = VarintSize((uint)length) - 1;
-        if (extra > 0)
-        {
-            Ensure(extra);
-            _buffer.AsSpan(start, length).CopyTo(_buffer.AsSpan(start + extra));
-            _position += extra;
-        }
-
-        WriteVarintAt(start - 1, (uint)length);
-    }
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void EndMessage(int start) => EndMessage(start, expectedLength: 0);
 
     /// <summary>
     /// Starts the length-delimited field <paramref name="field"/> of a large message, with room for
@@ -205,9 +189,7 @@ internal sealed class ProtobufBuffer
             return;
         }
 
-        Tag(field, WireLengthDelimited);
-        Varint((uint)(values.Count * 8));
-        Ensure(values.Count * 8);
+        BeginPackedFixed64(field, values.Count);
         for (int i = 0; i < values.Count; i++)
         {
             Fixed64Value(BitConverter.DoubleToUInt64Bits(values[i]));
@@ -236,16 +218,7 @@ internal sealed class ProtobufBuffer
     public void Varint(ulong value)
     {
         Ensure(10);
-        byte[] buffer = _buffer;
-        int position = _position;
-        while (value >= 0x80)
-        {
-            buffer[position++] = (byte)(value | 0x80);
-            value >>= 7;
-        }
-
-        buffer[position++] = (byte)value;
-        _position = position;
+        _position = WriteVarintAt(_position, value);
     }
 
     /// <summary>The bytes <paramref name="value"/> takes as a varint.</summary>
@@ -253,15 +226,19 @@ internal sealed class ProtobufBuffer
 
     private void Tag(int field, int wireType) => Varint((uint)((field << 3) | wireType));
 
-    private void WriteVarintAt(int position, uint value)
+    // Writes value as a varint at position, where there is room; returns the position after it.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int WriteVarintAt(int position, ulong value)
     {
+        byte[] buffer = _buffer;
         while (value >= 0x80)
         {
-            _buffer[position++] = (byte)(value | 0x80);
+            buffer[position++] = (byte)(value | 0x80);
             value >>= 7;
         }
 
-        _buffer[position] = (byte)value;
+        buffer[position++] = (byte)value;
+        return position;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
