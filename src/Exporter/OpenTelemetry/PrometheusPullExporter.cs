@@ -36,6 +36,9 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     // Failed collections in a row before a scrape gives up.
     private const int MaxCollectAttempts = 3;
 
+    // Collections a scrape is handed back, already ended, before it counts one failed attempt (CollectAfterAnotherFormat).
+    private const int MaxCollectionsHandedBack = 1000;
+
     private readonly PrometheusSerializer _serializer;
 
     // Held while a caller sets the format and collects, so that callers asking for two formats
@@ -105,10 +108,7 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
             {
                 if (collect(Timeout.Infinite))
                 {
-                    // A collection that had exported before the format was set (a ForceFlush's)
-                    // rendered the format asked for before: the collection right after it begins
-                    // after the format was set.
-                    collection = LatestIn(format) ?? (collect(Timeout.Infinite) ? LatestIn(format) : null);
+                    collection = LatestIn(format) ?? CollectAfterAnotherFormat(collect, format);
                 }
                 else if (Collect is null || _disposed)
                 {
@@ -160,6 +160,32 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     /// of it whose name the registry's part already wrote is left out of the scrape and logged.</remarks>
     public PrometheusScraper CreateScraper(MetricRegistry registry, string scopeName, string? scopeVersion = null, ILogger<PrometheusScraper>? logger = null) =>
         new(registry, scopeName, scopeVersion, logger, listened: null, [new MeterProviderSource(this, logger ?? (ILogger)NullLogger.Instance)]);
+
+    // A collection that had exported before the format was set (a ForceFlush's) rendered the format
+    // asked for before: the collection right after it begins after the format was set. OpenTelemetry's
+    // reader forgets a collection only after releasing the calls that waited for it, so until it
+    // has, a call can be handed that same collection again (true, and nothing exported): tried
+    // again, yielding to the reader's thread, a bounded number of times, not counted as a failure.
+    private RenderedCollection? CollectAfterAnotherFormat(Func<int, bool> collect, PrometheusExpositionFormat format)
+    {
+        var spin = new SpinWait();
+        while (collect(Timeout.Infinite))
+        {
+            if (LatestIn(format) is { } collection)
+            {
+                return collection;
+            }
+
+            if (spin.Count >= MaxCollectionsHandedBack)
+            {
+                return null;
+            }
+
+            spin.SpinOnce();
+        }
+
+        return null;
+    }
 
     private RenderedCollection? LatestIn(PrometheusExpositionFormat format) =>
         Volatile.Read(ref _latest) is { } latest && latest.Format == format ? latest : null;

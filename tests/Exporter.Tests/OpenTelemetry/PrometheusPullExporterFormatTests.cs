@@ -1,4 +1,5 @@
 using System.Text;
+using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.OpenTelemetry;
 
@@ -61,6 +62,34 @@ public sealed class PrometheusPullExporterFormatTests
         RenderedCollection collection = await openMetrics;
         Assert.Equal(PrometheusExpositionFormat.OpenMetrics, collection.Format);
         Assert.Equal("requests_total", Assert.Single(collection.Families).Name);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(6)]
+    [InlineData(50)]
+    public async Task ACollectionHandedBackAfterItEndedIsNotCountedAsAFailure(int handedBack)
+    {
+        // OpenTelemetry's reader forgets a collection only after releasing the calls that waited
+        // for it: a ForceFlush's collection, in another format, can be handed back, already ended,
+        // to the calls a scrape makes right after (true, nothing exported), as often as the
+        // reader's thread is not scheduled; as many as a scrape's three attempts make failed it.
+        using var exporter = new PrometheusPullExporter();
+        int calls = 0;
+        exporter.Collect = _ =>
+        {
+            if (++calls > handedBack)
+            {
+                exporter.Export(new Batch<Metric>([], 0));
+            }
+
+            return true;
+        };
+
+        RenderedCollection collection = await exporter.CollectAsync(PrometheusExpositionFormat.OpenMetrics);
+
+        Assert.Equal(PrometheusExpositionFormat.OpenMetrics, collection.Format);
+        Assert.Equal(handedBack + 1, calls);
     }
 
     // A tag value whose printing (during an export) can be made to wait, once.
