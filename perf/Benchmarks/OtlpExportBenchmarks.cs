@@ -12,6 +12,7 @@ using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Scaling.Implementations;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics.Benchmarks;
 
@@ -33,7 +34,7 @@ public class OtlpExportBenchmarks
     private const string MeterName = "bench.otlp";
 
     private readonly AcceptingHandler _handler = new();
-    private readonly SeriesReadScratch _readScratch = new();
+    private readonly InstrumentSnapshot _snapshot = new();
     private OtlpMetricsCollector _collector = null!;
     private MetricRegistry _registry = null!;
     private HttpClient _client = null!;
@@ -137,12 +138,11 @@ public class OtlpExportBenchmarks
         int series = 0;
         foreach (Instrument instrument in _registry.Instruments)
         {
-            series += instrument switch
+            if (instrument is PartitionedCounter or PartitionedHistogram)
             {
-                PartitionedCounter counter => counter.ReadInto(_readScratch, out _).Length,
-                PartitionedHistogram histogram => histogram.ReadInto(_readScratch, out _).Length,
-                _ => 0,
-            };
+                instrument.ReadInto(_snapshot);
+                series += _snapshot.Count;
+            }
         }
 
         return series;

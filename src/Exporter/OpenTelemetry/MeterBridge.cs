@@ -1,6 +1,7 @@
 using System.Diagnostics.Metrics;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Naming;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics.Exporter;
 
@@ -116,35 +117,28 @@ public sealed class MeterBridge : IDisposable
     private static string? CountDescription(OperationData operation) =>
         operation.Description is { } description ? $"{description} (count of operations)" : null;
 
-    private static Measurement<double>[] ObserveElapsed(OperationData operation) =>
-        ToMeasurements(operation.Collect(), static reading => (reading.ElapsedSeconds, reading.Tags));
-
-    private static Measurement<long>[] ObserveCount(OperationData operation) =>
-        ToMeasurements(operation.Collect(), static reading => (reading.Count, reading.Tags));
-
-    private static Measurement<long>[] ToMeasurements(IReadOnlyList<LongReading> readings) =>
-        ToMeasurements(readings, static reading => (reading.Value, reading.Tags));
-
-    private static Measurement<double>[] ToMeasurements(IReadOnlyList<DoubleReading> readings) =>
-        ToMeasurements(readings, static reading => (reading.Value, reading.Tags));
-
-    // The callback reported longs, which the registry holds as doubles: exact up to 2^53, as in the exposition.
-    private static Measurement<long>[] ToLongMeasurements(IReadOnlyList<DoubleReading> readings) =>
-        ToMeasurements(readings, static reading => ((long)reading.Value, reading.Tags));
-
-    // One measurement per series, tagged with the series' tags.
-    private static Measurement<T>[] ToMeasurements<TReading, T>(IReadOnlyList<TReading> readings, Func<TReading, (T Value, TagSet Tags)> select)
+    // One measurement per series of a fresh snapshot (a callback may run on any thread, and
+    // several at once), tagged with the series' tags.
+    private static Measurement<T>[] Observe<T>(Instrument instrument, Func<InstrumentSnapshot, int, T> valueAt)
         where T : struct
     {
-        var measurements = new Measurement<T>[readings.Count];
+        var snapshot = new InstrumentSnapshot();
+        instrument.ReadInto(snapshot);
+        var measurements = new Measurement<T>[snapshot.Count];
         for (int i = 0; i < measurements.Length; i++)
         {
-            (T value, TagSet tags) = select(readings[i]);
-            measurements[i] = new Measurement<T>(value, tags.AsSpan());
+            measurements[i] = new Measurement<T>(valueAt(snapshot, i), snapshot.TagsAt(i).AsSpan());
         }
 
         return measurements;
     }
+
+    private static Measurement<long>[] ObserveLongs(Instrument instrument) => Observe(instrument, static (snapshot, i) => snapshot.LongValues[i]);
+
+    private static Measurement<double>[] ObserveDoubles(Instrument instrument) => Observe(instrument, static (snapshot, i) => snapshot.DoubleValues[i]);
+
+    // The callback reported longs, which the registry holds as doubles: exact up to 2^53, as in the exposition.
+    private static Measurement<long>[] ObserveDoublesAsLongs(Instrument instrument) => Observe(instrument, static (snapshot, i) => (long)snapshot.DoubleValues[i]);
 
     /// <summary>
     /// Publishes one registry instrument on the meter, by its kind (see the table in the remarks
@@ -154,32 +148,32 @@ public sealed class MeterBridge : IDisposable
     private sealed class Publisher(Meter meter) : IInstrumentSink
     {
         public void Counter(PartitionedCounter counter) =>
-            meter.CreateObservableCounter(counter.Name, () => ToMeasurements(counter.Collect(), static r => (r.Value, r.Tags)), counter.Unit, counter.Description);
+            meter.CreateObservableCounter(counter.Name, () => ObserveLongs(counter), counter.Unit, counter.Description);
 
         public void DoubleCounter(PartitionedDoubleCounter counter) =>
-            meter.CreateObservableCounter(counter.Name, () => ToMeasurements(counter.Collect()), counter.Unit, counter.Description);
+            meter.CreateObservableCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
 
         public void UpDownCounter(PartitionedUpDownCounter counter) =>
-            meter.CreateObservableUpDownCounter(counter.Name, () => ToMeasurements(counter.Collect()), counter.Unit, counter.Description);
+            meter.CreateObservableUpDownCounter(counter.Name, () => ObserveLongs(counter), counter.Unit, counter.Description);
 
         public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) =>
-            meter.CreateObservableUpDownCounter(counter.Name, () => ToMeasurements(counter.Collect()), counter.Unit, counter.Description);
+            meter.CreateObservableUpDownCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
 
         public void Gauge(Gauge gauge) =>
-            meter.CreateObservableGauge(gauge.Name, () => ToMeasurements(gauge.Collect()), gauge.Unit, gauge.Description);
+            meter.CreateObservableGauge(gauge.Name, () => ObserveLongs(gauge), gauge.Unit, gauge.Description);
 
         public void DoubleGauge(DoubleGauge gauge) =>
-            meter.CreateObservableGauge(gauge.Name, () => ToMeasurements(gauge.Collect()), gauge.Unit, gauge.Description);
+            meter.CreateObservableGauge(gauge.Name, () => ObserveDoubles(gauge), gauge.Unit, gauge.Description);
 
         public void ObservableCounter(ScalableMetrics.ObservableCounter counter)
         {
             if (counter.IsFloatingPoint)
             {
-                meter.CreateObservableCounter(counter.Name, () => ToMeasurements(counter.Collect()), counter.Unit, counter.Description);
+                meter.CreateObservableCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
             }
             else
             {
-                meter.CreateObservableCounter(counter.Name, () => ToLongMeasurements(counter.Collect()), counter.Unit, counter.Description);
+                meter.CreateObservableCounter(counter.Name, () => ObserveDoublesAsLongs(counter), counter.Unit, counter.Description);
             }
         }
 
@@ -187,11 +181,11 @@ public sealed class MeterBridge : IDisposable
         {
             if (counter.IsFloatingPoint)
             {
-                meter.CreateObservableUpDownCounter(counter.Name, () => ToMeasurements(counter.Collect()), counter.Unit, counter.Description);
+                meter.CreateObservableUpDownCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
             }
             else
             {
-                meter.CreateObservableUpDownCounter(counter.Name, () => ToLongMeasurements(counter.Collect()), counter.Unit, counter.Description);
+                meter.CreateObservableUpDownCounter(counter.Name, () => ObserveDoublesAsLongs(counter), counter.Unit, counter.Description);
             }
         }
 
@@ -199,11 +193,11 @@ public sealed class MeterBridge : IDisposable
         {
             if (gauge.IsFloatingPoint)
             {
-                meter.CreateObservableGauge(gauge.Name, () => ToMeasurements(gauge.Collect()), gauge.Unit, gauge.Description);
+                meter.CreateObservableGauge(gauge.Name, () => ObserveDoubles(gauge), gauge.Unit, gauge.Description);
             }
             else
             {
-                meter.CreateObservableGauge(gauge.Name, () => ToLongMeasurements(gauge.Collect()), gauge.Unit, gauge.Description);
+                meter.CreateObservableGauge(gauge.Name, () => ObserveDoublesAsLongs(gauge), gauge.Unit, gauge.Description);
             }
         }
 
@@ -212,8 +206,8 @@ public sealed class MeterBridge : IDisposable
             // Under the names the registry reserved for them.
             PublishedInstrument elapsed = PublishedInstrument.OperationElapsed(operation.Name);
             PublishedInstrument count = PublishedInstrument.OperationCount(operation.Name);
-            meter.CreateObservableCounter(elapsed.Name, () => ObserveElapsed(operation), elapsed.Unit, operation.Description);
-            meter.CreateObservableCounter(count.Name, () => ObserveCount(operation), count.Unit, CountDescription(operation));
+            meter.CreateObservableCounter(elapsed.Name, () => Observe(operation, static (snapshot, i) => snapshot.ElapsedSecondsAt(i)), elapsed.Unit, operation.Description);
+            meter.CreateObservableCounter(count.Name, () => Observe(operation, static (snapshot, i) => snapshot.OperationCountAt(i)), count.Unit, CountDescription(operation));
         }
 
         // A histogram cannot cross (see the remarks of MeterBridge): it is left out.

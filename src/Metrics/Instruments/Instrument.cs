@@ -1,6 +1,8 @@
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Naming;
 
+using ScalableMetrics.Snapshots;
+
 namespace ScalableMetrics;
 
 /// <summary>
@@ -44,6 +46,18 @@ public abstract class Instrument
     /// </summary>
     /// <param name="sink">What takes the instrument.</param>
     internal abstract void Accept(IInstrumentSink sink);
+
+    /// <summary>
+    /// Reads every series of the instrument once into <paramref name="snapshot"/>, the reader's
+    /// reusable columns: what <c>Collect()</c>, the Prometheus scrape, OTLP and the OpenTelemetry
+    /// bridge all read. A partitioned instrument's series are summed over their partitions in one
+    /// pass, exemplars first (so that every exemplar's add is in the value read after it),
+    /// serialized with every other read of the registry; a gauge's series that have a value are
+    /// read one by one; an observable instrument's callback is called.
+    /// </summary>
+    /// <param name="snapshot">The reader's columns, valid until its next read into them.</param>
+    /// <exception cref="InvalidOperationException">An observable instrument's callback failed (see <see cref="ObservableInstrument.Collect"/>); the snapshot holds nothing of it.</exception>
+    internal abstract void ReadInto(InstrumentSnapshot snapshot);
 
     /// <inheritdoc/>
     public override string ToString() => $"{GetType().Name} {Name}";

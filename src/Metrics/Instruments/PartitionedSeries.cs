@@ -355,43 +355,20 @@ public abstract unsafe class PartitionedSeries : Series
     }
 
     /// <summary>
-    /// Sums <paramref name="slotsPerSeries"/> slots of every series of <paramref name="arena"/> in
-    /// <paramref name="series"/> into <paramref name="totals"/> (series i's slot k at
-    /// i × <paramref name="slotsPerSeries"/> + k) by <paramref name="kind"/> (saturating by default;
-    /// <see cref="SlotSum.Double"/>: the totals are doubles' bits): chunk by chunk, region by region,
-    /// vectorized. Serialized with every other read of the arena.
-    /// </summary>
-    private protected static void ReadAll<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, int slotsPerSeries, Span<long> totals, SlotSum kind = SlotSum.Saturating)
-        where TSeries : PartitionedSeries =>
-        Read(arena, series, new SlotRange[series.Length], slotsPerSeries, doubleSlot: -1, totals, default, kind);
-
-    /// <summary>
     /// Reads every series in <paramref name="series"/> of <paramref name="arena"/>: its
-    /// <paramref name="slotsPerSeries"/> slots summed saturating into <paramref name="totals"/>
-    /// (as <see cref="ReadAll"/>), except its <see cref="double"/> slot <paramref name="doubleSlot"/>,
-    /// summed as doubles into <paramref name="doubles"/>[i]; under one hold of the read lock (a
-    /// histogram: bucket counts and sum).
+    /// <paramref name="slotsPerSeries"/> slots summed by <paramref name="kind"/> (saturating by
+    /// default; <see cref="SlotSum.Double"/>: the totals are doubles' bits) into
+    /// <paramref name="totals"/>, series i's slot k at i × <paramref name="slotsPerSeries"/> + k,
+    /// chunk by chunk, region by region, vectorized; and where <paramref name="doubleSlot"/> is not
+    /// negative, that <see cref="double"/> slot of each series summed as doubles into
+    /// <paramref name="doubles"/>[i] (a histogram's sum). Under one hold of the read lock, so that
+    /// reads are serialized. <paramref name="ranges"/> is the reader's room for where each series'
+    /// slots are now (per thread, a range's chunk may be any generation, and the arena sums them all).
     /// </summary>
-    private protected static void ReadAllWithDouble<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, int slotsPerSeries, int doubleSlot, Span<long> totals, Span<double> doubles)
-        where TSeries : PartitionedSeries =>
-        Read(arena, series, new SlotRange[series.Length], slotsPerSeries, doubleSlot, totals, doubles, SlotSum.Saturating);
-
-    /// <summary>
-    /// As <see cref="ReadAllWithDouble"/> (or, where <paramref name="doubleSlot"/> is negative, as
-    /// <see cref="ReadAll"/>), with the slot ranges written into <paramref name="scratch"/>'s kept
-    /// array rather than a new one: a reader that reads every scrape allocates nothing here.
-    /// </summary>
-    private protected static void ReadAllInto<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, int slotsPerSeries, int doubleSlot, SeriesReadScratch scratch, Span<long> totals, Span<double> doubles, SlotSum kind = SlotSum.Saturating)
-        where TSeries : PartitionedSeries =>
-        Read(arena, series, scratch.Ranges(series.Length).AsSpan(0, series.Length), slotsPerSeries, doubleSlot, totals, doubles, kind);
-
-    // The reads above, into ranges of the caller's: where each series' slots are now (per thread, a
-    // range's chunk may be any generation, and the arena sums them all), their sums, and, where
-    // doubleSlot is not negative, that slot of each series summed as doubles, by a strided walk of
-    // one slot per series: cheaper than summing every slot again as doubles.
-    private static void Read<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, Span<SlotRange> ranges, int slotsPerSeries, int doubleSlot, Span<long> totals, Span<double> doubles, SlotSum kind)
+    private protected static void ReadAll<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, Span<SlotRange> ranges, int slotsPerSeries, int doubleSlot, Span<long> totals, Span<double> doubles, SlotSum kind = SlotSum.Saturating)
         where TSeries : PartitionedSeries
     {
+        Debug.Assert(ranges.Length == series.Length, "a range per series");
         lock (arena.ReadLock)
         {
             for (int i = 0; i < ranges.Length; i++)
@@ -400,6 +377,8 @@ public abstract unsafe class PartitionedSeries : Series
             }
 
             arena.SumRanges(ranges, slotsPerSeries, totals, kind);
+
+            // A strided walk of one slot per series: cheaper than summing every slot again as doubles.
             if (doubleSlot >= 0)
             {
                 for (int i = 0; i < ranges.Length; i++)

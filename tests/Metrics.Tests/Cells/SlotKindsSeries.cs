@@ -35,7 +35,7 @@ internal sealed class SlotKindsSeries : PartitionedSeries
     public static long[] ReadAll(MetricRegistry registry, IReadOnlyList<SlotKindsSeries> series, SlotSum kind)
     {
         long[] totals = new long[series.Count * SlotCount];
-        ReadAll<SlotKindsSeries>(registry.Arena, [.. series], SlotCount, totals, kind);
+        ReadAll<SlotKindsSeries>(registry.Arena, [.. series], new SlotRange[series.Count], SlotCount, doubleSlot: -1, totals, default, kind);
         return totals;
     }
 }

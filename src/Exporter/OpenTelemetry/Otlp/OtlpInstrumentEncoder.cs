@@ -2,6 +2,7 @@ using System.Diagnostics;
 using Microsoft.Extensions.Logging;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 
@@ -29,8 +30,8 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
     private readonly ProtobufBuffer _scratch = new(256);
 
-    // The arrays counters and histograms are read into, kept from export to export (grown to the largest instrument).
-    private readonly SeriesReadScratch _readScratch = new();
+    // Every instrument is read into these columns, kept from export to export (grown to the largest instrument).
+    private readonly InstrumentSnapshot _snapshot = new();
     private long[] _deltaBuckets = new long[64];
 
     private long _generation;
@@ -94,19 +95,18 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         return _read;
     }
 
-    // Straight from the arena into kept arrays (PartitionedCounter.ReadInto), as the Prometheus
-    // scrape reads it: no reading per series, and a delta's baseline is a field of the series' state.
+    // From the snapshot, with no reading per series; a delta's baseline is a field of the series' state.
     public void Counter(PartitionedCounter counter)
     {
-        ReadOnlySpan<CounterSeries> series = counter.ReadInto(_readScratch, out bool hasExemplars);
-        ReadOnlySpan<long> totals = _readScratch.Totals;
-        ReadOnlySpan<Exemplar?> exemplars = hasExemplars ? _readScratch.Exemplars : default;
+        counter.ReadInto(_snapshot);
+        InstrumentSnapshot snapshot = _snapshot;
+        ReadOnlySpan<long> totals = snapshot.LongValues;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(counter, delta);
         int sum = BeginData(OtlpFields.MetricSum);
-        for (int i = 0; i < series.Length; i++)
+        for (int i = 0; i < totals.Length; i++)
         {
-            OtlpSeriesState state = Series(i, series[i].Tags, OtlpFields.NumberAttributes);
+            OtlpSeriesState state = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
             long total = totals[i];
             long value = total;
             if (delta)
@@ -118,62 +118,76 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
             int point = BeginNumberPoint(state, start);
             output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
-            WriteExemplar(OtlpFields.NumberExemplars, hasExemplars ? exemplars[i] : null, start, delta, asInt: true);
+            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: true);
             EndPoint(point);
         }
 
         EndSum(sum, delta, monotonic: true);
     }
 
-    public void DoubleCounter(PartitionedDoubleCounter counter) =>
-        WriteDoubleSum(counter, counter.Collect(), temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
+    public void DoubleCounter(PartitionedDoubleCounter counter)
+    {
+        counter.ReadInto(_snapshot);
+        WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
+    }
 
-    public void UpDownCounter(PartitionedUpDownCounter counter) => WriteLongs(counter, counter.Collect(), OtlpFields.MetricSum);
+    public void UpDownCounter(PartitionedUpDownCounter counter)
+    {
+        counter.ReadInto(_snapshot);
+        WriteLongs(counter, OtlpFields.MetricSum);
+    }
 
-    public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) =>
-        WriteDoubleSum(counter, counter.Collect(), delta: false, monotonic: false, asInt: false);
+    public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter)
+    {
+        counter.ReadInto(_snapshot);
+        WriteDoubleSum(counter, delta: false, monotonic: false, asInt: false);
+    }
 
-    public void Gauge(Gauge gauge) => WriteLongs(gauge, gauge.Collect(), OtlpFields.MetricGauge);
+    public void Gauge(Gauge gauge)
+    {
+        gauge.ReadInto(_snapshot);
+        WriteLongs(gauge, OtlpFields.MetricGauge);
+    }
 
-    public void DoubleGauge(DoubleGauge gauge) => WriteDoubleGauge(gauge, gauge.Collect(), asInt: false);
+    public void DoubleGauge(DoubleGauge gauge)
+    {
+        gauge.ReadInto(_snapshot);
+        WriteDoubleGauge(gauge, asInt: false);
+    }
 
     public void ObservableCounter(ObservableCounter counter)
     {
-        if (TryObserve(counter) is { } readings)
+        if (TryObserve(counter))
         {
-            WriteDoubleSum(counter, readings, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
+            WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
         }
     }
 
     public void ObservableUpDownCounter(ObservableUpDownCounter counter)
     {
-        if (TryObserve(counter) is { } readings)
+        if (TryObserve(counter))
         {
-            WriteDoubleSum(counter, readings, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
+            WriteDoubleSum(counter, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
         }
     }
 
     public void ObservableGauge(ObservableGauge gauge)
     {
-        if (TryObserve(gauge) is { } readings)
+        if (TryObserve(gauge))
         {
-            WriteDoubleGauge(gauge, readings, asInt: !gauge.IsFloatingPoint);
+            WriteDoubleGauge(gauge, asInt: !gauge.IsFloatingPoint);
         }
     }
 
-    // Straight from the arena into kept arrays (PartitionedHistogram.ReadInto; where it keeps
-    // exemplars, ReadWithExemplarsInto, each bucket's newest read first, as Collect reads them),
-    // a delta's baselines in the instrument's state by series position.
+    // From the snapshot (each bucket's newest exemplar read first where the series keep them), a
+    // delta's baselines in the instrument's state by series position.
     public void Histogram(PartitionedHistogram histogram)
     {
-        bool keepsExemplars = histogram.KeepsExemplars;
-        int stride;
-        ReadOnlySpan<HistogramSeries> series = keepsExemplars ? histogram.ReadWithExemplarsInto(_readScratch, out stride) : histogram.ReadInto(_readScratch, out stride);
+        histogram.ReadInto(_snapshot);
+        InstrumentSnapshot snapshot = _snapshot;
+        bool keepsExemplars = snapshot.HasExemplars;
         IReadOnlyList<double> boundaries = histogram.Boundaries;
         int bucketCount = boundaries.Count + 1;
-        ReadOnlySpan<long> totals = _readScratch.Totals;
-        ReadOnlySpan<double> sums = _readScratch.Doubles;
-        ReadOnlySpan<Exemplar?> exemplars = keepsExemplars ? _readScratch.Exemplars : default;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(histogram, delta);
         byte[] bounds = _state.ExplicitBounds(boundaries, _scratch);
@@ -183,17 +197,17 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         ReadOnlySpan<double> committedSums = default;
         if (delta)
         {
-            _state.PendingFor(series.Length, bucketCount, out pendingCounts, out pendingSums);
+            _state.PendingFor(snapshot.Count, bucketCount, out pendingCounts, out pendingSums);
             committedCounts = _state.CommittedCounts;
             committedSums = _state.CommittedSums;
         }
 
         int data = BeginData(OtlpFields.MetricHistogram);
-        for (int i = 0; i < series.Length; i++)
+        for (int i = 0; i < snapshot.Count; i++)
         {
-            OtlpSeriesState state = Series(i, series[i].Tags, OtlpFields.HistogramAttributes);
-            ReadOnlySpan<long> counts = totals.Slice(i * stride, bucketCount);
-            double sum = sums[i];
+            OtlpSeriesState state = Series(i, snapshot.TagsAt(i), OtlpFields.HistogramAttributes);
+            ReadOnlySpan<long> counts = snapshot.BucketCountsAt(i);
+            double sum = snapshot.SumAt(i);
             ReadOnlySpan<long> baseline = default;
             if (delta)
             {
@@ -232,7 +246,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             output.Raw(bounds);
             if (keepsExemplars)
             {
-                foreach (Exemplar? exemplar in exemplars.Slice(i * bucketCount, bucketCount))
+                foreach (Exemplar? exemplar in snapshot.BucketExemplarsAt(i).AsSpan())
                 {
                     WriteExemplar(OtlpFields.HistogramExemplars, exemplar, start, delta, asInt: false);
                 }
@@ -244,15 +258,17 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         EndSum(data, delta, monotonic: null);
     }
 
+    // From the snapshot, each series as a reading of its own: a delta's baseline is the series' committed reading.
     public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
     {
-        IReadOnlyList<ExponentialHistogramReading> readings = histogram.Collect();
+        histogram.ReadInto(_snapshot);
+        InstrumentSnapshot snapshot = _snapshot;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(histogram, delta);
         int data = BeginData(OtlpFields.MetricExponentialHistogram);
-        for (int i = 0; i < readings.Count; i++)
+        for (int i = 0; i < snapshot.Count; i++)
         {
-            ExponentialHistogramReading reading = readings[i];
+            ExponentialHistogramReading reading = snapshot.ExponentialHistogramReadingAt(i);
             OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.ExponentialAttributes);
             ExponentialHistogramReading? baseline = null;
             if (delta)
@@ -278,19 +294,24 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         EndSum(data, delta, monotonic: null);
     }
 
+    // From the snapshot: a histogram in seconds, its buckets where it has boundaries; a delta's
+    // baseline is the series' committed count, time and bucket counts.
     public void Operation(OperationData operation)
     {
-        IReadOnlyList<OperationReading> readings = operation.Collect();
+        operation.ReadInto(_snapshot);
+        InstrumentSnapshot snapshot = _snapshot;
         IReadOnlyList<double>? boundaries = operation.Boundaries;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(operation, delta);
         int data = BeginData(OtlpFields.MetricHistogram);
-        for (int i = 0; i < readings.Count; i++)
+        for (int i = 0; i < snapshot.Count; i++)
         {
-            OperationReading reading = readings[i];
-            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.HistogramAttributes);
-            long count = reading.Count;
-            long ticks = reading.ElapsedTimestampTicks;
+            OtlpSeriesState series = Series(i, snapshot.TagsAt(i), OtlpFields.HistogramAttributes);
+            long totalCount = snapshot.OperationCountAt(i);
+            long totalTicks = snapshot.ElapsedTimestampTicksAt(i);
+            ReadOnlySpan<long> buckets = snapshot.BucketCountsAt(i);
+            long count = totalCount;
+            long ticks = totalTicks;
             IReadOnlyList<long>? baselineBuckets = null;
             if (delta)
             {
@@ -301,12 +322,12 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                     baselineBuckets = series.Committed.Reading as IReadOnlyList<long>;
                 }
 
-                series.Pending = new OtlpSeriesValue { Count = reading.Count, Ticks = reading.ElapsedTimestampTicks, Reading = reading.BucketCounts };
+                series.Pending = new OtlpSeriesValue { Count = totalCount, Ticks = totalTicks, Reading = boundaries is null ? null : buckets.ToArray() };
                 series.PendingGeneration = _generation;
             }
 
             int point = BeginHistogramPoint(series, start, count, (double)ticks / Stopwatch.Frequency);
-            if (boundaries is not null && reading.BucketCounts is { } buckets)
+            if (boundaries is not null)
             {
                 WriteBucketCounts(buckets, baselineBuckets);
                 output.PackedDoubles(OtlpFields.HistogramExplicitBounds, boundaries);
@@ -328,15 +349,17 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
     private OtlpSeriesState Series(int position, TagSet tags, int attributesField) => _state.Series(position, tags, attributesField, _scratch);
 
-    private void WriteLongs(Instrument instrument, IReadOnlyList<LongReading> readings, int kind)
+    // An up-down counter's or a gauge's long values, from the snapshot: cumulative, or a gauge.
+    private void WriteLongs(Instrument instrument, int kind)
     {
+        InstrumentSnapshot snapshot = _snapshot;
+        ReadOnlySpan<long> values = snapshot.LongValues;
         ulong start = Start(instrument, delta: false);
         int data = BeginData(kind);
-        for (int i = 0; i < readings.Count; i++)
+        for (int i = 0; i < values.Length; i++)
         {
-            LongReading reading = readings[i];
-            int point = BeginNumberPoint(Series(i, reading.Tags, OtlpFields.NumberAttributes), start);
-            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)reading.Value));
+            int point = BeginNumberPoint(Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes), start);
+            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)values[i]));
             EndPoint(point);
         }
 
@@ -350,41 +373,46 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         }
     }
 
-    private void WriteDoubleSum(Instrument instrument, IReadOnlyList<DoubleReading> readings, bool delta, bool monotonic, bool asInt)
+    // A sum of double values (or a callback's), from the snapshot.
+    private void WriteDoubleSum(Instrument instrument, bool delta, bool monotonic, bool asInt)
     {
+        InstrumentSnapshot snapshot = _snapshot;
+        ReadOnlySpan<double> values = snapshot.DoubleValues;
         ulong start = Start(instrument, delta);
         int sum = BeginData(OtlpFields.MetricSum);
-        for (int i = 0; i < readings.Count; i++)
+        for (int i = 0; i < values.Length; i++)
         {
-            DoubleReading reading = readings[i];
-            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.NumberAttributes);
-            double value = reading.Value;
+            OtlpSeriesState series = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
+            double total = values[i];
+            double value = total;
             if (delta)
             {
                 // A counter read lower than its baseline was reset (an observed source restarted): its whole value is the change.
                 value = series.HasCommitted && series.Committed.Value <= value ? value - series.Committed.Value : value;
-                series.Pending = new OtlpSeriesValue { Value = reading.Value };
+                series.Pending = new OtlpSeriesValue { Value = total };
                 series.PendingGeneration = _generation;
             }
 
             int point = BeginNumberPoint(series, start);
             WriteNumber(value, asInt);
-            WriteExemplar(OtlpFields.NumberExemplars, reading.Exemplar, start, delta, asInt: false);
+            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: false);
             EndPoint(point);
         }
 
         EndSum(sum, delta, monotonic);
     }
 
-    private void WriteDoubleGauge(Instrument instrument, IReadOnlyList<DoubleReading> readings, bool asInt)
+    // A gauge of double values (or a callback's), from the snapshot.
+    private void WriteDoubleGauge(Instrument instrument, bool asInt)
     {
+        InstrumentSnapshot snapshot = _snapshot;
+        ReadOnlySpan<double> values = snapshot.DoubleValues;
         ulong start = Start(instrument, delta: false);
         int gauge = BeginData(OtlpFields.MetricGauge);
-        for (int i = 0; i < readings.Count; i++)
+        for (int i = 0; i < values.Length; i++)
         {
-            DoubleReading reading = readings[i];
-            int point = BeginNumberPoint(Series(i, reading.Tags, OtlpFields.NumberAttributes), start);
-            WriteNumber(reading.Value, asInt);
+            int point = BeginNumberPoint(Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes), start);
+            WriteNumber(values[i], asInt);
             EndPoint(point);
         }
 
@@ -447,11 +475,11 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         EndData(data);
     }
 
-    private void WriteBucketCounts(IReadOnlyList<long> counts, IReadOnlyList<long>? baseline)
+    private void WriteBucketCounts(ReadOnlySpan<long> counts, IReadOnlyList<long>? baseline)
     {
-        Debug.Assert(baseline is null || baseline.Count == counts.Count);
-        output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, counts.Count);
-        for (int j = 0; j < counts.Count; j++)
+        Debug.Assert(baseline is null || baseline.Count == counts.Length);
+        output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, counts.Length);
+        for (int j = 0; j < counts.Length; j++)
         {
             output.Fixed64Value((ulong)(counts[j] - (baseline?[j] ?? 0)));
         }
@@ -543,18 +571,20 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         output.EndMessage(message);
     }
 
-    // The callback is the service's code: whatever it throws is that instrument's failure, not the export's.
-    private IReadOnlyList<DoubleReading>? TryObserve(ObservableInstrument observable)
+    // Reads an observable instrument into the snapshot. The callback is the service's code:
+    // whatever it throws is that instrument's failure, not the export's.
+    private bool TryObserve(ObservableInstrument observable)
     {
         try
         {
-            return observable.Collect();
+            observable.ReadInto(_snapshot);
+            return true;
         }
         catch (InvalidOperationException e)
         {
             _read = false;
             LogCallbackFailed(logger, e, observable.Name);
-            return null;
+            return false;
         }
     }
 

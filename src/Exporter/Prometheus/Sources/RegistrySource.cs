@@ -3,6 +3,7 @@ using Microsoft.Extensions.Logging;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Naming;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics.Exporter.Prometheus.Sources;
 
@@ -43,9 +44,9 @@ internal sealed partial class RegistrySource : IScrapeSource
     private readonly ConditionalWeakTable<Instrument, object> _warned = [];
     private readonly PrometheusTextWriter _labelScratch = new();
 
-    // Counters' totals and histograms' (exponential ones' too) counts and sums, read straight into arrays kept from scrape
-    // to scrape rather than into readings: a scrape of series that exist allocates nothing per series.
-    private readonly SeriesReadScratch _readScratch = new();
+    // Every instrument read into columns kept from scrape to scrape rather than into readings: a
+    // scrape of series that exist allocates nothing per series.
+    private readonly InstrumentSnapshot _snapshot = new();
 
     // A histogram series' exemplars in the kept array, as the list the writers take.
     private readonly KeptExemplars _keptExemplars = new();
@@ -173,196 +174,122 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
-    private void WriteValues(InstrumentWriter writer, Header header, IReadOnlyList<CounterReading> readings)
+    // A counter's series, from the snapshot: the line written in one piece, its labels' text from
+    // the instrument's kept blocks.
+    private void WriteCounter(InstrumentWriter writer, Header header)
     {
-        writer.WriteHeaderIfAny(header, readings.Count);
-        for (int i = 0; i < readings.Count; i++)
-        {
-            CounterReading reading = readings[i];
-            LabelBlock labels = Labels(header, i, reading.Tags);
-            writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
-            writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
-        }
-    }
-
-    // A counter's series straight from the arena (PartitionedCounter.ReadInto): the same lines as
-    // WriteValues of its readings, in the same order, without a reading per series.
-    private void WriteCounter(InstrumentWriter writer, Header header, PartitionedCounter counter)
-    {
-        ReadOnlySpan<CounterSeries> series = counter.ReadInto(_readScratch, out bool hasExemplars);
-        writer.WriteHeaderIfAny(header, series.Length);
-        ReadOnlySpan<long> totals = _readScratch.Totals;
-        ReadOnlySpan<Exemplar?> exemplars = hasExemplars ? _readScratch.Exemplars : default;
+        InstrumentSnapshot snapshot = _snapshot;
+        writer.WriteHeaderIfAny(header, snapshot.Count);
+        ReadOnlySpan<long> values = snapshot.LongValues;
         SeriesLabelBlocks labels = header.Labels;
-        for (int i = 0; i < series.Length; i++)
+        for (int i = 0; i < values.Length; i++)
         {
-            // Keyed by the series: its tags are read only where its block is not remembered.
-            CounterSeries one = series[i];
-            LabelBlock block = labels.Get(i, one, one.Tags, _findLabelBlock);
-            writer.Output.WriteCounterSeries(header.Name, header.Kind, block, labels.Text(i), totals[i], hasExemplars ? exemplars[i] : null, header.Created);
+            LabelBlock block = labels.Get(snapshot, i, _findLabelBlock);
+            writer.Output.WriteCounterSeries(header.Name, header.Kind, block, labels.Text(i), values[i], snapshot.ExemplarAt(i), header.Created);
         }
     }
 
-    // A histogram's series straight from the arena (PartitionedHistogram.ReadInto; where it keeps
-    // exemplars, ReadWithExemplarsInto, each bucket's newest exemplar read first, as Collect reads
-    // them): the same lines as the writer writes its readings, without a reading per series. A
-    // series with no exemplar is written as a reading without exemplars is: the same bytes as one
-    // with every bucket's null.
-    private void WriteHistogram(InstrumentWriter writer, Header header, PartitionedHistogram histogram)
+    // A histogram's series, from the snapshot. A series with no exemplar is written as one without
+    // exemplars is: the same bytes as one with every bucket's null.
+    private void WriteHistogram(InstrumentWriter writer, Header header, IReadOnlyList<double> boundaries)
     {
-        bool keepsExemplars = histogram.KeepsExemplars;
-        int stride;
-        ReadOnlySpan<HistogramSeries> series = keepsExemplars ? histogram.ReadWithExemplarsInto(_readScratch, out stride) : histogram.ReadInto(_readScratch, out stride);
-        writer.WriteHeaderIfAny(header, series.Length);
-        IReadOnlyList<double> boundaries = histogram.Boundaries;
-        int bucketCount = boundaries.Count + 1;
-        ReadOnlySpan<long> counts = _readScratch.Totals;
-        ReadOnlySpan<double> sums = _readScratch.Doubles;
-        for (int i = 0; i < series.Length; i++)
+        InstrumentSnapshot snapshot = _snapshot;
+        writer.WriteHeaderIfAny(header, snapshot.Count);
+        bool hasExemplars = snapshot.HasExemplars;
+        for (int i = 0; i < snapshot.Count; i++)
         {
-            HistogramSeries one = series[i];
-            KeptExemplars? exemplars = keepsExemplars ? ExemplarsOf(i * bucketCount, bucketCount) : null;
-            writer.Output.WriteHistogram(header.Name, header.Labels.Get(i, one, one.Tags, _findLabelBlock), boundaries, counts.Slice(i * stride, bucketCount), sums[i], header.Created, exemplars);
+            KeptExemplars? exemplars = hasExemplars ? ExemplarsOf(snapshot.BucketExemplarsAt(i)) : null;
+            writer.Output.WriteHistogram(header.Name, header.Labels.Get(snapshot, i, _findLabelBlock), boundaries, snapshot.BucketCountsAt(i), snapshot.SumAt(i), header.Created, exemplars);
         }
     }
 
-    // The kept exemplars from start, count of them (one series' buckets), as the list the writers
-    // take; null where every one is null.
-    private KeptExemplars? ExemplarsOf(int start, int count)
+    // One series' bucket exemplars as the list the writers take; null where every one is null.
+    private KeptExemplars? ExemplarsOf(ArraySegment<Exemplar?> exemplars)
     {
-        foreach (Exemplar? exemplar in _readScratch.Exemplars.Slice(start, count))
+        foreach (Exemplar? exemplar in exemplars.AsSpan())
         {
             if (exemplar.HasValue)
             {
-                return _keptExemplars.Of(_readScratch.ExemplarsAt(start, count));
+                return _keptExemplars.Of(exemplars);
             }
         }
 
         return null;
     }
 
-    // A double counter's or up-down counter's series straight from the arena (ReadInto): the same
-    // lines as WriteValues of its readings, in the same order, without a reading per series.
-    private void WriteDoubles<TSeries>(InstrumentWriter writer, Header header, ReadOnlySpan<TSeries> series, bool hasExemplars)
-        where TSeries : Series
+    // A family of double values from the snapshot (a double counter's or up-down counter's, a
+    // double gauge's, an observable instrument's): each sample, then OpenMetrics' _created.
+    private void WriteDoubles(InstrumentWriter writer, Header header)
     {
-        writer.WriteHeaderIfAny(header, series.Length);
-        ReadOnlySpan<double> values = _readScratch.Doubles;
-        ReadOnlySpan<Exemplar?> exemplars = hasExemplars ? _readScratch.Exemplars : default;
-        for (int i = 0; i < series.Length; i++)
+        InstrumentSnapshot snapshot = _snapshot;
+        writer.WriteHeaderIfAny(header, snapshot.Count);
+        ReadOnlySpan<double> values = snapshot.DoubleValues;
+        for (int i = 0; i < values.Length; i++)
         {
-            TSeries one = series[i];
-            LabelBlock labels = header.Labels.Get(i, one, one.Tags, _findLabelBlock);
-            writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, values[i], hasExemplars ? exemplars[i] : null);
+            LabelBlock labels = header.Labels.Get(snapshot, i, _findLabelBlock);
+            writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, values[i], snapshot.ExemplarAt(i));
             writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
         }
     }
 
-    // An up-down counter's series straight from the arena (PartitionedUpDownCounter.ReadInto).
-    private void WriteUpDownCounter(InstrumentWriter writer, Header header, PartitionedUpDownCounter counter)
+    // A family of long values from the snapshot (an up-down counter's, a gauge's): samples only,
+    // as a gauge has no _created.
+    private void WriteLongs(InstrumentWriter writer, Header header)
     {
-        ReadOnlySpan<UpDownCounterSeries> series = counter.ReadInto(_readScratch);
-        writer.WriteHeaderIfAny(header, series.Length);
-        ReadOnlySpan<long> values = _readScratch.Totals;
-        for (int i = 0; i < series.Length; i++)
+        InstrumentSnapshot snapshot = _snapshot;
+        writer.WriteHeaderIfAny(header, snapshot.Count);
+        ReadOnlySpan<long> values = snapshot.LongValues;
+        for (int i = 0; i < values.Length; i++)
         {
-            UpDownCounterSeries one = series[i];
-            writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(i, one, one.Tags, _findLabelBlock), null, 0, values[i]);
+            writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(snapshot, i, _findLabelBlock), null, 0, values[i]);
         }
     }
 
-    // A gauge's series read one by one (Read: a value, or null where never set), as Collect reads
-    // them, without a reading per series; the label blocks kept by series position, gaps and all.
-    private void WriteGauge(InstrumentWriter writer, Header header, Gauge gauge)
+    // An exponential histogram's series, from the snapshot's points.
+    private void WriteExponentialHistogram(InstrumentWriter writer, Header header)
     {
-        ReadOnlySpan<GaugeSeries> series = gauge.Series;
-        for (int i = 0; i < series.Length; i++)
+        InstrumentSnapshot snapshot = _snapshot;
+        writer.WriteHeaderIfAny(header, snapshot.Count);
+        for (int i = 0; i < snapshot.Count; i++)
         {
-            GaugeSeries one = series[i];
-            if (one.Read() is long value)
+            writer.Output.WriteExponentialHistogram(header.Name, header.Labels.Get(snapshot, i, _findLabelBlock), snapshot.ExponentialHistogramAt(i), header.Created);
+        }
+    }
+
+    // An operation's series, from the snapshot: a histogram in seconds where it has boundaries, a summary where not.
+    private void WriteOperations(InstrumentWriter writer, Header header, IReadOnlyList<double>? boundaries)
+    {
+        InstrumentSnapshot snapshot = _snapshot;
+        writer.WriteHeaderIfAny(header, snapshot.Count);
+        for (int i = 0; i < snapshot.Count; i++)
+        {
+            LabelBlock labels = header.Labels.Get(snapshot, i, _findLabelBlock);
+            if (boundaries is not null)
             {
-                writer.WriteHeaderIfAny(header, 1);
-                writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(i, one, one.Tags, _findLabelBlock), null, 0, value);
-            }
-        }
-    }
-
-    // As WriteGauge, of doubles: the same lines as WriteValues of its readings.
-    private void WriteGauge(InstrumentWriter writer, Header header, DoubleGauge gauge)
-    {
-        ReadOnlySpan<DoubleGaugeSeries> series = gauge.Series;
-        for (int i = 0; i < series.Length; i++)
-        {
-            DoubleGaugeSeries one = series[i];
-            if (one.Read() is double value)
-            {
-                writer.WriteHeaderIfAny(header, 1);
-                LabelBlock labels = header.Labels.Get(i, one, one.Tags, _findLabelBlock);
-                writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, value, null);
-                writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
-            }
-        }
-    }
-
-    private void WriteValues(InstrumentWriter writer, Header header, IReadOnlyList<DoubleReading> readings)
-    {
-        writer.WriteHeaderIfAny(header, readings.Count);
-        for (int i = 0; i < readings.Count; i++)
-        {
-            DoubleReading reading = readings[i];
-            LabelBlock labels = Labels(header, i, reading.Tags);
-            writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, reading.Value, reading.Exemplar);
-            writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
-        }
-    }
-
-    // An exponential histogram's series straight from the arena (PartitionedExponentialHistogram.ReadInto),
-    // each made the point its reading would be in a kept array: the same lines as its readings, without a reading per series.
-    private void WriteExponentialHistogram(InstrumentWriter writer, Header header, PartitionedExponentialHistogram histogram)
-    {
-        ReadOnlySpan<ExponentialHistogramSeries> series = histogram.ReadInto(_readScratch);
-        writer.WriteHeaderIfAny(header, series.Length);
-        for (int i = 0; i < series.Length; i++)
-        {
-            ExponentialHistogramSeries one = series[i];
-            writer.Output.WriteExponentialHistogram(header.Name, header.Labels.Get(i, one, one.Tags, _findLabelBlock), histogram.PointOf(_readScratch, i), header.Created);
-        }
-    }
-
-    private void WriteOperations(InstrumentWriter writer, Header header, IReadOnlyList<double>? boundaries, IReadOnlyList<OperationReading> readings)
-    {
-        writer.WriteHeaderIfAny(header, readings.Count);
-        for (int i = 0; i < readings.Count; i++)
-        {
-            OperationReading reading = readings[i];
-            LabelBlock labels = Labels(header, i, reading.Tags);
-            if (boundaries is not null && reading.BucketCounts is { } bucketCounts)
-            {
-                writer.Output.WriteHistogram(header.Name, labels, boundaries, bucketCounts, reading.ElapsedSeconds, header.Created);
+                writer.Output.WriteHistogram(header.Name, labels, boundaries, snapshot.BucketCountsAt(i), snapshot.ElapsedSecondsAt(i), header.Created);
             }
             else
             {
-                writer.Output.WriteSummary(header.Name, labels, reading.Count, reading.ElapsedSeconds, header.Created);
+                writer.Output.WriteSummary(header.Name, labels, snapshot.OperationCountAt(i), snapshot.ElapsedSecondsAt(i), header.Created);
             }
         }
     }
 
-    // The callback is the service's code: whatever it throws is that instrument's failure, not the scrape's.
-    private IReadOnlyList<DoubleReading>? TryObserve(ObservableInstrument observable)
+    // Reads an observable instrument into the snapshot. The callback is the service's code:
+    // whatever it throws is that instrument's failure, not the scrape's.
+    private bool TryObserve(ObservableInstrument observable)
     {
         try
         {
-            return observable.Collect();
+            observable.ReadInto(_snapshot);
+            return true;
         }
         catch (InvalidOperationException e)
         {
             LogCallbackFailed(_logger, e, observable.Name);
-            return null;
+            return false;
         }
     }
-
-    // The series' block where it was at the last scrape, else by its tag set.
-    private LabelBlock Labels(Header header, int position, TagSet tags) => header.Labels.Get(position, tags, _findLabelBlock);
 
     private LabelBlock FindLabelBlock(TagSet tags) => _labelBlocks.GetValue(tags, _createLabelBlock);
 
@@ -400,21 +327,41 @@ internal sealed partial class RegistrySource : IScrapeSource
             }
         }
 
-        public void Counter(PartitionedCounter counter) => source.WriteCounter(this, Header, counter);
+        public void Counter(PartitionedCounter counter)
+        {
+            counter.ReadInto(source._snapshot);
+            source.WriteCounter(this, Header);
+        }
 
         public void DoubleCounter(PartitionedDoubleCounter counter)
         {
-            ReadOnlySpan<DoubleCounterSeries> series = counter.ReadInto(source._readScratch, out bool hasExemplars);
-            source.WriteDoubles(this, Header, series, hasExemplars);
+            counter.ReadInto(source._snapshot);
+            source.WriteDoubles(this, Header);
         }
 
-        public void UpDownCounter(PartitionedUpDownCounter counter) => source.WriteUpDownCounter(this, Header, counter);
+        public void UpDownCounter(PartitionedUpDownCounter counter)
+        {
+            counter.ReadInto(source._snapshot);
+            source.WriteLongs(this, Header);
+        }
 
-        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => source.WriteDoubles(this, Header, counter.ReadInto(source._readScratch), hasExemplars: false);
+        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter)
+        {
+            counter.ReadInto(source._snapshot);
+            source.WriteDoubles(this, Header);
+        }
 
-        public void Gauge(Gauge gauge) => source.WriteGauge(this, Header, gauge);
+        public void Gauge(Gauge gauge)
+        {
+            gauge.ReadInto(source._snapshot);
+            source.WriteLongs(this, Header);
+        }
 
-        public void DoubleGauge(DoubleGauge gauge) => source.WriteGauge(this, Header, gauge);
+        public void DoubleGauge(DoubleGauge gauge)
+        {
+            gauge.ReadInto(source._snapshot);
+            source.WriteDoubles(this, Header);
+        }
 
         public void ObservableCounter(ObservableCounter counter) => WriteObserved(counter);
 
@@ -422,17 +369,29 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         public void ObservableGauge(ObservableGauge gauge) => WriteObserved(gauge);
 
-        public void Histogram(PartitionedHistogram histogram) => source.WriteHistogram(this, Header, histogram);
+        public void Histogram(PartitionedHistogram histogram)
+        {
+            histogram.ReadInto(source._snapshot);
+            source.WriteHistogram(this, Header, histogram.Boundaries);
+        }
 
-        public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => source.WriteExponentialHistogram(this, Header, histogram);
+        public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
+        {
+            histogram.ReadInto(source._snapshot);
+            source.WriteExponentialHistogram(this, Header);
+        }
 
-        public void Operation(OperationData operation) => source.WriteOperations(this, Header, operation.Boundaries, operation.Collect());
+        public void Operation(OperationData operation)
+        {
+            operation.ReadInto(source._snapshot);
+            source.WriteOperations(this, Header, operation.Boundaries);
+        }
 
         private void WriteObserved(ObservableInstrument observable)
         {
-            if (source.TryObserve(observable) is { } observed)
+            if (source.TryObserve(observable))
             {
-                source.WriteValues(this, Header, observed);
+                source.WriteDoubles(this, Header);
             }
         }
     }

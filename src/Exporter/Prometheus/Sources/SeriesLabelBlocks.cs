@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Exporter.Prometheus.Sources;
@@ -42,6 +43,20 @@ internal sealed class SeriesLabelBlocks
         (uint)position < (uint)_keys.Length && ReferenceEquals(_keys[position], key)
             ? _blocks[position]!
             : Remember(position, key, find(tags));
+
+    /// <summary>
+    /// The block of series <paramref name="index"/> of <paramref name="snapshot"/>, remembered at
+    /// that position under the series' key (<see cref="InstrumentSnapshot.KeyAt"/>);
+    /// <paramref name="find"/> of its tags where it is not: the tags are read only then.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public LabelBlock Get(InstrumentSnapshot snapshot, int index, Func<TagSet, LabelBlock> find)
+    {
+        object key = snapshot.KeyAt(index);
+        return (uint)index < (uint)_keys.Length && ReferenceEquals(_keys[index], key)
+            ? _blocks[index]!
+            : Remember(index, key, find(snapshot.TagsAt(index)));
+    }
 
     /// <summary>The text of the block at <paramref name="position"/> (<see cref="LabelBlock.Utf8"/>), once <see cref="Get(int, object, TagSet, Func{TagSet, LabelBlock})"/> returned it there.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

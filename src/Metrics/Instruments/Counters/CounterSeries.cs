@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -60,10 +61,7 @@ public sealed class CounterSeries : PartitionedSeries
 
 
 
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
-    internal static void ReadAll(PartitionArena arena, CounterSeries[] series, Span<long> values) => ReadAll(arena, series, SlotCount, values);
-
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="scratch"/>'s totals, in one pass over the arena.</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<CounterSeries> series, SeriesReadScratch scratch) =>
-        ReadAllInto(arena, series, SlotCount, doubleSlot: -1, scratch, scratch.TotalsFor(series.Length), default);
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="snapshot"/>'s values, in one pass over the arena.</summary>
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<CounterSeries> series, InstrumentSnapshot snapshot) =>
+        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCount, doubleSlot: -1, snapshot.Longs(), default);
 }

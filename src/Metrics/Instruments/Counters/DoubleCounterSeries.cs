@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -52,21 +53,11 @@ public sealed class DoubleCounterSeries : PartitionedSeries
     /// <returns>The cumulative value.</returns>
     public double Read() => Saturate(ReadSlotDouble(0));
 
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
-    internal static void ReadAll(PartitionArena arena, DoubleCounterSeries[] series, Span<double> values)
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="snapshot"/>'s values, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<DoubleCounterSeries> series, InstrumentSnapshot snapshot)
     {
-        ReadAll(arena, series, SlotCount, MemoryMarshal.Cast<double, long>(values), SlotSum.Double);
-        foreach (ref double value in values)
-        {
-            value = Saturate(value);
-        }
-    }
-
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="scratch"/>'s doubles, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<DoubleCounterSeries> series, SeriesReadScratch scratch)
-    {
-        Span<double> values = scratch.DoublesFor(series.Length).AsSpan(0, series.Length);
-        ReadAllInto(arena, series, SlotCount, doubleSlot: -1, scratch, MemoryMarshal.Cast<double, long>(values), default, SlotSum.Double);
+        Span<double> values = snapshot.Doubles();
+        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCount, doubleSlot: -1, MemoryMarshal.Cast<double, long>(values), default, SlotSum.Double);
         foreach (ref double value in values)
         {
             value = Saturate(value);

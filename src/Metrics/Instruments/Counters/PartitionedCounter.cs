@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
@@ -76,24 +77,15 @@ public sealed class PartitionedCounter : Instrument
     /// <returns>One reading per series, in no particular order; each value at most <see cref="long.MaxValue"/> and never lower than an earlier read of the series returned.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
     public IReadOnlyList<CounterReading> Collect() =>
-        SummedReadings.Collect(_series, _arena, CounterSeries.ReadAll, static (TagSet tags, long value, Exemplar? exemplar) => new CounterReading(tags, value) { Exemplar = exemplar });
+        SnapshotReadings.Of(this, static (snapshot, i) => new CounterReading(snapshot.TagsAt(i), snapshot.LongValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
-    /// <summary>
-    /// Reads every series as <see cref="Collect"/> does (exemplars first, then one pass over the
-    /// arena), into <paramref name="scratch"/>'s kept arrays rather than readings: series i's total
-    /// at <see cref="SeriesReadScratch.Totals"/>[i] and, where <paramref name="hasExemplars"/>, its
-    /// newest exemplar at <see cref="SeriesReadScratch.Exemplars"/>[i]. Allocates nothing once the
-    /// scratch has grown to the instrument.
-    /// </summary>
-    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
-    /// <param name="hasExemplars">Whether the series keep exemplars (all of them do, or none).</param>
-    /// <returns>The series read, in creation order: the table's own array, to read, never to change.</returns>
-    internal ReadOnlySpan<CounterSeries> ReadInto(SeriesReadScratch scratch, out bool hasExemplars)
+    /// <inheritdoc/>
+    internal override void ReadInto(InstrumentSnapshot snapshot)
     {
-        ReadOnlySpan<CounterSeries> series = _series.Series;
-        hasExemplars = SeriesExemplars.ReadNewest(series, scratch);
-        CounterSeries.ReadAllInto(_arena, series, scratch);
-        return series;
+        ArraySegment<CounterSeries> series = _series.Series;
+        snapshot.BeginSeries(series, CounterSeries.SlotCount, doubles: false);
+        snapshot.ReadExemplars<CounterSeries>(series, CounterSeries.SlotCount);
+        CounterSeries.ReadAllInto(_arena, series, snapshot);
     }
 
     /// <inheritdoc/>

@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
@@ -76,23 +77,15 @@ public sealed class PartitionedDoubleCounter : Instrument
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
     public IReadOnlyList<DoubleReading> Collect() =>
-        SummedReadings.Collect(_series, _arena, DoubleCounterSeries.ReadAll, static (TagSet tags, double value, Exemplar? exemplar) => new DoubleReading(tags, value) { Exemplar = exemplar });
+        SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
-    /// <summary>
-    /// Reads every series as <see cref="Collect"/> does (one pass over the arena), into
-    /// <paramref name="scratch"/>'s kept arrays rather than readings: series i's value at
-    /// <see cref="SeriesReadScratch.Doubles"/>[i] and, where <paramref name="hasExemplars"/>, its
-    /// newest exemplar (read first, as <see cref="Collect"/> reads it) at <see cref="SeriesReadScratch.Exemplars"/>[i]. Allocates nothing once the scratch has grown to the instrument.
-    /// </summary>
-    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
-    /// <param name="hasExemplars">Whether the series keep exemplars (all of them do, or none).</param>
-    /// <returns>The series read, in creation order (<see cref="Collect"/>'s): the table's own array, to read, never to change.</returns>
-    internal ReadOnlySpan<DoubleCounterSeries> ReadInto(SeriesReadScratch scratch, out bool hasExemplars)
+    /// <inheritdoc/>
+    internal override void ReadInto(InstrumentSnapshot snapshot)
     {
-        ReadOnlySpan<DoubleCounterSeries> series = _series.Series;
-        hasExemplars = SeriesExemplars.ReadNewest(series, scratch);
-        DoubleCounterSeries.ReadAllInto(_arena, series, scratch);
-        return series;
+        ArraySegment<DoubleCounterSeries> series = _series.Series;
+        snapshot.BeginSeries(series, longStride: 0, doubles: true);
+        snapshot.ReadExemplars<DoubleCounterSeries>(series, DoubleCounterSeries.SlotCount);
+        DoubleCounterSeries.ReadAllInto(_arena, series, snapshot);
     }
 
     /// <inheritdoc/>

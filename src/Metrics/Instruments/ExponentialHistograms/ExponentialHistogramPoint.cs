@@ -5,11 +5,11 @@ namespace ScalableMetrics.Instruments.ExponentialHistograms;
 /// <summary>
 /// One exponential histogram series as read, over spans rather than arrays of its own: what an
 /// <see cref="ExponentialHistogramReading"/> carries (see it for what each member means), read from
-/// a reader's kept arrays (<see cref="PartitionedExponentialHistogram.PointOf"/>) or from a reading
+/// a snapshot (<see cref="Snapshots.InstrumentSnapshot.ExponentialHistogramAt"/>) or from a reading
 /// (<see cref="ExponentialHistogramReading.Point"/>), so that a writer takes either without a
 /// reading object per series.
 /// </summary>
-/// <remarks>Valid while what its spans are over is: for a point of kept arrays, until the reader's next point or read.</remarks>
+/// <remarks>Valid while what its spans are over is: for a point of a snapshot, until its next point or read.</remarks>
 internal readonly ref struct ExponentialHistogramPoint
 {
     /// <summary>A point of the given buckets; <see cref="Count"/> is the zero count plus the positive bucket counts, saturating.</summary>

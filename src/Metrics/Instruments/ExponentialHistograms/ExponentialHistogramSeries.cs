@@ -1,7 +1,8 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
-using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.ExponentialHistograms;
+using ScalableMetrics.Instruments;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -72,18 +73,12 @@ public sealed class ExponentialHistogramSeries : PartitionedSeries
     internal static int SlotCountFor(ExponentialBuckets buckets) => buckets.CountSlots + 1;
 
     /// <summary>
-    /// Reads every series in <paramref name="series"/> in one pass: series i's counts (zero bucket
-    /// first) at i × <see cref="SlotCountFor"/> in <paramref name="slots"/>, its sum at <paramref name="sums"/>[i].
+    /// Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>, all of
+    /// <paramref name="buckets"/>) into <paramref name="snapshot"/> in one pass: each series'
+    /// count slots, zero bucket first (<see cref="SlotCountFor"/> longs apart), and its sum.
     /// </summary>
-    internal static void ReadAll(PartitionArena arena, ExponentialHistogramSeries[] series, ExponentialBuckets buckets, Span<long> slots, Span<double> sums) =>
-        ReadAllWithDouble(arena, series, SlotCountFor(buckets), buckets.CountSlots, slots, sums);
-
-    /// <summary>As <see cref="ReadAll"/>, into <paramref name="scratch"/>'s kept arrays: series i's count slots at i × <see cref="SlotCountFor"/> of its totals, its sum at its doubles[i].</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<ExponentialHistogramSeries> series, ExponentialBuckets buckets, SeriesReadScratch scratch)
-    {
-        int slotsPerSeries = SlotCountFor(buckets);
-        ReadAllInto(arena, series, slotsPerSeries, buckets.CountSlots, scratch, scratch.TotalsFor(series.Length * slotsPerSeries), scratch.DoublesFor(series.Length));
-    }
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<ExponentialHistogramSeries> series, ExponentialBuckets buckets, InstrumentSnapshot snapshot) =>
+        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCountFor(buckets), buckets.CountSlots, snapshot.Longs(), snapshot.Doubles());
 
     // The sum's slot: after the count slots.
     private int SumSlot => _buckets.CountSlots;

@@ -3,6 +3,7 @@ using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
@@ -141,53 +142,16 @@ public sealed class PartitionedExponentialHistogram : Instrument
     /// <summary>Sums every series' partitions: bucket counts and sums, each reading downscaled to fit <see cref="MaxBuckets"/>.</summary>
     /// <returns>One reading per series, in no particular order.</returns>
     /// <remarks>One pass over the series' slots, region by region; serialized with every other read of the registry's series.</remarks>
-    public IReadOnlyList<ExponentialHistogramReading> Collect()
-    {
-        ExponentialHistogramSeries[] series = [.. _series.Series];
-        int slotsPerSeries = ExponentialHistogramSeries.SlotCountFor(Buckets);
-        long[] slots = new long[series.Length * slotsPerSeries];
-        double[] sums = new double[series.Length];
-        ExponentialHistogramSeries.ReadAll(_arena, series, Buckets, slots, sums);
-        var readings = new ExponentialHistogramReading[series.Length];
-        for (int i = 0; i < series.Length; i++)
-        {
-            readings[i] = ExponentialHistogramReading.Create(series[i].Tags, Buckets, slots.AsSpan(i * slotsPerSeries, Buckets.CountSlots), sums[i]);
-        }
+    public IReadOnlyList<ExponentialHistogramReading> Collect() =>
+        SnapshotReadings.Of(this, static (snapshot, i) => snapshot.ExponentialHistogramReadingAt(i));
 
-        return readings;
-    }
-
-    /// <summary>
-    /// Reads every series as <see cref="Collect"/> does (one pass over the arena), into
-    /// <paramref name="scratch"/>'s kept arrays rather than readings: series i's count slots (the
-    /// zero bucket, the positive buckets, the classic buckets; not cumulative) at
-    /// <see cref="SeriesReadScratch.Totals"/>[i × stride], its sum at <see cref="SeriesReadScratch.Doubles"/>[i];
-    /// <see cref="PointOf"/> makes each the point its reading would be. Allocates nothing once the
-    /// scratch has grown to the instrument.
-    /// </summary>
-    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
-    /// <returns>The series read, in creation order (<see cref="Collect"/>'s): the table's own array, to read, never to change.</returns>
-    internal ReadOnlySpan<ExponentialHistogramSeries> ReadInto(SeriesReadScratch scratch)
+    /// <inheritdoc/>
+    internal override void ReadInto(InstrumentSnapshot snapshot)
     {
-        ReadOnlySpan<ExponentialHistogramSeries> series = _series.Series;
-        ExponentialHistogramSeries.ReadAllInto(_arena, series, Buckets, scratch);
-        return series;
-    }
-
-    /// <summary>
-    /// The point of series <paramref name="index"/> of the last <see cref="ReadInto"/> into
-    /// <paramref name="scratch"/>: what its reading would carry (trimmed, downscaled to fit
-    /// <see cref="MaxBuckets"/>, classic counts cumulative), over the scratch's kept arrays.
-    /// </summary>
-    /// <returns>The point, valid until the next point or read into <paramref name="scratch"/>.</returns>
-    internal ExponentialHistogramPoint PointOf(SeriesReadScratch scratch, int index)
-    {
-        int slotsPerSeries = ExponentialHistogramSeries.SlotCountFor(Buckets);
-        return ExponentialHistogramPoint.Of(
-            Buckets,
-            scratch.Totals.Slice(index * slotsPerSeries, Buckets.CountSlots),
-            scratch.Doubles[index],
-            scratch.PointFor(ExponentialHistogramPoint.RoomFor(Buckets)));
+        ArraySegment<ExponentialHistogramSeries> series = _series.Series;
+        snapshot.BeginSeries(series, ExponentialHistogramSeries.SlotCountFor(Buckets), doubles: true);
+        snapshot.SetExponentialBuckets(Buckets);
+        ExponentialHistogramSeries.ReadAllInto(_arena, series, Buckets, snapshot);
     }
 
     /// <summary>Throws unless <paramref name="value"/> is zero, positive or +∞.</summary>

@@ -1,6 +1,7 @@
-using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.Gauges;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
@@ -54,11 +55,24 @@ public sealed class DoubleGauge : Instrument
 
     /// <summary>Reads every series set at least once.</summary>
     /// <returns>One reading per series that has a value, in no particular order.</returns>
-    public IReadOnlyList<DoubleReading> Collect() => GaugeReadings.Collect(_series, static series => series.Read(), static (TagSet tags, double value) => new DoubleReading(tags, value));
+    public IReadOnlyList<DoubleReading> Collect() =>
+        SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]));
 
-    /// <summary>Every series, in creation order (<see cref="Collect"/>'s), for a reader that reads each
-    /// (<see cref="DoubleGaugeSeries.Read"/>, null where never set) without a reading per series: the table's own array, to read, never to change.</summary>
-    internal ReadOnlySpan<DoubleGaugeSeries> Series => _series.Series;
+    /// <inheritdoc/>
+    /// <remarks>Series by series, those set at least once (each its last value), in creation order.</remarks>
+    internal override void ReadInto(InstrumentSnapshot snapshot)
+    {
+        ReadOnlySpan<DoubleGaugeSeries> series = _series.Series;
+        snapshot.BeginOwnSeries(series.Length, longStride: 0, doubles: true);
+        foreach (DoubleGaugeSeries one in series)
+        {
+            if (one.Read() is { } value)
+            {
+                int at = snapshot.AddSeries(one);
+                snapshot.Doubles()[at] = value;
+            }
+        }
+    }
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleGauge(this);

@@ -1,7 +1,8 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
-using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.Histograms;
+using ScalableMetrics.Instruments;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -71,18 +72,11 @@ public sealed class HistogramSeries : PartitionedSeries
 
     /// <summary>
     /// Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>, all of
-    /// <paramref name="buckets"/>) in one pass: series i's bucket counts at
-    /// i × <see cref="SlotCountFor"/> in <paramref name="slots"/>, its sum at <paramref name="sums"/>[i].
+    /// <paramref name="buckets"/>) into <paramref name="snapshot"/> in one pass: each series'
+    /// bucket counts (<see cref="SlotCountFor"/> longs apart) and its sum.
     /// </summary>
-    internal static void ReadAll(PartitionArena arena, HistogramSeries[] series, HistogramBuckets buckets, Span<long> slots, Span<double> sums) =>
-        ReadAllWithDouble(arena, series, SlotCountFor(buckets), buckets.BucketCount, slots, sums);
-
-    /// <summary>As <see cref="ReadAll"/>, into <paramref name="scratch"/>'s kept arrays: series i's slots at i × <see cref="SlotCountFor"/> of its totals, its sum at its doubles[i].</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<HistogramSeries> series, HistogramBuckets buckets, SeriesReadScratch scratch)
-    {
-        int slotsPerSeries = SlotCountFor(buckets);
-        ReadAllInto(arena, series, slotsPerSeries, buckets.BucketCount, scratch, scratch.TotalsFor(series.Length * slotsPerSeries), scratch.DoublesFor(series.Length));
-    }
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<HistogramSeries> series, HistogramBuckets buckets, InstrumentSnapshot snapshot) =>
+        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCountFor(buckets), buckets.BucketCount, snapshot.Longs(), snapshot.Doubles());
 
     // The sum's slot: after the bucket counts.
     private int SumSlot => _buckets.BucketCount;

@@ -4,6 +4,7 @@ using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
@@ -106,78 +107,24 @@ public sealed class PartitionedHistogram : Instrument
     /// <summary>Sums every series' partitions: bucket counts and sums; and reads each bucket's newest exemplar (<see cref="HistogramReading.Exemplars"/>).</summary>
     /// <returns>One reading per series, in no particular order; a series with no record yet reads all zeros.</returns>
     /// <remarks>One pass over the series' slots, region by region; serialized with every other read of the registry's series.</remarks>
-    public IReadOnlyList<HistogramReading> Collect()
+    public IReadOnlyList<HistogramReading> Collect() =>
+        SnapshotReadings.Of(this, (snapshot, i) => new HistogramReading(
+            snapshot.TagsAt(i),
+            Buckets.Boundaries,
+            snapshot.BucketCountsAt(i).ToArray(),
+            snapshot.SumAt(i),
+            snapshot.BucketExemplarsAt(i) is { Count: > 0 } exemplars ? exemplars.ToArray() : null));
+
+    /// <inheritdoc/>
+    /// <remarks>Each bucket's newest exemplar first, where the series keep them (so that every
+    /// exemplar's record is in the counts read after it), then one pass over the arena.</remarks>
+    internal override void ReadInto(InstrumentSnapshot snapshot)
     {
-        HistogramSeries[] series = [.. _series.Series];
-
-        // Exemplars first, so that every exemplar's record is in the counts read after it.
-        var exemplars = new Exemplar?[]?[series.Length];
-        for (int i = 0; i < series.Length; i++)
-        {
-            exemplars[i] = series[i].ReadExemplars();
-        }
-
-        int slotsPerSeries = HistogramSeries.SlotCountFor(Buckets);
-        long[] slots = new long[series.Length * slotsPerSeries];
-        double[] sums = new double[series.Length];
-        HistogramSeries.ReadAll(_arena, series, Buckets, slots, sums);
-        var readings = new HistogramReading[series.Length];
-        for (int i = 0; i < series.Length; i++)
-        {
-            long[] counts = slots.AsSpan(i * slotsPerSeries, Buckets.BucketCount).ToArray();
-            readings[i] = new HistogramReading(series[i].Tags, Buckets.Boundaries, counts, sums[i], exemplars[i]);
-        }
-
-        return readings;
-    }
-
-    /// <summary>
-    /// Reads every series as <see cref="Collect"/> does (one pass over the arena), into
-    /// <paramref name="scratch"/>'s kept arrays rather than readings: series i's bucket counts (not
-    /// cumulative) at <see cref="SeriesReadScratch.Totals"/>[i × <paramref name="stride"/>], as many
-    /// as <see cref="Boundaries"/> plus one, and its sum at <see cref="SeriesReadScratch.Doubles"/>[i].
-    /// No exemplars: a reader that writes them reads with <see cref="ReadWithExemplarsInto"/>
-    /// (<see cref="KeepsExemplars"/>). Allocates nothing once the scratch has grown to the instrument.
-    /// </summary>
-    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
-    /// <param name="stride">How many totals each series takes.</param>
-    /// <returns>The series read, in creation order: the table's own array, to read, never to change.</returns>
-    internal ReadOnlySpan<HistogramSeries> ReadInto(SeriesReadScratch scratch, out int stride)
-    {
-        ReadOnlySpan<HistogramSeries> series = _series.Series;
-        stride = HistogramSeries.SlotCountFor(Buckets);
-        HistogramSeries.ReadAllInto(_arena, series, Buckets, scratch);
-        return series;
-    }
-
-    /// <summary>
-    /// As <see cref="ReadInto(SeriesReadScratch, out int)"/>, with each bucket's newest exemplar read
-    /// first (as <see cref="Collect"/> reads them, so that every exemplar's record is in the counts
-    /// read after it): series i's at <see cref="SeriesReadScratch.Exemplars"/>[i × (<see cref="Boundaries"/>
-    /// plus one)], bucket by bucket.
-    /// </summary>
-    /// <remarks>Where a series never kept an exemplar (its reading's <see cref="HistogramReading.Exemplars"/> is null),
-    /// its exemplars read null. Allocates nothing once the scratch has grown to the instrument.</remarks>
-    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
-    /// <param name="stride">How many totals each series takes.</param>
-    /// <returns>The series read, in creation order: the table's own array, to read, never to change.</returns>
-    internal ReadOnlySpan<HistogramSeries> ReadWithExemplarsInto(SeriesReadScratch scratch, out int stride)
-    {
-        ReadOnlySpan<HistogramSeries> series = _series.Series;
-        int bucketCount = Buckets.BucketCount;
-        Span<Exemplar?> exemplars = scratch.ExemplarsFor(series.Length * bucketCount).AsSpan(0, series.Length * bucketCount);
-        for (int i = 0; i < series.Length; i++)
-        {
-            Span<Exemplar?> ofSeries = exemplars.Slice(i * bucketCount, bucketCount);
-            if (!series[i].ReadExemplarsInto(ofSeries))
-            {
-                ofSeries.Clear();
-            }
-        }
-
-        stride = HistogramSeries.SlotCountFor(Buckets);
-        HistogramSeries.ReadAllInto(_arena, series, Buckets, scratch);
-        return series;
+        ArraySegment<HistogramSeries> series = _series.Series;
+        snapshot.BeginSeries(series, HistogramSeries.SlotCountFor(Buckets), doubles: true);
+        snapshot.SetBucketCount(Buckets.BucketCount);
+        snapshot.ReadExemplars<HistogramSeries>(series, Buckets.BucketCount);
+        HistogramSeries.ReadAllInto(_arena, series, Buckets, snapshot);
     }
 
     /// <summary>Whether any series keeps exemplars (the registry's <see cref="MetricRegistryOptions.ExemplarFilter"/> is on).</summary>

@@ -1,4 +1,5 @@
 using ScalableMetrics.Instruments.Observables;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -60,6 +61,10 @@ public abstract class ObservableInstrument : Instrument
             }
         }
     }
+
+    /// <inheritdoc/>
+    /// <remarks>Calls the callback (<see cref="Collect"/>) and reads what it reported.</remarks>
+    internal override void ReadInto(InstrumentSnapshot snapshot) => snapshot.BeginObserved(Collect());
 
     /// <summary>Throws <see cref="ArgumentOutOfRangeException"/> for a value this kind does not take.</summary>
     /// <param name="value">A value the callback reported.</param>

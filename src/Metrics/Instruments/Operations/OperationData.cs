@@ -5,6 +5,7 @@ using ScalableMetrics.Instruments.Operations;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Naming;
 using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
@@ -107,23 +108,20 @@ public sealed class OperationData : Instrument
     /// <summary>Sums every series' partitions.</summary>
     /// <returns>One reading per series, in no particular order.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
-    public IReadOnlyList<OperationReading> Collect()
+    public IReadOnlyList<OperationReading> Collect() =>
+        SnapshotReadings.Of(this, static (snapshot, i) => snapshot.BucketCountsAt(i) is { IsEmpty: false } buckets
+            ? OperationReading.FromBuckets(snapshot.TagsAt(i), buckets.ToArray(), snapshot.ElapsedTimestampTicksAt(i))
+            : new OperationReading(snapshot.TagsAt(i), snapshot.OperationCountAt(i), snapshot.ElapsedTimestampTicksAt(i)));
+
+    /// <inheritdoc/>
+    internal override void ReadInto(InstrumentSnapshot snapshot)
     {
-        OperationSeries[] series = [.. _series.Series];
+        ArraySegment<OperationSeries> series = _series.Series;
         int bucketCount = Buckets?.BucketCount ?? 0;
         int slotsPerSeries = bucketCount == 0 ? OperationSeries.SlotCount : bucketCount + 1;
-        long[] slots = new long[series.Length * slotsPerSeries];
-        OperationSeries.ReadAll(_arena, series, slotsPerSeries, slots);
-        var readings = new OperationReading[series.Length];
-        for (int i = 0; i < series.Length; i++)
-        {
-            int first = i * slotsPerSeries;
-            readings[i] = bucketCount == 0
-                ? new OperationReading(series[i].Tags, slots[first], slots[first + 1])
-                : OperationReading.FromBuckets(series[i].Tags, slots.AsSpan(first, bucketCount).ToArray(), slots[first + bucketCount]);
-        }
-
-        return readings;
+        snapshot.BeginSeries(series, slotsPerSeries, doubles: false);
+        snapshot.SetBucketCount(bucketCount);
+        OperationSeries.ReadAllInto(_arena, series, slotsPerSeries, snapshot);
     }
 
     /// <inheritdoc/>

@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -47,21 +48,11 @@ public sealed class DoubleUpDownCounterSeries : PartitionedSeries
     /// <returns>The total.</returns>
     public double Read() => Saturate(ReadSlotDouble(0));
 
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
-    internal static void ReadAll(PartitionArena arena, DoubleUpDownCounterSeries[] series, Span<double> values)
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="snapshot"/>'s values, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<DoubleUpDownCounterSeries> series, InstrumentSnapshot snapshot)
     {
-        ReadAll(arena, series, SlotCount, MemoryMarshal.Cast<double, long>(values), SlotSum.Double);
-        foreach (ref double value in values)
-        {
-            value = Saturate(value);
-        }
-    }
-
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="scratch"/>'s doubles, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<DoubleUpDownCounterSeries> series, SeriesReadScratch scratch)
-    {
-        Span<double> values = scratch.DoublesFor(series.Length).AsSpan(0, series.Length);
-        ReadAllInto(arena, series, SlotCount, doubleSlot: -1, scratch, MemoryMarshal.Cast<double, long>(values), default, SlotSum.Double);
+        Span<double> values = snapshot.Doubles();
+        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCount, doubleSlot: -1, MemoryMarshal.Cast<double, long>(values), default, SlotSum.Double);
         foreach (ref double value in values)
         {
             value = Saturate(value);

@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
@@ -65,20 +66,14 @@ public sealed class PartitionedUpDownCounter : Instrument
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
     public IReadOnlyList<LongReading> Collect() =>
-        SummedReadings.Collect(_series, _arena, UpDownCounterSeries.ReadAll, static (TagSet tags, long value, Exemplar? _) => new LongReading(tags, value));
+        SnapshotReadings.Of(this, static (snapshot, i) => new LongReading(snapshot.TagsAt(i), snapshot.LongValues[i]));
 
-    /// <summary>
-    /// Reads every series as <see cref="Collect"/> does (one pass over the arena), into
-    /// <paramref name="scratch"/>'s kept arrays rather than readings: series i's value at
-    /// <see cref="SeriesReadScratch.Totals"/>[i]. Allocates nothing once the scratch has grown to the instrument.
-    /// </summary>
-    /// <param name="scratch">The reader's arrays, valid until its next read.</param>
-    /// <returns>The series read, in creation order (<see cref="Collect"/>'s): the table's own array, to read, never to change.</returns>
-    internal ReadOnlySpan<UpDownCounterSeries> ReadInto(SeriesReadScratch scratch)
+    /// <inheritdoc/>
+    internal override void ReadInto(InstrumentSnapshot snapshot)
     {
-        ReadOnlySpan<UpDownCounterSeries> series = _series.Series;
-        UpDownCounterSeries.ReadAllInto(_arena, series, scratch);
-        return series;
+        ArraySegment<UpDownCounterSeries> series = _series.Series;
+        snapshot.BeginSeries(series, UpDownCounterSeries.SlotCount, doubles: false);
+        UpDownCounterSeries.ReadAllInto(_arena, series, snapshot);
     }
 
     /// <inheritdoc/>

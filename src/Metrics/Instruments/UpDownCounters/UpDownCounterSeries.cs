@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -41,10 +42,7 @@ public sealed class UpDownCounterSeries : PartitionedSeries
     /// <returns>The total (wrapped only if it left <see cref="long"/>).</returns>
     public long Read() => ReadSlotWrapping(0);
 
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="values"/>, in one pass over the arena.</summary>
-    internal static void ReadAll(PartitionArena arena, UpDownCounterSeries[] series, Span<long> values) => ReadAll(arena, series, SlotCount, values, SlotSum.Wrapping);
-
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="scratch"/>'s totals, in one pass over the arena, each wrapping as <see cref="Read"/> sums.</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<UpDownCounterSeries> series, SeriesReadScratch scratch) =>
-        ReadAllInto(arena, series, SlotCount, doubleSlot: -1, scratch, scratch.TotalsFor(series.Length), default, SlotSum.Wrapping);
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="snapshot"/>'s values, in one pass over the arena, each wrapping as <see cref="Read"/> sums.</summary>
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<UpDownCounterSeries> series, InstrumentSnapshot snapshot) =>
+        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCount, doubleSlot: -1, snapshot.Longs(), default, SlotSum.Wrapping);
 }

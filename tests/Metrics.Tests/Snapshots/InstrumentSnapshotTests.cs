@@ -1,23 +1,22 @@
 using System.Diagnostics;
-using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.ExponentialHistograms;
+using ScalableMetrics.Snapshots;
 
-namespace ScalableMetrics.Tests.Instruments;
+namespace ScalableMetrics.Tests.Snapshots;
 
 /// <summary>
-/// A read into kept arrays (<see cref="PartitionedCounter.ReadInto"/>, <see cref="PartitionedHistogram.ReadInto"/>,
-/// <see cref="PartitionedExponentialHistogram.ReadInto"/> with <see cref="PartitionedExponentialHistogram.PointOf"/>,
-/// what the Prometheus scrape reads) reads what <c>Collect()</c> reads, series by series, on every
-/// write path, as series are added between reads into the same scratch.
+/// A read into one snapshot reused from read to read (<see cref="Instrument.ReadInto"/>, what the
+/// Prometheus scrape, OTLP and the bridge read) reads what <c>Collect()</c> and each series' own
+/// <c>Read()</c> read, series by series, on every write path, as series are added between reads.
 /// </summary>
-public class ReadIntoTests
+public class InstrumentSnapshotTests
 {
     [StorageTheory]
     [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
     public void ACounterReadIntoScratchReadsAsCollect(string storage)
     {
         PartitionedCounter counter = new MetricRegistry(Storages.Options(storage)).CreateCounter("test.read");
-        var scratch = new SeriesReadScratch();
+        var snapshot = new InstrumentSnapshot();
         for (int round = 1; round <= 3; round++)
         {
             for (int i = 0; i < 40 * round; i++)
@@ -25,15 +24,17 @@ public class ReadIntoTests
                 counter.Add(i + round, new KeyValuePair<string, object?>("route", $"/r{i}"));
             }
 
-            ReadOnlySpan<CounterSeries> series = counter.ReadInto(scratch, out bool hasExemplars);
+            counter.ReadInto(snapshot);
             Dictionary<TagSet, long> collected = counter.Collect().ToDictionary(r => r.Tags, r => r.Value);
 
-            Assert.False(hasExemplars);
-            Assert.Equal(collected.Count, series.Length);
-            for (int i = 0; i < series.Length; i++)
+            Assert.False(snapshot.HasExemplars);
+            Assert.Equal(collected.Count, snapshot.Count);
+            for (int i = 0; i < snapshot.Count; i++)
             {
-                Assert.Equal(collected[series[i].Tags], scratch.Totals[i]);
-                Assert.Equal(series[i].Read(), scratch.Totals[i]);
+                var series = (CounterSeries)snapshot.KeyAt(i);
+                Assert.Same(series.Tags, snapshot.TagsAt(i));
+                Assert.Equal(collected[snapshot.TagsAt(i)], snapshot.LongValues[i]);
+                Assert.Equal(series.Read(), snapshot.LongValues[i]);
             }
         }
     }
@@ -50,18 +51,21 @@ public class ReadIntoTests
         }
 
         counter.Add(4, new KeyValuePair<string, object?>("route", "/b"));
-        var scratch = new SeriesReadScratch();
+        var snapshot = new InstrumentSnapshot();
 
-        ReadOnlySpan<CounterSeries> series = counter.ReadInto(scratch, out bool hasExemplars);
+        counter.ReadInto(snapshot);
 
-        Assert.True(hasExemplars);
+        Assert.True(snapshot.HasExemplars);
         Dictionary<TagSet, Exemplar?> collected = counter.Collect().ToDictionary(r => r.Tags, r => r.Exemplar);
-        for (int i = 0; i < series.Length; i++)
+        var exemplars = new List<Exemplar?>();
+        for (int i = 0; i < snapshot.Count; i++)
         {
-            Assert.Equal(collected[series[i].Tags], scratch.Exemplars[i]);
+            Assert.Equal(collected[snapshot.TagsAt(i)], snapshot.ExemplarAt(i));
+            Assert.Equal(((CounterSeries)snapshot.KeyAt(i)).ReadExemplar(), snapshot.ExemplarAt(i));
+            exemplars.Add(snapshot.ExemplarAt(i));
         }
 
-        Assert.Contains(scratch.Exemplars[..series.Length].ToArray(), e => e is { Value: 3 });
+        Assert.Contains(exemplars, e => e is { Value: 3 });
     }
 
     [StorageTheory]
@@ -69,7 +73,7 @@ public class ReadIntoTests
     public void AHistogramReadIntoScratchReadsAsCollect(string storage)
     {
         PartitionedHistogram histogram = new MetricRegistry(Storages.Options(storage)).CreateHistogram("test.read", boundaries: [1, 2.5, 10]);
-        var scratch = new SeriesReadScratch();
+        var snapshot = new InstrumentSnapshot();
         for (int round = 1; round <= 3; round++)
         {
             for (int i = 0; i < 30 * round; i++)
@@ -77,16 +81,20 @@ public class ReadIntoTests
                 histogram.Record((i % 13) * 0.75, new KeyValuePair<string, object?>("route", $"/r{i % (10 * round)}"));
             }
 
-            ReadOnlySpan<HistogramSeries> series = histogram.ReadInto(scratch, out int stride);
+            histogram.ReadInto(snapshot);
             Dictionary<TagSet, HistogramReading> collected = histogram.Collect().ToDictionary(r => r.Tags);
 
             Assert.False(histogram.KeepsExemplars);
-            Assert.Equal(collected.Count, series.Length);
-            for (int i = 0; i < series.Length; i++)
+            Assert.False(snapshot.HasExemplars);
+            Assert.Equal(collected.Count, snapshot.Count);
+            for (int i = 0; i < snapshot.Count; i++)
             {
-                HistogramReading reading = collected[series[i].Tags];
-                Assert.Equal(reading.BucketCounts, scratch.Totals.Slice(i * stride, reading.BucketCounts.Count).ToArray());
-                Assert.Equal(reading.Sum, scratch.Doubles[i]);
+                HistogramReading reading = collected[snapshot.TagsAt(i)];
+                HistogramReading own = ((HistogramSeries)snapshot.KeyAt(i)).Read();
+                Assert.Equal(reading.BucketCounts, snapshot.BucketCountsAt(i).ToArray());
+                Assert.Equal(own.BucketCounts, snapshot.BucketCountsAt(i).ToArray());
+                Assert.Equal(reading.Sum, snapshot.SumAt(i));
+                Assert.Equal(own.Sum, snapshot.SumAt(i));
             }
         }
     }
@@ -98,7 +106,7 @@ public class ReadIntoTests
         var registry = new MetricRegistry(Storages.Options(storage));
         PartitionedExponentialHistogram plain = registry.CreateExponentialHistogram("test.plain", scale: 3, minValue: 0.001, maxValue: 1e6, maxBuckets: 6);
         PartitionedExponentialHistogram both = registry.CreateExponentialHistogram("test.both", scale: 0, minValue: 1, maxValue: 1024, classicBoundaries: [0.5, 4, 100]);
-        var scratch = new SeriesReadScratch();
+        var snapshot = new InstrumentSnapshot();
         for (int round = 1; round <= 3; round++)
         {
             for (int i = 0; i < 30 * round; i++)
@@ -110,14 +118,15 @@ public class ReadIntoTests
             plain.Bind(new KeyValuePair<string, object?>("route", "never"));
             foreach (PartitionedExponentialHistogram histogram in (PartitionedExponentialHistogram[])[plain, both])
             {
-                ReadOnlySpan<ExponentialHistogramSeries> series = histogram.ReadInto(scratch);
+                histogram.ReadInto(snapshot);
                 Dictionary<TagSet, ExponentialHistogramReading> collected = histogram.Collect().ToDictionary(r => r.Tags);
 
-                Assert.Equal(collected.Count, series.Length);
-                for (int i = 0; i < series.Length; i++)
+                Assert.Equal(collected.Count, snapshot.Count);
+                for (int i = 0; i < snapshot.Count; i++)
                 {
-                    ExponentialHistogramReading reading = collected[series[i].Tags];
-                    ExponentialHistogramPoint point = histogram.PointOf(scratch, i);
+                    ExponentialHistogramReading reading = collected[snapshot.TagsAt(i)];
+                    Assert.Equal(((ExponentialHistogramSeries)snapshot.KeyAt(i)).Read().Count, reading.Count);
+                    ExponentialHistogramPoint point = snapshot.ExponentialHistogramAt(i);
                     Assert.Equal(reading.Scale, point.Scale);
                     Assert.Equal(reading.ZeroThreshold, point.ZeroThreshold);
                     Assert.Equal(reading.ZeroCount, point.ZeroCount);
@@ -141,7 +150,7 @@ public class ReadIntoTests
         PartitionedDoubleCounter bytes = registry.CreateDoubleCounter("test.bytes");
         PartitionedUpDownCounter queue = registry.CreateUpDownCounter("test.queue");
         PartitionedDoubleUpDownCounter level = registry.CreateDoubleUpDownCounter("test.level");
-        var scratch = new SeriesReadScratch();
+        var snapshot = new InstrumentSnapshot();
         for (int round = 1; round <= 3; round++)
         {
             for (int i = 0; i < 30 * round; i++)
@@ -152,29 +161,32 @@ public class ReadIntoTests
                 level.Add(i % 3 == 0 ? -1.7e308 : i * 0.5, tag);
             }
 
-            ReadOnlySpan<DoubleCounterSeries> byteSeries = bytes.ReadInto(scratch, out bool hasExemplars);
-            Assert.False(hasExemplars);
+            bytes.ReadInto(snapshot);
+            Assert.False(snapshot.HasExemplars);
             Dictionary<TagSet, double> collectedBytes = bytes.Collect().ToDictionary(r => r.Tags, r => r.Value);
-            Assert.Equal(collectedBytes.Count, byteSeries.Length);
-            for (int i = 0; i < byteSeries.Length; i++)
+            Assert.Equal(collectedBytes.Count, snapshot.Count);
+            for (int i = 0; i < snapshot.Count; i++)
             {
-                Assert.Equal(collectedBytes[byteSeries[i].Tags], scratch.Doubles[i]);
+                Assert.Equal(collectedBytes[snapshot.TagsAt(i)], snapshot.DoubleValues[i]);
+                Assert.Equal(((DoubleCounterSeries)snapshot.KeyAt(i)).Read(), snapshot.DoubleValues[i]);
             }
 
-            ReadOnlySpan<UpDownCounterSeries> queueSeries = queue.ReadInto(scratch);
+            queue.ReadInto(snapshot);
             Dictionary<TagSet, long> collectedQueue = queue.Collect().ToDictionary(r => r.Tags, r => r.Value);
-            Assert.Equal(collectedQueue.Count, queueSeries.Length);
-            for (int i = 0; i < queueSeries.Length; i++)
+            Assert.Equal(collectedQueue.Count, snapshot.Count);
+            for (int i = 0; i < snapshot.Count; i++)
             {
-                Assert.Equal(collectedQueue[queueSeries[i].Tags], scratch.Totals[i]);
+                Assert.Equal(collectedQueue[snapshot.TagsAt(i)], snapshot.LongValues[i]);
+                Assert.Equal(((UpDownCounterSeries)snapshot.KeyAt(i)).Read(), snapshot.LongValues[i]);
             }
 
-            ReadOnlySpan<DoubleUpDownCounterSeries> levelSeries = level.ReadInto(scratch);
+            level.ReadInto(snapshot);
             Dictionary<TagSet, double> collectedLevel = level.Collect().ToDictionary(r => r.Tags, r => r.Value);
-            Assert.Equal(collectedLevel.Count, levelSeries.Length);
-            for (int i = 0; i < levelSeries.Length; i++)
+            Assert.Equal(collectedLevel.Count, snapshot.Count);
+            for (int i = 0; i < snapshot.Count; i++)
             {
-                Assert.Equal(collectedLevel[levelSeries[i].Tags], scratch.Doubles[i]);
+                Assert.Equal(collectedLevel[snapshot.TagsAt(i)], snapshot.DoubleValues[i]);
+                Assert.Equal(((DoubleUpDownCounterSeries)snapshot.KeyAt(i)).Read(), snapshot.DoubleValues[i]);
             }
         }
     }
@@ -186,7 +198,7 @@ public class ReadIntoTests
         MetricRegistryOptions options = Storages.Options(storage);
         options.ExemplarFilter = ExemplarFilter.TraceBased;
         PartitionedHistogram histogram = new MetricRegistry(options).CreateHistogram("test.read", boundaries: [1, 2.5, 10]);
-        var scratch = new SeriesReadScratch();
+        var snapshot = new InstrumentSnapshot();
         for (int round = 1; round <= 3; round++)
         {
             using (Activity activity = new Activity("t").SetIdFormat(ActivityIdFormat.W3C))
@@ -200,19 +212,23 @@ public class ReadIntoTests
             }
 
             histogram.Record(3, new KeyValuePair<string, object?>("route", "none"));
-            ReadOnlySpan<HistogramSeries> series = histogram.ReadWithExemplarsInto(scratch, out int stride);
+            histogram.ReadInto(snapshot);
             Dictionary<TagSet, HistogramReading> collected = histogram.Collect().ToDictionary(r => r.Tags);
 
             Assert.True(histogram.KeepsExemplars);
-            Assert.Equal(collected.Count, series.Length);
-            for (int i = 0; i < series.Length; i++)
+            Assert.True(snapshot.HasExemplars);
+            Assert.Equal(collected.Count, snapshot.Count);
+            for (int i = 0; i < snapshot.Count; i++)
             {
-                HistogramReading reading = collected[series[i].Tags];
-                int buckets = reading.BucketCounts.Count;
-                Assert.Equal(reading.BucketCounts, scratch.Totals.Slice(i * stride, buckets).ToArray());
-                Assert.Equal(reading.Sum, scratch.Doubles[i]);
-                Assert.Equal(reading.Exemplars ?? new Exemplar?[buckets], scratch.Exemplars.Slice(i * buckets, buckets).ToArray());
+                HistogramReading reading = collected[snapshot.TagsAt(i)];
+                HistogramReading own = ((HistogramSeries)snapshot.KeyAt(i)).Read();
+                Assert.Equal(reading.BucketCounts, snapshot.BucketCountsAt(i).ToArray());
+                Assert.Equal(reading.Sum, snapshot.SumAt(i));
+                Assert.Equal(reading.Exemplars, snapshot.BucketExemplarsAt(i) is { Count: > 0 } e ? e.ToArray() : null);
+                Assert.Equal(own.Exemplars, snapshot.BucketExemplarsAt(i) is { Count: > 0 } kept ? kept.ToArray() : null);
             }
+
+            Assert.Contains(Enumerable.Range(0, snapshot.Count), i => snapshot.BucketExemplarsAt(i).Count == 0);
         }
     }
 }
