@@ -6,6 +6,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Listening;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 

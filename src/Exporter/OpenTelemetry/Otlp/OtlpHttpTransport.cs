@@ -1,5 +1,4 @@
 using System.Net.Http.Headers;
-using System.Text;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 
@@ -89,7 +88,7 @@ internal sealed class OtlpHttpTransport(Func<HttpClient> client, Uri endpoint, O
         }
 
         return response.Content.Headers.ContentType?.MediaType?.StartsWith("text/", StringComparison.Ordinal) == true
-            ? ": " + Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 512))
+            ? ": " + System.Text.Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 512))
             : string.Empty;
     }
 }

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using OpenTelemetry.Proto.Collector.Metrics.V1;
 using OpenTelemetry.Proto.Metrics.V1;
-using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 using static ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.OtlpDecoded;
 using DataCase = OpenTelemetry.Proto.Metrics.V1.Metric.DataOneofCase;
 using ProtoExemplar = OpenTelemetry.Proto.Metrics.V1.Exemplar;

@@ -8,7 +8,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 using OpenTelemetry.Proto.Collector.Metrics.V1;
 using OpenTelemetry.Proto.Metrics.V1;
 using ScalableMetrics.Exporter.Listening;
-using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 using static ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.OtlpDecoded;
 using DataCase = OpenTelemetry.Proto.Metrics.V1.Metric.DataOneofCase;
 using ProtoMetric = OpenTelemetry.Proto.Metrics.V1.Metric;

@@ -1,7 +1,7 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// What an OTLP export keeps of one instrument between exports: the state of each of its series,

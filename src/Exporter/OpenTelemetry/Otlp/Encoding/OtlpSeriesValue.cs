@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// A series' cumulative reading, as a delta export keeps it to measure the next one from: one

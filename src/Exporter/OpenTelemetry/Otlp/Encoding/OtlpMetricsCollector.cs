@@ -3,7 +3,7 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// Turns registries into OTLP: each <see cref="Collect"/> reads every instrument of every scope

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// What an OTLP export keeps of one series between exports: its attributes, encoded once, and for

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// One registry an OTLP export reads and the instrumentation scope it goes out under

@@ -3,7 +3,7 @@ using Microsoft.Extensions.Logging;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Instruments;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// Writes one instrument as an OTLP <c>Metric</c>, by its kind: a kind the core adds does not

@@ -1,7 +1,7 @@
 using System.Collections;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// Encodes attributes as OTLP <c>KeyValue</c> messages: a series' tags (string, bool,

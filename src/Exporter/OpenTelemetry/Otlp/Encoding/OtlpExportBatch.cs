@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// One collection of an <see cref="OtlpMetricsCollector"/>: the request body to send, and the

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// The field numbers of opentelemetry-proto's <c>collector/metrics/v1</c>, <c>metrics/v1</c>,
