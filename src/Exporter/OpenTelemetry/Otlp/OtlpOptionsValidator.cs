@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Options;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 

@@ -3,7 +3,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
-using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 using ScalableMetrics.Samples.WebApi;
 using ScalableMetrics.Samples.Worker;
 

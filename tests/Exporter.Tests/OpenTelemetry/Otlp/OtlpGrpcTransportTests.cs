@@ -1,5 +1,5 @@
 using System.Buffers.Binary;
-using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
 

@@ -1,6 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
-using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
 

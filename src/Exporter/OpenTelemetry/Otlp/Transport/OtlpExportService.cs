@@ -8,7 +8,7 @@ using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>
 /// The periodic push of the <see cref="OtlpPart"/> that <c>AddOtlpExporter</c> turns on: an export

@@ -1,6 +1,6 @@
 using Microsoft.Extensions.Logging;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>
 /// Logs each cause of failure once (a Warning), not once per export: a receiver that is down for

@@ -1,6 +1,6 @@
 using Google.Protobuf;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>
 /// Decodes the few messages a receiver answers with, field by field (no generated classes for

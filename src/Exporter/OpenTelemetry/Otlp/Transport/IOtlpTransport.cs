@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>Sends an <c>ExportMetricsServiceRequest</c> one way (OTLP/HTTP or OTLP/gRPC).</summary>
 internal interface IOtlpTransport

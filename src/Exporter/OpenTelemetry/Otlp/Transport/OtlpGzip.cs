@@ -1,6 +1,6 @@
 using System.IO.Compression;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>Gzips request bodies and gunzips (bounded) response messages. Thread-safe (no state).</summary>
 internal static class OtlpGzip

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>The three ways a request can end, after the OTLP specification's "Failures" sections.</summary>
 internal enum OtlpOutcome

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>What one request of an export came to.</summary>
 /// <param name="Outcome">Whether the receiver took the data, may take it if asked again, or refused it.</param>

@@ -1,6 +1,6 @@
 using System.Net.Http.Headers;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>
 /// OTLP/HTTP with a binary protobuf body, after the OTLP specification's "OTLP/HTTP" section:

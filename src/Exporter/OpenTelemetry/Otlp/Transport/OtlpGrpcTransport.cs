@@ -3,7 +3,7 @@ using System.Globalization;
 using System.Net;
 using System.Net.Http.Headers;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>
 /// OTLP/gRPC as the gRPC wire protocol (grpc/grpc <c>doc/PROTOCOL-HTTP2.md</c>) over HTTP/2 with the

@@ -2,7 +2,7 @@ using Microsoft.Extensions.DependencyInjection;
 using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>
 /// The OTLP exporter of one container: its options, settled and validated when the host starts,

@@ -1,6 +1,6 @@
 using System.Net.Http.Headers;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>Checks and adds the configured headers to a request. Thread-safe (no state).</summary>
 internal static class OtlpHeaders
