@@ -1,4 +1,5 @@
 using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;

@@ -1,7 +1,7 @@
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
 
 /// <summary>
 /// Rejects OTLP settings the exporter could not send with, naming every problem and its setting at

@@ -1,6 +1,6 @@
 using Microsoft.Extensions.Configuration;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
 
 /// <summary>
 /// Reads the configuration section <c>ScalableMetrics:Otlp</c> key by key, so that a value that

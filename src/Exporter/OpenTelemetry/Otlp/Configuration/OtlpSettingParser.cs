@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
 
 /// <summary>
 /// Parses one setting's text, adding a problem that names the setting's key to

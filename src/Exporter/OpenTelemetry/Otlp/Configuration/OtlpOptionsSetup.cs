@@ -2,7 +2,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
 
 /// <summary>
 /// Settles <see cref="ScalableMetricsOtlpOptions"/> from lowest to highest precedence: the

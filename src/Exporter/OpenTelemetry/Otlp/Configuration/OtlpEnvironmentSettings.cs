@@ -1,6 +1,6 @@
 using Microsoft.Extensions.Configuration;
 
-namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
 
 /// <summary>
 /// Reads OpenTelemetry's <c>OTEL_*</c> exporter variables from the configuration (where the host's
