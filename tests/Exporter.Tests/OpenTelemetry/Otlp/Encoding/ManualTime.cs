@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>A clock the test sets, so that every collection's time is known.</summary>
 internal sealed class ManualTime(DateTimeOffset now) : TimeProvider

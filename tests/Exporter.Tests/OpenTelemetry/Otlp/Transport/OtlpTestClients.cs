@@ -1,6 +1,6 @@
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
 
 /// <summary>Export clients for a receiver, their waits recorded instead of waited.</summary>
 internal sealed class OtlpTestClients : IDisposable

@@ -4,7 +4,7 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Configuration;
 
 /// <summary>Where each OTLP setting comes from (code, then <c>ScalableMetrics:Otlp</c>, then <c>OTEL_*</c>, then defaults), and what stops the host.</summary>
 public sealed class OtlpConfigurationTests

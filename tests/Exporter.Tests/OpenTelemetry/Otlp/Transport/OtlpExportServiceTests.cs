@@ -7,7 +7,7 @@ using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 using ScalableMetrics.Samples.WebApi;
 using ScalableMetrics.Samples.Worker;
 
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
 
 /// <summary>The periodic push as a host runs it: the final export on stop, one export at a time, and the samples' switch.</summary>
 public sealed class OtlpExportServiceTests : IAsyncLifetime

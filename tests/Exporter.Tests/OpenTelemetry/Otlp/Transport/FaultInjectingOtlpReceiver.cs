@@ -12,7 +12,7 @@ using Microsoft.AspNetCore.Http.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
 
 /// <summary>
 /// An OTLP receiver in-process (Kestrel on 127.0.0.1, an ephemeral port) that keeps every request

@@ -5,7 +5,7 @@ using OpenTelemetry.Proto.Metrics.V1;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 using static ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.OtlpDecoded;
 
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Encoding;
 
 public class OtlpDeltaTests
 {

@@ -7,7 +7,7 @@ using static ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.OtlpDecoded;
 using DataCase = OpenTelemetry.Proto.Metrics.V1.Metric.DataOneofCase;
 using ProtoExemplar = OpenTelemetry.Proto.Metrics.V1.Exemplar;
 
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Encoding;
 
 public class OtlpMetricsCollectorTests
 {

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
 
 /// <summary>One request <see cref="FaultInjectingOtlpReceiver"/> got.</summary>
 /// <param name="Protocol">The HTTP version (<c>HTTP/1.1</c>, <c>HTTP/2</c>).</param>

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>One request an <see cref="OtlpTestReceiver"/> kept.</summary>
 /// <param name="Body">The body, un-gzipped where it came gzipped.</param>

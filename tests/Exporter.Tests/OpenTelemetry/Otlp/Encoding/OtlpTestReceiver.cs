@@ -7,7 +7,7 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Logging;
 using OpenTelemetry.Proto.Collector.Metrics.V1;
 
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// An OTLP/HTTP metrics receiver for tests: Kestrel on 127.0.0.1 at an ephemeral port, which keeps

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
 
 /// <summary>How <see cref="FaultInjectingOtlpReceiver"/> answers one request.</summary>
 internal abstract record OtlpFault

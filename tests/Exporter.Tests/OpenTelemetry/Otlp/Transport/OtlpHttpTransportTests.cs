@@ -2,7 +2,7 @@ using System.Net;
 using System.Net.Sockets;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
 
 /// <summary>OTLP/HTTP against a receiver that answers well and badly: what is sent, retried, logged, and what an export returns.</summary>
 public sealed class OtlpHttpTransportTests : IAsyncLifetime

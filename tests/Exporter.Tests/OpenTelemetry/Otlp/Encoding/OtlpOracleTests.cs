@@ -13,7 +13,7 @@ using static ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.OtlpDecoded;
 using DataCase = OpenTelemetry.Proto.Metrics.V1.Metric.DataOneofCase;
 using ProtoMetric = OpenTelemetry.Proto.Metrics.V1.Metric;
 
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// The oracle no one here wrote: the same measurements recorded once through OpenTelemetry's SDK

@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
-namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
 
 /// <summary>OTLP/gRPC framed over HTTP/2 by hand: the call as a gRPC server sees it, and its statuses.</summary>
 public sealed class OtlpGrpcTransportTests : IAsyncLifetime
