@@ -9,7 +9,7 @@ using OpenTelemetry;
 using OpenTelemetry.Exporter;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter;
-using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Scaling.Implementations;
 using ScalableMetrics.Snapshots;

@@ -1,4 +1,6 @@
 using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp;
 

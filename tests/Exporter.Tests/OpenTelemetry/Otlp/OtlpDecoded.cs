@@ -1,7 +1,7 @@
 using OpenTelemetry.Proto.Collector.Metrics.V1;
 using OpenTelemetry.Proto.Common.V1;
 using OpenTelemetry.Proto.Metrics.V1;
-using ScalableMetrics.Exporter.OpenTelemetry.Otlp;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp;
 

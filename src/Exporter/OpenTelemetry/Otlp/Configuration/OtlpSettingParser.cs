@@ -1,0 +1,82 @@
+using System.Globalization;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
+
+/// <summary>
+/// Parses one setting's text, adding a problem that names the setting's key to
+/// <see cref="ScalableMetricsOtlpOptions.Problems"/> when it cannot, and leaving the option as it was.
+/// Thread-safe (no state).
+/// </summary>
+internal static class OtlpSettingParser
+{
+    // Every duration of the exporter: positive, and at most a day (as the scrape timeout is).
+    private static readonly TimeSpan s_longest = TimeSpan.FromDays(1);
+
+    public static bool TryUri(ScalableMetricsOtlpOptions options, string key, string text, out Uri? uri)
+    {
+        if (Uri.TryCreate(text.Trim(), UriKind.Absolute, out uri) && (uri.Scheme == Uri.UriSchemeHttp || uri.Scheme == Uri.UriSchemeHttps))
+        {
+            return true;
+        }
+
+        options.Problems.Add($"{key} '{text}' is not an absolute http or https URL.");
+        return false;
+    }
+
+    /// <summary>OpenTelemetry's variables hold durations as whole milliseconds.</summary>
+    public static bool TryMilliseconds(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value)
+    {
+        if (long.TryParse(text.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long milliseconds) && milliseconds >= 1 && milliseconds <= (long)s_longest.TotalMilliseconds)
+        {
+            value = TimeSpan.FromMilliseconds(milliseconds);
+            return true;
+        }
+
+        options.Problems.Add($"{key} '{text}' is not a whole number of milliseconds from 1 to one day.");
+        value = default;
+        return false;
+    }
+
+    /// <summary>The configuration section holds durations as the configuration binder reads a
+    /// <see cref="TimeSpan"/>: <c>[d.]hh:mm:ss[.fff]</c>.</summary>
+    public static bool TryTimeSpan(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value)
+    {
+        if (TimeSpan.TryParse(text.Trim(), CultureInfo.InvariantCulture, out value) && value > TimeSpan.Zero && value <= s_longest)
+        {
+            return true;
+        }
+
+        options.Problems.Add($"{key} '{text}' is not a time span (hh:mm:ss) above zero and at most one day.");
+        return false;
+    }
+
+    public static bool TryEnum<TEnum>(ScalableMetricsOtlpOptions options, string key, string text, out TEnum value)
+        where TEnum : struct, Enum
+    {
+        if (Enum.TryParse(text.Trim(), ignoreCase: true, out value) && Enum.IsDefined(value))
+        {
+            return true;
+        }
+
+        options.Problems.Add($"{key} '{text}' is not one of {string.Join(", ", Enum.GetNames<TEnum>())}.");
+        return false;
+    }
+
+    /// <summary>The W3C-baggage-like list of OpenTelemetry's <c>..._HEADERS</c> variables:
+    /// <c>name=value,name2=value2</c>, each name and value percent-decoded and trimmed.</summary>
+    public static void AddHeaders(ScalableMetricsOtlpOptions options, string key, string text)
+    {
+        foreach (string pair in text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            int equals = pair.IndexOf('=', StringComparison.Ordinal);
+            string name = equals > 0 ? Uri.UnescapeDataString(pair[..equals]).Trim() : string.Empty;
+            if (name.Length == 0)
+            {
+                options.Problems.Add($"{key} has an entry '{pair}' that is not name=value.");
+                continue;
+            }
+
+            options.Headers[name] = Uri.UnescapeDataString(pair[(equals + 1)..]).Trim();
+        }
+    }
+}

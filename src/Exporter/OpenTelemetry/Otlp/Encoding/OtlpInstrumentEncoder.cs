@@ -1,0 +1,596 @@
+using System.Diagnostics;
+using Microsoft.Extensions.Logging;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Instruments;
+using ScalableMetrics.Snapshots;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
+
+/// <summary>
+/// Writes one instrument as an OTLP <c>Metric</c>, by its kind: a kind the core adds does not
+/// compile until it is written here (<see cref="IInstrumentSink"/>).
+/// </summary>
+/// <remarks>
+/// <para>Counters and up-down counters as <c>Sum</c> (monotonic or not), gauges as <c>Gauge</c>,
+/// histograms as <c>Histogram</c> (no min or max: the registry keeps neither), exponential
+/// histograms as <c>ExponentialHistogram</c>, operations as a <c>Histogram</c> in seconds (its
+/// buckets where it has boundaries), observable instruments as their kind. Long values go out as
+/// <c>as_int</c>, double ones as <c>as_double</c>. The name is the instrument's own (OpenTelemetry's),
+/// not the Prometheus one.</para>
+/// <para>With delta temporality, counters, observable counters, histograms, exponential histograms
+/// (bucket by bucket) and operations go out as the change since each series' committed reading
+/// (<see cref="OtlpSeriesState"/>), starting at the last accepted export; up-down counters stay
+/// cumulative and gauges have none, as the OpenTelemetry specification's delta preference has it.
+/// A delta point carries only the exemplars taken since its start.</para>
+/// <para>Not thread-safe: one export at a time.</para>
+/// </remarks>
+internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpTemporality temporality, ILogger logger) : IInstrumentSink
+{
+    private const ulong NanosPerTick = 100;
+
+    private readonly ProtobufBuffer _scratch = new(256);
+
+    // Every instrument is read into these columns, kept from export to export (grown to the largest instrument).
+    private readonly InstrumentSnapshot _snapshot = new();
+    private long[] _deltaBuckets = new long[64];
+
+    private long _generation;
+    private ulong _now;
+    private ulong _lastCommit;
+    private OtlpInstrumentState _state = null!;
+    private bool _read;
+
+    /// <summary>Data points written since <see cref="BeginExport"/>.</summary>
+    public int DataPoints { get; private set; }
+
+    /// <summary>Starts an export: its generation, its time, and when the last accepted one was taken (0 for none).</summary>
+    public void BeginExport(long generation, ulong nowUnixNano, ulong lastCommitUnixNano)
+    {
+        _generation = generation;
+        _now = nowUnixNano;
+        _lastCommit = lastCommitUnixNano;
+        DataPoints = 0;
+    }
+
+    /// <summary>
+    /// Writes <paramref name="instrument"/> as a <c>Metric</c> of the <c>ScopeMetrics</c> being
+    /// written, or nothing where it has no data point (a gauge never set, a callback that reported
+    /// nothing or failed).
+    /// </summary>
+    /// <returns>Whether the instrument was read (false only for a callback that failed): its series' readings are then pending in <paramref name="state"/>.</returns>
+    public bool Write(Instrument instrument, OtlpInstrumentState state)
+    {
+        _state = state;
+        _read = true;
+        int mark = output.Position;
+        int points = DataPoints;
+        int expected = state.MetricLength;
+        int metric = output.BeginMessage(OtlpFields.ScopeMetricsMetrics, expected);
+        output.String(OtlpFields.MetricName, instrument.Name);
+        if (!string.IsNullOrEmpty(instrument.Description))
+        {
+            output.String(OtlpFields.MetricDescription, instrument.Description);
+        }
+
+        if (!string.IsNullOrEmpty(instrument.Unit))
+        {
+            output.String(OtlpFields.MetricUnit, instrument.Unit);
+        }
+
+        instrument.Accept(this);
+        if (DataPoints == points)
+        {
+            output.Truncate(mark);
+        }
+        else
+        {
+            state.MetricLength = output.EndMessage(metric, expected);
+        }
+
+        if (_read)
+        {
+            state.Generation = _generation;
+        }
+
+        return _read;
+    }
+
+    // From the snapshot, with no reading per series; a delta's baseline is a field of the series' state.
+    public void Counter(PartitionedCounter counter)
+    {
+        counter.ReadInto(_snapshot);
+        InstrumentSnapshot snapshot = _snapshot;
+        ReadOnlySpan<long> totals = snapshot.LongValues;
+        bool delta = temporality == OtlpTemporality.Delta;
+        ulong start = Start(counter, delta);
+        int sum = BeginData(OtlpFields.MetricSum);
+        for (int i = 0; i < totals.Length; i++)
+        {
+            OtlpSeriesState state = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
+            long total = totals[i];
+            long value = total;
+            if (delta)
+            {
+                value = state.HasCommitted && state.Committed.Count <= total ? total - state.Committed.Count : total;
+                state.Pending = new OtlpSeriesValue { Count = total };
+                state.PendingGeneration = _generation;
+            }
+
+            int point = BeginNumberPoint(state, start);
+            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
+            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: true);
+            EndPoint(point);
+        }
+
+        EndSum(sum, delta, monotonic: true);
+    }
+
+    public void DoubleCounter(PartitionedDoubleCounter counter)
+    {
+        counter.ReadInto(_snapshot);
+        WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
+    }
+
+    public void UpDownCounter(PartitionedUpDownCounter counter)
+    {
+        counter.ReadInto(_snapshot);
+        WriteLongs(counter, OtlpFields.MetricSum);
+    }
+
+    public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter)
+    {
+        counter.ReadInto(_snapshot);
+        WriteDoubleSum(counter, delta: false, monotonic: false, asInt: false);
+    }
+
+    public void Gauge(Gauge gauge)
+    {
+        gauge.ReadInto(_snapshot);
+        WriteLongs(gauge, OtlpFields.MetricGauge);
+    }
+
+    public void DoubleGauge(DoubleGauge gauge)
+    {
+        gauge.ReadInto(_snapshot);
+        WriteDoubleGauge(gauge, asInt: false);
+    }
+
+    public void ObservableCounter(ObservableCounter counter)
+    {
+        if (TryObserve(counter))
+        {
+            WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
+        }
+    }
+
+    public void ObservableUpDownCounter(ObservableUpDownCounter counter)
+    {
+        if (TryObserve(counter))
+        {
+            WriteDoubleSum(counter, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
+        }
+    }
+
+    public void ObservableGauge(ObservableGauge gauge)
+    {
+        if (TryObserve(gauge))
+        {
+            WriteDoubleGauge(gauge, asInt: !gauge.IsFloatingPoint);
+        }
+    }
+
+    // From the snapshot (each bucket's newest exemplar read first where the series keep them), a
+    // delta's baselines in the instrument's state by series position.
+    public void Histogram(PartitionedHistogram histogram)
+    {
+        histogram.ReadInto(_snapshot);
+        InstrumentSnapshot snapshot = _snapshot;
+        bool keepsExemplars = snapshot.HasExemplars;
+        IReadOnlyList<double> boundaries = histogram.Boundaries;
+        int bucketCount = boundaries.Count + 1;
+        bool delta = temporality == OtlpTemporality.Delta;
+        ulong start = Start(histogram, delta);
+        byte[] bounds = _state.ExplicitBounds(boundaries, _scratch);
+        Span<long> pendingCounts = default;
+        Span<double> pendingSums = default;
+        ReadOnlySpan<long> committedCounts = default;
+        ReadOnlySpan<double> committedSums = default;
+        if (delta)
+        {
+            _state.PendingFor(snapshot.Count, bucketCount, out pendingCounts, out pendingSums);
+            committedCounts = _state.CommittedCounts;
+            committedSums = _state.CommittedSums;
+        }
+
+        int data = BeginData(OtlpFields.MetricHistogram);
+        for (int i = 0; i < snapshot.Count; i++)
+        {
+            OtlpSeriesState state = Series(i, snapshot.TagsAt(i), OtlpFields.HistogramAttributes);
+            ReadOnlySpan<long> counts = snapshot.BucketCountsAt(i);
+            double sum = snapshot.SumAt(i);
+            ReadOnlySpan<long> baseline = default;
+            if (delta)
+            {
+                counts.CopyTo(pendingCounts.Slice(i * bucketCount, bucketCount));
+                pendingSums[i] = sum;
+                state.PendingGeneration = _generation;
+
+                // The committed arrays hold the series the last accepted export read, by position
+                // (a registry never reorders nor drops a series); a series newer than it has none.
+                if (state.HasCommitted && (i + 1) * bucketCount <= committedCounts.Length)
+                {
+                    baseline = committedCounts.Slice(i * bucketCount, bucketCount);
+                    sum -= committedSums[i];
+                }
+            }
+
+            long count = 0;
+            for (int j = 0; j < counts.Length; j++)
+            {
+                count += counts[j];
+            }
+
+            long baselineCount = 0;
+            for (int j = 0; j < baseline.Length; j++)
+            {
+                baselineCount += baseline[j];
+            }
+
+            int point = BeginHistogramPoint(state, start, count - baselineCount, sum);
+            output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, bucketCount);
+            for (int j = 0; j < counts.Length; j++)
+            {
+                output.Fixed64Value((ulong)(counts[j] - (baseline.IsEmpty ? 0 : baseline[j])));
+            }
+
+            output.Raw(bounds);
+            if (keepsExemplars)
+            {
+                foreach (Exemplar? exemplar in snapshot.BucketExemplarsAt(i).AsSpan())
+                {
+                    WriteExemplar(OtlpFields.HistogramExemplars, exemplar, start, delta, asInt: false);
+                }
+            }
+
+            EndPoint(point);
+        }
+
+        EndSum(data, delta, monotonic: null);
+    }
+
+    // From the snapshot, each series as a reading of its own: a delta's baseline is the series' committed reading.
+    public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
+    {
+        histogram.ReadInto(_snapshot);
+        InstrumentSnapshot snapshot = _snapshot;
+        bool delta = temporality == OtlpTemporality.Delta;
+        ulong start = Start(histogram, delta);
+        int data = BeginData(OtlpFields.MetricExponentialHistogram);
+        for (int i = 0; i < snapshot.Count; i++)
+        {
+            ExponentialHistogramReading reading = snapshot.ExponentialHistogramReadingAt(i);
+            OtlpSeriesState series = Series(i, reading.Tags, OtlpFields.ExponentialAttributes);
+            ExponentialHistogramReading? baseline = null;
+            if (delta)
+            {
+                baseline = series.HasCommitted ? series.Committed.Reading as ExponentialHistogramReading : null;
+                series.Pending = new OtlpSeriesValue { Reading = reading };
+                series.PendingGeneration = _generation;
+            }
+
+            int point = output.BeginMessage(OtlpFields.DataPoints);
+            output.Raw(series.Attributes);
+            output.Fixed64(OtlpFields.ExponentialStartTime, start);
+            output.Fixed64(OtlpFields.ExponentialTime, _now);
+            output.Fixed64(OtlpFields.ExponentialCount, (ulong)(reading.Count - (baseline?.Count ?? 0)));
+            output.Double(OtlpFields.ExponentialSum, reading.Sum - (baseline?.Sum ?? 0));
+            output.ZigZag32(OtlpFields.ExponentialScale, reading.Scale);
+            output.Fixed64(OtlpFields.ExponentialZeroCount, (ulong)(reading.ZeroCount - (baseline?.ZeroCount ?? 0)));
+            WritePositiveBuckets(reading, baseline);
+            output.Double(OtlpFields.ExponentialZeroThreshold, reading.ZeroThreshold);
+            EndPoint(point);
+        }
+
+        EndSum(data, delta, monotonic: null);
+    }
+
+    // From the snapshot: a histogram in seconds, its buckets where it has boundaries; a delta's
+    // baseline is the series' committed count, time and bucket counts.
+    public void Operation(OperationData operation)
+    {
+        operation.ReadInto(_snapshot);
+        InstrumentSnapshot snapshot = _snapshot;
+        IReadOnlyList<double>? boundaries = operation.Boundaries;
+        bool delta = temporality == OtlpTemporality.Delta;
+        ulong start = Start(operation, delta);
+        int data = BeginData(OtlpFields.MetricHistogram);
+        for (int i = 0; i < snapshot.Count; i++)
+        {
+            OtlpSeriesState series = Series(i, snapshot.TagsAt(i), OtlpFields.HistogramAttributes);
+            long totalCount = snapshot.OperationCountAt(i);
+            long totalTicks = snapshot.ElapsedTimestampTicksAt(i);
+            ReadOnlySpan<long> buckets = snapshot.BucketCountsAt(i);
+            long count = totalCount;
+            long ticks = totalTicks;
+            IReadOnlyList<long>? baselineBuckets = null;
+            if (delta)
+            {
+                if (series.HasCommitted)
+                {
+                    count -= series.Committed.Count;
+                    ticks -= series.Committed.Ticks;
+                    baselineBuckets = series.Committed.Reading as IReadOnlyList<long>;
+                }
+
+                series.Pending = new OtlpSeriesValue { Count = totalCount, Ticks = totalTicks, Reading = boundaries is null ? null : buckets.ToArray() };
+                series.PendingGeneration = _generation;
+            }
+
+            int point = BeginHistogramPoint(series, start, count, (double)ticks / Stopwatch.Frequency);
+            if (boundaries is not null)
+            {
+                WriteBucketCounts(buckets, baselineBuckets);
+                output.PackedDoubles(OtlpFields.HistogramExplicitBounds, boundaries);
+            }
+
+            EndPoint(point);
+        }
+
+        EndSum(data, delta, monotonic: null);
+    }
+
+    // Delta points start at the last accepted export (a series first read then has its whole value
+    // as its first delta); cumulative ones, and any before the first accepted export, at the instrument's creation.
+    private ulong Start(Instrument instrument, bool delta)
+    {
+        ulong created = UnixNano(instrument.CreatedAt);
+        return delta ? Math.Max(created, _lastCommit) : created;
+    }
+
+    private OtlpSeriesState Series(int position, TagSet tags, int attributesField) => _state.Series(position, tags, attributesField, _scratch);
+
+    // An up-down counter's or a gauge's long values, from the snapshot: cumulative, or a gauge.
+    private void WriteLongs(Instrument instrument, int kind)
+    {
+        InstrumentSnapshot snapshot = _snapshot;
+        ReadOnlySpan<long> values = snapshot.LongValues;
+        ulong start = Start(instrument, delta: false);
+        int data = BeginData(kind);
+        for (int i = 0; i < values.Length; i++)
+        {
+            int point = BeginNumberPoint(Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes), start);
+            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)values[i]));
+            EndPoint(point);
+        }
+
+        if (kind == OtlpFields.MetricSum)
+        {
+            EndSum(data, delta: false, monotonic: false);
+        }
+        else
+        {
+            EndData(data);
+        }
+    }
+
+    // A sum of double values (or a callback's), from the snapshot.
+    private void WriteDoubleSum(Instrument instrument, bool delta, bool monotonic, bool asInt)
+    {
+        InstrumentSnapshot snapshot = _snapshot;
+        ReadOnlySpan<double> values = snapshot.DoubleValues;
+        ulong start = Start(instrument, delta);
+        int sum = BeginData(OtlpFields.MetricSum);
+        for (int i = 0; i < values.Length; i++)
+        {
+            OtlpSeriesState series = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
+            double total = values[i];
+            double value = total;
+            if (delta)
+            {
+                // A counter read lower than its baseline was reset (an observed source restarted): its whole value is the change.
+                value = series.HasCommitted && series.Committed.Value <= value ? value - series.Committed.Value : value;
+                series.Pending = new OtlpSeriesValue { Value = total };
+                series.PendingGeneration = _generation;
+            }
+
+            int point = BeginNumberPoint(series, start);
+            WriteNumber(value, asInt);
+            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: false);
+            EndPoint(point);
+        }
+
+        EndSum(sum, delta, monotonic);
+    }
+
+    // A gauge of double values (or a callback's), from the snapshot.
+    private void WriteDoubleGauge(Instrument instrument, bool asInt)
+    {
+        InstrumentSnapshot snapshot = _snapshot;
+        ReadOnlySpan<double> values = snapshot.DoubleValues;
+        ulong start = Start(instrument, delta: false);
+        int gauge = BeginData(OtlpFields.MetricGauge);
+        for (int i = 0; i < values.Length; i++)
+        {
+            int point = BeginNumberPoint(Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes), start);
+            WriteNumber(values[i], asInt);
+            EndPoint(point);
+        }
+
+        EndData(gauge);
+    }
+
+    private void WriteNumber(double value, bool asInt)
+    {
+        if (asInt)
+        {
+            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)(long)value));
+        }
+        else
+        {
+            output.Double(OtlpFields.NumberAsDouble, value);
+        }
+    }
+
+    private int BeginNumberPoint(OtlpSeriesState series, ulong start)
+    {
+        int point = output.BeginMessage(OtlpFields.DataPoints);
+        output.Raw(series.Attributes);
+        output.Fixed64(OtlpFields.NumberStartTime, start);
+        output.Fixed64(OtlpFields.NumberTime, _now);
+        return point;
+    }
+
+    private int BeginHistogramPoint(OtlpSeriesState series, ulong start, long count, double sum)
+    {
+        int point = output.BeginMessage(OtlpFields.DataPoints);
+        output.Raw(series.Attributes);
+        output.Fixed64(OtlpFields.HistogramStartTime, start);
+        output.Fixed64(OtlpFields.HistogramTime, _now);
+        output.Fixed64(OtlpFields.HistogramCount, (ulong)count);
+        output.Double(OtlpFields.HistogramSum, sum);
+        return point;
+    }
+
+    private void EndPoint(int point)
+    {
+        output.EndMessage(point);
+        DataPoints++;
+    }
+
+    // A Sum, Gauge, Histogram or ExponentialHistogram: most of a Metric, so where the last export's
+    // length takes as many bytes as this one's, its content is not moved (ProtobufBuffer.BeginMessage(int, int)).
+    private int BeginData(int kind) => output.BeginMessage(kind, _state.DataLength);
+
+    private void EndData(int data) => _state.DataLength = output.EndMessage(data, _state.DataLength);
+
+    // Ends a Sum, Histogram or ExponentialHistogram: its temporality, and for a sum whether it is monotonic.
+    private void EndSum(int data, bool delta, bool? monotonic)
+    {
+        output.Varint(OtlpFields.AggregationTemporality, delta ? (ulong)OtlpFields.TemporalityDelta : OtlpFields.TemporalityCumulative);
+        if (monotonic is true)
+        {
+            output.Varint(OtlpFields.SumIsMonotonic, 1);
+        }
+
+        EndData(data);
+    }
+
+    private void WriteBucketCounts(ReadOnlySpan<long> counts, IReadOnlyList<long>? baseline)
+    {
+        Debug.Assert(baseline is null || baseline.Count == counts.Length);
+        output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, counts.Length);
+        for (int j = 0; j < counts.Length; j++)
+        {
+            output.Fixed64Value((ulong)(counts[j] - (baseline?[j] ?? 0)));
+        }
+    }
+
+    // The positive buckets, less the baseline's brought down to this reading's scale (a reading's
+    // scale only falls: its buckets only widen), with empty buckets at either end left out.
+    private void WritePositiveBuckets(ExponentialHistogramReading reading, ExponentialHistogramReading? baseline)
+    {
+        IReadOnlyList<long> counts = reading.PositiveBucketCounts;
+        if (counts.Count == 0)
+        {
+            return;
+        }
+
+        if (_deltaBuckets.Length < counts.Count)
+        {
+            _deltaBuckets = new long[Math.Max(counts.Count, 2 * _deltaBuckets.Length)];
+        }
+
+        Span<long> delta = _deltaBuckets.AsSpan(0, counts.Count);
+        for (int j = 0; j < counts.Count; j++)
+        {
+            delta[j] = counts[j];
+        }
+
+        if (baseline is not null)
+        {
+            int shift = baseline.Scale - reading.Scale;
+            Debug.Assert(shift >= 0, "A series' reading never gains scale.");
+            for (int j = 0; j < baseline.PositiveBucketCounts.Count; j++)
+            {
+                int at = ((baseline.PositiveOffset + j) >> shift) - reading.PositiveOffset;
+                if ((uint)at < (uint)delta.Length)
+                {
+                    delta[at] -= baseline.PositiveBucketCounts[j];
+                }
+            }
+        }
+
+        int first = delta.IndexOfAnyExcept(0L);
+        if (first < 0)
+        {
+            return;
+        }
+
+        int last = delta.LastIndexOfAnyExcept(0L);
+        int positive = output.BeginMessage(OtlpFields.ExponentialPositive);
+        output.ZigZag32(OtlpFields.BucketsOffset, reading.PositiveOffset + first);
+        int packed = output.BeginMessage(OtlpFields.BucketsCounts);
+        for (int j = first; j <= last; j++)
+        {
+            output.Varint((ulong)delta[j]);
+        }
+
+        output.EndMessage(packed);
+        output.EndMessage(positive);
+    }
+
+    private void WriteExemplar(int field, Exemplar? exemplar, ulong start, bool delta, bool asInt)
+    {
+        if (exemplar is not { } e)
+        {
+            return;
+        }
+
+        ulong time = UnixNano(e.Timestamp);
+        if (delta && time < start)
+        {
+            return;
+        }
+
+        int message = output.BeginMessage(field);
+        output.Fixed64(OtlpFields.ExemplarTime, time);
+        if (asInt)
+        {
+            output.Fixed64(OtlpFields.ExemplarAsInt, unchecked((ulong)(long)e.Value));
+        }
+        else
+        {
+            output.Double(OtlpFields.ExemplarAsDouble, e.Value);
+        }
+
+        Span<byte> id = stackalloc byte[16];
+        e.SpanId.CopyTo(id[..8]);
+        output.Bytes(OtlpFields.ExemplarSpanId, id[..8]);
+        e.TraceId.CopyTo(id);
+        output.Bytes(OtlpFields.ExemplarTraceId, id);
+        output.EndMessage(message);
+    }
+
+    // Reads an observable instrument into the snapshot. The callback is the service's code:
+    // whatever it throws is that instrument's failure, not the export's.
+    private bool TryObserve(ObservableInstrument observable)
+    {
+        try
+        {
+            observable.ReadInto(_snapshot);
+            return true;
+        }
+        catch (InvalidOperationException e)
+        {
+            _read = false;
+            LogCallbackFailed(logger, e, observable.Name);
+            return false;
+        }
+    }
+
+    /// <summary>Nanoseconds since the Unix epoch, OTLP's time unit.</summary>
+    public static ulong UnixNano(DateTimeOffset time) => (ulong)(time.UtcTicks - DateTime.UnixEpoch.Ticks) * NanosPerTick;
+
+    [LoggerMessage(EventId = 20, Level = LogLevel.Warning, Message = "The observable instrument '{Instrument}' is left out of this OTLP export: its callback failed.")]
+    private static partial void LogCallbackFailed(ILogger logger, Exception exception, string instrument);
+}

@@ -1,0 +1,167 @@
+using System.Runtime.CompilerServices;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
+
+/// <summary>
+/// What an OTLP export keeps of one instrument between exports: the state of each of its series,
+/// found by the series' position in the instrument's readings (a registry keeps its series in
+/// creation order and never drops one, so one reference compare finds it), and by its tags
+/// where the position does not match (a new series; an observable instrument, whose callback
+/// reports in any order).
+/// </summary>
+/// <remarks>Not thread-safe: touched by one export at a time.</remarks>
+internal sealed class OtlpInstrumentState
+{
+    private readonly Dictionary<TagSet, OtlpSeriesState> _byTags = [];
+    private OtlpSeriesState?[] _byPosition = [];
+
+    // A histogram read into arrays (not readings) keeps its delta baselines here, by series
+    // position, rather than a reading per series: the last accepted export's bucket counts and
+    // sums, and the export under way's, swapped when that export is accepted.
+    private long[] _pendingCounts = [];
+    private double[] _pendingSums = [];
+    private long[] _committedCounts = [];
+    private double[] _committedSums = [];
+    private int _pendingLength;
+    private int _pendingSeries;
+    private int _committedLength;
+    private int _committedSeries;
+    private bool _hasPending;
+
+    // A histogram's explicit_bounds field, encoded once (its boundaries never change).
+    private byte[]? _explicitBounds;
+
+    /// <summary>The length of the instrument's <c>Metric</c> in the last export that wrote one (see <see cref="ProtobufBuffer.BeginMessage(int, int)"/>).</summary>
+    public int MetricLength { get; set; }
+
+    /// <summary>The length of its <c>Sum</c>, <c>Gauge</c>, <c>Histogram</c> or <c>ExponentialHistogram</c> in that export.</summary>
+    public int DataLength { get; set; }
+
+    /// <summary>The export that last read the instrument, whose series are committed when it is accepted.</summary>
+    public long Generation { get; set; }
+
+    /// <summary>The state of the series read at <paramref name="position"/> with <paramref name="tags"/>, created where it has none.</summary>
+    /// <param name="position">The reading's position in its instrument's readings.</param>
+    /// <param name="tags">The reading's tags.</param>
+    /// <param name="attributesField">The field number of attributes in the kind's data point.</param>
+    /// <param name="scratch">A buffer to encode a new series' attributes in.</param>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public OtlpSeriesState Series(int position, TagSet tags, int attributesField, ProtobufBuffer scratch) =>
+        (uint)position < (uint)_byPosition.Length && _byPosition[position] is { } state && ReferenceEquals(state.Tags, tags)
+            ? state
+            : Find(position, tags, attributesField, scratch);
+
+    /// <summary>The bucket counts (series i's at i × buckets) the last accepted export read, for the series it read.</summary>
+    public ReadOnlySpan<long> CommittedCounts => _committedCounts.AsSpan(0, _committedLength);
+
+    /// <summary>The sums (series i's at i) the last accepted export read, for the series it read.</summary>
+    public ReadOnlySpan<double> CommittedSums => _committedSums.AsSpan(0, _committedSeries);
+
+    /// <summary>Room for the export under way's bucket counts and sums of <paramref name="series"/> series of <paramref name="buckets"/> buckets, to write.</summary>
+    /// <param name="series">How many series the export reads.</param>
+    /// <param name="buckets">Bucket counts per series.</param>
+    /// <param name="counts">Series i's bucket counts go at i × <paramref name="buckets"/>.</param>
+    /// <param name="sums">Series i's sum goes at i.</param>
+    public void PendingFor(int series, int buckets, out Span<long> counts, out Span<double> sums)
+    {
+        _hasPending = true;
+        _pendingSeries = series;
+        _pendingLength = series * buckets;
+        counts = Grow(ref _pendingCounts, _pendingLength).AsSpan(0, _pendingLength);
+        sums = Grow(ref _pendingSums, series).AsSpan(0, series);
+    }
+
+    /// <summary>The <c>explicit_bounds</c> field of <paramref name="boundaries"/>, encoded at the first call and kept.</summary>
+    /// <param name="boundaries">The histogram's boundaries, the same at every call.</param>
+    /// <param name="scratch">A buffer to encode them in.</param>
+    public byte[] ExplicitBounds(IReadOnlyList<double> boundaries, ProtobufBuffer scratch)
+    {
+        if (_explicitBounds is null)
+        {
+            scratch.Clear();
+            scratch.PackedDoubles(OtlpFields.HistogramExplicitBounds, boundaries);
+            _explicitBounds = scratch.Written.ToArray();
+        }
+
+        return _explicitBounds;
+    }
+
+    /// <summary>
+    /// Moves the baselines of the series the export of <paramref name="generation"/> read to that
+    /// reading; a series it did not read (an observable instrument's callback no longer reports it)
+    /// keeps nothing, so that if it comes back its whole value is its first delta.
+    /// </summary>
+    public void Commit(long generation)
+    {
+        // The arrays hold what this instrument's latest read wrote, which is the export of
+        // generation (only the latest collection is committed, and only its instruments); a second
+        // commit of the same export finds none pending.
+        if (_hasPending)
+        {
+            _hasPending = false;
+            SwapPending();
+        }
+
+        List<TagSet>? gone = null;
+        foreach (OtlpSeriesState state in _byTags.Values)
+        {
+            if (state.PendingGeneration == generation)
+            {
+                state.Committed = state.Pending;
+                state.HasCommitted = true;
+            }
+            else
+            {
+                state.HasCommitted = false;
+                (gone ??= []).Add(state.Tags);
+            }
+        }
+
+        if (gone is not null)
+        {
+            foreach (TagSet tags in gone)
+            {
+                _byTags.Remove(tags);
+            }
+
+            Array.Clear(_byPosition);
+        }
+    }
+
+    private void SwapPending()
+    {
+        (_committedCounts, _pendingCounts) = (_pendingCounts, _committedCounts);
+        (_committedSums, _pendingSums) = (_pendingSums, _committedSums);
+        _committedLength = _pendingLength;
+        _committedSeries = _pendingSeries;
+    }
+
+    private static T[] Grow<T>(ref T[] array, int count)
+    {
+        if (array.Length < count)
+        {
+            array = new T[Math.Max(count, array.Length + (array.Length / 2))];
+        }
+
+        return array;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private OtlpSeriesState Find(int position, TagSet tags, int attributesField, ProtobufBuffer scratch)
+    {
+        if (!_byTags.TryGetValue(tags, out OtlpSeriesState? state))
+        {
+            state = new OtlpSeriesState(tags, OtlpAttributes.Encode(scratch, attributesField, tags));
+            _byTags.Add(tags, state);
+        }
+
+        if (position >= _byPosition.Length)
+        {
+            Array.Resize(ref _byPosition, Math.Max(position + 1, 2 * _byPosition.Length));
+        }
+
+        _byPosition[position] = state;
+        return state;
+    }
+}

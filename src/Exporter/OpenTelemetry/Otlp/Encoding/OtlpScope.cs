@@ -1,0 +1,19 @@
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
+
+/// <summary>
+/// One registry an OTLP export reads and the instrumentation scope it goes out under
+/// (<c>ScopeMetrics.scope</c>): the hosted registry with <see cref="ScalableMetricsOptions.MeterName"/>
+/// and <see cref="ScalableMetricsOptions.MeterVersion"/>, or one listened meter's registry
+/// (<see cref="Listening.ListenedScope"/>) with that meter's name and version.
+/// </summary>
+/// <param name="Name">The scope's name (the meter's name); not empty.</param>
+/// <param name="Version">The scope's version, or null.</param>
+/// <param name="Registry">The registry whose instruments go out under the scope.</param>
+internal readonly record struct OtlpScope(string Name, string? Version, MetricRegistry Registry)
+{
+    /// <summary>The scope of every registry <paramref name="host"/> has made so far (one per listened meter name and version).</summary>
+    /// <param name="host">The listener of <see cref="ScalableMetricsOptions.AddMeter"/>'s meters.</param>
+    /// <returns>One scope per listened meter name and version, in no set order.</returns>
+    public static IEnumerable<OtlpScope> Of(Listening.MeterListenerHost host) =>
+        host.Scopes.Select(static scope => new OtlpScope(scope.MeterName, scope.MeterVersion, scope.Registry));
+}

@@ -1,0 +1,137 @@
+using System.Diagnostics;
+using Microsoft.Extensions.Logging;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
+
+/// <summary>
+/// Sends one export: attempts with a timeout each, retried with exponential backoff and full jitter
+/// (or after the receiver's <c>Retry-After</c>) while the answer is retryable, all within the export
+/// timeout, after the OTLP specification's "Retry" and OpenTelemetry .NET's retry policy (1 s first,
+/// times 1.5, at most 5 s, 5 attempts). Never throws for the receiver's sake. One export at a time.
+/// </summary>
+internal sealed class OtlpExportClient
+{
+    private const int MaxAttempts = 5;
+    private static readonly TimeSpan s_initialBackoff = TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan s_maxBackoff = TimeSpan.FromSeconds(5);
+
+    private readonly IOtlpTransport _transport;
+    private readonly TimeSpan _timeout;
+    private readonly TimeSpan _exportTimeout;
+    private readonly Func<TimeSpan, CancellationToken, Task> _delay;
+    private readonly Random _random;
+
+    // delay waits between attempts; tests pass one that records and returns at once.
+    public OtlpExportClient(IOtlpTransport transport, TimeSpan timeout, TimeSpan exportTimeout, ILogger logger, Func<TimeSpan, CancellationToken, Task>? delay = null, Random? random = null)
+    {
+        _transport = transport;
+        _timeout = timeout;
+        _exportTimeout = exportTimeout;
+        _delay = delay ?? Task.Delay;
+        _random = random ?? Random.Shared;
+        Log = new OtlpFailureLog(logger, transport.Endpoint);
+    }
+
+    public OtlpFailureLog Log { get; }
+
+    /// <summary>Sends <paramref name="request"/> (an uncompressed <c>ExportMetricsServiceRequest</c>).</summary>
+    /// <returns>Whether the receiver took it; false when it failed (logged) or <paramref name="cancellationToken"/> was cancelled.</returns>
+    public async Task<bool> ExportAsync(ReadOnlyMemory<byte> request, CancellationToken cancellationToken)
+    {
+        long started = Stopwatch.GetTimestamp();
+        ReadOnlyMemory<byte> payload = _transport.Prepare(request);
+        using var export = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        export.CancelAfter(_exportTimeout);
+        TimeSpan backoff = s_initialBackoff;
+        OtlpAttempt last;
+        int attempts = 0;
+        while (true)
+        {
+            attempts++;
+            last = await AttemptAsync(payload, export.Token).ConfigureAwait(false);
+            if (cancellationToken.IsCancellationRequested)
+            {
+                // The host stopped this export; the final export sends its data.
+                return false;
+            }
+
+            if (last.Outcome == OtlpOutcome.Accepted)
+            {
+                Accepted(last);
+                return true;
+            }
+
+            if (last.Outcome == OtlpOutcome.Failed || attempts == MaxAttempts || export.IsCancellationRequested)
+            {
+                break;
+            }
+
+            TimeSpan wait = last.RetryAfter ?? TimeSpan.FromTicks((long)(backoff.Ticks * _random.NextDouble()));
+            backoff = TimeSpan.FromTicks(Math.Min((long)(backoff.Ticks * 1.5), s_maxBackoff.Ticks));
+            if (Stopwatch.GetElapsedTime(started) + wait >= _exportTimeout)
+            {
+                // Waiting would end past the export timeout: give up now rather than at its end.
+                last = last with { Detail = last.Detail + $" (a retry after {wait.TotalSeconds:0.###} s would end past the export timeout)" };
+                break;
+            }
+
+            try
+            {
+                await _delay(wait, export.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                if (cancellationToken.IsCancellationRequested)
+                {
+                    return false;
+                }
+
+                break;
+            }
+        }
+
+        Log.ExportFailed(last, attempts);
+        return false;
+    }
+
+    private async Task<OtlpAttempt> AttemptAsync(ReadOnlyMemory<byte> payload, CancellationToken exportToken)
+    {
+        using var attempt = CancellationTokenSource.CreateLinkedTokenSource(exportToken);
+        attempt.CancelAfter(_timeout);
+        try
+        {
+            return await _transport.SendAsync(payload, attempt.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            TimeSpan limit = exportToken.IsCancellationRequested ? _exportTimeout : _timeout;
+            string which = exportToken.IsCancellationRequested ? "the export timeout" : "the request timeout";
+            return new OtlpAttempt(OtlpOutcome.Retryable, "timeout", $"no answer within {which} of {limit.TotalSeconds:0.###} s");
+        }
+        catch (HttpRequestException e)
+        {
+            // Refused, reset, closed before the answer: the receiver may take it on a later try.
+            return new OtlpAttempt(OtlpOutcome.Retryable, "unreachable " + e.HttpRequestError, $"the request failed ({e.HttpRequestError}): {e.Message}") { Exception = e };
+        }
+        catch (Exception e) when (e is IOException or InvalidOperationException or NotSupportedException)
+        {
+            return new OtlpAttempt(OtlpOutcome.Failed, "unexpected " + e.GetType().Name, e.Message) { Exception = e };
+        }
+    }
+
+    private void Accepted(OtlpAttempt attempt)
+    {
+        switch (attempt.Cause)
+        {
+            case "":
+                Log.Succeeded();
+                break;
+            case "partial success":
+                Log.PartialSuccess(attempt);
+                break;
+            default:
+                Log.AcceptedWithUnreadableAnswer(attempt);
+                break;
+        }
+    }
+}

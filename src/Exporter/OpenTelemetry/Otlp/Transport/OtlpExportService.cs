@@ -1,0 +1,141 @@
+using System.Diagnostics;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.Listening;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
+
+/// <summary>
+/// The periodic push of the <see cref="OtlpPart"/> that <c>AddOtlpExporter</c> turns on: an export
+/// every <see cref="ScalableMetricsOtlpOptions.ExportInterval"/> from the host's start, and a final
+/// one when the host stops, within the stop's time. A gate keeps exports one at a time, so the
+/// collector is never read twice at once and the final export waits for a periodic one in flight.
+/// A batch is committed only when the receiver took it, so a delta export's changes carry over.
+/// </summary>
+internal sealed class OtlpExportService(IServiceProvider services, ScalableMetricsOtlpOptions options) : BackgroundService
+{
+    private readonly SemaphoreSlim _gate = new(1, 1);
+    private OtlpMetricsCollector? _collector;
+    private OtlpExportClient? _client;
+    private TimeSpan _interval;
+
+    public override Task StartAsync(CancellationToken cancellationToken)
+    {
+        // Built only by the OtlpPart that AddOtlpExporter turns on, with settled, valid options.
+        Debug.Assert(options.Enabled, "the part builds the service only for an exporter turned on");
+        _interval = options.ExportInterval;
+        _collector = CreateCollector(options.Temporality);
+        _client = CreateClient(services, options);
+        return base.StartAsync(cancellationToken);
+    }
+
+    public override async Task StopAsync(CancellationToken cancellationToken)
+    {
+        await base.StopAsync(cancellationToken).ConfigureAwait(false);
+        if (_client is not null)
+        {
+            await ExportAsync(cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public override void Dispose()
+    {
+        _gate.Dispose();
+        base.Dispose();
+    }
+
+    /// <summary>Collects and sends one export, after the one in flight if any. Never throws: a failure is
+    /// logged (once per cause), a cancellation ends it quietly, and either leaves the batch uncommitted.</summary>
+    internal async Task ExportAsync(CancellationToken cancellationToken)
+    {
+        if (_collector is null || _client is null)
+        {
+            return;
+        }
+
+        try
+        {
+            await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            return;
+        }
+
+        try
+        {
+            OtlpExportBatch batch = _collector.Collect();
+            if (await _client.ExportAsync(batch.Body, cancellationToken).ConfigureAwait(false))
+            {
+                batch.Commit();
+            }
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            // The application is never thrown into: a bug here costs exports, not the host.
+            _client.Log.ExportThrew(e);
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        if (_client is null)
+        {
+            return;
+        }
+
+        using var timer = new PeriodicTimer(_interval);
+        try
+        {
+            while (await timer.WaitForNextTickAsync(stoppingToken).ConfigureAwait(false))
+            {
+                await ExportAsync(stoppingToken).ConfigureAwait(false);
+            }
+        }
+        catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
+        {
+        }
+    }
+
+    internal static OtlpExportClient CreateClient(IServiceProvider services, ScalableMetricsOtlpOptions options)
+    {
+        IHttpClientFactory factory = services.GetRequiredService<IHttpClientFactory>();
+        HttpClient Client()
+        {
+            // The client's own 100 s timeout would cut a longer configured Timeout: the exporter's
+            // cancellation tokens time every attempt and export instead.
+            HttpClient client = factory.CreateClient(ScalableMetricsOtlpOptions.HttpClientName);
+            client.Timeout = Timeout.InfiniteTimeSpan;
+            return client;
+        }
+
+        Dictionary<string, string> headers = new(options.Headers, StringComparer.OrdinalIgnoreCase);
+        Uri endpoint = options.ResolvedEndpoint();
+        IOtlpTransport transport = options.Protocol == OtlpProtocol.Grpc
+            ? new OtlpGrpcTransport(Client, endpoint, options.Compression, headers, options.Timeout)
+            : new OtlpHttpTransport(Client, endpoint, options.Compression, headers, services.GetService<TimeProvider>() ?? TimeProvider.System);
+        ILogger logger = (ILogger?)services.GetService<ILoggerFactory>()?.CreateLogger<OtlpExportService>() ?? NullLogger.Instance;
+        return new OtlpExportClient(transport, options.Timeout, options.ExportTimeout, logger);
+    }
+
+    // Scopes: the hosted registry under the options' meter name and version, then every registry a
+    // listened meter's instruments went to, read again at each export (meters come and go).
+    private OtlpMetricsCollector CreateCollector(OtlpTemporality temporality)
+    {
+        ScalableMetricsOptions host = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+        MetricRegistry registry = services.GetRequiredService<MetricRegistry>();
+        MeterListenerHost listened = services.GetRequiredService<MeterListenerHost>();
+        IEnumerable<OtlpScope> Scopes() => [new OtlpScope(host.MeterName, host.MeterVersion, registry), .. OtlpScope.Of(listened)];
+        ILogger logger = (ILogger?)services.GetService<ILoggerFactory>()?.CreateLogger<OtlpMetricsCollector>() ?? NullLogger.Instance;
+        return new OtlpMetricsCollector(Scopes, [.. ServiceResource.Attributes(host)], temporality, logger, services.GetService<TimeProvider>());
+    }
+}

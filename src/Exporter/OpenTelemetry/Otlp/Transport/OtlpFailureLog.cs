@@ -1,0 +1,98 @@
+using Microsoft.Extensions.Logging;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
+
+/// <summary>
+/// Logs each cause of failure once (a Warning), not once per export: a receiver that is down for
+/// an hour of 1 s exports writes one line, not 3,600. Later failures of a cause already logged go to
+/// Debug. A clean export logs that exports succeed again (Information) and forgets the causes, so
+/// that the next outage is logged again. Thread-safe.
+/// </summary>
+internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
+{
+    private readonly HashSet<string> _logged = new(StringComparer.Ordinal);
+
+    public void Succeeded()
+    {
+        lock (_logged)
+        {
+            if (_logged.Count == 0)
+            {
+                return;
+            }
+
+            _logged.Clear();
+        }
+
+        LogRecovered(logger, endpoint);
+    }
+
+    public void ExportFailed(OtlpAttempt last, int attempts)
+    {
+        if (First(last.Cause))
+        {
+            LogExportFailed(logger, endpoint, attempts, last.Detail, last.Exception);
+        }
+        else
+        {
+            LogRepeated(logger, endpoint, last.Detail);
+        }
+    }
+
+    public void PartialSuccess(OtlpAttempt attempt)
+    {
+        if (First(attempt.Cause))
+        {
+            LogPartialSuccess(logger, endpoint, attempt.RejectedDataPoints, attempt.Detail);
+        }
+        else
+        {
+            LogRejectedAgain(logger, endpoint, attempt.RejectedDataPoints, attempt.Detail);
+        }
+    }
+
+    public void AcceptedWithUnreadableAnswer(OtlpAttempt attempt)
+    {
+        if (First(attempt.Cause))
+        {
+            LogUnreadableAnswer(logger, endpoint, attempt.Detail, attempt.Exception);
+        }
+    }
+
+    public void ExportThrew(Exception exception)
+    {
+        if (First("threw " + exception.GetType().FullName))
+        {
+            LogExportThrew(logger, exception);
+        }
+    }
+
+    private bool First(string cause)
+    {
+        lock (_logged)
+        {
+            return _logged.Add(cause);
+        }
+    }
+
+    [LoggerMessage(EventId = 60, Level = LogLevel.Warning, Message = "An OTLP export to {Endpoint} failed after {Attempts} attempt(s): {Detail}. Its data is sent with the next export. This cause is not logged again until an export succeeds.")]
+    private static partial void LogExportFailed(ILogger logger, Uri endpoint, int attempts, string detail, Exception? exception);
+
+    [LoggerMessage(EventId = 61, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) of an export: {ErrorMessage}. Rejected points are not sent again. This is not logged again until an export is taken whole.")]
+    private static partial void LogPartialSuccess(ILogger logger, Uri endpoint, long rejectedDataPoints, string errorMessage);
+
+    [LoggerMessage(EventId = 62, Level = LogLevel.Information, Message = "OTLP exports to {Endpoint} succeed again.")]
+    private static partial void LogRecovered(ILogger logger, Uri endpoint);
+
+    [LoggerMessage(EventId = 63, Level = LogLevel.Debug, Message = "An OTLP export to {Endpoint} failed again: {Detail}.")]
+    private static partial void LogRepeated(ILogger logger, Uri endpoint, string detail);
+
+    [LoggerMessage(EventId = 64, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} took an export but its answer could not be read: {Detail}.")]
+    private static partial void LogUnreadableAnswer(ILogger logger, Uri endpoint, string detail, Exception? exception);
+
+    [LoggerMessage(EventId = 65, Level = LogLevel.Error, Message = "An OTLP export failed unexpectedly (collecting or sending); its data goes with the next export.")]
+    private static partial void LogExportThrew(ILogger logger, Exception exception);
+
+    [LoggerMessage(EventId = 66, Level = LogLevel.Debug, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) again: {ErrorMessage}.")]
+    private static partial void LogRejectedAgain(ILogger logger, Uri endpoint, long rejectedDataPoints, string errorMessage);
+}

@@ -1,0 +1,199 @@
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
+
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Configuration;
+
+/// <summary>Where each OTLP setting comes from (code, then <c>ScalableMetrics:Otlp</c>, then <c>OTEL_*</c>, then defaults), and what stops the host.</summary>
+public sealed class OtlpConfigurationTests
+{
+    [Fact]
+    public void DefaultsAreOpenTelemetrys()
+    {
+        ScalableMetricsOtlpOptions options = Options(new Dictionary<string, string?>());
+
+        Assert.True(options.Enabled);
+        Assert.Null(options.Endpoint);
+        Assert.Equal(new Uri("http://localhost:4318/v1/metrics"), options.ResolvedEndpoint());
+        Assert.Equal(OtlpProtocol.HttpProtobuf, options.Protocol);
+        Assert.Equal(OtlpCompression.None, options.Compression);
+        Assert.Equal(OtlpTemporality.Cumulative, options.Temporality);
+        Assert.Equal(TimeSpan.FromSeconds(10), options.Timeout);
+        Assert.Equal(TimeSpan.FromSeconds(60), options.ExportInterval);
+        Assert.Equal(TimeSpan.FromSeconds(30), options.ExportTimeout);
+        Assert.Empty(options.Headers);
+    }
+
+    [Fact]
+    public void ReadsTheOpenTelemetryVariables()
+    {
+        ScalableMetricsOtlpOptions options = Options(new Dictionary<string, string?>
+        {
+            ["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://collector:4318/",
+            ["OTEL_EXPORTER_OTLP_HEADERS"] = "api-key=a%20b%2Cc, tenant = t1 ,x=1",
+            ["OTEL_EXPORTER_OTLP_METRICS_HEADERS"] = "x=2",
+            ["OTEL_EXPORTER_OTLP_TIMEOUT"] = "2500",
+            ["OTEL_EXPORTER_OTLP_COMPRESSION"] = "gzip",
+            ["OTEL_METRIC_EXPORT_INTERVAL"] = "1000",
+            ["OTEL_METRIC_EXPORT_TIMEOUT"] = "5000",
+            ["OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE"] = "Delta",
+        });
+
+        Assert.Equal(new Uri("http://collector:4318/v1/metrics"), options.ResolvedEndpoint());
+        Assert.Equal("a b,c", options.Headers["api-key"]);
+        Assert.Equal("t1", options.Headers["tenant"]);
+        Assert.Equal("2", options.Headers["x"]);
+        Assert.Equal(TimeSpan.FromMilliseconds(2500), options.Timeout);
+        Assert.Equal(OtlpCompression.Gzip, options.Compression);
+        Assert.Equal(TimeSpan.FromSeconds(1), options.ExportInterval);
+        Assert.Equal(TimeSpan.FromSeconds(5), options.ExportTimeout);
+        Assert.Equal(OtlpTemporality.Delta, options.Temporality);
+    }
+
+    [Theory]
+    [InlineData("grpc", null, "http://collector:4317/")]
+    [InlineData("http/protobuf", null, "http://collector:4317/v1/metrics")]
+    [InlineData("http/protobuf", "http://other:9000/custom", "http://other:9000/custom")]
+    [InlineData("grpc", "http://other:9000", "http://other:9000/")]
+    public void TheMetricsEndpointIsUsedAsItIsTheBaseEndpointGetsThePathForHttpOnly(string protocol, string? metricsEndpoint, string expected)
+    {
+        ScalableMetricsOtlpOptions options = Options(new Dictionary<string, string?>
+        {
+            ["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://collector:4317",
+            ["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"] = metricsEndpoint,
+            ["OTEL_EXPORTER_OTLP_PROTOCOL"] = protocol,
+        });
+
+        Assert.Equal(new Uri(expected), options.ResolvedEndpoint());
+    }
+
+    [Fact]
+    public void LowMemoryIsDelta()
+    {
+        ScalableMetricsOtlpOptions options = Options(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE"] = "lowmemory" });
+
+        Assert.Equal(OtlpTemporality.Delta, options.Temporality);
+    }
+
+    [Fact]
+    public void CodeBeatsTheSectionWhichBeatsTheVariables()
+    {
+        var settings = new Dictionary<string, string?>
+        {
+            ["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"] = "http://env:4318/v1/metrics",
+            ["OTEL_EXPORTER_OTLP_TIMEOUT"] = "1000",
+            ["OTEL_EXPORTER_OTLP_COMPRESSION"] = "gzip",
+            ["OTEL_EXPORTER_OTLP_HEADERS"] = "from=env,both=env",
+            ["OTEL_METRIC_EXPORT_INTERVAL"] = "1000",
+            ["ScalableMetrics:Otlp:Endpoint"] = "http://section:4318/v1/metrics",
+            ["ScalableMetrics:Otlp:Timeout"] = "00:00:02",
+            ["ScalableMetrics:Otlp:Headers:both"] = "section",
+            ["ScalableMetrics:Otlp:Protocol"] = "Grpc",
+            ["ScalableMetrics:Otlp:Temporality"] = "delta",
+        };
+
+        ScalableMetricsOtlpOptions options = Options(settings, o =>
+        {
+            o.Timeout = TimeSpan.FromSeconds(3);
+            o.Protocol = OtlpProtocol.HttpProtobuf;
+        });
+
+        Assert.Equal(new Uri("http://section:4318/v1/metrics"), options.ResolvedEndpoint());
+        Assert.Equal(TimeSpan.FromSeconds(3), options.Timeout);
+        Assert.Equal(OtlpProtocol.HttpProtobuf, options.Protocol);
+        Assert.Equal(OtlpCompression.Gzip, options.Compression);
+        Assert.Equal(OtlpTemporality.Delta, options.Temporality);
+        Assert.Equal(TimeSpan.FromSeconds(1), options.ExportInterval);
+        Assert.Equal("env", options.Headers["from"]);
+        Assert.Equal("section", options.Headers["both"]);
+    }
+
+    [Theory]
+    [InlineData("OTEL_EXPORTER_OTLP_TIMEOUT", "ten")]
+    [InlineData("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "-5")]
+    [InlineData("OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318")]
+    [InlineData("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "ftp://collector")]
+    [InlineData("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")]
+    [InlineData("OTEL_EXPORTER_OTLP_COMPRESSION", "zstd")]
+    [InlineData("OTEL_EXPORTER_OTLP_HEADERS", "novalue")]
+    [InlineData("OTEL_METRIC_EXPORT_INTERVAL", "0")]
+    [InlineData("OTEL_METRIC_EXPORT_TIMEOUT", "1.5")]
+    [InlineData("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", "sometimes")]
+    [InlineData("ScalableMetrics:Otlp:Timeout", "soon")]
+    [InlineData("ScalableMetrics:Otlp:ExportInterval", "-00:00:01")]
+    [InlineData("ScalableMetrics:Otlp:Protocol", "carrier-pigeon")]
+    [InlineData("ScalableMetrics:Otlp:Endpoint", "/relative")]
+    [InlineData("ScalableMetrics:Otlp:Headers:Content-Type", "text/plain")]
+    public async Task ABadSettingStopsTheHostNamingIt(string key, string value)
+    {
+        using IHost host = Host(new Dictionary<string, string?> { [key] = value }, enable: true);
+
+        OptionsValidationException error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+
+        Assert.Contains(key.StartsWith("ScalableMetrics:Otlp:Headers", StringComparison.Ordinal) ? "Headers: 'Content-Type'" : key, error.Message);
+    }
+
+    [Fact]
+    public async Task ABadValueSetInCodeStopsTheHostNamingTheOption()
+    {
+        HostApplicationBuilder builder = Builder([]);
+        builder.AddScalableMetrics(o => o.AddOtlpExporter(otlp =>
+        {
+            otlp.ExportTimeout = TimeSpan.Zero;
+            otlp.Endpoint = new Uri("file:///tmp/x");
+        }));
+        using IHost host = builder.Build();
+
+        OptionsValidationException error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+
+        Assert.Equal(2, error.Failures.Count());
+        Assert.Contains("ExportTimeout", error.Message);
+        Assert.Contains("Endpoint", error.Message);
+    }
+
+    [Fact]
+    public async Task BadVariablesDoNotStopAHostWithoutTheExporter()
+    {
+        using IHost host = Host(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_TIMEOUT"] = "ten" }, enable: false);
+
+        await host.StartAsync();
+        await host.StopAsync();
+
+        Assert.Null(OtlpPart.Of(host.Services));
+    }
+
+    [Fact]
+    public void AddOtlpExporterRejectsNullOptions() =>
+        Assert.Equal("options", Assert.Throws<ArgumentNullException>(() => ((ScalableMetricsOptions)null!).AddOtlpExporter()).ParamName);
+
+    private static ScalableMetricsOtlpOptions Options(Dictionary<string, string?> settings, Action<ScalableMetricsOtlpOptions>? configure = null)
+    {
+        HostApplicationBuilder builder = Builder(settings);
+        builder.AddScalableMetrics(o => o.AddOtlpExporter(configure));
+        using IHost host = builder.Build();
+        return OtlpPart.Of(host.Services)!.Options;
+    }
+
+    private static IHost Host(Dictionary<string, string?> settings, bool enable)
+    {
+        HostApplicationBuilder builder = Builder(settings);
+        builder.AddScalableMetrics(o =>
+        {
+            if (enable)
+            {
+                o.AddOtlpExporter();
+            }
+        });
+        return builder.Build();
+    }
+
+    // No default sources: the process's own OTEL_* variables must not leak into a test.
+    private static HostApplicationBuilder Builder(Dictionary<string, string?> settings)
+    {
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddInMemoryCollection(settings);
+        return builder;
+    }
+}

@@ -1,0 +1,249 @@
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+using OpenTelemetry.Proto.Collector.Metrics.V1;
+using OpenTelemetry.Proto.Metrics.V1;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
+using static ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.OtlpDecoded;
+
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Encoding;
+
+public class OtlpDeltaTests
+{
+    // After every instrument's creation (the real clock's), as export times are.
+    private static readonly DateTimeOffset s_start = DateTimeOffset.UtcNow.AddHours(1);
+
+    [Fact]
+    public void AcceptedDeltasSumToTheTotalsWithAFailedExportBetween()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        PartitionedDoubleCounter bytes = registry.CreateDoubleCounter("bytes");
+        PartitionedHistogram latency = registry.CreateHistogram("latency", null, null, [1, 10]);
+        PartitionedExponentialHistogram sizes = registry.CreateExponentialHistogram("sizes", maxBuckets: 8);
+        OperationData query = registry.CreateOperationData("query", null, [0.5]);
+        long observed = 0;
+        registry.CreateObservableCounter("observed", () => [new Measurement<long>(observed)]);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+
+        var accepted = new List<ExportMetricsServiceRequest>();
+        double[] sizeValues = [1.5, 1.6, 3, 900, 0.001, 70_000];
+        for (int round = 0; round < 6; round++)
+        {
+            counter.Add(round + 1, new KeyValuePair<string, object?>("round", round % 2 == 0 ? "even" : "odd"));
+            bytes.Add(0.5 * (round + 1));
+            latency.Record(round * 3.0);
+            sizes.Record(sizeValues[round]);
+            query.Record(TimeSpan.FromSeconds(round));
+            observed += 10;
+            time.Now = s_start.AddSeconds(round + 1);
+            OtlpExportBatch batch = collector.Collect();
+
+            // The third export fails: its change must go out with the fourth.
+            if (round != 2)
+            {
+                batch.Commit();
+                accepted.Add(Parse(batch));
+            }
+        }
+
+        Assert.Equal(counter.Collect().Sum(r => r.Value), accepted.Sum(r => Metric(r, "requests").Sum.DataPoints.Sum(p => p.AsInt)));
+        Assert.Equal(9, accepted.Sum(r => Point(Metric(r, "requests").Sum.DataPoints, "round=s:even").AsInt));
+        Assert.All(accepted, r => Assert.Equal(AggregationTemporality.Delta, Metric(r, "requests").Sum.AggregationTemporality));
+        Assert.Equal(Assert.Single(bytes.Collect()).Value, accepted.Sum(r => Assert.Single(Metric(r, "bytes").Sum.DataPoints).AsDouble));
+        Assert.Equal(60, accepted.Sum(r => Assert.Single(Metric(r, "observed").Sum.DataPoints).AsInt));
+
+        HistogramReading histogram = Assert.Single(latency.Collect());
+        HistogramDataPoint[] latencyPoints = [.. accepted.Select(r => Assert.Single(Metric(r, "latency").Histogram.DataPoints))];
+        Assert.Equal(histogram.BucketCounts.Select(c => (ulong)c), Enumerable.Range(0, 3).Select(j => latencyPoints.Aggregate(0UL, (s, p) => s + p.BucketCounts[j])));
+        Assert.Equal((ulong)histogram.Count, latencyPoints.Aggregate(0UL, (s, p) => s + p.Count));
+        Assert.Equal(histogram.Sum, latencyPoints.Sum(p => p.Sum));
+
+        // Exponential buckets, compared by the values they cover: the scale fell as the range widened.
+        ExponentialHistogramReading exponential = Assert.Single(sizes.Collect());
+        ExponentialHistogramDataPoint[] sizePoints = [.. accepted.Select(r => Assert.Single(Metric(r, "sizes").ExponentialHistogram.DataPoints))];
+        Assert.True(sizePoints[0].Scale > sizePoints[^1].Scale);
+        Assert.Equal((ulong)exponential.Count, sizePoints.Aggregate(0UL, (s, p) => s + p.Count));
+        Assert.Equal((ulong)exponential.ZeroCount, sizePoints.Aggregate(0UL, (s, p) => s + p.ZeroCount));
+        Assert.Equal(exponential.Sum, sizePoints.Sum(p => p.Sum));
+        Assert.Equal(
+            exponential.PositiveBucketCounts.Select((c, j) => (Index: exponential.PositiveOffset + j, Count: (ulong)c)).Where(b => b.Count != 0),
+            sizePoints.SelectMany(p => p.Positive.BucketCounts.Select((c, j) => (Index: (p.Positive.Offset + j) >> (p.Scale - exponential.Scale), Count: c)))
+                .GroupBy(b => b.Index).Select(g => (Index: g.Key, Count: g.Aggregate(0UL, (s, b) => s + b.Count))).Where(b => b.Count != 0).OrderBy(b => b.Index));
+
+        OperationReading operation = Assert.Single(query.Collect());
+        HistogramDataPoint[] queryPoints = [.. accepted.Select(r => Assert.Single(Metric(r, "query").Histogram.DataPoints))];
+        Assert.Equal((ulong)operation.Count, queryPoints.Aggregate(0UL, (s, p) => s + p.Count));
+        Assert.Equal(operation.ElapsedSeconds, queryPoints.Sum(p => p.Sum), 9);
+        Assert.Equal(operation.BucketCounts!.Select(c => (ulong)c), Enumerable.Range(0, 2).Select(j => queryPoints.Aggregate(0UL, (s, p) => s + p.BucketCounts[j])));
+    }
+
+    [Fact]
+    public void DeltasStartAtTheLastAcceptedExport()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        counter.Add(1);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+        ulong created = ManualTime.UnixNano(counter.CreatedAt);
+
+        NumberDataPoint first = Only(collector, time, s_start.AddSeconds(1), commit: true);
+        counter.Add(2);
+        NumberDataPoint failed = Only(collector, time, s_start.AddSeconds(2), commit: false);
+        counter.Add(4);
+        NumberDataPoint third = Only(collector, time, s_start.AddSeconds(3), commit: true);
+        counter.Add(8, new KeyValuePair<string, object?>("late", true));
+        ExportMetricsServiceRequest fourth = Collect(collector, time, s_start.AddSeconds(4), commit: true);
+
+        Assert.Equal((created, ManualTime.UnixNano(s_start.AddSeconds(1)), 1L), (first.StartTimeUnixNano, first.TimeUnixNano, first.AsInt));
+        Assert.Equal((ManualTime.UnixNano(s_start.AddSeconds(1)), 2L), (failed.StartTimeUnixNano, failed.AsInt));
+        Assert.Equal((ManualTime.UnixNano(s_start.AddSeconds(1)), 6L), (third.StartTimeUnixNano, third.AsInt));
+
+        // A series that first appears: its whole value, from the last accepted export.
+        NumberDataPoint late = Point(Metric(fourth, "requests").Sum.DataPoints, "late=b:True");
+        Assert.Equal((ManualTime.UnixNano(s_start.AddSeconds(3)), 8L), (late.StartTimeUnixNano, late.AsInt));
+        Assert.Equal(0, Point(Metric(fourth, "requests").Sum.DataPoints, string.Empty).AsInt);
+    }
+
+    [Fact]
+    public void UpDownCountersStayCumulativeAndGaugesHaveNoTemporality()
+    {
+        var registry = new MetricRegistry();
+        PartitionedUpDownCounter queue = registry.CreateUpDownCounter("queue");
+        Gauge gauge = registry.CreateGauge("threads");
+        registry.CreateObservableUpDownCounter("observed.queue", () => [new Measurement<long>(5)]);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+
+        queue.Add(3);
+        gauge.Set(4);
+        Collect(collector, time, s_start.AddSeconds(1), commit: true);
+        queue.Add(2);
+        ExportMetricsServiceRequest second = Collect(collector, time, s_start.AddSeconds(2), commit: true);
+
+        Sum sum = Metric(second, "queue").Sum;
+        Assert.Equal((AggregationTemporality.Cumulative, false, 5L), (sum.AggregationTemporality, sum.IsMonotonic, Assert.Single(sum.DataPoints).AsInt));
+        Assert.Equal(ManualTime.UnixNano(queue.CreatedAt), sum.DataPoints[0].StartTimeUnixNano);
+        Assert.Equal(5, Assert.Single(Metric(second, "observed.queue").Sum.DataPoints).AsInt);
+        Assert.Equal(AggregationTemporality.Cumulative, Metric(second, "observed.queue").Sum.AggregationTemporality);
+        Assert.Equal(4, Assert.Single(Metric(second, "threads").Gauge.DataPoints).AsInt);
+    }
+
+    [Fact]
+    public void AnObservedSeriesThatGoesAwayKeepsNothing()
+    {
+        var registry = new MetricRegistry();
+        long? value = 10;
+        registry.CreateObservableCounter("observed", () => value is { } v ? [new Measurement<long>(v, new KeyValuePair<string, object?>("k", "a"))] : []);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+
+        ExportMetricsServiceRequest first = Collect(collector, time, s_start.AddSeconds(1), commit: true);
+        value = null;
+        ExportMetricsServiceRequest gone = Collect(collector, time, s_start.AddSeconds(2), commit: true);
+        value = 15;
+        ExportMetricsServiceRequest back = Collect(collector, time, s_start.AddSeconds(3), commit: true);
+
+        Assert.Equal(10, Assert.Single(Metric(first, "observed").Sum.DataPoints).AsInt);
+        Assert.False(HasMetric(gone, "observed"));
+        Assert.Equal(15, Assert.Single(Metric(back, "observed").Sum.DataPoints).AsInt);
+    }
+
+    [Theory]
+    [InlineData(ExemplarFilter.None)]
+    [InlineData(ExemplarFilter.TraceBased)]
+    public void HistogramDeltasFollowEachSeriesAsSeriesAreAddedAndABatchIsCommittedTwice(ExemplarFilter exemplarFilter)
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = exemplarFilter });
+        PartitionedHistogram latency = registry.CreateHistogram("latency", null, null, [1, 10]);
+
+        // Every record in a sampled trace: with TraceBased, each keeps an exemplar, and the histogram is read with them.
+        using var activity = new Activity("test");
+        activity.SetIdFormat(ActivityIdFormat.W3C);
+        activity.ActivityTraceFlags = ActivityTraceFlags.Recorded;
+        activity.Start();
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+        KeyValuePair<string, object?> a = new("s", "a");
+        KeyValuePair<string, object?> b = new("s", "b");
+
+        latency.Record(0.5, a);
+        OtlpExportBatch first = collector.Collect();
+        first.Commit();
+        first.Commit();
+        latency.Record(5, a);
+        latency.Record(50, b);
+        OtlpExportBatch second = collector.Collect();
+        HistogramDataPoint[] secondPoints = [.. Metric(Parse(second), "latency").Histogram.DataPoints];
+        second.Commit();
+        latency.Record(50, a);
+        latency.Record(0.5, b);
+        latency.Record(0.5, b);
+        ExportMetricsServiceRequest third = Parse(collector.Collect());
+
+        Assert.Equal(exemplarFilter == ExemplarFilter.TraceBased, latency.KeepsExemplars);
+        HistogramDataPoint[] thirdPoints = [.. Metric(third, "latency").Histogram.DataPoints];
+        AssertPoint(secondPoints, "s=s:a", [0, 1, 0], 5.0);
+        AssertPoint(secondPoints, "s=s:b", [0, 0, 1], 50.0);
+        AssertPoint(thirdPoints, "s=s:a", [0, 0, 1], 50.0);
+        AssertPoint(thirdPoints, "s=s:b", [2, 0, 0], 1.0);
+
+        static void AssertPoint(HistogramDataPoint[] points, string attributes, ulong[] buckets, double sum)
+        {
+            HistogramDataPoint point = Assert.Single(points, p => Attributes(p.Attributes) == attributes);
+            Assert.Equal(buckets, point.BucketCounts);
+            Assert.Equal(buckets.Aggregate(0UL, (s, c) => s + c), point.Count);
+            Assert.Equal(sum, point.Sum);
+        }
+    }
+
+    [Fact]
+    public void CommittingABatchOlderThanTheLastCollectionChangesNothing()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+
+        counter.Add(1);
+        OtlpExportBatch stale = collector.Collect();
+        counter.Add(2);
+        collector.Collect();
+        stale.Commit();
+        ExportMetricsServiceRequest next = Parse(collector.Collect());
+
+        Assert.Equal(3, Assert.Single(Metric(next, "requests").Sum.DataPoints).AsInt);
+    }
+
+    [Fact]
+    public void CumulativeExportsIgnoreCommits()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Cumulative);
+
+        counter.Add(1);
+        collector.Collect().Commit();
+        counter.Add(2);
+        Sum sum = Metric(Parse(collector.Collect()), "requests").Sum;
+
+        Assert.Equal((AggregationTemporality.Cumulative, 3L), (sum.AggregationTemporality, Assert.Single(sum.DataPoints).AsInt));
+    }
+
+    private static NumberDataPoint Only(OtlpMetricsCollector collector, ManualTime time, DateTimeOffset at, bool commit) =>
+        Assert.Single(Metric(Collect(collector, time, at, commit), "requests").Sum.DataPoints);
+
+    private static ExportMetricsServiceRequest Collect(OtlpMetricsCollector collector, ManualTime time, DateTimeOffset at, bool commit)
+    {
+        time.Now = at;
+        OtlpExportBatch batch = collector.Collect();
+        ExportMetricsServiceRequest request = Parse(batch);
+        if (commit)
+        {
+            batch.Commit();
+        }
+
+        return request;
+    }
+}

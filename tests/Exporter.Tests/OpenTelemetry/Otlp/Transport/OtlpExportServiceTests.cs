@@ -1,0 +1,170 @@
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
+using ScalableMetrics.Samples.WebApi;
+using ScalableMetrics.Samples.Worker;
+
+namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
+
+/// <summary>The periodic push as a host runs it: the final export on stop, one export at a time, and the samples' switch.</summary>
+public sealed class OtlpExportServiceTests : IAsyncLifetime
+{
+    private FaultInjectingOtlpReceiver _receiver = null!;
+
+    public async Task InitializeAsync() => _receiver = await FaultInjectingOtlpReceiver.StartAsync();
+
+    public async Task DisposeAsync() => await _receiver.DisposeAsync();
+
+    [Fact]
+    public async Task ExportsOnceWhenTheHostStops()
+    {
+        using IHost host = Host(o => o.ExportInterval = TimeSpan.FromHours(1));
+        await host.StartAsync();
+        Assert.Empty(_receiver.Requests);
+
+        await host.StopAsync();
+
+        FaultInjectedRequest request = Assert.Single(_receiver.Requests);
+        Assert.Equal("/v1/metrics", request.Path);
+        Assert.Equal("application/x-protobuf", request.Headers["content-type"]);
+    }
+
+    [Fact]
+    public async Task TheFinalExportEndsWithTheStopsTime()
+    {
+        _receiver.Enqueue(new OtlpFault.Slow(TimeSpan.FromMinutes(10)));
+        using IHost host = Host(o =>
+        {
+            o.ExportInterval = TimeSpan.FromHours(1);
+            o.Timeout = TimeSpan.FromHours(1);
+            o.ExportTimeout = TimeSpan.FromHours(1);
+        });
+        await host.StartAsync();
+        using var stopTime = new CancellationTokenSource();
+        Task stop = host.StopAsync(stopTime.Token);
+        Assert.True(await _receiver.WaitForRequestsAsync(1));
+
+        // The receiver never answers and every timeout is an hour: only the stop's token ends the export.
+        await stopTime.CancelAsync();
+
+        Assert.Same(stop, await Task.WhenAny(stop, Task.Delay(TimeSpan.FromMinutes(1))));
+        await stop;
+        Assert.Single(_receiver.Requests);
+    }
+
+    [Fact]
+    public async Task NeverExportsTwiceAtOnce()
+    {
+        // Every answer takes longer than the interval: a timer that did not wait would overlap them.
+        _receiver.Enqueue(Enumerable.Repeat<OtlpFault>(new OtlpFault.Slow(TimeSpan.FromMilliseconds(100)), 6).ToArray());
+        using IHost host = Host(o => o.ExportInterval = TimeSpan.FromMilliseconds(10));
+        await host.StartAsync();
+
+        Assert.True(await _receiver.WaitForRequestsAsync(4));
+        int periodicMaxInFlight = _receiver.MaxInFlight;
+        await host.StopAsync();
+
+        // Measured before the stop: the stop cancels the export in flight, and the receiver may see
+        // that request end only after the final export's request began.
+        Assert.Equal(1, periodicMaxInFlight);
+        Assert.InRange(_receiver.Requests.Count, 5, 20);
+    }
+
+    [Fact]
+    public async Task AFailedDeltaExportsChangesGoWithTheNextExport()
+    {
+        _receiver.Enqueue(new OtlpFault.Answer(400, "not now"));
+        using IHost host = Host(o =>
+        {
+            o.ExportInterval = TimeSpan.FromHours(1);
+            o.Temporality = OtlpTemporality.Delta;
+            o.Compression = OtlpCompression.Gzip;
+        });
+        await host.StartAsync();
+        PartitionedCounter counter = host.Services.GetRequiredService<MetricRegistry>().CreateCounter("otlp.service.items");
+        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+
+        counter.Add(5);
+        await service.ExportAsync(CancellationToken.None);
+        counter.Add(3);
+        await service.ExportAsync(CancellationToken.None);
+        counter.Add(1);
+        await host.StopAsync();
+
+        long[] values = [.. _receiver.Requests.Select(r => Sum(r, "otlp.service.items"))];
+        Assert.Equal([5, 8, 1], values);
+    }
+
+    [Fact]
+    public async Task TheVariablesAloneDoNotTurnTheExporterOn()
+    {
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"] = _receiver.Url("/v1/metrics").AbsoluteUri });
+        builder.AddScalableMetrics();
+        using IHost host = builder.Build();
+
+        await host.StartAsync();
+        await host.StopAsync();
+
+        Assert.Empty(_receiver.Requests);
+    }
+
+    [Fact]
+    public async Task TheWebApiSampleExportsWhenTheEndpointIsSet()
+    {
+        await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0", "--OTEL_EXPORTER_OTLP_ENDPOINT", _receiver.BaseAddress.AbsoluteUri]);
+        await app.StartAsync();
+        await app.StopAsync();
+
+        Assert.Equal("/v1/metrics", Assert.Single(_receiver.Requests).Path);
+    }
+
+    [Fact]
+    public async Task TheWebApiSampleDoesNotExportWithoutIt()
+    {
+        await using WebApplication app = WebApiApp.Create(["--urls", "http://127.0.0.1:0", "--OTEL_EXPORTER_OTLP_ENDPOINT", string.Empty]);
+
+        Assert.Null(OtlpPart.Of(app.Services));
+    }
+
+    [Fact]
+    public async Task TheWorkerSampleExportsWhenTheMetricsEndpointIsSet()
+    {
+        using IHost host = WorkerApp.Create([
+            "--ScalableMetrics:ScrapeListener:Port=" + FreeLoopbackPort().ToString(System.Globalization.CultureInfo.InvariantCulture),
+            "--Worker:Items=10",
+            "--OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", _receiver.Url("/custom").AbsoluteUri,
+        ]);
+        await host.StartAsync();
+        await host.StopAsync();
+
+        Assert.Equal("/custom", Assert.Single(_receiver.Requests).Path);
+    }
+
+    // The one data point of the sum named name, decoded with the classes generated from opentelemetry-proto.
+    private static long Sum(FaultInjectedRequest request, string name)
+    {
+        var decoded = global::OpenTelemetry.Proto.Collector.Metrics.V1.ExportMetricsServiceRequest.Parser.ParseFrom(request.Message);
+        return Assert.Single(OtlpDecoded.Metric(decoded, name).Sum.DataPoints).AsInt;
+    }
+
+    private static int FreeLoopbackPort()
+    {
+        var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        int port = ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+        listener.Stop();
+        return port;
+    }
+
+    private IHost Host(Action<ScalableMetricsOtlpOptions> configure)
+    {
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_ENDPOINT"] = _receiver.BaseAddress.AbsoluteUri });
+        builder.AddScalableMetrics(o => o.AddOtlpExporter(configure));
+        return builder.Build();
+    }
+}
