@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ScalableMetrics.Recording;
 using SdmInstrument = System.Diagnostics.Metrics.Instrument;
 
 namespace ScalableMetrics.Exporter.Listening;
@@ -155,7 +156,7 @@ internal sealed class ListenedObservable
     /// <summary>One observable instrument of the group: the state of both listeners, the host's
     /// (whose measurements-completed call makes it leave) and the group's (which records its reports).</summary>
     private sealed class Source(ListenedObservable group, SdmInstrument instrument, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
-        : ListenedInstrument(instrument.Name, sourceTags, drops)
+        : ListenedInstrument(instrument.Name, drops)
     {
         public SdmInstrument Instrument { get; } = instrument;
 
@@ -165,7 +166,7 @@ internal sealed class ListenedObservable
         {
             if (group._pull is null || group._pull.Receive(group))
             {
-                group._longs.Add(new Measurement<long>(value, WithSourceTags(tags)));
+                group._longs.Add(new Measurement<long>(value, TagScratch.WithSource(tags, sourceTags)));
             }
         }
 
@@ -173,7 +174,7 @@ internal sealed class ListenedObservable
         {
             if (group._pull is null || group._pull.Receive(group))
             {
-                group._doubles.Add(new Measurement<double>(value, WithSourceTags(tags)));
+                group._doubles.Add(new Measurement<double>(value, TagScratch.WithSource(tags, sourceTags)));
             }
         }
 
