@@ -8,7 +8,9 @@ namespace ScalableMetrics.Exporter.Tests;
 
 /// <summary>
 /// The exporter reads readings, never cells: none of its assemblies references a type of the core's
-/// storage (<c>ScalableMetrics.Cells</c>) or platform code (<c>ScalableMetrics.Platform</c>). And
+/// storage (<c>ScalableMetrics.Cells</c>) or platform code (<c>ScalableMetrics.Platform</c>); and
+/// records through the recorders the instruments hand out, never the core's lookup
+/// (<c>ScalableMetrics.SeriesTables</c>, <c>ScalableMetrics.Tags</c>). And
 /// the packages take only what they say they take: the core the BCL alone, the Prometheus and
 /// ASP.NET Core packages no OpenTelemetry.
 /// </summary>
@@ -18,7 +20,7 @@ namespace ScalableMetrics.Exporter.Tests;
 /// </remarks>
 public sealed class ExporterReferencesTests
 {
-    private static readonly string[] s_forbiddenNamespaces = ["ScalableMetrics.Cells", "ScalableMetrics.Platform"];
+    private static readonly string[] s_forbiddenNamespaces = ["ScalableMetrics.Cells", "ScalableMetrics.Platform", "ScalableMetrics.SeriesTables", "ScalableMetrics.Tags"];
 
     // The exporter's assemblies, one per package, by a public type of each.
     private static readonly string[] s_exporterAssemblies =
@@ -32,7 +34,7 @@ public sealed class ExporterReferencesTests
 
     [Theory]
     [MemberData(nameof(ExporterAssemblies))]
-    public void NoExporterAssemblyReferencesATypeOfTheCellsOrThePlatform(string assemblyName)
+    public void NoExporterAssemblyReferencesATypeOfTheCellsThePlatformOrTheLookup(string assemblyName)
     {
         IReadOnlyList<string> references = References(Assembly.Load(assemblyName).Location);
 
@@ -93,6 +95,7 @@ public sealed class ExporterReferencesTests
 
         Assert.Contains(references, reference => reference.StartsWith("ScalableMetrics.Naming.ExportedNames", StringComparison.Ordinal));
         Assert.Contains(references, reference => reference.StartsWith("ScalableMetrics.TagSet.", StringComparison.Ordinal));
+        Assert.Contains(references, reference => reference.StartsWith("ScalableMetrics.Recording.SeriesRecorder`1", StringComparison.Ordinal));
     }
 
     // The BCL: the assemblies of the shared framework Microsoft.NETCore.App the tests run on.

@@ -2,8 +2,8 @@ using System.Diagnostics;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
-using ScalableMetrics.Exemplars;
 using ScalableMetrics.Diagnostics;
+using ScalableMetrics.Exemplars;
 using ScalableMetrics.Instruments;
 
 namespace ScalableMetrics;

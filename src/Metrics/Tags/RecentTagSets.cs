@@ -15,10 +15,10 @@ namespace ScalableMetrics.Tags;
 /// nothing once the thread's entries exist (<see cref="Entries"/> of them, about 11 KB, made on
 /// the thread's first remembered tag set). Nothing here runs code of the caller's, so no lookup
 /// can re-enter another on the same thread.</para>
-/// <para><b>Keyed by owner.</b> An owner (<see cref="NewOwner"/>: a series table, or a listened
-/// instrument that adds its source's tags) is a number, never reused; an entry holds that number
-/// and a series index, not the owner or the series, so that a dropped registry is not kept
-/// alive by the threads that once recorded into it. What an entry does keep alive is the
+/// <para><b>Keyed by owner.</b> An owner (<see cref="NewOwner"/>: a series table, or a recorder
+/// that adds its source's tags, <see cref="Recording.SeriesRecorder{TSeries}"/>) is a number,
+/// never reused; an entry holds that number and a series index, not the owner or the series, so
+/// that a dropped registry is not kept alive by the threads that once recorded into it. What an entry does keep alive is the
 /// caller's keys and values of its tag set: at most <see cref="MaxTags"/> pairs an entry,
 /// replaced as the thread meets other tag sets.</para>
 /// <para><b>By address, then by value.</b> A lookup first sums the addresses of the caller's

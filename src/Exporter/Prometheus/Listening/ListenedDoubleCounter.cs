@@ -2,7 +2,7 @@ namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>A <c>Counter&lt;T&gt;</c> of a floating-point <c>T</c>, recorded into a <see cref="PartitionedDoubleCounter"/>.</summary>
 internal sealed class ListenedDoubleCounter(PartitionedDoubleCounter counter, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
-    : ListenedSeriesInstrument<DoubleCounterSeries>(counter.Name, counter.Table, sourceTags, drops)
+    : ListenedSeriesInstrument<DoubleCounterSeries>(counter.Name, counter.CreateRecorder(sourceTags), drops)
 {
     public override void Record(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {

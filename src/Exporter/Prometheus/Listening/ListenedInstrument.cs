@@ -5,8 +5,8 @@ namespace ScalableMetrics.Exporter.Listening;
 /// <summary>
 /// The listener's state for one System.Diagnostics.Metrics instrument (the <c>state</c> the
 /// <see cref="System.Diagnostics.Metrics.MeterListener"/> hands back with every measurement): the
-/// registry instrument it records into and the tags every series of it carries
-/// (<see cref="ListenedSeriesInstrument{TSeries}"/> finds the series).
+/// registry instrument it records into, through the recorder that instrument hands out
+/// (<see cref="ListenedSeriesInstrument{TSeries}"/>), which adds the source's tags to every series'.
 /// </summary>
 /// <remarks>
 /// Holds no reference to the source instrument or its meter, so that a meter disposed and
@@ -14,15 +14,12 @@ namespace ScalableMetrics.Exporter.Listening;
 /// counter increment, a NaN, a bad tag) is dropped and reported to <see cref="ListenerDrops"/>,
 /// never thrown into the instrumented code. Thread-safe: measurements arrive on any thread.
 /// </remarks>
-internal abstract class ListenedInstrument(string name, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
+internal abstract class ListenedInstrument(string name, ListenerDrops drops)
 {
     private int _dropLogged;
 
     /// <summary>The instrument's name, as the source instrument and the registry instrument have it.</summary>
     public string Name { get; } = name;
-
-    /// <summary>The source instrument's own tags, then its meter's: added to every series.</summary>
-    protected KeyValuePair<string, object?>[] SourceTags { get; } = sourceTags;
 
     /// <summary>Records a measurement of an integer type (<c>byte</c>, <c>short</c>, <c>int</c>, <c>long</c>).</summary>
     public virtual void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags) => throw new UnreachableException($"{GetType().Name} takes floating-point values only.");
@@ -34,10 +31,6 @@ internal abstract class ListenedInstrument(string name, KeyValuePair<string, obj
     public virtual void Complete()
     {
     }
-
-    /// <summary>The measured tags and <see cref="SourceTags"/>, in the calling thread's scratch.</summary>
-    protected ReadOnlySpan<KeyValuePair<string, object?>> WithSourceTags(ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
-        SourceTags.Length == 0 ? tags : TagScratch.Merge(tags, SourceTags);
 
     /// <summary>Drops a measurement the registry would refuse, counting it and logging the instrument's first.</summary>
     protected void Drop(string reason, Exception? exception = null) =>

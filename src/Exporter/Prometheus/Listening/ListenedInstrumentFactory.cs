@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using SdmInstrument = System.Diagnostics.Metrics.Instrument;
 
@@ -21,61 +22,46 @@ internal static class ListenedInstrumentFactory
     /// observable instrument of the same kind, value type and unit joins that one (<see cref="ListenedObservable"/>).</remarks>
     public static ListenedInstrument? Create(SdmInstrument source, ListenedScope scope, ListenerDrops drops, ObservablePull? pull = null)
     {
-        MetricRegistry registry = scope.Registry;
-        Type definition = source.GetType().IsGenericType ? source.GetType().GetGenericTypeDefinition() : source.GetType();
-        Type? valueType = source.GetType().IsGenericType ? source.GetType().GetGenericArguments()[0] : null;
-        if (valueType is null)
+        if (ListenedType.Of(source) is not { } type)
         {
             return null;
         }
 
-        bool floating = MeasurementDispatch.IsFloatingPoint(valueType);
+        MetricRegistry registry = scope.Registry;
+        bool floating = type.IsFloatingPoint;
         string name = source.Name;
         string? unit = source.Unit;
         string? description = source.Description;
         KeyValuePair<string, object?>[] tags = SourceTags(source);
 
-        if (definition == typeof(Counter<>))
-        {
-            return floating
-                ? new ListenedDoubleCounter(registry.CreateDoubleCounter(name, unit, description), tags, drops)
-                : new ListenedCounter(registry.CreateCounter(name, unit, description), tags, drops);
-        }
-
-        if (definition == typeof(UpDownCounter<>))
-        {
-            return floating
-                ? new ListenedDoubleUpDownCounter(registry.CreateDoubleUpDownCounter(name, unit, description), tags, drops)
-                : new ListenedUpDownCounter(registry.CreateUpDownCounter(name, unit, description), tags, drops);
-        }
-
-        if (definition == typeof(Histogram<>))
-        {
-            return new ListenedHistogram(CreateHistogram(registry, name, unit, description, AdvisedBoundaries(source)), tags, drops);
-        }
-
-        if (definition == typeof(Gauge<>))
-        {
-            return floating
-                ? new ListenedDoubleGauge(registry.CreateDoubleGauge(name, unit, description), tags, drops)
-                : new ListenedGauge(registry.CreateGauge(name, unit, description), tags, drops);
-        }
-
-        if (definition == typeof(ObservableCounter<>) || definition == typeof(ObservableUpDownCounter<>) || definition == typeof(ObservableGauge<>))
+        if (type.IsObservable)
         {
             // Under the scope's lock: two meters of the scope may publish one name at once.
             lock (scope.Observables)
             {
-                return CreateObservable(source, scope, drops, pull, definition, floating, tags);
+                return CreateObservable(source, scope, drops, pull, type, tags);
             }
         }
 
-        return null;
+        return type.Kind switch
+        {
+            ListenedKind.Counter => floating
+                ? new ListenedDoubleCounter(registry.CreateDoubleCounter(name, unit, description), tags, drops)
+                : new ListenedCounter(registry.CreateCounter(name, unit, description), tags, drops),
+            ListenedKind.UpDownCounter => floating
+                ? new ListenedDoubleUpDownCounter(registry.CreateDoubleUpDownCounter(name, unit, description), tags, drops)
+                : new ListenedUpDownCounter(registry.CreateUpDownCounter(name, unit, description), tags, drops),
+            ListenedKind.Histogram => new ListenedHistogram(CreateHistogram(registry, name, unit, description, AdvisedBoundaries(source)), tags, drops),
+            ListenedKind.Gauge => floating
+                ? new ListenedDoubleGauge(registry.CreateDoubleGauge(name, unit, description), tags, drops)
+                : new ListenedGauge(registry.CreateGauge(name, unit, description), tags, drops),
+            _ => throw new UnreachableException($"{type.Kind} is observable."),
+        };
     }
 
     // An observable instrument joins the registry's observable of its name where it fits; else the
     // registry creates one (or refuses the name, as for any other instrument).
-    private static ListenedInstrument CreateObservable(SdmInstrument source, ListenedScope scope, ListenerDrops drops, ObservablePull? pull, Type definition, bool floating, KeyValuePair<string, object?>[] tags)
+    private static ListenedInstrument CreateObservable(SdmInstrument source, ListenedScope scope, ListenerDrops drops, ObservablePull? pull, ListenedType type, KeyValuePair<string, object?>[] tags)
     {
         MetricRegistry registry = scope.Registry;
         string name = source.Name;
@@ -87,11 +73,12 @@ internal static class ListenedInstrumentFactory
         }
 
         var observable = new ListenedObservable(source, pull);
-        if (definition == typeof(ObservableCounter<>))
+        bool floating = type.IsFloatingPoint;
+        if (type.Kind == ListenedKind.ObservableCounter)
         {
             _ = floating ? registry.CreateObservableCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableCounter(name, observable.ObserveLongs, unit, description);
         }
-        else if (definition == typeof(ObservableUpDownCounter<>))
+        else if (type.Kind == ListenedKind.ObservableUpDownCounter)
         {
             _ = floating ? registry.CreateObservableUpDownCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableUpDownCounter(name, observable.ObserveLongs, unit, description);
         }

@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ScalableMetrics.Recording;
 using SdmInstrument = System.Diagnostics.Metrics.Instrument;
 
 namespace ScalableMetrics.Exporter.Listening;
@@ -31,8 +32,7 @@ internal sealed class ListenedObservable
     private readonly List<Source> _sources = [];
     private readonly List<Measurement<long>> _longs = [];
     private readonly List<Measurement<double>> _doubles = [];
-    private readonly Type _definition;
-    private readonly Type _valueType;
+    private readonly Type _type;
     private readonly string? _unit;
     private readonly ObservablePull? _pull;
     private MeterListener? _listener;
@@ -43,18 +43,14 @@ internal sealed class ListenedObservable
     public ListenedObservable(SdmInstrument first, ObservablePull? pull)
     {
         _pull = pull;
-        _definition = first.GetType().GetGenericTypeDefinition();
-        _valueType = first.GetType().GetGenericArguments()[0];
+        _type = first.GetType();
         _unit = first.Unit;
     }
 
     /// <summary>Whether <paramref name="instrument"/> is of this group's kind, value type and unit,
     /// so that the registry instrument can report it (the name is the caller's key).</summary>
     public bool Fits(SdmInstrument instrument) =>
-        instrument.GetType().IsGenericType
-        && instrument.GetType().GetGenericTypeDefinition() == _definition
-        && instrument.GetType().GetGenericArguments()[0] == _valueType
-        && string.Equals(instrument.Unit, _unit, StringComparison.Ordinal);
+        instrument.GetType() == _type && string.Equals(instrument.Unit, _unit, StringComparison.Ordinal);
 
     /// <summary>Adds <paramref name="instrument"/>, with its own tags, to the instruments observed;
     /// returns the listener state through which it leaves the group when its measurements complete.</summary>
@@ -155,7 +151,7 @@ internal sealed class ListenedObservable
     /// <summary>One observable instrument of the group: the state of both listeners, the host's
     /// (whose measurements-completed call makes it leave) and the group's (which records its reports).</summary>
     private sealed class Source(ListenedObservable group, SdmInstrument instrument, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
-        : ListenedInstrument(instrument.Name, sourceTags, drops)
+        : ListenedInstrument(instrument.Name, drops)
     {
         public SdmInstrument Instrument { get; } = instrument;
 
@@ -165,7 +161,7 @@ internal sealed class ListenedObservable
         {
             if (group._pull is null || group._pull.Receive(group))
             {
-                group._longs.Add(new Measurement<long>(value, WithSourceTags(tags)));
+                group._longs.Add(new Measurement<long>(value, TagScratch.WithSource(tags, sourceTags)));
             }
         }
 
@@ -173,7 +169,7 @@ internal sealed class ListenedObservable
         {
             if (group._pull is null || group._pull.Receive(group))
             {
-                group._doubles.Add(new Measurement<double>(value, WithSourceTags(tags)));
+                group._doubles.Add(new Measurement<double>(value, TagScratch.WithSource(tags, sourceTags)));
             }
         }
 

@@ -8,7 +8,8 @@ namespace ScalableMetrics.Exporter.Listening;
 /// <summary>
 /// The listener's measurement callbacks, one per numeric type System.Diagnostics.Metrics allows:
 /// integer types go to <see cref="ListenedInstrument.Record(long, ReadOnlySpan{KeyValuePair{string, object}})"/>,
-/// floating-point ones (and <see cref="decimal"/>) to the <see cref="double"/> overload.
+/// floating-point ones (and <see cref="decimal"/>) to the <see cref="double"/> overload, as
+/// <see cref="ListenedType.IsFloatingPoint"/> tells them apart.
 /// </summary>
 /// <remarks>The callbacks are static and the per-instrument state is the listener's
 /// <c>state</c> object, so a measurement allocates nothing here; the <c>typeof(T)</c> tests are
@@ -37,9 +38,6 @@ internal static class MeasurementDispatch
         DoubleHandler = OnMeasurement,
         DecimalHandler = OnMeasurement,
     };
-
-    /// <summary>Whether <paramref name="type"/> goes to the <see cref="double"/> overload.</summary>
-    public static bool IsFloatingPoint(Type type) => type == typeof(float) || type == typeof(double) || type == typeof(decimal);
 
     private static void OnMeasurement<T>(SdmInstrument instrument, T measurement, ReadOnlySpan<KeyValuePair<string, object?>> tags, object? state)
         where T : struct

@@ -193,20 +193,8 @@ internal sealed partial class MeterListenerHost : IDisposable
 
     // What a listened instrument exports as, before its registry creates it; null for a kind the
     // registry has not (the factory then leaves it out).
-    private static ExportedFamily? FamilyOf(SdmInstrument instrument)
-    {
-        if (!instrument.GetType().IsGenericType)
-        {
-            return null;
-        }
-
-        Type definition = instrument.GetType().GetGenericTypeDefinition();
-        ExportedKind? kind = definition == typeof(Counter<>) || definition == typeof(ObservableCounter<>) ? ExportedKind.Counter
-            : definition == typeof(Histogram<>) ? ExportedKind.Histogram
-            : definition == typeof(UpDownCounter<>) || definition == typeof(ObservableUpDownCounter<>) || definition == typeof(Gauge<>) || definition == typeof(ObservableGauge<>) ? ExportedKind.Gauge
-            : null;
-        return kind is { } exportedKind ? ExportedFamily.Of(instrument.Name, instrument.Unit, exportedKind) : null;
-    }
+    private static ExportedFamily? FamilyOf(SdmInstrument instrument) =>
+        ListenedType.Of(instrument) is { } type ? ExportedFamily.Of(instrument.Name, instrument.Unit, type.ExportedKind) : null;
 
     // Another meter's instrument whose exported names meet family's but that is not the same family
     // (name, kind and unit): the two cannot be one family, and two of one name are invalid in every

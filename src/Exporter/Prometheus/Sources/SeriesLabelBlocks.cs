@@ -1,6 +1,6 @@
 using System.Runtime.CompilerServices;
-using ScalableMetrics.Snapshots;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics.Exporter.Prometheus.Sources;
 

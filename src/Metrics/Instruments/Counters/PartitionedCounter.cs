@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Recording;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
@@ -35,8 +36,9 @@ public sealed class PartitionedCounter : Instrument
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
 
-    /// <summary>The series table, for the listener, which finds series under its own tag sets (the meter's and instrument's tags added).</summary>
-    internal SeriesTable<CounterSeries> Table => _series;
+    /// <summary>A recorder into this instrument's series for a source that adds <paramref name="sourceTags"/> to every measurement's tags: the listener's way in.</summary>
+    /// <param name="sourceTags">The source's tags (a listened instrument's and its meter's), with distinct keys.</param>
+    internal SeriesRecorder<CounterSeries> CreateRecorder(KeyValuePair<string, object?>[] sourceTags) => new(_series, sourceTags);
 
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The increment, zero or positive.</param>

@@ -1,7 +1,7 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
-using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;

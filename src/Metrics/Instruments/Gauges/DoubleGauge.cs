@@ -1,5 +1,6 @@
-using ScalableMetrics.Instruments.Gauges;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Instruments.Gauges;
+using ScalableMetrics.Recording;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
@@ -34,8 +35,9 @@ public sealed class DoubleGauge : Instrument
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
 
-    /// <summary>The series table, for the listener, which finds series under its own tag sets (the meter's and instrument's tags added).</summary>
-    internal SeriesTable<DoubleGaugeSeries> Table => _series;
+    /// <summary>A recorder into this instrument's series for a source that adds <paramref name="sourceTags"/> to every measurement's tags: the listener's way in.</summary>
+    /// <param name="sourceTags">The source's tags (a listened instrument's and its meter's), with distinct keys.</param>
+    internal SeriesRecorder<DoubleGaugeSeries> CreateRecorder(KeyValuePair<string, object?>[] sourceTags) => new(_series, sourceTags);
 
     /// <summary>Sets the value of the series without tags.</summary>
     /// <param name="value">The value, any <see cref="double"/> (see <see cref="DoubleGaugeSeries.Set"/>).</param>

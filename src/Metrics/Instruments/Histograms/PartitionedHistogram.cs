@@ -1,8 +1,9 @@
 using System.Collections.ObjectModel;
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
-using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Instruments.Histograms;
+using ScalableMetrics.Recording;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
@@ -52,8 +53,9 @@ public sealed class PartitionedHistogram : Instrument
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
 
-    /// <summary>The series table, for the listener, which finds series under its own tag sets (the meter's and instrument's tags added).</summary>
-    internal SeriesTable<HistogramSeries> Table => _series;
+    /// <summary>A recorder into this instrument's series for a source that adds <paramref name="sourceTags"/> to every measurement's tags: the listener's way in.</summary>
+    /// <param name="sourceTags">The source's tags (a listened instrument's and its meter's), with distinct keys.</param>
+    internal SeriesRecorder<HistogramSeries> CreateRecorder(KeyValuePair<string, object?>[] sourceTags) => new(_series, sourceTags);
 
     /// <summary>The boundaries, checked and copied, with the bucket search.</summary>
     internal HistogramBuckets Buckets { get; }

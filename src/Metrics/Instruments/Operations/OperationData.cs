@@ -1,8 +1,8 @@
 using System.Diagnostics;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Instruments.Operations;
-using ScalableMetrics.Instruments;
 using ScalableMetrics.Naming;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;

@@ -1,4 +1,4 @@
-namespace ScalableMetrics.Exporter.Listening;
+namespace ScalableMetrics.Recording;
 
 /// <summary>
 /// A per-thread buffer where a measurement's tags and its instrument's and meter's tags are put
@@ -13,11 +13,15 @@ internal static class TagScratch
     private static KeyValuePair<string, object?>[]? t_buffer;
 #pragma warning restore IDE1006
 
+    /// <summary>The measured tags with <paramref name="source"/>'s added (<see cref="Merge"/>), or as they are where the source has none.</summary>
+    public static ReadOnlySpan<KeyValuePair<string, object?>> WithSource(ReadOnlySpan<KeyValuePair<string, object?>> measured, KeyValuePair<string, object?>[] source) =>
+        source.Length == 0 ? measured : Merge(measured, source);
+
     /// <summary>
     /// <paramref name="measured"/>, then each of <paramref name="source"/> whose key no measured tag
     /// has: a measurement's own tag wins over its instrument's and meter's, as the more specific.
     /// </summary>
-    public static ReadOnlySpan<KeyValuePair<string, object?>> Merge(ReadOnlySpan<KeyValuePair<string, object?>> measured, KeyValuePair<string, object?>[] source)
+    private static ReadOnlySpan<KeyValuePair<string, object?>> Merge(ReadOnlySpan<KeyValuePair<string, object?>> measured, KeyValuePair<string, object?>[] source)
     {
         int needed = measured.Length + source.Length;
         KeyValuePair<string, object?>[] buffer = t_buffer is { } existing && existing.Length >= needed

@@ -1,0 +1,87 @@
+using System.Runtime.CompilerServices;
+using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Tags;
+
+namespace ScalableMetrics.Recording;
+
+/// <summary>
+/// Finds the series of one instrument for a source that adds tags of its own to every
+/// measurement's (a listened instrument: its own and its meter's tags): the series for a
+/// measurement's tags, the untagged one bound once. Handed out by the instrument
+/// (<c>CreateRecorder</c>), so that its user needs none of the instrument's lookup.
+/// </summary>
+/// <remarks>
+/// <para>A measurement's tags are looked up first among the calling thread's recent tag sets,
+/// under an owner number of this recorder's (<see cref="RecentTagSets"/>): the measured tags as
+/// given, before the source's tags are added, so that a hit neither merges tags nor hashes one,
+/// and costs no call through the instrument. Only a miss merges, looks up by value in the
+/// series table and remembers the measured tags.</para>
+/// <para>The refusal is caught around the miss only, never around the add or record: the JIT
+/// does not inline a call made inside a <c>try</c> region, and a listened histogram's record
+/// there ran at half its speed or less (perf/results/README.md, issue 11).</para>
+/// <para>A struct, kept in a field of its user's (not <see langword="readonly"/>: the miss path
+/// binds the untagged series in place) and called there, never copied afterwards: the lookup
+/// loads the table and the owner from the user's own object, as it would its own fields, and
+/// <see cref="SeriesFor"/> inlines whole into the user's record. Thread-safe as the table is:
+/// threads that race to bind the untagged series bind the same one.</para>
+/// </remarks>
+/// <typeparam name="TSeries">The instrument's bound series.</typeparam>
+internal struct SeriesRecorder<TSeries>
+    where TSeries : Series
+{
+    private readonly SeriesTable<TSeries> _table;
+
+    // The source's tags, added to every measurement's (a measured tag of the same key wins).
+    private readonly KeyValuePair<string, object?>[] _sourceTags;
+
+    // Not the table's own: the measured tags name a series only with the source's tags added.
+    private readonly long _owner;
+    private TSeries? _untagged;
+
+    /// <summary>A recorder into <paramref name="table"/>'s series that adds <paramref name="sourceTags"/> to every measurement's tags.</summary>
+    /// <param name="table">The instrument's series.</param>
+    /// <param name="sourceTags">The source's tags, with distinct keys; none for a source without tags.</param>
+    internal SeriesRecorder(SeriesTable<TSeries> table, KeyValuePair<string, object?>[] sourceTags)
+    {
+        _table = table;
+        _sourceTags = sourceTags;
+        _owner = RecentTagSets.NewOwner();
+    }
+
+    /// <summary>The series of <paramref name="tags"/> and the source's tags, created on first use;
+    /// or null where the registry refuses the tags, told to <paramref name="refusals"/>.</summary>
+    /// <typeparam name="TRefusals">The struct that takes a refusal.</typeparam>
+    /// <param name="tags">The measured tags, as given.</param>
+    /// <param name="refusals">Where a refusal goes.</param>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public TSeries? SeriesFor<TRefusals>(ReadOnlySpan<KeyValuePair<string, object?>> tags, TRefusals refusals)
+        where TRefusals : struct, IRefusalSink
+    {
+        if (tags.IsEmpty)
+        {
+            return _untagged ?? FindSeries(tags, refusals);
+        }
+
+        // Read before the lookup, so that its loads overlap the call.
+        TSeries[] byIndex = _table.ByIndex;
+        int index = RecentTagSets.Find(_owner, tags);
+        return index >= 0 ? byIndex[index] : FindSeries(tags, refusals);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private TSeries? FindSeries<TRefusals>(ReadOnlySpan<KeyValuePair<string, object?>> tags, TRefusals refusals)
+        where TRefusals : struct, IRefusalSink
+    {
+        try
+        {
+            return tags.IsEmpty
+                ? (_untagged ??= _table.GetOrAdd(_sourceTags))
+                : _table.GetOrAddAndRemember(TagScratch.WithSource(tags, _sourceTags), _owner, tags);
+        }
+        catch (ArgumentException e)
+        {
+            refusals.Refused(e);
+            return null;
+        }
+    }
+}
