@@ -68,5 +68,33 @@ public class BoundAddListingTests
             lines.Take(13));
     }
 
+    [Fact]
+    public void AListingIsComparedOnEveryInstructionSetFamilyItNamesAndSkippedElsewhere()
+    {
+        string folder = Directory.CreateTempSubdirectory("listings").FullName;
+        try
+        {
+            string file = Path.Combine(folder, "BoundAdds.PerThread.txt");
+            string Listing(params string[] families) =>
+                $"; runtime: {JitListing.Runtime}\n" + string.Concat(families.Select(f => $"; isa: {f}\n; jit: some target\n")) + "\nmethod M\nret\n";
+
+            File.WriteAllText(file, Listing("Sse2 Vector<T>=128", JitListing.InstructionSets));
+            Assert.Null(JitListing.SkipReason(WritePath.PerThread, folder));
+
+            File.WriteAllText(file, Listing("Sse2 Vector<T>=128", "Avx2 Vector<T>=256 (another make)"));
+            string? reason = JitListing.SkipReason(WritePath.PerThread, folder);
+            Assert.NotNull(reason);
+            Assert.Contains("[Sse2 Vector<T>=128] and [Avx2 Vector<T>=256 (another make)]", reason, StringComparison.Ordinal);
+
+            // A family of its own, in a file of its own, is found too.
+            File.WriteAllText(Path.Combine(folder, "BoundAdds.PerThread.avx2-12345678.txt"), Listing(JitListing.InstructionSets));
+            Assert.Null(JitListing.SkipReason(WritePath.PerThread, folder));
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
     private static void AssertMatches(WritePath writePath, [CallerFilePath] string sourceFile = "") => JitListing.AssertMatches(writePath, sourceFile);
 }

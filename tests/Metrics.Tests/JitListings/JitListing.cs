@@ -29,8 +29,13 @@ namespace ScalableMetrics.Tests.JitListings;
 /// refactor must leave alone; the scaling harness's loop is compiled the same way
 /// (<c>AggressiveOptimization</c>).</para>
 /// <para>The output depends on the runtime's version and on the processor's instruction sets,
-/// so both head the listing, and a machine that differs in either skips the test with the
-/// reason (<see cref="JitListingFactAttribute"/>).</para>
+/// so both head the listing. A listing lists every instruction-set family it was taken on (an
+/// <c>; isa:</c> and <c>; jit:</c> pair each), where the JIT compiled the same instructions for all
+/// of them: so the test checks on each make CI meets (the Intel Xeon with AVX-512 and the AMD EPYC
+/// without it that these sessions get compile the bound adds alike), and a family whose
+/// instructions differ gets a file of its own (<c>BoundAdds.{path}.{family}.txt</c>). Only a
+/// machine whose runtime or instruction sets no listing names skips the test, with the reason
+/// (<see cref="JitListingFactAttribute"/>); regenerating there adds its family.</para>
 /// </remarks>
 internal static partial class JitListing
 {
@@ -42,6 +47,7 @@ internal static partial class JitListing
 
     private const string RuntimeKey = "; runtime: ";
     private const string InstructionSetsKey = "; isa: ";
+    private const string JitKey = "; jit: ";
 
     /// <summary>Whether the tests rewrite the listings (<see cref="UpdateVariable"/> is <c>1</c>).</summary>
     public static bool Updating => Environment.GetEnvironmentVariable(UpdateVariable) == "1";
@@ -56,12 +62,11 @@ internal static partial class JitListing
     /// </summary>
     public static string InstructionSets { get; } = ListInstructionSets();
 
-    /// <summary>The checked-in listing of <paramref name="writePath"/>, beside <paramref name="sourceFile"/>.</summary>
-    public static string PathOf(WritePath writePath, string sourceFile) =>
-        Path.Combine(Path.GetDirectoryName(sourceFile)!, $"BoundAdds.{writePath}.txt");
+    /// <summary>The folder of the checked-in listings: the one of <paramref name="sourceFile"/>, this file's caller.</summary>
+    public static string FolderOf(string sourceFile) => Path.GetDirectoryName(sourceFile)!;
 
-    /// <summary>Why the listing of <paramref name="writePath"/> cannot be compared here, or null where it can.</summary>
-    public static string? SkipReason(WritePath writePath, string listingFile)
+    /// <summary>Why no listing of <paramref name="writePath"/> in <paramref name="folder"/> can be compared here, or null where one can.</summary>
+    public static string? SkipReason(WritePath writePath, string folder)
     {
         if (typeof(MetricRegistry).Assembly.GetCustomAttribute<DebuggableAttribute>()?.IsJITOptimizerDisabled == true)
         {
@@ -78,54 +83,51 @@ internal static partial class JitListing
             return "the operating system reports no processor id here, so no per-processor write path";
         }
 
-        if (Updating || !File.Exists(listingFile))
+        List<Listing> listings = Listings(writePath, folder);
+        if (Updating || listings.Count == 0 || Find(listings) is not null)
         {
-            return null; // rewritten, or missing: the test says so
+            return null; // rewritten, missing (the test says so), or one is for this machine
         }
 
-        string[] header = File.ReadLines(listingFile).TakeWhile(line => line.StartsWith(';')).ToArray();
-        string? runtime = HeaderValue(header, RuntimeKey);
-        if (runtime != Runtime)
+        if (!listings.Any(listing => listing.Runtime == Runtime))
         {
-            return $"the listing was taken on {runtime}, this is {Runtime}: the JIT's output differs between runtimes (regenerate with {RegenerateCommand})";
+            return $"the listings were taken on {string.Join(", ", listings.Select(l => l.Runtime).Distinct())}, this is {Runtime}: the JIT's output differs between runtimes (regenerate with {RegenerateCommand})";
         }
 
-        string? instructionSets = HeaderValue(header, InstructionSetsKey);
-        if (instructionSets != InstructionSets)
-        {
-            return $"the listing was taken with the instruction sets [{instructionSets}], this processor has [{InstructionSets}]: the JIT's output differs between them (regenerate with {RegenerateCommand})";
-        }
-
-        return null;
+        return $"the listings were taken with the instruction sets {string.Join(" and ", listings.SelectMany(l => l.Families).Select(f => $"[{f.InstructionSets}]"))}, this processor has [{InstructionSets}]: the JIT's output may differ between them (regenerate with {RegenerateCommand}, which adds this family)";
     }
 
     /// <summary>
     /// Takes the listing of the bound adds on <paramref name="writePath"/> in a child process and
-    /// asserts that it is the checked-in one, instruction by instruction; rewrites the file
-    /// instead where <see cref="UpdateVariable"/> is <c>1</c>.
+    /// asserts that it is the checked-in one for this runtime and instruction sets, instruction by
+    /// instruction. Where <see cref="UpdateVariable"/> is <c>1</c>, records it instead: this family
+    /// is added to the listing of the same instructions if there is one, else written in the
+    /// listing that named it (which then names it alone) or in a file of its own.
     /// </summary>
     public static void AssertMatches(WritePath writePath, string sourceFile)
     {
-        string file = PathOf(writePath, sourceFile);
+        string folder = FolderOf(sourceFile);
         (string target, List<string> actual) = Normalize(Disassemble(writePath));
+        List<Listing> listings = Listings(writePath, folder);
+        Listing? mine = Find(listings);
         if (Updating)
         {
-            File.WriteAllText(file, Header(writePath, target) + string.Join('\n', actual) + "\n");
+            Record(writePath, folder, listings, mine, new Family(InstructionSets, target), actual);
             return;
         }
 
-        Assert.True(File.Exists(file), $"{file} is missing: create it with {RegenerateCommand}");
-        List<string> expected = [.. File.ReadLines(file).SkipWhile(line => line.StartsWith(';') || line.Length == 0)];
-        if (expected.SequenceEqual(actual, StringComparer.Ordinal))
+        Assert.True(mine is not null, $"no listing of {writePath} in {folder} is for {Runtime} with [{InstructionSets}]: create it with {RegenerateCommand}");
+        if (mine.Instructions.SequenceEqual(actual, StringComparer.Ordinal))
         {
             return;
         }
 
+        List<string> expected = mine.Instructions;
         int line = expected.Zip(actual).TakeWhile(pair => pair.First == pair.Second).Count();
         string taken = Path.Combine(Path.GetTempPath(), $"BoundAdds.{writePath}.{Environment.ProcessId}.txt");
-        File.WriteAllText(taken, Header(writePath, target) + string.Join('\n', actual) + "\n");
+        File.WriteAllText(taken, Header(writePath, [new Family(InstructionSets, target)]) + string.Join('\n', actual) + "\n");
         Assert.Fail(
-            $"The JIT's code for the bound adds on {writePath} is not the listing in {file}: first difference at line {line + 1} of its instructions, "
+            $"The JIT's code for the bound adds on {writePath} is not the listing in {mine.File}: first difference at line {line + 1} of its instructions, "
             + $"listed \"{(line < expected.Count ? expected[line] : "(end)")}\", compiled \"{(line < actual.Count ? actual[line] : "(end)")}\" "
             + $"(in {Last(actual, line)}). The JIT's listing is in {taken}; if the change is meant, review it and run {RegenerateCommand}.");
     }
@@ -242,21 +244,87 @@ internal static partial class JitListing
         return Path.GetFullPath(Path.Combine(RuntimeEnvironment.GetRuntimeDirectory(), "..", "..", "..", executable));
     }
 
-    private static string Header(WritePath writePath, string target) => string.Create(CultureInfo.InvariantCulture, $"""
+    private static string Header(WritePath writePath, IEnumerable<Family> families) => string.Create(CultureInfo.InvariantCulture, $"""
         ; The bound counter add and histogram record on the {writePath} write path, as the JIT compiles them
         ; (DOTNET_JitDisasm={BoundAddChild.Methods}; DOTNET_TieredCompilation=0),
-        ; without addresses, handles and code offsets. Compared by BoundAddListingTests, skipped where the
-        ; runtime or the instruction sets differ from those below; regenerate with
+        ; without addresses, handles and code offsets. Compared by BoundAddListingTests on the runtime
+        ; below with any of the instruction-set families below (the same instructions for each), skipped
+        ; elsewhere; regenerate, or add this machine's family, with
         ; {RegenerateCommand}
         {RuntimeKey}{Runtime}
-        {InstructionSetsKey}{InstructionSets}
-        ; jit: {target}
+        {string.Join('\n', families.Select(f => $"{InstructionSetsKey}{f.InstructionSets}\n{JitKey}{f.Target}"))}
 
 
         """).Replace("\r\n", "\n", StringComparison.Ordinal);
 
-    private static string? HeaderValue(string[] header, string key) =>
-        header.FirstOrDefault(line => line.StartsWith(key, StringComparison.Ordinal))?[key.Length..];
+    // Every checked-in listing of the write path: BoundAdds.{path}.txt and any BoundAdds.{path}.{family}.txt.
+    private static List<Listing> Listings(WritePath writePath, string folder)
+    {
+        if (!Directory.Exists(folder))
+        {
+            return [];
+        }
+
+        return [.. Directory.GetFiles(folder, $"BoundAdds.{writePath}.*txt")
+            .Where(file => Path.GetFileName(file) is { } name && (name == $"BoundAdds.{writePath}.txt" || name.StartsWith($"BoundAdds.{writePath}.", StringComparison.Ordinal)))
+            .Order(StringComparer.Ordinal)
+            .Select(Read)];
+    }
+
+    private static Listing Read(string file)
+    {
+        string[] lines = File.ReadAllLines(file);
+        string[] header = lines.TakeWhile(line => line.StartsWith(';')).ToArray();
+        var families = new List<Family>();
+        for (int i = 0; i < header.Length; i++)
+        {
+            if (header[i].StartsWith(InstructionSetsKey, StringComparison.Ordinal))
+            {
+                string target = i + 1 < header.Length && header[i + 1].StartsWith(JitKey, StringComparison.Ordinal) ? header[i + 1][JitKey.Length..] : string.Empty;
+                families.Add(new Family(header[i][InstructionSetsKey.Length..], target));
+            }
+        }
+
+        string? runtime = header.FirstOrDefault(line => line.StartsWith(RuntimeKey, StringComparison.Ordinal))?[RuntimeKey.Length..];
+        return new Listing(file, runtime ?? string.Empty, families, [.. lines.SkipWhile(line => line.StartsWith(';') || line.Length == 0)]);
+    }
+
+    // The listing for this runtime that names this processor's instruction sets.
+    private static Listing? Find(List<Listing> listings) =>
+        listings.FirstOrDefault(listing => listing.Runtime == Runtime && listing.Families.Any(family => family.InstructionSets == InstructionSets));
+
+    private static void Record(WritePath writePath, string folder, List<Listing> listings, Listing? mine, Family family, List<string> actual)
+    {
+        string Write(string file, IEnumerable<Family> families)
+        {
+            File.WriteAllText(file, Header(writePath, families) + string.Join('\n', actual) + "\n");
+            return file;
+        }
+
+        // The same instructions elsewhere: this family joins that listing (and leaves any other).
+        if (listings.FirstOrDefault(listing => listing.Runtime == Runtime && listing.Instructions.SequenceEqual(actual, StringComparer.Ordinal)) is { } same)
+        {
+            if (mine is not null && mine != same)
+            {
+                Write(mine.File, mine.Families.Where(f => f.InstructionSets != family.InstructionSets));
+            }
+
+            Write(same.File, same.Families.Where(f => f.InstructionSets != family.InstructionSets).Append(family));
+            return;
+        }
+
+        // New instructions: where this family was listed (the code changed), it is listed alone;
+        // otherwise in the plain file if none is there, else in a file of its own.
+        string file = mine?.File
+            ?? (listings.Count == 0 ? Path.Combine(folder, $"BoundAdds.{writePath}.txt")
+                : Path.Combine(folder, $"BoundAdds.{writePath}.{FamilyName(family.InstructionSets)}.txt"));
+        Write(file, [family]);
+    }
+
+    // A file name for an instruction-set family: the widest vector extension it has, and a short hash of the whole list.
+    private static string FamilyName(string instructionSets) =>
+        (instructionSets.Contains("Avx512F", StringComparison.Ordinal) ? "avx512" : instructionSets.Contains("Avx2", StringComparison.Ordinal) ? "avx2" : "base")
+        + "-" + Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(Encoding.UTF8.GetBytes(instructionSets)))[..8];
 
     // The method whose listing holds line index (for the failure message).
     private static string Last(List<string> lines, int index) =>
@@ -299,4 +367,10 @@ internal static partial class JitListing
 
     [GeneratedRegex(@"^(?<move>mov e[a-z]+, )(?:0x[0-9A-Fa-f]+|\d+)$")]
     private static partial Regex StringTokenRegex();
+
+    // One instruction-set family a listing was taken on: the sets, and the JIT's target line.
+    private sealed record Family(string InstructionSets, string Target);
+
+    // A checked-in listing: its file, runtime, the families it was taken on, and its instructions.
+    private sealed record Listing(string File, string Runtime, List<Family> Families, List<string> Instructions);
 }
