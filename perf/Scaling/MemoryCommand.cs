@@ -15,7 +15,14 @@ namespace ScalableMetrics.Scaling;
 /// and after the series are created, divided by the series count. Each series is bound with one
 /// integer tag (<c>series=i</c>) and written once: a counter's incremented, a histogram's records
 /// one value. A histogram has the default boundaries (OpenTelemetry's 15: 16 buckets, so 17 slots
-/// per partition with its sum).</para>
+/// per partition with its sum); an exponential histogram its defaults; an operation no boundaries
+/// (a count and an elapsed time). Resident memory is counted beside the GC's figure
+/// (<c>VmRSS</c> of <c>/proc/self/status</c>, before and after, per series; empty where the system
+/// has none): the arena's chunks are pinned arrays the GC zeroes, so pages no partition wrote may
+/// still be resident, and where the two differ is what a storage that leaves them untouched saves.</para>
+/// <para><c>--hot-series N</c> writes the first N series from 2 threads at once for a second after
+/// they are created and before the memory is read (the totals checked count those writes too): the
+/// workload a storage that spreads only contended series is measured on.</para>
 /// <para>The instrument kind is a column of its own, not a second command: the two kinds share
 /// every other parameter, and one table (and CSV) puts a histogram series' bytes next to a
 /// counter series' at the same partitions, which is how the histogram's bar (at most 32 KB per
@@ -26,10 +33,10 @@ namespace ScalableMetrics.Scaling;
 /// </remarks>
 internal static class MemoryCommand
 {
-    public const string CsvHeader = "instrument,storage,partitions,series,bytes_per_series,collect_ms";
+    public const string CsvHeader = "instrument,storage,partitions,series,bytes_per_series,collect_ms,rss_bytes_per_series";
 
     /// <summary>The instrument kinds <c>--instrument</c> selects, in the order they are measured.</summary>
-    public static IReadOnlyList<string> InstrumentKinds { get; } = ["counter", "histogram"];
+    public static IReadOnlyList<string> InstrumentKinds { get; } = ["counter", "histogram", "exponential-histogram", "operation"];
 
     private static readonly (string Name, MetricRegistryOptions Options)[] s_storages =
     [
@@ -38,11 +45,11 @@ internal static class MemoryCommand
         ("per-thread", new() { Strategy = PartitionStrategy.PerThread }),
     ];
 
-    public static int Run(IReadOnlyList<string> instruments, IReadOnlyList<int> partitionCounts, IReadOnlyList<int> seriesCounts, string? csvPath, TextWriter output, TextWriter error)
+    public static int Run(IReadOnlyList<string> instruments, IReadOnlyList<int> partitionCounts, IReadOnlyList<int> seriesCounts, int hotSeries, string? csvPath, TextWriter output, TextWriter error)
     {
         output.WriteLine($"machine:   {MachineInfo.Current()}");
-        output.WriteLine($"memory:    GC heap + pinned heap per series after full collections (GC.GetTotalMemory(true)); one integer tag per series; histogram: default boundaries, 16 buckets; collect = one Collect() of all series, best of 3");
-        output.WriteLine($"{"instrument",-10} {"storage",-12} {"partitions",10} {"series",8} {"bytes/series",13} {"slots B/series",15} {"collect ms",11}");
+        output.WriteLine($"memory:    GC heap + pinned heap per series after full collections (GC.GetTotalMemory(true)); resident: VmRSS per series; one integer tag per series; histogram: default boundaries, 16 buckets; collect = one Collect() of all series, best of 3; hot series: {hotSeries} written by 2 threads for 1 s");
+        output.WriteLine($"{"instrument",-21} {"storage",-12} {"partitions",10} {"series",8} {"bytes/series",13} {"slots B/series",15} {"collect ms",11} {"RSS B/series",13}");
         var rows = new List<string>();
         foreach (string instrument in instruments)
         {
@@ -50,7 +57,7 @@ internal static class MemoryCommand
             {
                 // Once unmeasured, so that one-time costs (static constructors, the JIT) land in no point.
                 var warmUp = new MetricRegistry(new MetricRegistryOptions { Strategy = template.Strategy, UseRestartableSequences = template.UseRestartableSequences });
-                WriteSeries(warmUp, instrument, 1).Collect();
+                WriteSeries(warmUp, instrument, 1, hotSeries: 0).Collect();
 
                 MeasureStorage(instrument, name, template);
             }
@@ -89,15 +96,17 @@ internal static class MemoryCommand
                         continue;
                     }
 
-                    output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{instrument,-10} {name,-12} {partitions,10} {series,8} {point.BytesPerSeries,13:0} {point.SlotBytesPerSeries,15:0} {point.CollectMilliseconds,11:0.000}"));
-                    rows.Add(string.Create(CultureInfo.InvariantCulture, $"{instrument},{name},{partitions},{series},{point.BytesPerSeries:0},{point.CollectMilliseconds:0.000}"));
+                    string rss = point.ResidentBytesPerSeries is { } resident ? resident.ToString("0", CultureInfo.InvariantCulture) : string.Empty;
+                    output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{instrument,-21} {name,-12} {partitions,10} {series,8} {point.BytesPerSeries,13:0} {point.SlotBytesPerSeries,15:0} {point.CollectMilliseconds,11:0.000} {rss,13}"));
+                    rows.Add(string.Create(CultureInfo.InvariantCulture, $"{instrument},{name},{partitions},{series},{point.BytesPerSeries:0},{point.CollectMilliseconds:0.000},{rss}"));
                 }
             }
         }
 
-        (double BytesPerSeries, double SlotBytesPerSeries, double CollectMilliseconds)? Measure(string instrument, string name, MetricRegistryOptions options, int series)
+        (double BytesPerSeries, double SlotBytesPerSeries, double CollectMilliseconds, double? ResidentBytesPerSeries)? Measure(string instrument, string name, MetricRegistryOptions options, int series)
         {
             long before = SettledHeapBytes();
+            long? residentBefore = ResidentBytes();
             MetricRegistry registry;
             try
             {
@@ -105,22 +114,23 @@ internal static class MemoryCommand
             }
             catch (ArgumentOutOfRangeException e)
             {
-                output.WriteLine($"{instrument,-10} {name,-12} {options.PartitionCount,10} {series,8}   skipped: {e.Message.Split('\n')[0]}");
+                output.WriteLine($"{instrument,-21} {name,-12} {options.PartitionCount,10} {series,8}   skipped: {e.Message.Split('\n')[0]}");
                 return null;
             }
 
             if (registry.WritePath != (name switch { "restartable" => WritePath.RestartableSequence, "interlocked" => WritePath.InterlockedProcessorId, _ => WritePath.PerThread }))
             {
-                output.WriteLine($"{instrument,-10} {name,-12} {options.PartitionCount,10} {series,8}   skipped: the registry uses {registry.WritePath} ({registry.WritePathReason})");
+                output.WriteLine($"{instrument,-21} {name,-12} {options.PartitionCount,10} {series,8}   skipped: the registry uses {registry.WritePath} ({registry.WritePathReason})");
                 return null;
             }
 
-            WrittenInstrument written = WriteSeries(registry, instrument, series);
+            WrittenInstrument written = WriteSeries(registry, instrument, series, Math.Min(hotSeries, series));
             long after = SettledHeapBytes();
+            long? residentAfter = ResidentBytes();
             long total = written.ReadWrites();
-            if (total != series)
+            if (total != written.Writes)
             {
-                throw new InvalidOperationException($"{instrument} {name}: collected {total}, expected {series}.");
+                throw new InvalidOperationException($"{instrument} {name}: collected {total}, expected {written.Writes}.");
             }
 
             double best = double.MaxValue;
@@ -133,30 +143,95 @@ internal static class MemoryCommand
 
             double slotBytes = (double)registry.SlotBytes / series;
             GC.KeepAlive(registry);
-            return ((double)(after - before) / series, slotBytes, best);
+            double? resident = residentBefore is { } r0 && residentAfter is { } r1 ? (double)(r1 - r0) / series : null;
+            return ((double)(after - before) / series, slotBytes, best, resident);
         }
 
-        // Creates the instrument and its series, each bound with one integer tag and written once.
-        static WrittenInstrument WriteSeries(MetricRegistry registry, string instrument, int series)
+        // Creates the instrument and its series, each bound with one integer tag and written once;
+        // then the first hotSeries of them written by 2 threads at once for a second.
+        static WrittenInstrument WriteSeries(MetricRegistry registry, string instrument, int series, int hotSeries)
         {
-            if (instrument == "histogram")
+            (Action<int> write, Func<int> collect, Func<long> readWrites) = instrument switch
             {
-                PartitionedHistogram histogram = registry.CreateHistogram("memory.series");
-                for (int i = 0; i < series; i++)
-                {
-                    histogram.Bind(new KeyValuePair<string, object?>("series", i)).Record(1.0);
-                }
+                "histogram" => Bound(registry.CreateHistogram("memory.series"), static (h, tag) => h.Bind(tag), static s => s.Record(1.0), static h => h.Collect().Count, static h => h.Collect().Sum(reading => reading.Count)),
+                "exponential-histogram" => Bound(registry.CreateExponentialHistogram("memory.series"), static (h, tag) => h.Bind(tag), static s => s.Record(1.0), static h => h.Collect().Count, static h => h.Collect().Sum(reading => reading.Count)),
+                "operation" => Bound(registry.CreateOperationData("memory.series"), static (o, tag) => o.Bind(tag), static s => s.Record(TimeSpan.FromTicks(1)), static o => o.Collect().Count, static o => o.Collect().Sum(reading => reading.Count)),
+                _ => Bound(registry.CreateCounter("memory.series"), static (c, tag) => c.Bind(tag), static s => s.Increment(), static c => c.Collect().Count, static c => c.Collect().Sum(reading => reading.Value)),
+            };
 
-                return new WrittenInstrument(() => histogram.Collect().Count, () => histogram.Collect().Sum(reading => reading.Count));
-            }
-
-            PartitionedCounter counter = registry.CreateCounter("memory.series");
             for (int i = 0; i < series; i++)
             {
-                counter.Bind(new KeyValuePair<string, object?>("series", i)).Increment();
+                write(i);
             }
 
-            return new WrittenInstrument(() => counter.Collect().Count, () => counter.Collect().Sum(reading => reading.Value));
+            long writes = series;
+            if (hotSeries > 0)
+            {
+                long[] perThread = new long[2];
+                long stopAt = Stopwatch.GetTimestamp() + Stopwatch.Frequency;
+                Thread[] threads = [.. Enumerable.Range(0, 2).Select(t => new Thread(() =>
+                {
+                    long count = 0;
+                    while (Stopwatch.GetTimestamp() < stopAt)
+                    {
+                        for (int i = 0; i < hotSeries; i++)
+                        {
+                            write(i);
+                        }
+
+                        count += hotSeries;
+                    }
+
+                    perThread[t] = count;
+                }))];
+                foreach (Thread thread in threads)
+                {
+                    thread.Start();
+                }
+
+                foreach (Thread thread in threads)
+                {
+                    thread.Join();
+                }
+
+                writes += perThread.Sum();
+            }
+
+            return new WrittenInstrument(collect, readWrites, writes);
+
+            // Binds every series up front (so the writes find them without a lookup) and writes series i through its bound handle.
+            (Action<int>, Func<int>, Func<long>) Bound<TInstrument, TSeries>(TInstrument created, Func<TInstrument, KeyValuePair<string, object?>, TSeries> bind, Action<TSeries> writeOne, Func<TInstrument, int> collectAll, Func<TInstrument, long> readAll)
+            {
+                var bound = new TSeries[series];
+                for (int i = 0; i < series; i++)
+                {
+                    bound[i] = bind(created, new KeyValuePair<string, object?>("series", i));
+                }
+
+                return (i => writeOne(bound[i]), () => collectAll(created), () => readAll(created));
+            }
+        }
+
+        // The process's resident memory (VmRSS), or null where /proc/self/status has none.
+        static long? ResidentBytes()
+        {
+            try
+            {
+                foreach (string line in File.ReadLines("/proc/self/status"))
+                {
+                    if (line.StartsWith("VmRSS:", StringComparison.Ordinal)
+                        && long.TryParse(line.AsSpan(6).Trim().TrimEnd("kB").Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out long kilobytes))
+                    {
+                        return kilobytes * 1024;
+                    }
+                }
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                // No /proc: no resident figure.
+            }
+
+            return null;
         }
 
         // The heap once the previous point's garbage is gone: a compacting full collection, its

@@ -83,19 +83,32 @@ var seriesOption = new Option<int[]>("--series")
 };
 var instrumentOption = new Option<string[]>("--instrument")
 {
-    Description = $"Comma-separated instrument kinds: {string.Join(", ", MemoryCommand.InstrumentKinds)} (default: all; histogram: default boundaries, 16 buckets).",
+    Description = $"Comma-separated instrument kinds: {string.Join(", ", MemoryCommand.InstrumentKinds)} (default: all; histogram: default boundaries, 16 buckets; exponential-histogram: its defaults; operation: count and elapsed time, no boundaries).",
     CustomParser = ParseInstrumentKinds,
     DefaultValueFactory = _ => [.. MemoryCommand.InstrumentKinds],
 };
-var memoryCsvOption = new Option<string?>("--csv") { Description = $"Write the results to this CSV file ({MemoryCommand.CsvHeader})." };
-var memory = new Command("memory", "Measures the bytes one series costs (GC heap and pinned heap, all-in) and the time of one collection of all series, per instrument kind, write path, partition count and series count.")
+var hotSeriesOption = new Option<int>("--hot-series")
 {
-    instrumentOption, partitionsOption, seriesOption, memoryCsvOption,
+    Description = "Before measuring, write this many of the series from 2 threads at once for a second (default 0).",
+    DefaultValueFactory = _ => 0,
+};
+hotSeriesOption.Validators.Add(result =>
+{
+    if (result.GetValueOrDefault<int>() < 0)
+    {
+        result.AddError("--hot-series must be 0 or more.");
+    }
+});
+var memoryCsvOption = new Option<string?>("--csv") { Description = $"Write the results to this CSV file ({MemoryCommand.CsvHeader})." };
+var memory = new Command("memory", "Measures the bytes one series costs (GC heap and pinned heap, all-in; and resident memory) and the time of one collection of all series, per instrument kind, write path, partition count and series count.")
+{
+    instrumentOption, partitionsOption, seriesOption, hotSeriesOption, memoryCsvOption,
 };
 memory.SetAction(parseResult => MemoryCommand.Run(
     parseResult.GetValue(instrumentOption)!,
     parseResult.GetValue(partitionsOption)!,
     parseResult.GetValue(seriesOption)!,
+    parseResult.GetValue(hotSeriesOption),
     parseResult.GetValue(memoryCsvOption),
     Console.Out,
     Console.Error));
