@@ -6,7 +6,7 @@ using ScalableMetrics.Naming;
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
-/// Writes one exposition format, chosen once (<see cref="Create"/>), as prometheus/common's
+/// Writes one exposition format, chosen once (<see cref="ExpositionFormat.CreateWriter"/>), as prometheus/common's
 /// <c>expfmt.NewEncoder(w, format)</c> and client_java's <c>ExpositionFormatWriter</c> choose
 /// theirs: a family's header, then its series. One implementation per format:
 /// <see cref="TextFormatWriter"/> (text 0.0.4), <see cref="OpenMetricsWriter"/> (OpenMetrics 1.0)
@@ -57,16 +57,6 @@ internal abstract class ExpositionWriter
 
     /// <summary>Where the format's bytes go.</summary>
     protected PrometheusTextWriter Output { get; } = new();
-
-    /// <summary>A writer of <paramref name="format"/>.</summary>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="format"/> is not a defined format.</exception>
-    public static ExpositionWriter Create(PrometheusExpositionFormat format) => format switch
-    {
-        PrometheusExpositionFormat.Text => new TextFormatWriter(),
-        PrometheusExpositionFormat.OpenMetrics => new OpenMetricsWriter(),
-        PrometheusExpositionFormat.Protobuf => new ProtobufWriter(),
-        _ => throw new ArgumentOutOfRangeException(nameof(format), format, "Not a format the exposition writes: Text, OpenMetrics or Protobuf."),
-    };
 
     /// <summary>Forgets what was written: the bytes and the series seen.</summary>
     public virtual void Clear()
