@@ -24,12 +24,22 @@ internal abstract class LineFormatWriter : ExpositionWriter
     private readonly ClassicBuckets _classic = new();
     private readonly SampleNames _names = new();
 
+    // Each histogram series' lines up to their values, in this writer's format.
+    private readonly LabelBlockCache<HistogramLineTemplate[]> _histogramLines = new();
+
     // Each bucket position's boundary as last formatted (its bits, and its text at position ×
     // stride): the series of a histogram share their boundaries, so an le value is formatted
     // once per instrument, not once per series. Checked by value, as the lists may be reused.
     private long[] _boundaryBits = [];
     private byte[] _boundaryTexts = [];
     private int[] _boundaryLengths = [];
+
+    /// <summary>Also starts the next scrape of the histogram lines kept per series.</summary>
+    public override void Clear()
+    {
+        base.Clear();
+        _histogramLines.BeginScrape();
+    }
 
     /// <inheritdoc/>
     public override void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, long value, Exemplar? exemplar = null)
@@ -247,13 +257,17 @@ internal abstract class LineFormatWriter : ExpositionWriter
         Output.Write((byte)'\n');
     }
 
+    /// <summary>The lines kept for <paramref name="labels"/> that fit <paramref name="name"/> and <paramref name="boundaries"/>, or null: for tests.</summary>
+    internal HistogramLineTemplate? KeptHistogramLines(LabelBlock labels, string name, IReadOnlyList<double> boundaries) =>
+        HistogramLineTemplate.FindIn(_histogramLines.Peek(labels), name, boundaries);
+
     /// <summary>The series' kept lines for this format, rendered again where missing or stale.</summary>
     private HistogramLineTemplate LinesOf(string name, LabelBlock labels, IReadOnlyList<double> boundaries)
     {
-        bool openMetrics = Format == PrometheusExpositionFormat.OpenMetrics;
-        if (labels.FindHistogramLines(openMetrics, name, boundaries) is { } kept)
+        ref HistogramLineTemplate[]? kept = ref _histogramLines.Find(labels);
+        if (HistogramLineTemplate.FindIn(kept, name, boundaries) is { } found)
         {
-            return kept;
+            return found;
         }
 
         // Rendered at the end of the output, as the lines would be, then taken out of it.
@@ -281,7 +295,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
         byte[] text = Output.WrittenSpan[start..].ToArray();
         Output.Truncate(start);
         HistogramLineTemplate built = new(name, boundaries, text, ends);
-        labels.KeepHistogramLines(openMetrics, built);
+        kept = HistogramLineTemplate.Keep(kept, built);
         return built;
     }
 

@@ -19,11 +19,11 @@ internal sealed class ProtobufWriter : ExpositionWriter
     /// <inheritdoc/>
     public override PrometheusExpositionFormat Format => PrometheusExpositionFormat.Protobuf;
 
-    /// <summary>Also drops the family begun, if any (a scrape starting over).</summary>
+    /// <summary>Also drops the family begun, if any, and starts the next scrape of the labels kept per series (a scrape starting over).</summary>
     public override void Clear()
     {
         base.Clear();
-        _family.Discard();
+        _family.Restart();
     }
 
     /// <summary>Ends the family before, and begins this one's message: name, help and type.</summary>

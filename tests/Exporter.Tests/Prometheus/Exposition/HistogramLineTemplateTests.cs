@@ -4,7 +4,7 @@ using ScalableMetrics.Exporter.Prometheus.Exposition;
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
 /// <summary>
-/// A histogram series' lines are kept on its label block between scrapes (<see cref="HistogramLineTemplate"/>);
+/// A histogram series' lines are kept by the writer for its label block between scrapes (<see cref="HistogramLineTemplate"/>);
 /// a block shared by families of other names or boundaries, or written in both text formats, must
 /// never lend one family's lines to another: the kept-line writer writes what the checked writer does,
 /// from cumulative counts and from a reader's bucket counts alike.
@@ -56,15 +56,15 @@ public sealed class HistogramLineTemplateTests
         long[] counts = [1, 2, 3];
 
         Write(writer, "a", labels, boundaries, counts);
-        HistogramLineTemplate? a = labels.FindHistogramLines(openMetrics: false, "a", boundaries);
+        HistogramLineTemplate? a = writer.KeptHistogramLines(labels, "a", boundaries);
         Write(writer, "b", labels, boundaries, counts);
         Write(writer, "a", labels, boundaries, counts);
 
         Assert.NotNull(a);
-        Assert.Same(a, labels.FindHistogramLines(openMetrics: false, "a", boundaries));
-        Assert.NotNull(labels.FindHistogramLines(openMetrics: false, "b", boundaries));
-        Assert.Null(labels.FindHistogramLines(openMetrics: true, "a", boundaries));
-        Assert.Null(labels.FindHistogramLines(openMetrics: false, "a", [1, 3]));
+        Assert.Same(a, writer.KeptHistogramLines(labels, "a", boundaries));
+        Assert.NotNull(writer.KeptHistogramLines(labels, "b", boundaries));
+        Assert.Null(new OpenMetricsWriter().KeptHistogramLines(labels, "a", boundaries));
+        Assert.Null(writer.KeptHistogramLines(labels, "a", [1, 3]));
     }
 
     [Fact]
@@ -73,15 +73,15 @@ public sealed class HistogramLineTemplateTests
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
         var writer = new TextFormatWriter { ChecksDuplicates = false };
         double[] boundaries = [1];
-        for (int i = 0; i <= LabelBlock.MaxKeptHistogramLines; i++)
+        for (int i = 0; i <= HistogramLineTemplate.MaxKeptPerBlock; i++)
         {
             Write(writer, "f" + i, labels, boundaries, [1, 2]);
         }
 
         // The oldest made room for the newest.
-        Assert.Null(labels.FindHistogramLines(openMetrics: false, "f0", boundaries));
-        Assert.NotNull(labels.FindHistogramLines(openMetrics: false, "f1", boundaries));
-        Assert.NotNull(labels.FindHistogramLines(openMetrics: false, "f" + LabelBlock.MaxKeptHistogramLines, boundaries));
+        Assert.Null(writer.KeptHistogramLines(labels, "f0", boundaries));
+        Assert.NotNull(writer.KeptHistogramLines(labels, "f1", boundaries));
+        Assert.NotNull(writer.KeptHistogramLines(labels, "f" + HistogramLineTemplate.MaxKeptPerBlock, boundaries));
     }
 
     private static string Write(LineFormatWriter writer, string name, LabelBlock labels, double[] boundaries, long[] counts)
