@@ -29,12 +29,12 @@ internal static class ScrapeBenchmarkRegistry
 
     /// <summary>The body the endpoint serves, as an array to check (copied once per collection).</summary>
     public static byte[] Serve(PrometheusScraper scraper, PrometheusExpositionFormat format) =>
-        scraper.ScrapeSharedAsync(format, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+        scraper.ScrapeSharedAsync(ExpositionFormat.Of(format), Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
 
     /// <summary>A scrape as the endpoint takes it: the body leased in the buffer its collection wrote, without the public
     /// <c>ScrapeAsync</c>'s copy for its caller; dispose it to give the buffer back.</summary>
     public static ScrapeBodyLease Lease(PrometheusScraper scraper, PrometheusExpositionFormat format) =>
-        scraper.LeaseAsync(format, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+        scraper.LeaseAsync(ExpositionFormat.Of(format), Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
 
     /// <summary>The length of a scrape's body as the endpoint takes it (<see cref="Lease"/>).</summary>
     public static int ServedLength(PrometheusScraper scraper, PrometheusExpositionFormat format)

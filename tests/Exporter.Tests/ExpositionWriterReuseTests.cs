@@ -13,8 +13,8 @@ public sealed class ExpositionWriterReuseTests
     [Fact]
     public void HistogramsOfOtherBoundariesInTurnEachWriteTheirOwn()
     {
-        // Series "a" twice, as two scrapes would write it: the duplicate check is for one scrape.
-        var writer = new TextFormatWriter { ChecksDuplicates = false };
+        // Series "a" twice, as two scrapes would write it, without a Clear between them.
+        var writer = new TextFormatWriter();
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], [new("route", "/a")]);
         List<double> reused = [1, 2.5];
 

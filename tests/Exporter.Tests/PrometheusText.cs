@@ -59,7 +59,7 @@ public static class PrometheusText
             sampled.Add(owner);
             family = owner;
 
-            string key = sample.Name + "{" + string.Join(",", sample.Labels.Where(l => l.Value.Length > 0).OrderBy(l => l.Key, StringComparer.Ordinal).Select(l => l.Key + "=" + l.Value)) + "}";
+            string key = SeriesKey(sample.Name, sample.Labels);
             Assert.True(series.Add(key), $"Two samples of one series as Prometheus stores it: {key}");
             bool mustNotBeNegative = type == "counter" || (type is "summary" or "histogram" && sample.Name != family);
             if (mustNotBeNegative)
@@ -72,6 +72,21 @@ public static class PrometheusText
 
         return samples;
     }
+
+    /// <summary>
+    /// The samples of OpenMetrics text, less strictly than <see cref="Parse"/> reads text 0.0.4:
+    /// each sample line's name, labels and value (its timestamp and exemplar skipped); the
+    /// metadata lines are not checked, and the text must end with <c># EOF</c>.
+    /// </summary>
+    public static IReadOnlyList<PrometheusSample> ParseOpenMetrics(string text)
+    {
+        Assert.EndsWith("# EOF\n", text);
+        return [.. text[..^"# EOF\n".Length].Split('\n').Where(static line => line.Length > 0 && !line.StartsWith('#')).Select(static line => ParseSample(line, openMetrics: true))];
+    }
+
+    /// <summary>A series as Prometheus stores it: the sample name and its labels sorted, those of empty value left out.</summary>
+    public static string SeriesKey(string name, IEnumerable<KeyValuePair<string, string>> labels) =>
+        name + "{" + string.Join(",", labels.Where(l => l.Value.Length > 0).OrderBy(l => l.Key, StringComparer.Ordinal).Select(l => l.Key + "=" + l.Value)) + "}";
 
     /// <summary>The one sample named <paramref name="name"/> whose labels include all of <paramref name="labels"/>.</summary>
     public static PrometheusSample Single(IReadOnlyList<PrometheusSample> samples, string name, params (string Name, string Value)[] labels) =>
@@ -90,7 +105,7 @@ public static class PrometheusText
         _ => sample == family,
     };
 
-    private static PrometheusSample ParseSample(string line)
+    private static PrometheusSample ParseSample(string line, bool openMetrics = false)
     {
         int i = 0;
         while (i < line.Length && (char.IsAsciiLetterOrDigit(line[i]) || line[i] is '_' or ':'))
@@ -156,7 +171,13 @@ public static class PrometheusText
         }
 
         Assert.Equal(' ', line[i]);
+        // OpenMetrics: a timestamp, an exemplar (# {labels} value [timestamp]) or both may follow the value.
         string number = line[(i + 1)..];
+        if (openMetrics && number.IndexOf(' ', StringComparison.Ordinal) is var end and >= 0)
+        {
+            number = number[..end];
+        }
+
         Assert.Matches(@"^([-+]?[0-9.]+([eE][-+]?[0-9]+)?|NaN|[+-]Inf)$", number);
         _ = double.Parse(number.Replace("Inf", "Infinity", StringComparison.Ordinal), CultureInfo.InvariantCulture);
         return new PrometheusSample(name, labels, number);

@@ -1,6 +1,7 @@
 using System.Diagnostics.Metrics;
 using System.Runtime.InteropServices;
 using System.Text;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace ScalableMetrics.Exporter.Tests;
@@ -23,7 +24,7 @@ public sealed class ScrapeBodyLeaseTests
         registry.CreateObservableGauge("slow", () => Slow(gate));
         var scraper = new PrometheusScraper(registry, Scope);
 
-        Task<ScrapeBodyLease>[] waiting = [.. Enumerable.Range(0, Scrapers).Select(_ => scraper.LeaseAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None))];
+        Task<ScrapeBodyLease>[] waiting = [.. Enumerable.Range(0, Scrapers).Select(_ => scraper.LeaseAsync(ExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None))];
         gate.Set();
         ScrapeBodyLease[] leases = await Task.WhenAll(waiting);
 
@@ -87,7 +88,7 @@ public sealed class ScrapeBodyLeaseTests
         var scraper = new PrometheusScraper(registry, Scope);
 
         // Nobody waits for the collection when it ends: its buffer goes back, to the next one.
-        await Assert.ThrowsAsync<TimeoutException>(() => scraper.LeaseAsync(PrometheusExpositionFormat.Text, TimeSpan.FromMilliseconds(50), CancellationToken.None));
+        await Assert.ThrowsAsync<TimeoutException>(() => scraper.LeaseAsync(ExpositionFormat.Text, TimeSpan.FromMilliseconds(50), CancellationToken.None));
         gate.Set();
         byte[] buffer;
         using (ScrapeBodyLease lease = await LeaseAsync(scraper))
@@ -108,8 +109,8 @@ public sealed class ScrapeBodyLeaseTests
         registry.CreateObservableGauge("slow", () => Slow(gate));
         var scraper = new PrometheusScraper(registry, Scope);
 
-        Task<ScrapeBodyLease> first = scraper.LeaseAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
-        Task<ScrapeBodyLease> second = scraper.LeaseAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
+        Task<ScrapeBodyLease> first = scraper.LeaseAsync(ExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
+        Task<ScrapeBodyLease> second = scraper.LeaseAsync(ExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
         gate.Set();
         ScrapeBodyLease disposedTwice = await first;
         using ScrapeBodyLease stillHeld = await second;
@@ -137,8 +138,8 @@ public sealed class ScrapeBodyLeaseTests
         registry.CreateObservableGauge("slow", () => Slow(gate));
         var scraper = new PrometheusScraper(registry, Scope);
 
-        Task<ScrapeBodyLease> first = scraper.LeaseAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
-        Task<ScrapeBodyLease> second = scraper.LeaseAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
+        Task<ScrapeBodyLease> first = scraper.LeaseAsync(ExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
+        Task<ScrapeBodyLease> second = scraper.LeaseAsync(ExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
         gate.Set();
         byte[] compressedBuffer;
         using (ScrapeBodyLease one = await first)
@@ -171,7 +172,7 @@ public sealed class ScrapeBodyLeaseTests
     }
 
     private static Task<ScrapeBodyLease> LeaseAsync(PrometheusScraper scraper) =>
-        scraper.LeaseAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
+        scraper.LeaseAsync(ExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None);
 
     private static byte[] BufferOf(ScrapeBodyLease lease) =>
         MemoryMarshal.TryGetArray(lease.Body, out ArraySegment<byte> segment) ? segment.Array! : throw new InvalidOperationException("The body is not an array's.");

@@ -27,7 +27,7 @@ internal sealed class PrometheusSerializer
     private readonly List<KeyValuePair<string, object?>> _tags = [];
     private readonly PrometheusTextWriter _labelScratch = new();
     private readonly List<RenderedCollection.FamilyRange> _written = [];
-    private readonly ExpositionWriter?[] _writers = new ExpositionWriter?[3];
+    private readonly Dictionary<ExpositionFormat, ExpositionWriter> _writers = [];
     private readonly List<double> _boundaries = [];
     private readonly List<long> _bucketCounts = [];
 
@@ -64,7 +64,19 @@ internal sealed class PrometheusSerializer
         }
 
         _entries.Sort(s_byGroupThenArrival);
-        return WriteEntries(_writers[(int)format] ??= ExpositionWriter.Create(format));
+        return WriteEntries(WriterOf(ExpositionFormat.Of(format)));
+    }
+
+    // Each format's writer, made on its first collection and kept with its caches.
+    private ExpositionWriter WriterOf(ExpositionFormat format)
+    {
+        if (!_writers.TryGetValue(format, out ExpositionWriter? writer))
+        {
+            writer = format.CreateWriter();
+            _writers.Add(format, writer);
+        }
+
+        return writer;
     }
 
     private RenderedCollection WriteEntries(ExpositionWriter output)

@@ -6,7 +6,7 @@ using ScalableMetrics.Naming;
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
-/// Writes one exposition format, chosen once (<see cref="Create"/>), as prometheus/common's
+/// Writes one exposition format, chosen once (<see cref="ExpositionFormat.CreateWriter"/>), as prometheus/common's
 /// <c>expfmt.NewEncoder(w, format)</c> and client_java's <c>ExpositionFormatWriter</c> choose
 /// theirs: a family's header, then its series. One implementation per format:
 /// <see cref="TextFormatWriter"/> (text 0.0.4), <see cref="OpenMetricsWriter"/> (OpenMetrics 1.0)
@@ -20,24 +20,14 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// <see cref="WriteExponentialHistogram(string, LabelBlock, ExponentialHistogramPoint, DateTimeOffset?)"/> and <see cref="WriteSummary"/> (in protobuf a series is
 /// one <c>Metric</c> message, never sample by sample).</para>
 /// <para>What every format shares is here: the label blocks the series come with
-/// (<see cref="LabelBlock"/>), a histogram's cumulative counts, and the duplicate check. With
-/// <see cref="ChecksDuplicates"/> (on in debug builds, and in the tests), a writer throws when a
-/// series repeats one already written since <see cref="Clear()"/> under the same name and labels:
-/// a series Prometheus would store once, keeping the first value and dropping the rest.</para>
+/// (<see cref="LabelBlock"/>) and a histogram's cumulative counts. A writer has one code path,
+/// the one production runs: that no series repeats one already written under the same name and
+/// labels (which Prometheus would store once, keeping the first value) is up to the sources, and
+/// the tests check it of the bytes written, through a parser of each format.</para>
 /// </remarks>
 internal abstract class ExpositionWriter
 {
-    private readonly HashSet<string> _written = new(StringComparer.Ordinal);
     private readonly List<long> _cumulativeScratch = [];
-
-    /// <summary>The default of <see cref="ChecksDuplicates"/>: on in debug builds; the tests turn it on for every writer.</summary>
-    public static bool ChecksDuplicatesByDefault { get; set; }
-#if DEBUG
-        = true;
-#endif
-
-    /// <summary>Whether a repeated series throws <see cref="InvalidOperationException"/>.</summary>
-    public bool ChecksDuplicates { get; init; } = ChecksDuplicatesByDefault;
 
     /// <summary>The format this writer writes.</summary>
     public abstract PrometheusExpositionFormat Format { get; }
@@ -58,22 +48,8 @@ internal abstract class ExpositionWriter
     /// <summary>Where the format's bytes go.</summary>
     protected PrometheusTextWriter Output { get; } = new();
 
-    /// <summary>A writer of <paramref name="format"/>.</summary>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="format"/> is not a defined format.</exception>
-    public static ExpositionWriter Create(PrometheusExpositionFormat format) => format switch
-    {
-        PrometheusExpositionFormat.Text => new TextFormatWriter(),
-        PrometheusExpositionFormat.OpenMetrics => new OpenMetricsWriter(),
-        PrometheusExpositionFormat.Protobuf => new ProtobufWriter(),
-        _ => throw new ArgumentOutOfRangeException(nameof(format), format, "Not a format the exposition writes: Text, OpenMetrics or Protobuf."),
-    };
-
-    /// <summary>Forgets what was written: the bytes and the series seen.</summary>
-    public virtual void Clear()
-    {
-        Output.Clear();
-        _written.Clear();
-    }
+    /// <summary>Forgets what was written, to write the next scrape.</summary>
+    public virtual void Clear() => Output.Clear();
 
     /// <summary>Forgets what was written, as <see cref="Clear()"/>, and writes next into <paramref name="buffer"/>, which it grows into a new one where it must.</summary>
     /// <param name="buffer">A buffer the caller lends until <see cref="Detach"/>.</param>
@@ -183,8 +159,7 @@ internal abstract class ExpositionWriter
     /// <summary>
     /// Where a format can, writes a series without exemplars straight from its bucket counts,
     /// summing them as it goes, rather than through <see cref="WriteCumulativeHistogram"/> from the
-    /// kept cumulative list: the same bytes. The text formats do, where no duplicate check is asked
-    /// for (<c>LineFormatWriter</c>); by default, none.
+    /// kept cumulative list: the same bytes. The text formats do (<c>LineFormatWriter</c>); by default, none.
     /// </summary>
     /// <returns>Whether the series was written; if not, the caller writes it through <see cref="WriteCumulativeHistogram"/>.</returns>
     protected virtual bool TryWriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created) => false;
@@ -259,13 +234,6 @@ internal abstract class ExpositionWriter
     protected virtual void EndFamily()
     {
     }
-
-    /// <summary>Remembers <paramref name="series"/> (its name and labels as the format identifies it); false if it was written since <see cref="Clear()"/>.</summary>
-    protected bool IsNew(string series) => _written.Add(series);
-
-    /// <summary>The error for a series written twice (<see cref="ChecksDuplicates"/>).</summary>
-    protected static InvalidOperationException Repeated(string series) =>
-        new($"The exposition repeats the series {series}; Prometheus would keep the first sample and drop this one.");
 
     // The cumulative count of each of the first boundaryCount buckets into the scratch list, and
     // the total (the +Inf bucket's), saturating as the series' cells do.

@@ -1,19 +1,21 @@
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
-/// One histogram series' lines up to their values, rendered once and kept on the series'
-/// <see cref="LabelBlock"/> between scrapes: <c>B_bucket{labels,le="…"} </c> for each boundary and
+/// One histogram series' lines up to their values, rendered once and kept by the text writer
+/// for the series' <see cref="LabelBlock"/> between scrapes (<see cref="LabelBlockCache{TValue}"/>): <c>B_bucket{labels,le="…"} </c> for each boundary and
 /// <c>+Inf</c>, then <c>B_sum{labels} </c> and <c>B_count{labels} </c>, so that a line is one copy
 /// and its value's digits.
 /// </summary>
 /// <remarks>
-/// Immutable once built, so that a scrape that finds it stale replaces it whole (a reference
-/// write) and a scrape still reading the old one reads consistent bytes. It is checked against
+/// Immutable once built: a scrape that finds it stale replaces it whole. It is checked against
 /// the family name and the boundaries by value on every use, as the label block may be shared by
 /// instruments and a boundary list reused: a mismatch rebuilds it, never writes other text.
 /// </remarks>
 internal sealed class HistogramLineTemplate
 {
+    /// <summary>How many families' lines are kept per label block (<see cref="Keep"/>).</summary>
+    public const int MaxKeptPerBlock = 8;
+
     private readonly byte[] _text;
 
     // Where each prefix ends in _text: bucket i at i, +Inf at boundaries, then _sum, then _count.
@@ -64,6 +66,47 @@ internal sealed class HistogramLineTemplate
         }
 
         return true;
+    }
+
+    /// <summary>
+    /// The lines of <paramref name="kept"/> (one label block's) that fit <paramref name="name"/> and
+    /// <paramref name="boundaries"/>, or null: several families may share a block (the empty tag
+    /// set is one object for every instrument of a meter), so each keeps its own.
+    /// </summary>
+    /// <param name="kept">The lines kept for one label block, or null for none.</param>
+    /// <param name="name">The family name.</param>
+    /// <param name="boundaries">The family's boundaries.</param>
+    public static HistogramLineTemplate? FindIn(HistogramLineTemplate[]? kept, string name, IReadOnlyList<double> boundaries)
+    {
+        foreach (HistogramLineTemplate lines in kept ?? [])
+        {
+            if (lines.Fits(name, boundaries))
+            {
+                return lines;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>
+    /// <paramref name="kept"/> with <paramref name="lines"/> in place of the lines of the same
+    /// family name (its boundaries changed), else of the oldest where <see cref="MaxKeptPerBlock"/> are kept.
+    /// </summary>
+    /// <param name="kept">The lines kept for one label block, or null for none; not changed.</param>
+    /// <param name="lines">The lines to keep.</param>
+    public static HistogramLineTemplate[] Keep(HistogramLineTemplate[]? kept, HistogramLineTemplate lines)
+    {
+        kept ??= [];
+        int replaced = Array.FindIndex(kept, k => string.Equals(k.Name, lines.Name, StringComparison.Ordinal));
+        if (replaced >= 0)
+        {
+            HistogramLineTemplate[] next = [.. kept];
+            next[replaced] = lines;
+            return next;
+        }
+
+        return kept.Length < MaxKeptPerBlock ? [.. kept, lines] : [.. kept.AsSpan(1), lines];
     }
 
     /// <summary>The bucket line at <paramref name="position"/> up to its value: a boundary's, or at the boundaries' count <c>le="+Inf"</c>.</summary>

@@ -11,19 +11,15 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// <remarks>
 /// Two blocks are equal when their text is: because the tag labels are sorted and empty values
 /// dropped, that is exactly when Prometheus would store the two series as one (prometheus/common
-/// <c>model.LabelSet</c>: a label with an empty value is no label). Immutable and thread-safe.
+/// <c>model.LabelSet</c>: a label with an empty value is no label). Immutable and thread-safe:
+/// what a format keeps per series (its histogram lines, its encoded labels) its writer keeps
+/// (<see cref="LabelBlockCache{TValue}"/>), so that one block serves every format and every writer.
 /// </remarks>
 internal sealed class LabelBlock : IEquatable<LabelBlock>
 {
-    /// <summary>How many families' histogram lines a label block keeps per format (<see cref="FindHistogramLines"/>).</summary>
-    public const int MaxKeptHistogramLines = 8;
-
     private readonly byte[] _utf8;
     private readonly KeyValuePair<string, string>[] _labels;
     private readonly int _hashCode;
-    private byte[]? _protobufLabels;
-    private HistogramLineTemplate[] _textHistogramLines = [];
-    private HistogramLineTemplate[] _openMetricsHistogramLines = [];
 
     private LabelBlock(byte[] utf8, KeyValuePair<string, string>[] labels)
     {
@@ -37,62 +33,8 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     /// <summary>The rendered labels, without the braces; empty for a series without labels.</summary>
     public ReadOnlySpan<byte> Utf8 => _utf8;
 
-    /// <summary>The labels as the <c>label</c> fields of the protobuf exposition's <c>Metric</c> message (<see cref="ProtobufMessages.MetricLabels"/>), encoded on the first protobuf scrape and kept.</summary>
-    /// <remarks>Two scrapes never run at once; were they to, both would encode the same bytes.</remarks>
-    public ReadOnlySpan<byte> ProtobufLabels => _protobufLabels ??= ProtobufMessages.MetricLabels(_labels);
-
-    /// <summary>
-    /// The histogram lines kept for this label block in a text format (<see cref="HistogramLineTemplate"/>)
-    /// that fit <paramref name="name"/> and <paramref name="boundaries"/>, or null: several families
-    /// may share a block (the empty tag set is one object for every instrument of a meter), so
-    /// each keeps its own, up to <see cref="MaxKeptHistogramLines"/>.
-    /// </summary>
-    /// <param name="openMetrics">Whether OpenMetrics' lines, else text 0.0.4's (their boundaries are spelled differently).</param>
-    /// <param name="name">The family name.</param>
-    /// <param name="boundaries">The family's boundaries.</param>
-    public HistogramLineTemplate? FindHistogramLines(bool openMetrics, string name, IReadOnlyList<double> boundaries)
-    {
-        foreach (HistogramLineTemplate lines in openMetrics ? _openMetricsHistogramLines : _textHistogramLines)
-        {
-            if (lines.Fits(name, boundaries))
-            {
-                return lines;
-            }
-        }
-
-        return null;
-    }
-
-    /// <summary>
-    /// Keeps <paramref name="lines"/>, in place of the lines kept for the same family name (its
-    /// boundaries changed), else of the oldest where <see cref="MaxKeptHistogramLines"/> are kept.
-    /// </summary>
-    /// <remarks>The list is replaced whole (copy on write), so that a scrape reading it meanwhile reads a consistent one.</remarks>
-    /// <param name="openMetrics">Whether OpenMetrics' lines, else text 0.0.4's.</param>
-    /// <param name="lines">The lines to keep.</param>
-    public void KeepHistogramLines(bool openMetrics, HistogramLineTemplate lines)
-    {
-        ref HistogramLineTemplate[] kept = ref openMetrics ? ref _openMetricsHistogramLines : ref _textHistogramLines;
-        int replaced = Array.FindIndex(kept, k => string.Equals(k.Name, lines.Name, StringComparison.Ordinal));
-        if (replaced < 0 && kept.Length < MaxKeptHistogramLines)
-        {
-            kept = [.. kept, lines];
-            return;
-        }
-
-        HistogramLineTemplate[] next = replaced >= 0 ? [.. kept] : [.. kept.AsSpan(1)];
-        if (replaced >= 0)
-        {
-            next[replaced] = lines;
-        }
-        else
-        {
-            next = [.. next, lines];
-        }
-
-        kept = next;
-    }
-
+    /// <summary>The labels as rendered, name and value unescaped, in the order of <see cref="Utf8"/>: what the protobuf exposition encodes.</summary>
+    public IReadOnlyList<KeyValuePair<string, string>> Labels => _labels;
 
     /// <summary>
     /// Renders <paramref name="scopeLabels"/> as they are, then <paramref name="tags"/>: each key

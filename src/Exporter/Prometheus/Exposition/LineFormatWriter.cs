@@ -1,4 +1,3 @@
-using System.Text;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Naming;
@@ -24,12 +23,22 @@ internal abstract class LineFormatWriter : ExpositionWriter
     private readonly ClassicBuckets _classic = new();
     private readonly SampleNames _names = new();
 
+    // Each histogram series' lines up to their values, in this writer's format.
+    private readonly LabelBlockCache<HistogramLineTemplate[]> _histogramLines = new();
+
     // Each bucket position's boundary as last formatted (its bits, and its text at position ×
     // stride): the series of a histogram share their boundaries, so an le value is formatted
     // once per instrument, not once per series. Checked by value, as the lists may be reused.
     private long[] _boundaryBits = [];
     private byte[] _boundaryTexts = [];
     private int[] _boundaryLengths = [];
+
+    /// <summary>Also starts the next scrape of the histogram lines kept per series.</summary>
+    public override void Clear()
+    {
+        base.Clear();
+        _histogramLines.BeginScrape();
+    }
 
     /// <inheritdoc/>
     public override void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, long value, Exemplar? exemplar = null)
@@ -49,16 +58,10 @@ internal abstract class LineFormatWriter : ExpositionWriter
         Output.Write((byte)'\n');
     }
 
-    /// <summary>The sample's line in one piece where no duplicate check is asked for (<see cref="ExpositionWriter.ChecksDuplicates"/>), then OpenMetrics' <c>_created</c>.</summary>
+    /// <summary>The sample's line in one piece, then OpenMetrics' <c>_created</c>.</summary>
     /// <inheritdoc/>
     public override void WriteCounterSeries(string name, ExportedKind kind, LabelBlock labels, ReadOnlySpan<byte> labelText, long value, Exemplar? exemplar, DateTimeOffset? created)
     {
-        if (ChecksDuplicates)
-        {
-            base.WriteCounterSeries(name, kind, labels, labelText, value, exemplar, created);
-            return;
-        }
-
         Output.WriteSample(_names.Get(name, string.Empty), labelText, default, default, value, endLine: exemplar is null);
         if (exemplar is not null)
         {
@@ -93,14 +96,15 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <inheritdoc/>
     protected override void WriteCumulativeHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?>? exemplars)
     {
-        if (ChecksDuplicates || exemplars is not null)
+        // A bucket's exemplar follows its value: those lines are written whole, not from kept prefixes.
+        if (exemplars is not null)
         {
             for (int i = 0; i < boundaries.Count; i++)
             {
-                WriteBucket(name, labels, BoundaryText(i, boundaries[i]), cumulativeCounts[i], exemplars?[i]);
+                WriteBucket(name, labels, BoundaryText(i, boundaries[i]), cumulativeCounts[i], exemplars[i]);
             }
 
-            WriteBucket(name, labels, "+Inf"u8, count, exemplars?[boundaries.Count]);
+            WriteBucket(name, labels, "+Inf"u8, count, exemplars[boundaries.Count]);
         }
         else
         {
@@ -122,15 +126,10 @@ internal abstract class LineFormatWriter : ExpositionWriter
         WriteCreated(name, ExportedKind.Histogram, labels, created);
     }
 
-    /// <summary>Where no duplicate check is asked for, the lines from the series' kept prefixes, the counts summed as they are written.</summary>
+    /// <summary>The lines from the series' kept prefixes, the counts summed as they are written.</summary>
     /// <inheritdoc/>
     protected override bool TryWriteHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, ReadOnlySpan<long> bucketCounts, double sum, DateTimeOffset? created)
     {
-        if (ChecksDuplicates)
-        {
-            return false;
-        }
-
         HistogramLineTemplate lines = LinesOf(name, labels, boundaries);
         int count = boundaries.Count;
         long cumulative = 0;
@@ -157,7 +156,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
 
     /// <summary>
     /// The <c>_sum</c> and <c>_count</c> samples from their kept prefixes, in the format's order:
-    /// the same bytes as <see cref="WriteCountAndSum(string, LabelBlock, long, double, bool)"/> where no duplicate check is asked for.
+    /// the same bytes as <see cref="WriteCountAndSum(string, LabelBlock, long, double, bool)"/>.
     /// </summary>
     /// <param name="lines">The series' kept lines.</param>
     /// <param name="count">The series' count.</param>
@@ -190,8 +189,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
     }
 
     /// <summary>
-    /// <c>name suffix{labels,extra="value"} </c>: a sample up to its value, checked against the
-    /// series written before it (<see cref="ExpositionWriter.ChecksDuplicates"/>).
+    /// <c>name suffix{labels,extra="value"} </c>: a sample up to its value.
     /// </summary>
     /// <param name="name">The family name, or its first <paramref name="nameLength"/> characters.</param>
     /// <param name="nameLength">How much of <paramref name="name"/> is the sample's name: OpenMetrics' counter family is its sample name less <c>_total</c>.</param>
@@ -201,13 +199,12 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <param name="extraLabelValue">Its value.</param>
     protected void WriteNameAndLabels(string name, int nameLength, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
     {
-        int start = Output.WrittenSpan.Length;
         Output.Write(_names.Get(name, nameLength, suffix));
 
         // No braces for no labels, as both specifications' examples write such a sample (foo_count 17).
         if (labels.Utf8.IsEmpty && extraLabelName is null)
         {
-            FinishNameAndLabels(start);
+            Output.Write((byte)' ');
             return;
         }
 
@@ -226,34 +223,35 @@ internal abstract class LineFormatWriter : ExpositionWriter
             Output.Write((byte)'"');
         }
 
-        Output.Write((byte)'}');
-        FinishNameAndLabels(start);
+        Output.Write("} "u8);
     }
 
     /// <summary>One <c>_bucket</c> sample, its <c>le</c> already formatted: the same line as
     /// <see cref="WriteSample(string, string, LabelBlock, string?, double, long, Exemplar?)"/> with the extra label <c>le</c> writes.</summary>
     private void WriteBucket(string name, LabelBlock labels, ReadOnlySpan<byte> boundary, long count, Exemplar? exemplar)
     {
-        int start = Output.WrittenSpan.Length;
         Output.Write(_names.Get(name, "_bucket"));
         Output.Write((byte)'{');
         Output.Write(labels.Utf8);
         Output.Write(labels.Utf8.IsEmpty ? "le=\""u8 : ",le=\""u8);
         Output.Write(boundary);
-        Output.Write("\"}"u8);
-        FinishNameAndLabels(start);
+        Output.Write("\"} "u8);
         Output.Write(count);
         WriteExemplar(exemplar);
         Output.Write((byte)'\n');
     }
 
+    /// <summary>The lines kept for <paramref name="labels"/> that fit <paramref name="name"/> and <paramref name="boundaries"/>, or null: for tests.</summary>
+    internal HistogramLineTemplate? KeptHistogramLines(LabelBlock labels, string name, IReadOnlyList<double> boundaries) =>
+        HistogramLineTemplate.FindIn(_histogramLines.Peek(labels), name, boundaries);
+
     /// <summary>The series' kept lines for this format, rendered again where missing or stale.</summary>
     private HistogramLineTemplate LinesOf(string name, LabelBlock labels, IReadOnlyList<double> boundaries)
     {
-        bool openMetrics = Format == PrometheusExpositionFormat.OpenMetrics;
-        if (labels.FindHistogramLines(openMetrics, name, boundaries) is { } kept)
+        ref HistogramLineTemplate[]? kept = ref _histogramLines.Find(labels);
+        if (HistogramLineTemplate.FindIn(kept, name, boundaries) is { } found)
         {
-            return kept;
+            return found;
         }
 
         // Rendered at the end of the output, as the lines would be, then taken out of it.
@@ -281,7 +279,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
         byte[] text = Output.WrittenSpan[start..].ToArray();
         Output.Truncate(start);
         HistogramLineTemplate built = new(name, boundaries, text, ends);
-        labels.KeepHistogramLines(openMetrics, built);
+        kept = HistogramLineTemplate.Keep(kept, built);
         return built;
     }
 
@@ -324,22 +322,5 @@ internal abstract class LineFormatWriter : ExpositionWriter
         _boundaryBits[position] = bits;
         _boundaryLengths[position] = text.Length;
         return _boundaryTexts.AsSpan(position * BoundaryTextStride, text.Length);
-    }
-
-    private void FinishNameAndLabels(int start)
-    {
-        if (ChecksDuplicates)
-        {
-            // The name and label text identify the series: the label block is canonical (sorted,
-            // no empty value) and the extra label comes last.
-            string series = Encoding.UTF8.GetString(Output.WrittenSpan[start..]);
-            if (!IsNew(series))
-            {
-                Output.Truncate(start);
-                throw Repeated(series);
-            }
-        }
-
-        Output.Write((byte)' ');
     }
 }

@@ -15,8 +15,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// before it; the delimited families, like the text format's, follow one another, so a family
 /// written by another writer can be copied in as it is. The message is encoded in place into one
 /// buffer kept from scrape to scrape (<see cref="ProtobufBuffer"/>), a series' labels copied from the
-/// bytes its label block keeps (<see cref="LabelBlock.ProtobufLabels"/>): once the buffer has grown
-/// to fit a family, a scrape allocates nothing per message.</para>
+/// bytes kept for its label block (<see cref="LabelBlockCache{TValue}"/>), encoded on the series'
+/// first scrape: once the buffer has grown to fit a family, a scrape allocates nothing per message.</para>
 /// <para>Names are the text format 0.0.4's: a counter's family is its sample name <c>B_total</c>,
 /// as client_golang's protobuf exposition names it. No <c>_created</c>: Prometheus 2.42 reads no
 /// created timestamp from protobuf. Not thread-safe: a scrape at a time.</para>
@@ -24,6 +24,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 internal sealed class ProtobufFamilyWriter
 {
     private readonly ProtobufBuffer _family = new();
+
+    // Each series' labels as the label fields of its Metric message (ProtobufMessages.MetricLabels).
+    private readonly LabelBlockCache<byte[]> _labels = new();
     private bool _begun;
 
     /// <summary>The type of the family begun.</summary>
@@ -127,8 +130,12 @@ internal sealed class ProtobufFamilyWriter
         _family.EndMessage(metric);
     }
 
-    /// <summary>Drops the family begun, if any (a scrape starting over).</summary>
-    public void Discard() => _begun = false;
+    /// <summary>Starts a scrape over: drops the family begun, if any, and begins the next scrape of the kept labels (<see cref="LabelBlockCache{TValue}.BeginScrape"/>).</summary>
+    public void Restart()
+    {
+        _begun = false;
+        _labels.BeginScrape();
+    }
 
     /// <summary>Ends the family begun: writes its delimited message to <paramref name="output"/>.</summary>
     public void End(PrometheusTextWriter output)
@@ -194,7 +201,8 @@ internal sealed class ProtobufFamilyWriter
         }
 
         int metric = _family.BeginMessage(ProtobufMessages.FamilyMetric);
-        _family.Raw(labels.ProtobufLabels);
+        ref byte[]? encoded = ref _labels.Find(labels);
+        _family.Raw(encoded ??= ProtobufMessages.MetricLabels(labels.Labels));
         return metric;
     }
 }

@@ -19,11 +19,11 @@ internal sealed class ProtobufWriter : ExpositionWriter
     /// <inheritdoc/>
     public override PrometheusExpositionFormat Format => PrometheusExpositionFormat.Protobuf;
 
-    /// <summary>Also drops the family begun, if any (a scrape starting over).</summary>
+    /// <summary>Also drops the family begun, if any, and starts the next scrape of the labels kept per series (a scrape starting over).</summary>
     public override void Clear()
     {
         base.Clear();
-        _family.Discard();
+        _family.Restart();
     }
 
     /// <summary>Ends the family before, and begins this one's message: name, help and type.</summary>
@@ -51,7 +51,6 @@ internal sealed class ProtobufWriter : ExpositionWriter
     /// <inheritdoc/>
     public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramPoint point, DateTimeOffset? created = null)
     {
-        CheckSeries(name, labels);
         _family.AddNativeHistogram(labels, point, point.ClassicBoundaries.Count > 0 ? _classic.Of(point) : null);
     }
 
@@ -59,7 +58,6 @@ internal sealed class ProtobufWriter : ExpositionWriter
     /// <inheritdoc/>
     public override void WriteSummary(string name, LabelBlock labels, long count, double sum, DateTimeOffset? created = null)
     {
-        CheckSeries(name, labels);
         _family.AddSummary(labels, count, sum);
     }
 
@@ -67,7 +65,6 @@ internal sealed class ProtobufWriter : ExpositionWriter
     /// <inheritdoc/>
     protected override void WriteCumulativeHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?>? exemplars)
     {
-        CheckSeries(name, labels);
         _family.AddHistogram(labels, boundaries, cumulativeCounts, count, sum, exemplars);
     }
 
@@ -81,15 +78,6 @@ internal sealed class ProtobufWriter : ExpositionWriter
             throw new InvalidOperationException($"The protobuf exposition writes a histogram's or summary's series whole, not its sample {name}{suffix}.");
         }
 
-        CheckSeries(name, labels);
         _family.AddValue(labels, value, exemplar);
-    }
-
-    private void CheckSeries(string name, LabelBlock labels)
-    {
-        if (ChecksDuplicates && !IsNew(name + "{" + labels + "}"))
-        {
-            throw Repeated($"{name}{{{labels}}}");
-        }
     }
 }

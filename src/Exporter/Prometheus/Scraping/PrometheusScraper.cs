@@ -49,22 +49,16 @@ public sealed partial class PrometheusScraper : IDisposable
     private readonly ILogger _logger;
 
     // What a scrape writes after target_info, in this order: the registry, the listened meters,
-    // What a scrape writes after target_info, in this order: the registry, the listened meters,
     // the library's own families, then the sources other packages add (the MeterProvider's other meters).
     private readonly IScrapeSource[] _sources;
 
     // How long each format's last collection took (the self-metrics' scrape duration).
     private readonly ScrapeDurations _durations = new();
 
-    // One per format, made on the first scrape of that format: each coalescer serves one format.
-    private readonly ExpositionWriter?[] _writers = new ExpositionWriter?[3];
+    // Each exposition format's coalescer and writer: scrapes of one format share a body, never another's.
+    private readonly Dictionary<ExpositionFormat, ScrapedFormat> _formats;
     private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
     private LabelBlock? _targetInfo;
-
-    // One coalescer per exposition format: scrapes of one format share a body, never another's.
-    private readonly ScrapeCoalescer _text;
-    private readonly ScrapeCoalescer _openMetrics;
-    private readonly ScrapeCoalescer _protobuf;
 
     // Canceled, never disposed, by Dispose: a scrape may still be linking its token to it.
     private readonly CancellationTokenSource _disposing = new();
@@ -112,13 +106,11 @@ public sealed partial class PrometheusScraper : IDisposable
         }
 
         _sources = [.. sources];
-        _text = new ScrapeCoalescer(buffer => CollectAsync(PrometheusExpositionFormat.Text, buffer));
-        _openMetrics = new ScrapeCoalescer(buffer => CollectAsync(PrometheusExpositionFormat.OpenMetrics, buffer));
-        _protobuf = new ScrapeCoalescer(buffer => CollectAsync(PrometheusExpositionFormat.Protobuf, buffer));
+        _formats = ExpositionFormat.All.ToDictionary(static format => format, format => new ScrapedFormat(format, CollectAsync));
     }
 
     /// <summary>How many collections ran: fewer than the scrapes when concurrent ones were coalesced. For tests.</summary>
-    internal int Collections => _text.Collections + _openMetrics.Collections + _protobuf.Collections;
+    internal int Collections => _formats.Values.Sum(static format => format.Coalescer.Collections);
 
     /// <summary>
     /// The resource attributes (<c>service.name</c>, <c>service.instance.id</c>,
@@ -138,12 +130,8 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <summary>The content type of a scrape in <paramref name="format"/>.</summary>
     /// <param name="format">The format.</param>
     /// <returns><see cref="OpenMetricsContentType"/>, <see cref="ProtobufContentType"/> or <see cref="ContentType"/>.</returns>
-    public static string ContentTypeOf(PrometheusExpositionFormat format) => format switch
-    {
-        PrometheusExpositionFormat.OpenMetrics => OpenMetricsContentType,
-        PrometheusExpositionFormat.Protobuf => ProtobufContentType,
-        _ => ContentType,
-    };
+    public static string ContentTypeOf(PrometheusExpositionFormat format) =>
+        format is PrometheusExpositionFormat.OpenMetrics or PrometheusExpositionFormat.Protobuf ? ExpositionFormat.Of(format).ContentType : ContentType;
 
     /// <summary>Reads the registry (and the <c>MeterProvider</c>, if any) and returns the scrape in the text format 0.0.4.</summary>
     /// <param name="cancellationToken">Cancels the wait for a scrape in progress; a scrape, once started, runs to its end.</param>
@@ -164,13 +152,10 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
     public async Task<byte[]> ScrapeAsync(PrometheusExpositionFormat format, CancellationToken cancellationToken = default)
     {
-        if (format is not (PrometheusExpositionFormat.Text or PrometheusExpositionFormat.OpenMetrics or PrometheusExpositionFormat.Protobuf))
-        {
-            throw new ArgumentOutOfRangeException(nameof(format), format, "Not a format the scraper writes: Text, OpenMetrics or Protobuf.");
-        }
+        ExpositionFormat chosen = ExpositionFormat.Of(format, nameof(format));
 
         // The caller's own array, copied from the shared body once; the body's buffer goes back when the lease ends.
-        using ScrapeBodyLease lease = await LeaseAsync(format, Timeout.InfiniteTimeSpan, cancellationToken).ConfigureAwait(false);
+        using ScrapeBodyLease lease = await LeaseAsync(chosen, Timeout.InfiniteTimeSpan, cancellationToken).ConfigureAwait(false);
         return lease.Body.ToArray();
     }
 
@@ -178,7 +163,7 @@ public sealed partial class PrometheusScraper : IDisposable
     /// The scrape's body in <paramref name="format"/>, shared with every scrape of that format that joined the same collection: write it, never change it.
     /// </summary>
     /// <remarks>An array of the body's length, copied once per collection, for callers that keep it (tests, benchmarks' checks); a response is written from <see cref="LeaseAsync"/>'s body, never a copy.</remarks>
-    /// <param name="format">The format (Text, OpenMetrics or Protobuf).</param>
+    /// <param name="format">The format.</param>
     /// <param name="timeout">How long to wait for the body (<see cref="Timeout.InfiniteTimeSpan"/> for ever); past it, the
     /// scrape is logged and fails, and the collection, left to run, serves the scrapes that join it before it ends.</param>
     /// <param name="cancellationToken">Cancels the wait (not the collection).</param>
@@ -186,7 +171,7 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <exception cref="ObjectDisposedException">This scraper was disposed before or while waiting, or the <c>MeterProvider</c>'s exporter is.</exception>
     /// <exception cref="InvalidOperationException">The collection failed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
-    internal async Task<byte[]> ScrapeSharedAsync(PrometheusExpositionFormat format, TimeSpan timeout, CancellationToken cancellationToken)
+    internal async Task<byte[]> ScrapeSharedAsync(ExpositionFormat format, TimeSpan timeout, CancellationToken cancellationToken)
     {
         using ScrapeBodyLease lease = await LeaseAsync(format, timeout, cancellationToken).ConfigureAwait(false);
         return lease.SharedArray();
@@ -197,7 +182,7 @@ public sealed partial class PrometheusScraper : IDisposable
     /// with every scrape of that format that joined the same collection and held until the lease
     /// is disposed: write it, never change it, and dispose the lease when the response is written.
     /// </summary>
-    /// <param name="format">The format (Text, OpenMetrics or Protobuf).</param>
+    /// <param name="format">The format.</param>
     /// <param name="timeout">How long to wait for the body (<see cref="Timeout.InfiniteTimeSpan"/> for ever); past it, the
     /// scrape is logged and fails, and the collection, left to run, serves the scrapes that join it before it ends.</param>
     /// <param name="cancellationToken">Cancels the wait (not the collection).</param>
@@ -205,20 +190,14 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <exception cref="ObjectDisposedException">This scraper was disposed before or while waiting, or the <c>MeterProvider</c>'s exporter is.</exception>
     /// <exception cref="InvalidOperationException">The collection failed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
-    internal async Task<ScrapeBodyLease> LeaseAsync(PrometheusExpositionFormat format, TimeSpan timeout, CancellationToken cancellationToken)
+    internal async Task<ScrapeBodyLease> LeaseAsync(ExpositionFormat format, TimeSpan timeout, CancellationToken cancellationToken)
     {
         CancellationToken disposing = _disposing.Token;
         ObjectDisposedException.ThrowIf(disposing.IsCancellationRequested, this);
 
         // Before joining: WaitAsync returns a collection already finished even to a canceled token.
         cancellationToken.ThrowIfCancellationRequested();
-        ScrapeCoalescer coalescer = format switch
-        {
-            PrometheusExpositionFormat.OpenMetrics => _openMetrics,
-            PrometheusExpositionFormat.Protobuf => _protobuf,
-            _ => _text,
-        };
-        CoalescedCollection collection = coalescer.JoinOrStart();
+        CoalescedCollection collection = _formats[format].Coalescer.JoinOrStart();
         try
         {
             using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, disposing);
@@ -249,7 +228,7 @@ public sealed partial class PrometheusScraper : IDisposable
 
     // One collection in one format, written into the buffer its coalescer lends and handed back
     // in it; they run one at a time, as they share the writers' scratch state.
-    private async Task<ArraySegment<byte>> CollectAsync(PrometheusExpositionFormat format, byte[] buffer)
+    private async Task<ArraySegment<byte>> CollectAsync(ScrapedFormat format, byte[] buffer)
     {
         await _scrapeLock.WaitAsync().ConfigureAwait(false);
         try
@@ -257,7 +236,7 @@ public sealed partial class PrometheusScraper : IDisposable
             long started = Stopwatch.GetTimestamp();
 
             // The format's writer, chosen once for the whole collection; every source writes that format only.
-            ExpositionWriter output = _writers[(int)format] ??= ExpositionWriter.Create(format);
+            ExpositionWriter output = format.Writer;
             output.Clear(buffer);
             _takenNames.Clear();
             WriteTargetInfo(output);
@@ -267,7 +246,7 @@ public sealed partial class PrometheusScraper : IDisposable
             }
 
             output.WriteEnd();
-            _durations.Record(format, Stopwatch.GetElapsedTime(started));
+            _durations.Record(format.Format, Stopwatch.GetElapsedTime(started));
             return output.Detach();
         }
         finally

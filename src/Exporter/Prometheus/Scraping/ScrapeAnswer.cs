@@ -1,4 +1,5 @@
 using System.Net;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
@@ -63,13 +64,13 @@ internal sealed class ScrapeAnswer : IDisposable
             return s_unavailable;
         }
 
-        PrometheusExpositionFormat format = ScrapeNegotiation.Format(accept);
+        ExpositionFormat format = ScrapeNegotiation.Format(accept);
         TimeSpan timeout = ScrapeTimeoutHeader.Parse(timeoutHeader, defaultTimeout);
         using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(requestAborted, stopping);
         try
         {
             ScrapeBodyLease body = await scraper.LeaseAsync(format, timeout, wait.Token).ConfigureAwait(false);
-            return new ScrapeAnswer((int)HttpStatusCode.OK, body, PrometheusScraper.ContentTypeOf(format), ScrapeNegotiation.AcceptsGzip(acceptEncoding));
+            return new ScrapeAnswer((int)HttpStatusCode.OK, body, format.ContentType, ScrapeNegotiation.AcceptsGzip(acceptEncoding));
         }
         catch (Exception exception) when (exception is TimeoutException or ObjectDisposedException
             || (exception is OperationCanceledException && stopping.IsCancellationRequested))

@@ -1,3 +1,5 @@
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+
 namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
 /// <summary>
@@ -9,11 +11,11 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// no other synchronization.</remarks>
 internal sealed class ScrapeDurations
 {
-    private readonly double[] _seconds = [double.NaN, double.NaN, double.NaN];
+    private readonly Dictionary<ExpositionFormat, double> _seconds = [];
 
     /// <summary>The last collection of <paramref name="format"/>'s duration in seconds; NaN before the first one ended.</summary>
-    public double LastSeconds(PrometheusExpositionFormat format) => _seconds[(int)format];
+    public double LastSeconds(ExpositionFormat format) => _seconds.TryGetValue(format, out double seconds) ? seconds : double.NaN;
 
     /// <summary>Records a collection of <paramref name="format"/> that took <paramref name="elapsed"/>.</summary>
-    public void Record(PrometheusExpositionFormat format, TimeSpan elapsed) => _seconds[(int)format] = elapsed.TotalSeconds;
+    public void Record(ExpositionFormat format, TimeSpan elapsed) => _seconds[format] = elapsed.TotalSeconds;
 }

@@ -1,3 +1,5 @@
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+
 namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
 /// <summary>
@@ -5,10 +7,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// <c>Accept-Encoding</c> takes gzip. Thread-safe (no state).
 /// </summary>
 /// <remarks>
-/// <para>The media range of highest quality that names a format wins, the first of equal
-/// quality; <c>q=0</c> is "not acceptable". OpenMetrics is served for
-/// <c>application/openmetrics-text</c> of version <c>1.0.0</c> or no version; text 0.0.4 for
-/// <c>text/plain</c> (version <c>0.0.4</c> or none), <c>text/*</c> and <c>*/*</c>. Prometheus
+/// <para>The media range of highest quality that a format answers (<see cref="ExpositionFormat.Answers"/>)
+/// wins, the first of equal quality; <c>q=0</c> is "not acceptable". Prometheus
 /// 2.42 sends <c>application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1</c>,
 /// which gets OpenMetrics. The protobuf exposition is served for
 /// <c>application/vnd.google.protobuf</c> with <c>proto=io.prometheus.client.MetricFamily</c> and
@@ -20,14 +20,14 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 internal static class ScrapeNegotiation
 {
     /// <summary>The format <paramref name="accept"/> (the <c>Accept</c> header's values joined by commas) asks for.</summary>
-    public static PrometheusExpositionFormat Format(string? accept)
+    public static ExpositionFormat Format(string? accept)
     {
         if (string.IsNullOrWhiteSpace(accept))
         {
-            return PrometheusExpositionFormat.Text;
+            return ExpositionFormat.Text;
         }
 
-        PrometheusExpositionFormat best = PrometheusExpositionFormat.Text;
+        ExpositionFormat best = ExpositionFormat.Text;
         double bestQuality = 0;
         foreach (string range in accept.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
         {
@@ -64,7 +64,7 @@ internal static class ScrapeNegotiation
                 }
             }
 
-            if (quality > bestQuality && FormatOf(parts[0], version, proto, encoding) is { } format)
+            if (quality > bestQuality && FormatOf(parts[0], new MediaRangeParameters(version, proto, encoding)) is { } format)
             {
                 best = format;
                 bestQuality = quality;
@@ -103,24 +103,16 @@ internal static class ScrapeNegotiation
         return false;
     }
 
-    private static PrometheusExpositionFormat? FormatOf(string mediaType, string? version, string? proto, string? encoding)
+    private static ExpositionFormat? FormatOf(string mediaType, MediaRangeParameters parameters)
     {
-        if (mediaType.Equals("application/vnd.google.protobuf", StringComparison.OrdinalIgnoreCase))
+        foreach (ExpositionFormat format in ExpositionFormat.All)
         {
-            // The text form of the messages (encoding=text, compact-text) is not served.
-            return proto == "io.prometheus.client.MetricFamily" && encoding == "delimited" ? PrometheusExpositionFormat.Protobuf : null;
+            if (format.Answers(mediaType, parameters))
+            {
+                return format;
+            }
         }
 
-        if (mediaType.Equals("application/openmetrics-text", StringComparison.OrdinalIgnoreCase))
-        {
-            return version is null or "1.0.0" ? PrometheusExpositionFormat.OpenMetrics : null;
-        }
-
-        if (mediaType.Equals("text/plain", StringComparison.OrdinalIgnoreCase))
-        {
-            return version is null or "0.0.4" ? PrometheusExpositionFormat.Text : null;
-        }
-
-        return mediaType is "*/*" || mediaType.Equals("text/*", StringComparison.OrdinalIgnoreCase) ? PrometheusExpositionFormat.Text : null;
+        return null;
     }
 }

@@ -27,8 +27,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// <para>Every sample carries <c>otel_scope_name</c> and, when set, <c>otel_scope_version</c>. A
 /// series' label block is built once, on its first scrape, and kept with its tag set.</para>
 /// <para>Two series of one instrument never come out with the same labels: the registry makes
-/// tag sets that export alike one series (<c>SeriesIdentity</c>), and the writer asserts it in
-/// debug builds and tests (<see cref="ExpositionWriter.ChecksDuplicates"/>). A family whose name
+/// tag sets that export alike one series (<c>SeriesIdentity</c>), and the tests assert it of the
+/// bytes written, through a parser of each format. A family whose name
 /// (or a sample name) another family of the scrape already wrote is left out and logged once.</para>
 /// <para>An observable instrument whose callback fails is left out of that scrape, its names still
 /// reserved, and the failure logged each time; the rest of the scrape is written as usual.</para>

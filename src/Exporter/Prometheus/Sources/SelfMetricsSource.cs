@@ -30,19 +30,13 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// left out, as this source writes before it. Not thread-safe: a scrape at a time.</remarks>
 internal sealed class SelfMetricsSource(MetricRegistry registry, string scopeName, string? scopeVersion, MeterListenerHost? listened, ScrapeDurations durations) : IScrapeSource
 {
-    private static readonly (PrometheusExpositionFormat Format, string Label)[] s_formats =
-    [
-        (PrometheusExpositionFormat.Text, "text"),
-        (PrometheusExpositionFormat.OpenMetrics, "openmetrics"),
-        (PrometheusExpositionFormat.Protobuf, "protobuf"),
-    ];
-
     private readonly PrometheusTextWriter _scratch = new();
 
     // The families about the whole scrape carry the registry's scope labels, as every other sample
     // of the exposition carries its meter's (target_info aside).
     private readonly LabelBlock _hostLabels = LabelBlock.Create(new PrometheusTextWriter(), ScopeLabels(scopeName, scopeVersion), []);
-    private readonly LabelBlock[] _formatLabels = [.. s_formats.Select(f => LabelBlock.Create(new PrometheusTextWriter(), ScopeLabels(scopeName, scopeVersion), [new("format", f.Label)]))];
+    private readonly (ExpositionFormat Format, LabelBlock Labels)[] _formatLabels =
+        [.. ExpositionFormat.All.Select(f => (f, LabelBlock.Create(new PrometheusTextWriter(), ScopeLabels(scopeName, scopeVersion), [new("format", f.Label)])))];
 
     // Kept from scrape to scrape, as the registries keep their instruments and scopes.
     private readonly ConditionalWeakTable<Instrument, LabelBlock> _instrumentLabels = [];
@@ -92,9 +86,9 @@ internal sealed class SelfMetricsSource(MetricRegistry registry, string scopeNam
     private void WriteScrapeDurations(ExpositionWriter output, HashSet<string> takenNames)
     {
         bool any = false;
-        for (int i = 0; i < s_formats.Length; i++)
+        foreach ((ExpositionFormat format, _) in _formatLabels)
         {
-            any |= !double.IsNaN(durations.LastSeconds(s_formats[i].Format));
+            any |= !double.IsNaN(durations.LastSeconds(format));
         }
 
         if (!any || !Take(takenNames, SelfMetricNames.ScrapeDuration))
@@ -103,12 +97,12 @@ internal sealed class SelfMetricsSource(MetricRegistry registry, string scopeNam
         }
 
         output.WriteHeader(SelfMetricNames.ScrapeDuration, ExportedKind.Gauge, "How long the last collection of each exposition format took.", "seconds");
-        for (int i = 0; i < s_formats.Length; i++)
+        foreach ((ExpositionFormat format, LabelBlock labels) in _formatLabels)
         {
-            double seconds = durations.LastSeconds(s_formats[i].Format);
+            double seconds = durations.LastSeconds(format);
             if (!double.IsNaN(seconds))
             {
-                output.WriteSample(SelfMetricNames.ScrapeDuration, string.Empty, _formatLabels[i], null, 0, seconds);
+                output.WriteSample(SelfMetricNames.ScrapeDuration, string.Empty, labels, null, 0, seconds);
             }
         }
     }

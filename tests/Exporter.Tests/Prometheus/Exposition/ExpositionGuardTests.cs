@@ -4,12 +4,15 @@ using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Sources;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
 /// <summary>
 /// The writer's guards for what the registry should refuse: it never writes two samples
-/// Prometheus would store as one, nor a family twice, and a tag never merges into a scope label.
+/// Prometheus would store as one, nor a family twice, and a tag never merges into a scope label;
+/// and the tests' check of the bytes written (<see cref="ExposedSeries"/>) finds two such samples
+/// in every format.
 /// </summary>
 public sealed class ExpositionGuardTests
 {
@@ -105,20 +108,50 @@ public sealed class ExpositionGuardTests
         Assert.Contains(logger.Messages, m => m.Contains("'target_info'", StringComparison.Ordinal));
     }
 
-    [Fact]
-    public void TheWriterThrowsOnARepeatedSeriesWhenChecking()
+    public static TheoryData<PrometheusExpositionFormat> Formats =>
+        [PrometheusExpositionFormat.Text, PrometheusExpositionFormat.OpenMetrics, PrometheusExpositionFormat.Protobuf];
+
+    [Theory]
+    [MemberData(nameof(Formats))]
+    public void TheCheckOfTheBytesWrittenFindsARepeatedSeries(PrometheusExpositionFormat format)
     {
+        // Blocks of equal text: a label of empty value is no label, and 1 is written as "1".
         var scratch = new PrometheusTextWriter();
         LabelBlock labels = LabelBlock.Create(scratch, [new("otel_scope_name", "m")], [new("b", "1"), new("a", "")]);
         LabelBlock same = LabelBlock.Create(scratch, [new("otel_scope_name", "m")], [new("b", 1L)]);
-        var writer = new TextFormatWriter { ChecksDuplicates = true };
-        writer.WriteSample("x_total", string.Empty, labels, null, 0, 1L);
+        LabelBlock other = LabelBlock.Create(scratch, [new("otel_scope_name", "m")], [new("b", 2L)]);
+
+        byte[] distinct = WriteTwoSeries(format, labels, other);
+        byte[] repeated = WriteTwoSeries(format, labels, same);
 
         Assert.Equal(labels, same);
-        Assert.Throws<InvalidOperationException>(() => writer.WriteSample("x_total", string.Empty, same, null, 0, 2L));
+        ExposedSeries.AssertNoneRepeated(format, distinct);
+        Assert.ThrowsAny<Xunit.Sdk.XunitException>(() => ExposedSeries.AssertNoneRepeated(format, repeated));
+    }
+
+    [Fact]
+    public void AnExtraLabelMakesAnotherSeries()
+    {
+        LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [new("otel_scope_name", "m")], [new("b", "1")]);
+        var writer = new TextFormatWriter();
+
+        writer.WriteHeader("x", ExportedKind.Histogram, null);
         writer.WriteSample("x", "_bucket", labels, "le", 1, 1L);
         writer.WriteSample("x", "_bucket", labels, "le", double.PositiveInfinity, 1L);
-        Assert.Equal("x_total{otel_scope_name=\"m\",b=\"1\"} 1\nx_bucket{otel_scope_name=\"m\",b=\"1\",le=\"1\"} 1\nx_bucket{otel_scope_name=\"m\",b=\"1\",le=\"+Inf\"} 1\n", writer.ToString());
+
+        ExposedSeries.AssertNoneRepeated(PrometheusExpositionFormat.Text, writer.ToArray());
+        Assert.Equal("# TYPE x histogram\nx_bucket{otel_scope_name=\"m\",b=\"1\",le=\"1\"} 1\nx_bucket{otel_scope_name=\"m\",b=\"1\",le=\"+Inf\"} 1\n", writer.ToString());
+    }
+
+    // A counter family of two series, written as production writes them.
+    private static byte[] WriteTwoSeries(PrometheusExpositionFormat format, LabelBlock first, LabelBlock second)
+    {
+        ExpositionWriter writer = ExpositionFormat.Of(format).CreateWriter();
+        writer.WriteHeader("x_total", ExportedKind.Counter, null);
+        writer.WriteSample("x_total", string.Empty, first, null, 0, 1L);
+        writer.WriteSample("x_total", string.Empty, second, null, 0, 2L);
+        writer.WriteEnd();
+        return writer.ToArray();
     }
 
     private static async Task<string> ScrapeAsync(PrometheusScraper scraper) => Encoding.UTF8.GetString(await scraper.ScrapeAsync());

@@ -4,10 +4,10 @@ using ScalableMetrics.Exporter.Prometheus.Exposition;
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
 /// <summary>
-/// A histogram series' lines are kept on its label block between scrapes (<see cref="HistogramLineTemplate"/>);
+/// A histogram series' lines are kept by the writer for its label block between scrapes (<see cref="HistogramLineTemplate"/>);
 /// a block shared by families of other names or boundaries, or written in both text formats, must
-/// never lend one family's lines to another: the kept-line writer writes what the checked writer does,
-/// from cumulative counts and from a reader's bucket counts alike.
+/// never lend one family's lines to another: the kept lines read as the lines written whole (as
+/// a series with exemplars is written), from cumulative counts and from a reader's bucket counts alike.
 /// </summary>
 public sealed class HistogramLineTemplateTests
 {
@@ -28,19 +28,18 @@ public sealed class HistogramLineTemplateTests
             ("a", [1, 2]),
         ];
 
-        LineFormatWriter[] fast = [new TextFormatWriter { ChecksDuplicates = false }, new OpenMetricsWriter { ChecksDuplicates = false }];
-        LineFormatWriter[] checkedWriters = [new TextFormatWriter { ChecksDuplicates = true }, new OpenMetricsWriter { ChecksDuplicates = true }];
+        LineFormatWriter[] kept = [new TextFormatWriter(), new OpenMetricsWriter()];
         for (int round = 0; round < 2; round++)
         {
             foreach ((string name, double[] boundaries) in families)
             {
                 long[] counts = [.. Enumerable.Range(1, boundaries.Length + 1).Select(static c => (long)c * 7)];
-                for (int format = 0; format < fast.Length; format++)
+                foreach (LineFormatWriter writer in kept)
                 {
-                    string expected = Write(checkedWriters[format], name, labels, boundaries, counts);
+                    string expected = WriteWhole(writer, name, labels, boundaries, counts);
                     Assert.Contains(name + "_bucket", expected, StringComparison.Ordinal);
-                    Assert.Equal(expected, Write(fast[format], name, labels, boundaries, counts));
-                    Assert.Equal(expected, WriteFromSpan(fast[format], name, labels, boundaries, counts));
+                    Assert.Equal(expected, Write(writer, name, labels, boundaries, counts));
+                    Assert.Equal(expected, WriteFromSpan(writer, name, labels, boundaries, counts));
                 }
             }
         }
@@ -51,43 +50,51 @@ public sealed class HistogramLineTemplateTests
     {
         // The empty tag set is one label block for every untagged instrument of a meter.
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
-        var writer = new TextFormatWriter { ChecksDuplicates = false };
+        var writer = new TextFormatWriter();
         double[] boundaries = [1, 2];
         long[] counts = [1, 2, 3];
 
         Write(writer, "a", labels, boundaries, counts);
-        HistogramLineTemplate? a = labels.FindHistogramLines(openMetrics: false, "a", boundaries);
+        HistogramLineTemplate? a = writer.KeptHistogramLines(labels, "a", boundaries);
         Write(writer, "b", labels, boundaries, counts);
         Write(writer, "a", labels, boundaries, counts);
 
         Assert.NotNull(a);
-        Assert.Same(a, labels.FindHistogramLines(openMetrics: false, "a", boundaries));
-        Assert.NotNull(labels.FindHistogramLines(openMetrics: false, "b", boundaries));
-        Assert.Null(labels.FindHistogramLines(openMetrics: true, "a", boundaries));
-        Assert.Null(labels.FindHistogramLines(openMetrics: false, "a", [1, 3]));
+        Assert.Same(a, writer.KeptHistogramLines(labels, "a", boundaries));
+        Assert.NotNull(writer.KeptHistogramLines(labels, "b", boundaries));
+        Assert.Null(new OpenMetricsWriter().KeptHistogramLines(labels, "a", boundaries));
+        Assert.Null(writer.KeptHistogramLines(labels, "a", [1, 3]));
     }
 
     [Fact]
     public void ABlockKeepsAtMostItsLimitOfFamilies()
     {
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
-        var writer = new TextFormatWriter { ChecksDuplicates = false };
+        var writer = new TextFormatWriter();
         double[] boundaries = [1];
-        for (int i = 0; i <= LabelBlock.MaxKeptHistogramLines; i++)
+        for (int i = 0; i <= HistogramLineTemplate.MaxKeptPerBlock; i++)
         {
             Write(writer, "f" + i, labels, boundaries, [1, 2]);
         }
 
         // The oldest made room for the newest.
-        Assert.Null(labels.FindHistogramLines(openMetrics: false, "f0", boundaries));
-        Assert.NotNull(labels.FindHistogramLines(openMetrics: false, "f1", boundaries));
-        Assert.NotNull(labels.FindHistogramLines(openMetrics: false, "f" + LabelBlock.MaxKeptHistogramLines, boundaries));
+        Assert.Null(writer.KeptHistogramLines(labels, "f0", boundaries));
+        Assert.NotNull(writer.KeptHistogramLines(labels, "f1", boundaries));
+        Assert.NotNull(writer.KeptHistogramLines(labels, "f" + HistogramLineTemplate.MaxKeptPerBlock, boundaries));
     }
 
     private static string Write(LineFormatWriter writer, string name, LabelBlock labels, double[] boundaries, long[] counts)
     {
         writer.Clear();
         writer.WriteHistogram(name, labels, boundaries, (IReadOnlyList<long>)counts, sum: 12.25);
+        return Encoding.UTF8.GetString(writer.ToArray());
+    }
+
+    // Line by line, as a series with exemplars is written (no exemplar here), never from kept lines.
+    private static string WriteWhole(LineFormatWriter writer, string name, LabelBlock labels, double[] boundaries, long[] counts)
+    {
+        writer.Clear();
+        writer.WriteHistogram(name, labels, boundaries, counts.AsSpan(), 12.25, created: null, exemplars: new Exemplar?[counts.Length]);
         return Encoding.UTF8.GetString(writer.ToArray());
     }
 

@@ -183,7 +183,7 @@ public sealed class OpenMetricsWriterTests
     [Fact]
     public void TheTextFormatKeepsItsRulesCreatedAndEofAreOpenmetricsOnly()
     {
-        var writer = new TextFormatWriter { ChecksDuplicates = true };
+        var writer = new TextFormatWriter();
 
         writer.WriteHeader("foo_total", ExportedKind.Counter, "a \"quoted\" help", "seconds");
         writer.WriteSample("foo_total", string.Empty, Labels(), null, 0, 17.0);
@@ -214,7 +214,7 @@ public sealed class OpenMetricsWriterTests
     [Fact]
     public void ACounterSampleAndItsCreatedSampleAllocateNothingOnceWarm()
     {
-        var fast = new OpenMetricsWriter { ChecksDuplicates = false };
+        var fast = new OpenMetricsWriter();
         LabelBlock labels = Labels(("code", "200"));
         DateTimeOffset created = DateTimeOffset.FromUnixTimeMilliseconds(1520430000123);
 
@@ -229,7 +229,7 @@ public sealed class OpenMetricsWriterTests
         Assert.EndsWith("foo_seconds_created{code=\"200\"} 1520430000.123\n# EOF\n", fast.ToString());
     }
 
-    private static ExpositionWriter OpenMetricsWriter() => new OpenMetricsWriter { ChecksDuplicates = true };
+    private static ExpositionWriter OpenMetricsWriter() => new OpenMetricsWriter();
 
     private static LabelBlock Labels(params (string Name, string Value)[] labels) =>
         LabelBlock.Create(new PrometheusTextWriter(), [.. labels.Select(l => new KeyValuePair<string, string>(l.Name, l.Value))], s_noTags);

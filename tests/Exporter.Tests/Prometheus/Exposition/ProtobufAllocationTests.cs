@@ -13,7 +13,7 @@ namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 /// and a <c>ByteString</c> per nested message made several hundred bytes per series.
 /// </summary>
 /// <remarks>Measured with <see cref="GC.GetAllocatedBytesForCurrentThread"/> around work done on the
-/// test thread, without the duplicate check (off outside debug builds), which builds a string per series.</remarks>
+/// test thread, with the writers production runs.</remarks>
 public sealed class ProtobufAllocationTests
 {
     // What a registry scrape allocates but not per series: a few enumerators and the source's writer state.
@@ -22,7 +22,7 @@ public sealed class ProtobufAllocationTests
     [Fact]
     public void WritingFamiliesOfEveryKindAllocatesNothingOnceTheBuffersHaveGrown()
     {
-        var writer = new ProtobufWriter { ChecksDuplicates = false };
+        var writer = new ProtobufWriter();
         var scratch = new PrometheusTextWriter();
         LabelBlock none = LabelBlock.Create(scratch, [], []);
         LabelBlock labels = LabelBlock.Create(scratch, [new("otel_scope_name", "m")], [new("route", "/a"), new("code", 200)]);
@@ -73,7 +73,7 @@ public sealed class ProtobufAllocationTests
             histogram.Record(i * 0.0003, new KeyValuePair<string, object?>("route", "/api/items/" + (i % 300)));
         }
 
-        (int written, long allocated) = SteadyScrape(registry, new ProtobufWriter { ChecksDuplicates = false });
+        (int written, long allocated) = SteadyScrape(registry, new ProtobufWriter());
 
         Assert.True(written > 300_000, $"{written} bytes: the registry is not the one meant.");
         Assert.True(allocated <= MaxBytesPerScrape, $"A scrape of {written} bytes allocated {allocated} bytes.");
@@ -92,9 +92,9 @@ public sealed class ProtobufAllocationTests
             registry = ProtobufGoldenTests.GoldenRegistry(ExemplarFilter.TraceBased);
         }
 
-        var protobuf = new ProtobufWriter { ChecksDuplicates = false };
+        var protobuf = new ProtobufWriter();
         (int written, long allocated) = SteadyScrape(registry, protobuf);
-        (_, long text) = SteadyScrape(registry, new TextFormatWriter { ChecksDuplicates = false });
+        (_, long text) = SteadyScrape(registry, new TextFormatWriter());
 
         Assert.True(protobuf.WrittenSpan.IndexOf("trace_id"u8) >= 0, "No exemplar was written.");
         Assert.True(allocated <= text + MaxBytesPerScrape, $"A protobuf scrape of {written} bytes allocated {allocated} bytes, the text scrape {text}.");

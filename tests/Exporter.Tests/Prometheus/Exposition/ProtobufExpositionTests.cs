@@ -146,6 +146,8 @@ public class ProtobufExpositionTests
     private static async Task<byte[]> Scrape(MetricRegistry registry, string? scopeVersion)
     {
         using var scraper = new PrometheusScraper(registry, "scope", scopeVersion);
-        return await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf);
+        byte[] scraped = await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf);
+        ExposedSeries.AssertNoneRepeated(PrometheusExpositionFormat.Protobuf, scraped);
+        return scraped;
     }
 }

@@ -1,6 +1,7 @@
 using System.Diagnostics.Metrics;
 using System.Globalization;
 using System.Text;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
@@ -21,7 +22,7 @@ public sealed class ConcurrentScrapeTests
 
         // Each call joins before its first await: the first starts the collection, which the
         // gauge holds until every other has joined it.
-        Task<byte[]>[] scrapes = [.. Enumerable.Range(0, Scrapers).Select(_ => scraper.ScrapeSharedAsync(PrometheusExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None))];
+        Task<byte[]>[] scrapes = [.. Enumerable.Range(0, Scrapers).Select(_ => scraper.ScrapeSharedAsync(ExpositionFormat.Text, Timeout.InfiniteTimeSpan, CancellationToken.None))];
         gate.Set();
         byte[][] bodies = await Task.WhenAll(scrapes);
 
@@ -101,7 +102,7 @@ public sealed class ConcurrentScrapeTests
         var scraper = new PrometheusScraper(registry, Scope, logger: logger);
 
         // The gauge holds the collection until released: this scrape cannot be in time.
-        await Assert.ThrowsAsync<TimeoutException>(() => scraper.ScrapeSharedAsync(PrometheusExpositionFormat.Text, TimeSpan.FromMilliseconds(50), CancellationToken.None));
+        await Assert.ThrowsAsync<TimeoutException>(() => scraper.ScrapeSharedAsync(ExpositionFormat.Text, TimeSpan.FromMilliseconds(50), CancellationToken.None));
         Assert.Contains(logger.Messages, m => m.Contains("scrape timeout of 0.05 s", StringComparison.Ordinal));
 
         gate.Set();

@@ -186,6 +186,8 @@ public sealed partial class OpenMetricsScrapeTests
             Assert.Matches(OpenMetricsLine(), line);
             Assert.False(line.StartsWith("# TYPE ", StringComparison.Ordinal) && line.EndsWith("_total counter", StringComparison.Ordinal), line);
         }
+
+        ExposedSeries.AssertNoneRepeated(PrometheusExpositionFormat.OpenMetrics, Encoding.UTF8.GetBytes(text));
     }
 
     [GeneratedRegex("""^(# (TYPE|UNIT|HELP) [a-zA-Z_:][a-zA-Z0-9_:]* .*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*",?)*\})? (NaN|[+-]Inf|-?[0-9]+(\.[0-9]+)?(e[+-][0-9]+)?))$""")]

@@ -85,7 +85,7 @@ public class ProtobufEndpointTests
     [InlineData("application/vnd.google.protobuf;encoding=delimited", PrometheusExpositionFormat.Text)]
     [InlineData("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.4,application/openmetrics-text;version=1.0.0;q=0.5", PrometheusExpositionFormat.OpenMetrics)]
     public void ProtobufIsServedOnlyWhenAskedForAsDelimitedMetricFamilies(string accept, PrometheusExpositionFormat expected) =>
-        Assert.Equal(expected, ScalableMetrics.Exporter.Prometheus.Scraping.ScrapeNegotiation.Format(accept));
+        Assert.Equal(expected, ScalableMetrics.Exporter.Prometheus.Scraping.ScrapeNegotiation.Format(accept).Id);
 
     private static string Label(ProtoMessage metric, string name) =>
         metric.Messages(1).Single(label => label.String(1) == name).String(2);

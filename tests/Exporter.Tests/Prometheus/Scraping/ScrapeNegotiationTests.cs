@@ -25,7 +25,7 @@ public sealed class ScrapeNegotiationTests
     [InlineData(null, PrometheusExpositionFormat.Text)]
     public void TheAcceptHeaderPicksTheFormat(string? accept, PrometheusExpositionFormat expected)
     {
-        Assert.Equal(expected, ScrapeNegotiation.Format(accept));
+        Assert.Equal(expected, ScrapeNegotiation.Format(accept).Id);
     }
 
     [Theory]

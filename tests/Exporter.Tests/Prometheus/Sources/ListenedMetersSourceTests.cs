@@ -29,7 +29,11 @@ public sealed class ListenedMetersSourceTests
 
         string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.Text));
         string openMetrics = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
-        List<ProtoMessage> protobuf = ProtoMessage.ParseDelimited(await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf));
+        byte[] protobufBytes = await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf);
+        List<ProtoMessage> protobuf = ProtoMessage.ParseDelimited(protobufBytes);
+        ExposedSeries.AssertNoneRepeated(PrometheusExpositionFormat.Text, Encoding.UTF8.GetBytes(text));
+        ExposedSeries.AssertNoneRepeated(PrometheusExpositionFormat.OpenMetrics, Encoding.UTF8.GetBytes(openMetrics));
+        ExposedSeries.AssertNoneRepeated(PrometheusExpositionFormat.Protobuf, protobufBytes);
 
         Assert.Contains($"requests_total{{otel_scope_name=\"{prefix}.Billing\"}} 4\n", text, StringComparison.Ordinal);
         Assert.Contains($"requests_total{{otel_scope_name=\"{prefix}.Orders\"}} 3\n", text, StringComparison.Ordinal);

@@ -10,7 +10,7 @@ namespace ScalableMetrics.Exporter.Tests.Prometheus.Sources;
 /// their number, in every format.
 /// </summary>
 /// <remarks>Measured with <see cref="GC.GetAllocatedBytesForCurrentThread"/> around a scrape on the
-/// test thread, without the duplicate check (off outside debug builds), which builds a string per series.</remarks>
+/// test thread, with the writers production runs.</remarks>
 public sealed class ReadIntoAllocationTests
 {
     // What a registry scrape allocates but not per series: a few enumerators and the source's writer state.
@@ -117,10 +117,5 @@ public sealed class ReadIntoAllocationTests
 
     // What every scrape after the first allocates (ProtobufAllocationTests.SteadyScrape).
     internal static (int Written, long Allocated) SteadyScrape(MetricRegistry registry, PrometheusExpositionFormat format) =>
-        Exposition.ProtobufAllocationTests.SteadyScrape(registry, format switch
-        {
-            PrometheusExpositionFormat.Text => new TextFormatWriter { ChecksDuplicates = false },
-            PrometheusExpositionFormat.OpenMetrics => new OpenMetricsWriter { ChecksDuplicates = false },
-            _ => new ProtobufWriter { ChecksDuplicates = false },
-        });
+        Exposition.ProtobufAllocationTests.SteadyScrape(registry, ExpositionFormat.Of(format).CreateWriter());
 }

@@ -76,7 +76,9 @@ public sealed class SelfMetricsSourceTests
             PrometheusScraper scraper = host.Services.GetRequiredService<PrometheusScraper>();
             await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf);
             string openMetrics = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
-            List<ProtoMessage> protobuf = ProtoMessage.ParseDelimited(await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf));
+            byte[] protobufBytes = await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf);
+            List<ProtoMessage> protobuf = ProtoMessage.ParseDelimited(protobufBytes);
+            ExposedSeries.AssertNoneRepeated(PrometheusExpositionFormat.Protobuf, protobufBytes);
 
             OpenMetricsScrapeTests.AssertOpenMetrics(openMetrics);
             Assert.Contains("\n# TYPE scalablemetrics_scrape_duration_seconds gauge\n# UNIT scalablemetrics_scrape_duration_seconds seconds\n", openMetrics);
