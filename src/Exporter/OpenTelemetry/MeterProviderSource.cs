@@ -7,34 +7,30 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// <summary>
 /// Writes what a <c>MeterProvider</c> collects for meters other than the bridge's (e.g. ASP.NET
 /// Core's), through the <see cref="PrometheusPullExporter"/> on one of its readers, after the
-/// registry's families: the collection is rendered in the scrape's format only, and a family
-/// whose name (or a sample name) the scrape already wrote is left out and logged once, never
-/// written twice.
+/// registry's families: the collection's export writes straight into the scrape's writer, in the
+/// scrape's format, and a family whose name (or a sample name) the scrape already wrote is left
+/// out and logged once, never written twice.
 /// </summary>
 /// <remarks>Not thread-safe: a scrape at a time (see <c>PrometheusScraper</c>).</remarks>
 internal sealed partial class MeterProviderSource(PrometheusPullExporter exporter, ILogger logger) : IScrapeSource
 {
     private readonly HashSet<string> _warned = new(StringComparer.Ordinal);
 
+    // Made once: a method group made into a delegate at each scrape would allocate one each time.
+    private Action<string>? _warnTaken;
+
     /// <inheritdoc/>
-    public async ValueTask WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
+    public ValueTask WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
     {
-        RenderedCollection collection = await exporter.CollectAsync(output.Format, cancellationToken).ConfigureAwait(false);
+        exporter.WriteCollection(output, takenNames, _warnTaken ??= WarnTaken, cancellationToken);
+        return ValueTask.CompletedTask;
+    }
 
-        foreach (RenderedCollection.FamilyRange family in collection.Families)
+    private void WarnTaken(string family)
+    {
+        if (_warned.Add(family))
         {
-            if (TakenNames.AnyOf(family.WrittenNames, takenNames))
-            {
-                if (_warned.Add(family.Name))
-                {
-                    LogFamilyTaken(logger, family.Name);
-                }
-
-                continue;
-            }
-
-            takenNames.UnionWith(family.WrittenNames);
-            output.WriteRaw(collection.Bytes.AsSpan(family.Start, family.Length));
+            LogFamilyTaken(logger, family);
         }
     }
 

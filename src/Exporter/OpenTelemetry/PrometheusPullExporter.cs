@@ -3,6 +3,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.OpenTelemetry;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 
 namespace ScalableMetrics.Exporter;
@@ -20,13 +21,13 @@ namespace ScalableMetrics.Exporter;
 /// of unit <c>1</c> get <c>_ratio</c>; every sample carries <c>otel_scope_name</c> (and
 /// <c>otel_scope_version</c> when the meter has one). Monotonic sums are counters, other sums and
 /// gauges are gauges, explicit-bucket histograms are histograms; exponential histograms are left out.</para>
-/// <para>A scrape that arrives during another collection of the reader waits for it and takes its
-/// result. The reader must use cumulative temporality (the default) for the counters to be what
-/// Prometheus expects.</para>
+/// <para>A scrape that arrives during another collection of the reader (a <c>ForceFlush</c>'s)
+/// waits for it, and that collection's export writes the scrape. The reader must use cumulative
+/// temporality (the default) for the counters to be what Prometheus expects.</para>
 /// </remarks>
 // Push too: a pull-only reader refuses every collection but a pull's, so a ForceFlush's collection
 // would fail, and with it a scrape that joined it. Supporting push, the reader exports that
-// collection too, into a result of its own, which the scrape that joined it takes.
+// collection too: into the writer of the scrape that waits for it, or, with none waiting, nowhere.
 [ExportModes(ExportModes.Pull | ExportModes.Push)]
 public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricExporter
 {
@@ -36,19 +37,22 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     // Failed collections in a row before a scrape gives up.
     private const int MaxCollectAttempts = 3;
 
-    // Collections a scrape is handed back, already ended, before it counts one failed attempt (CollectAfterAnotherFormat).
+    // Collections a scrape is handed back, already ended, before it counts one failed attempt (CollectAgain).
     private const int MaxCollectionsHandedBack = 1000;
 
     private readonly PrometheusSerializer _serializer;
 
-    // Held while a caller sets the format and collects, so that callers asking for two formats
-    // take turns; a ForceFlush's collection does not take it, and renders the format last asked for.
+    // Held while a caller sets its target and collects, so that callers take turns; a
+    // ForceFlush's collection does not take it, and writes into the target of the scrape that
+    // waits for it, if any.
     private readonly Lock _collectLock = new();
-    private RenderedCollection? _latest;
 
-    // The format the next export renders (a PrometheusExpositionFormat): only the one asked for,
-    // not every format on every collection.
-    private int _format;
+    // Where the next export writes: the waiting scrape's writer, or null (a ForceFlush with no
+    // scrape waiting: nothing to write).
+    private CollectionTarget? _target;
+
+    // ScrapeAsync's writer of the text format, kept with its caches; only under _collectLock.
+    private ExpositionWriter? _textWriter;
     private bool _disposed;
 
     /// <summary>Creates an exporter that writes every meter of its <c>MeterProvider</c>.</summary>
@@ -68,7 +72,7 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     /// The reader's collect function, set by <see cref="BaseExportingMetricReader"/> when the
     /// exporter is added to it; <see langword="null"/> before that and after the reader is disposed.
     /// </summary>
-    /// <remarks>Call <see cref="ScrapeAsync"/> rather than this: it is what takes the collection's result.</remarks>
+    /// <remarks>Call <see cref="ScrapeAsync"/> rather than this: it is what gives the collection's export a writer.</remarks>
     public Func<int, bool>? Collect { get; set; }
 
     /// <summary>
@@ -81,58 +85,86 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     /// reader of a <c>MeterProvider</c>, or the collection failed.</exception>
     /// <exception cref="ObjectDisposedException">The exporter is disposed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled before the collection.</exception>
-    /// <remarks>Thread-safe, and independent of other collections of the same reader (a
-    /// <c>ForceFlush</c>, another scrape): each collection writes its own result, and a scrape
-    /// takes the result of the collection it waited for.</remarks>
-    public async Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default) =>
-        (await CollectAsync(PrometheusExpositionFormat.Text, cancellationToken).ConfigureAwait(false)).Bytes;
+    /// <remarks>Thread-safe: scrapes take turns, and a scrape gets the export of the collection it
+    /// waited for, whichever call (a <c>ForceFlush</c>, this one) started it.</remarks>
+    public Task<byte[]> ScrapeAsync(CancellationToken cancellationToken = default)
+    {
+        lock (_collectLock)
+        {
+            ExpositionWriter output = _textWriter ??= ExpositionFormat.Of(PrometheusExpositionFormat.Text).CreateWriter();
+            output.Clear();
+            WriteCollection(output, new HashSet<string>(StringComparer.Ordinal), static _ => { }, cancellationToken);
+            return Task.FromResult(output.ToArray());
+        }
+    }
 
-    /// <summary>Collects the <c>MeterProvider</c> and renders it in <paramref name="format"/>; see <see cref="ScrapeAsync"/>.</summary>
-    internal Task<RenderedCollection> CollectAsync(PrometheusExpositionFormat format, CancellationToken cancellationToken = default)
+    /// <summary>
+    /// Collects the <c>MeterProvider</c> and writes its families straight into
+    /// <paramref name="output"/>, the scrape's writer, in its format, within the collection: no
+    /// rendered copy. A family whose names are in <paramref name="takenNames"/> is left out and
+    /// passed to <paramref name="onTaken"/>; the names of those written are added.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The exporter is not (or no longer) attached to a
+    /// reader of a <c>MeterProvider</c>, or the collection failed.</exception>
+    /// <exception cref="ObjectDisposedException">The exporter is disposed.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled before the collection.</exception>
+    internal void WriteCollection(ExpositionWriter output, HashSet<string> takenNames, Action<string> onTaken, CancellationToken cancellationToken = default)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         cancellationToken.ThrowIfCancellationRequested();
         Func<int, bool> collect = Collect
             ?? throw new InvalidOperationException($"The {nameof(PrometheusPullExporter)} is not attached to a MeterProvider: add it with AddReader(new BaseExportingMetricReader(exporter)).");
 
-        // The reader runs one collection at a time; a call made during one (a ForceFlush, another
-        // scrape) waits for it and returns its result without exporting again. Each export
-        // leaves a result of its own, so the newest is whole and at least as new as the
-        // collection this call waited for. A collection refused or failed is tried again, a
-        // bounded number of times, unless the reader is gone.
-        RenderedCollection? collection = null;
+        // The reader runs one collection at a time; a call made during one (a ForceFlush's)
+        // waits for it and returns without exporting again. The target is set before the call,
+        // so the export of the collection it waits for writes into it, whichever thread runs it,
+        // before the call returns. A collection refused or failed is tried again, a bounded
+        // number of times, unless the reader is gone.
+        bool written = false;
         lock (_collectLock)
         {
-            Volatile.Write(ref _format, (int)format);
-            for (int attempt = 0; attempt < MaxCollectAttempts && collection is null; attempt++)
+            var target = new CollectionTarget(output, takenNames, onTaken);
+            Volatile.Write(ref _target, target);
+            try
             {
-                if (collect(Timeout.Infinite))
+                for (int attempt = 0; attempt < MaxCollectAttempts && !written; attempt++)
                 {
-                    collection = LatestIn(format) ?? CollectAfterAnotherFormat(collect, format);
+                    if (collect(Timeout.Infinite))
+                    {
+                        written = target.Written || CollectAgain(collect, target);
+                    }
+                    else if (Collect is null || _disposed)
+                    {
+                        break;
+                    }
                 }
-                else if (Collect is null || _disposed)
-                {
-                    break;
-                }
+            }
+            finally
+            {
+                Volatile.Write(ref _target, null);
             }
         }
 
-        if (collection is null)
+        if (!written)
         {
             throw new InvalidOperationException("The MeterProvider's collection failed or was shut down; nothing was exported.");
         }
-
-        return Task.FromResult(collection);
     }
 
-    /// <summary>Serializes <paramref name="batch"/> into a result of its own; called by the reader during a collection.</summary>
+    /// <summary>Writes <paramref name="batch"/> into the waiting scrape's writer, if one waits; called by the reader during a collection.</summary>
     /// <param name="batch">The collected metrics.</param>
     /// <returns><see cref="ExportResult.Success"/>.</returns>
     public override ExportResult Export(in Batch<Metric> batch)
     {
         // The reader never runs two collections at once, so the serializer's scratch state is
-        // used by one export at a time; the result is new and never changed after this.
-        Volatile.Write(ref _latest, _serializer.Write(batch, (PrometheusExpositionFormat)Volatile.Read(ref _format)));
+        // used by one export at a time; and the scrape whose target this is waits in its
+        // collect call until this export returns.
+        if (Volatile.Read(ref _target) is { Written: false } target)
+        {
+            _serializer.Write(batch, target.Output, target.TakenNames, target.OnTaken);
+            target.Written = true;
+        }
+
         return ExportResult.Success;
     }
 
@@ -161,32 +193,49 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     public PrometheusScraper CreateScraper(MetricRegistry registry, string scopeName, string? scopeVersion = null, ILogger<PrometheusScraper>? logger = null) =>
         new(registry, scopeName, scopeVersion, logger, listened: null, [new MeterProviderSource(this, logger ?? (ILogger)NullLogger.Instance)]);
 
-    // A collection that had exported before the format was set (a ForceFlush's) rendered the format
-    // asked for before: the collection right after it begins after the format was set. OpenTelemetry's
-    // reader forgets a collection only after releasing the calls that waited for it, so until it
-    // has, a call can be handed that same collection again (true, and nothing exported): tried
-    // again, yielding to the reader's thread, a bounded number of times, not counted as a failure.
-    private RenderedCollection? CollectAfterAnotherFormat(Func<int, bool> collect, PrometheusExpositionFormat format)
+    // A collection that exported before the target was set (a ForceFlush's, which the call
+    // joined as it ended) wrote nowhere: the collection right after it begins after the target
+    // was set. OpenTelemetry's reader forgets a collection only after releasing the calls that
+    // waited for it, so until it has, a call can be handed that same collection again (true, and
+    // nothing exported): tried again, yielding to the reader's thread, a bounded number of times,
+    // not counted as a failure.
+    private static bool CollectAgain(Func<int, bool> collect, CollectionTarget target)
     {
         var spin = new SpinWait();
         while (collect(Timeout.Infinite))
         {
-            if (LatestIn(format) is { } collection)
+            if (target.Written)
             {
-                return collection;
+                return true;
             }
 
             if (spin.Count >= MaxCollectionsHandedBack)
             {
-                return null;
+                return false;
             }
 
             spin.SpinOnce();
         }
 
-        return null;
+        return false;
     }
 
-    private RenderedCollection? LatestIn(PrometheusExpositionFormat format) =>
-        Volatile.Read(ref _latest) is { } latest && latest.Format == format ? latest : null;
+    // What a scrape waits to have written: its writer, its taken names, and whether an export wrote it.
+    private sealed class CollectionTarget(ExpositionWriter output, HashSet<string> takenNames, Action<string> onTaken)
+    {
+        public ExpositionWriter Output => output;
+
+        public HashSet<string> TakenNames => takenNames;
+
+        public Action<string> OnTaken => onTaken;
+
+        // Set by the export (on the reader's thread), read by the scrape after its collect call returns.
+        public bool Written
+        {
+            get => Volatile.Read(ref _written);
+            set => Volatile.Write(ref _written, value);
+        }
+
+        private bool _written;
+    }
 }

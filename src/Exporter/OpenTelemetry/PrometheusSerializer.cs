@@ -2,20 +2,26 @@ using System.Runtime.CompilerServices;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Exporter.Prometheus.Sources;
 using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry;
 
 /// <summary>
-/// Writes a batch of OpenTelemetry metrics in one Prometheus exposition format, the one the
+/// Writes a batch of OpenTelemetry metrics straight into the scrape's writer, in the format the
 /// scrape asks for (<see cref="ExpositionWriter"/>): per family its header and its samples,
 /// without timestamps (Prometheus stamps them with the scrape's time); in OpenMetrics each
 /// point's start time as its <c>_created</c>, since the reader's collection, not the scrape,
 /// decides when a batch is written; in protobuf exponential histograms as native histograms.
 /// Not thread-safe: a reader exports one collection at a time.
 /// </summary>
-/// <remarks>OpenTelemetry .NET's exponential histogram point has no public negative buckets: a
-/// negative value shows in its count and sum only.</remarks>
+/// <remarks>
+/// <para>A family whose name (or a sample name) the scrape already wrote is left out, as every
+/// source of a scrape leaves out a taken family, and reported to the caller, so that what the
+/// scrape shows is never two families Prometheus would store as one.</para>
+/// <para>OpenTelemetry .NET's exponential histogram point has no public negative buckets: a
+/// negative value shows in its count and sum only.</para>
+/// </remarks>
 internal sealed class PrometheusSerializer
 {
     private static readonly Comparer<Entry> s_byGroupThenArrival =
@@ -26,16 +32,22 @@ internal sealed class PrometheusSerializer
     private readonly List<Entry> _entries = [];
     private readonly List<KeyValuePair<string, object?>> _tags = [];
     private readonly PrometheusTextWriter _labelScratch = new();
-    private readonly List<RenderedCollection.FamilyRange> _written = [];
-    private readonly Dictionary<ExpositionFormat, ExpositionWriter> _writers = [];
     private readonly List<double> _boundaries = [];
     private readonly List<long> _bucketCounts = [];
 
     /// <summary>The metrics of this meter are left out: the registry's, written from the registry itself.</summary>
     public string? ExcludedMeterName { get; init; }
 
-    /// <summary>Writes <paramref name="batch"/> in <paramref name="format"/> into a new collection.</summary>
-    public RenderedCollection Write(in Batch<Metric> batch, PrometheusExpositionFormat format)
+    /// <summary>
+    /// Writes <paramref name="batch"/> into <paramref name="output"/>, leaving out each family
+    /// whose names are in <paramref name="takenNames"/> (passed to <paramref name="onTaken"/>) and
+    /// adding the names of those it writes.
+    /// </summary>
+    /// <param name="batch">The collected metrics.</param>
+    /// <param name="output">The scrape's writer, in the scrape's format.</param>
+    /// <param name="takenNames">The names the scrape has written so far.</param>
+    /// <param name="onTaken">Told the family name of each family left out.</param>
+    public void Write(in Batch<Metric> batch, ExpositionWriter output, HashSet<string> takenNames, Action<string> onTaken)
     {
         // Metrics of two meters can share a family name; the format wants one HELP and TYPE per
         // family and its samples together, so group them, keeping the order they came in.
@@ -64,55 +76,37 @@ internal sealed class PrometheusSerializer
         }
 
         _entries.Sort(s_byGroupThenArrival);
-        return WriteEntries(WriterOf(ExpositionFormat.Of(format)));
+        WriteEntries(output, takenNames, onTaken);
     }
 
-    // Each format's writer, made on its first collection and kept with its caches.
-    private ExpositionWriter WriterOf(ExpositionFormat format)
+    private void WriteEntries(ExpositionWriter output, HashSet<string> takenNames, Action<string> onTaken)
     {
-        if (!_writers.TryGetValue(format, out ExpositionWriter? writer))
-        {
-            writer = format.CreateWriter();
-            _writers.Add(format, writer);
-        }
-
-        return writer;
-    }
-
-    private RenderedCollection WriteEntries(ExpositionWriter output)
-    {
-        output.Clear();
-        _written.Clear();
         ExposedMetric? header = null;
-        int start = 0;
+        bool leftOut = false;
         foreach (Entry entry in _entries)
         {
             ExportedFamily family = entry.Exposed.Family;
             if (header is null || !string.Equals(header.Family.TextName, family.TextName, StringComparison.Ordinal))
             {
-                EndFamily(output, header, start);
                 header = entry.Exposed;
-                start = output.Length;
+                leftOut = TakenNames.AnyOf(header.WrittenNames, takenNames);
+                if (leftOut)
+                {
+                    onTaken(family.TextName);
+                    continue;
+                }
+
+                takenNames.UnionWith(header.WrittenNames);
                 output.WriteHeader(family.TextName, family.Kind, header.Help, family.Unit);
             }
-            else if (family.Kind != header.Family.Kind)
+            else if (leftOut || family.Kind != header.Family.Kind)
             {
-                // Same name, another type: the text format cannot say that, so the first type wins.
+                // Left out with its family; or the same name, another type: the text format
+                // cannot say that, so the first type wins.
                 continue;
             }
 
             WriteSamples(output, entry.Exposed, entry.Metric);
-        }
-
-        EndFamily(output, header, start);
-        return new RenderedCollection(output.Format, output.ToArray(), [.. _written]);
-    }
-
-    private void EndFamily(ExpositionWriter output, ExposedMetric? exposed, int start)
-    {
-        if (exposed is not null)
-        {
-            _written.Add(new RenderedCollection.FamilyRange(exposed.Family.TextName, exposed.WrittenNames, start, output.Length - start));
         }
     }
 

@@ -1,79 +1,96 @@
 using System.Text;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
-using ScalableMetrics.Exporter.OpenTelemetry;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
 
-/// <summary>A collection of the <c>MeterProvider</c> is rendered in the format its scrape asks for, and in no other.</summary>
+/// <summary>
+/// A collection of the <c>MeterProvider</c> is written straight into the writer of the scrape
+/// that waits for it, in that scrape's format, whichever call started the collection.
+/// </summary>
 public sealed class PrometheusPullExporterFormatTests
 {
     private static readonly PrometheusExpositionFormat[] s_formats =
         [PrometheusExpositionFormat.OpenMetrics, PrometheusExpositionFormat.Protobuf, PrometheusExpositionFormat.Text, PrometheusExpositionFormat.OpenMetrics];
 
     [Fact]
-    public async Task EachCollectionIsRenderedInTheFormatAskedFor()
+    public void EachCollectionIsWrittenInTheFormatAskedFor()
     {
         using var harness = new ExporterHarness();
         harness.Meter.CreateCounter<long>("requests").Add(3);
 
         foreach (PrometheusExpositionFormat format in s_formats)
         {
-            RenderedCollection collection = await harness.Exporter.CollectAsync(format);
+            (ExpositionWriter output, HashSet<string> taken) = Collect(harness.Exporter, format);
 
-            Assert.Equal(format, collection.Format);
-            Assert.Equal("requests_total", Assert.Single(collection.Families).Name);
+            Assert.Equal(format, output.Format);
+            Assert.Contains("requests_total", taken);
+            Assert.Equal(1, FamiliesIn(output));
         }
     }
 
     [Fact]
-    public async Task ACollectionAfterAForceFlushThatRenderedAnotherFormatIsInItsOwn()
+    public void ACollectionAfterAForceFlushIsWrittenInItsOwnFormat()
     {
         using var harness = new ExporterHarness();
         harness.Meter.CreateCounter<long>("requests").Add(1);
-        await harness.Exporter.CollectAsync(PrometheusExpositionFormat.Protobuf);
+        Collect(harness.Exporter, PrometheusExpositionFormat.Protobuf);
         Assert.True(harness.Provider.ForceFlush());
 
-        RenderedCollection text = await harness.Exporter.CollectAsync(PrometheusExpositionFormat.Text);
+        (ExpositionWriter text, _) = Collect(harness.Exporter, PrometheusExpositionFormat.Text);
 
         Assert.Equal(PrometheusExpositionFormat.Text, text.Format);
-        Assert.Contains("requests_total{otel_scope_name=\"" + harness.MeterName + "\"} 1\n", Encoding.UTF8.GetString(text.Bytes), StringComparison.Ordinal);
+        Assert.Contains("requests_total{otel_scope_name=\"" + harness.MeterName + "\"} 1\n", Encoding.UTF8.GetString(text.ToArray()), StringComparison.Ordinal);
     }
 
     [Fact]
-    public async Task ACollectionThatJoinsAForceFlushRenderingAnotherFormatCollectsAgainInItsOwn()
+    public async Task ACollectionThatJoinsAForceFlushIsWrittenByItsExportInTheScrapesFormat()
     {
         using var harness = new ExporterHarness();
-        var tag = new BlockingTagValue();
-        harness.Meter.CreateCounter<long>("requests").Add(1, new KeyValuePair<string, object?>("k", tag));
-        await harness.Exporter.CollectAsync(PrometheusExpositionFormat.Text);
+        harness.Meter.CreateCounter<long>("requests").Add(1);
+        using var blocked = new ManualResetEventSlim();
+        using var released = new ManualResetEventSlim(initialState: true);
+        harness.Meter.CreateObservableGauge("blocking", () =>
+        {
+            if (!released.IsSet)
+            {
+                blocked.Set();
+                released.Wait(TimeSpan.FromSeconds(10));
+            }
 
-        // The flush's export takes the format (text), then stops in the middle of its families.
-        tag.Block();
+            return 1;
+        });
+        Collect(harness.Exporter, PrometheusExpositionFormat.Text);
+
+        // The flush's collection stops in a callback, before its export.
+        released.Reset();
         Task<bool> flush = Task.Run(() => harness.Provider.ForceFlush());
-        Assert.True(tag.Entered.Wait(TimeSpan.FromSeconds(10)));
-        Task<RenderedCollection> openMetrics = Task.Run(() => harness.Exporter.CollectAsync(PrometheusExpositionFormat.OpenMetrics));
+        Assert.True(blocked.Wait(TimeSpan.FromSeconds(10)));
+        Task<(ExpositionWriter Output, HashSet<string> Taken)> openMetrics = Task.Run(() => Collect(harness.Exporter, PrometheusExpositionFormat.OpenMetrics));
 
         // Time for the scrape's collection to join the flush's, which it then waits for.
         await Task.Delay(200);
-        tag.Release();
+        released.Set();
 
         Assert.True(await flush);
-        RenderedCollection collection = await openMetrics;
-        Assert.Equal(PrometheusExpositionFormat.OpenMetrics, collection.Format);
-        Assert.Equal("requests_total", Assert.Single(collection.Families).Name);
+        (ExpositionWriter output, HashSet<string> taken) = await openMetrics;
+        Assert.Equal(PrometheusExpositionFormat.OpenMetrics, output.Format);
+        Assert.Contains("requests_total", taken);
+        Assert.Equal(2, FamiliesIn(output));
     }
 
     [Theory]
     [InlineData(1)]
     [InlineData(6)]
     [InlineData(50)]
-    public async Task ACollectionHandedBackAfterItEndedIsNotCountedAsAFailure(int handedBack)
+    public void ACollectionHandedBackAfterItEndedIsNotCountedAsAFailure(int handedBack)
     {
         // OpenTelemetry's reader forgets a collection only after releasing the calls that waited
-        // for it: a ForceFlush's collection, in another format, can be handed back, already ended,
-        // to the calls a scrape makes right after (true, nothing exported), as often as the
-        // reader's thread is not scheduled; as many as a scrape's three attempts make failed it.
+        // for it: a ForceFlush's collection, which exported before the scrape's writer was set,
+        // can be handed back, already ended, to the calls a scrape makes right after (true,
+        // nothing exported), as often as the reader's thread is not scheduled; as many as a
+        // scrape's three attempts made it fail.
         using var exporter = new PrometheusPullExporter();
         int calls = 0;
         exporter.Collect = _ =>
@@ -86,32 +103,63 @@ public sealed class PrometheusPullExporterFormatTests
             return true;
         };
 
-        RenderedCollection collection = await exporter.CollectAsync(PrometheusExpositionFormat.OpenMetrics);
+        Collect(exporter, PrometheusExpositionFormat.OpenMetrics);
 
-        Assert.Equal(PrometheusExpositionFormat.OpenMetrics, collection.Format);
         Assert.Equal(handedBack + 1, calls);
     }
 
-    // A tag value whose printing (during an export) can be made to wait, once.
-    private sealed class BlockingTagValue
+    [Fact]
+    public void AFamilyTheScrapeAlreadyWroteIsLeftOutAndReported()
     {
-        private readonly ManualResetEventSlim _released = new(initialState: true);
+        using var harness = new ExporterHarness();
+        harness.Meter.CreateCounter<long>("requests").Add(1);
+        harness.Meter.CreateCounter<long>("errors").Add(1);
+        ExpositionWriter output = ExpositionFormat.Of(PrometheusExpositionFormat.Text).CreateWriter();
+        HashSet<string> taken = new(StringComparer.Ordinal) { "requests_total" };
+        var reported = new List<string>();
 
-        public ManualResetEventSlim Entered { get; } = new();
+        harness.Exporter.WriteCollection(output, taken, reported.Add);
 
-        public void Block() => _released.Reset();
+        Assert.Equal(["requests_total"], reported);
+        string text = Encoding.UTF8.GetString(output.ToArray());
+        Assert.DoesNotContain("requests_total", text, StringComparison.Ordinal);
+        Assert.Contains("errors_total{", text, StringComparison.Ordinal);
+        Assert.Contains("errors_total", taken);
+    }
 
-        public void Release() => _released.Set();
+    private static (ExpositionWriter Output, HashSet<string> Taken) Collect(PrometheusPullExporter exporter, PrometheusExpositionFormat format)
+    {
+        ExpositionWriter output = ExpositionFormat.Of(format).CreateWriter();
+        var taken = new HashSet<string>(StringComparer.Ordinal);
+        exporter.WriteCollection(output, taken, family => Assert.Fail($"{family} was reported taken"));
+        return (output, taken);
+    }
 
-        public override string ToString()
+    // The families written: HELP-less TYPE lines in the text formats, delimited MetricFamily messages in protobuf.
+    private static int FamiliesIn(ExpositionWriter output)
+    {
+        byte[] bytes = output.ToArray();
+        if (output.Format != PrometheusExpositionFormat.Protobuf)
         {
-            if (!_released.IsSet)
-            {
-                Entered.Set();
-                _released.Wait(TimeSpan.FromSeconds(10));
-            }
-
-            return "v";
+            return Encoding.UTF8.GetString(bytes).Split('\n').Count(line => line.StartsWith("# TYPE ", StringComparison.Ordinal));
         }
+
+        int families = 0;
+        for (int at = 0; at < bytes.Length; families++)
+        {
+            ulong length = 0;
+            int shift = 0;
+            byte b;
+            do
+            {
+                b = bytes[at++];
+                length |= (ulong)(b & 0x7F) << shift;
+                shift += 7;
+            }
+            while ((b & 0x80) != 0);
+            at += (int)length;
+        }
+
+        return families;
     }
 }
