@@ -35,8 +35,13 @@ internal static unsafe class ProcessorId
     public const int RefreshInterval = 64;
 
     /// <summary>The number of per-processor partitions: <see cref="Environment.ProcessorCount"/>, read once at start.</summary>
-    /// <remarks>Processor ids at or above this number (a process limited by affinity or a container quota can see ids up to the machine's count) fold by modulo.</remarks>
+    /// <remarks>Processor ids map to partitions densely (<see cref="ProcessorRegions"/>): the
+    /// processors the process may run on take one partition each in id order, so a cpuset whose ids
+    /// share residues modulo this number still uses every partition.</remarks>
     public static int PartitionCount { get; } = Math.Max(1, Environment.ProcessorCount);
+
+    // Processor id to partition, dense and append-only; consulted only when a thread refreshes its id.
+    private static readonly ProcessorRegions s_regions = ProcessorRegions.ForProcess(PartitionCount);
 
     /// <summary>Whether the operating system reports processor ids to this process.</summary>
     public static bool IsSupported { get; } = ReadFromOperatingSystem() >= 0;
@@ -75,8 +80,8 @@ internal static unsafe class ProcessorId
     }
 
     /// <summary>
-    /// The calling thread's partition: its cached processor id folded below
-    /// <see cref="PartitionCount"/>, refreshed every <see cref="RefreshInterval"/> reads.
+    /// The calling thread's partition: its cached processor id mapped below
+    /// <see cref="PartitionCount"/> (<see cref="ProcessorRegions"/>), refreshed every <see cref="RefreshInterval"/> reads.
     /// </summary>
     /// <returns>A partition index in [0, <see cref="PartitionCount"/>).</returns>
     /// <remarks>Call only where <see cref="IsSupported"/> is <see langword="true"/>; otherwise it returns 0.</remarks>
@@ -97,7 +102,7 @@ internal static unsafe class ProcessorId
     private static int RefreshPartition()
     {
         int id = ReadFromOperatingSystem();
-        int partition = id < 0 ? 0 : (int)((uint)id % (uint)PartitionCount);
+        int partition = id < 0 ? 0 : s_regions.PartitionOf(id);
         ThreadStatics.t_partitionAndReadsLeft = (partition << ReadsLeftBits) | (RefreshInterval - 1);
         return partition;
     }
