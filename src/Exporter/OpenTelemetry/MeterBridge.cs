@@ -165,39 +165,30 @@ public sealed class MeterBridge : IDisposable
         public void DoubleGauge(DoubleGauge gauge) =>
             meter.CreateObservableGauge(gauge.Name, () => ObserveDoubles(gauge), gauge.Unit, gauge.Description);
 
-        public void ObservableCounter(ScalableMetrics.ObservableCounter counter)
-        {
-            if (counter.IsFloatingPoint)
-            {
-                meter.CreateObservableCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
-            }
-            else
-            {
-                meter.CreateObservableCounter(counter.Name, () => ObserveDoublesAsLongs(counter), counter.Unit, counter.Description);
-            }
-        }
+        public void ObservableCounter(ScalableMetrics.ObservableCounter counter) =>
+            PublishObserved(counter, meter.CreateObservableCounter, meter.CreateObservableCounter);
 
-        public void ObservableUpDownCounter(ScalableMetrics.ObservableUpDownCounter counter)
-        {
-            if (counter.IsFloatingPoint)
-            {
-                meter.CreateObservableUpDownCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
-            }
-            else
-            {
-                meter.CreateObservableUpDownCounter(counter.Name, () => ObserveDoublesAsLongs(counter), counter.Unit, counter.Description);
-            }
-        }
+        public void ObservableUpDownCounter(ScalableMetrics.ObservableUpDownCounter counter) =>
+            PublishObserved(counter, meter.CreateObservableUpDownCounter, meter.CreateObservableUpDownCounter);
 
-        public void ObservableGauge(ScalableMetrics.ObservableGauge gauge)
+        public void ObservableGauge(ScalableMetrics.ObservableGauge gauge) =>
+            PublishObserved(gauge, meter.CreateObservableGauge, meter.CreateObservableGauge);
+
+        // An observable instrument's callback reports longs or doubles (IsFloatingPoint), which the
+        // registry holds as doubles: published as the type it reports, by the meter's method for
+        // its kind, once for each type.
+        private static void PublishObserved(
+            ObservableInstrument instrument,
+            Func<string, Func<IEnumerable<Measurement<double>>>, string?, string?, object> createDoubles,
+            Func<string, Func<IEnumerable<Measurement<long>>>, string?, string?, object> createLongs)
         {
-            if (gauge.IsFloatingPoint)
+            if (instrument.IsFloatingPoint)
             {
-                meter.CreateObservableGauge(gauge.Name, () => ObserveDoubles(gauge), gauge.Unit, gauge.Description);
+                createDoubles(instrument.Name, () => ObserveDoubles(instrument), instrument.Unit, instrument.Description);
             }
             else
             {
-                meter.CreateObservableGauge(gauge.Name, () => ObserveDoublesAsLongs(gauge), gauge.Unit, gauge.Description);
+                createLongs(instrument.Name, () => ObserveDoublesAsLongs(instrument), instrument.Unit, instrument.Description);
             }
         }
 

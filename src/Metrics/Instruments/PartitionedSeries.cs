@@ -1,10 +1,12 @@
 using System.Diagnostics;
 using System.Numerics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Exemplars;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -388,6 +390,37 @@ public abstract unsafe class PartitionedSeries : Series
             }
         }
     }
+
+    /// <summary>
+    /// Reads the series of a counter or an up-down counter, <see cref="long"/> or
+    /// <see cref="double"/>, written once for the four: <paramref name="series"/> (a table's own
+    /// array), each one slot of <paramref name="arena"/> summed by <paramref name="kind"/>, into
+    /// <paramref name="snapshot"/>: each series' newest exemplar first (none where the series keep
+    /// none), then the totals in one pass over the arena, as longs or, where <paramref name="kind"/>
+    /// is <see cref="SlotSum.Double"/>, as doubles, each saturated as <see cref="SaturateTotal"/> does.
+    /// </summary>
+    internal static void ReadTotalsInto<TSeries>(PartitionArena arena, ArraySegment<TSeries> series, InstrumentSnapshot snapshot, SlotSum kind)
+        where TSeries : PartitionedSeries
+    {
+        bool doubles = kind == SlotSum.Double;
+        snapshot.BeginSeries(series, longStride: doubles ? 0 : 1, doubles);
+        snapshot.ReadExemplars<TSeries>(series, perSeries: 1);
+        Span<long> totals = doubles ? MemoryMarshal.Cast<double, long>(snapshot.Doubles()) : snapshot.Longs();
+        ReadAll<TSeries>(arena, series, snapshot.Ranges(series.Count), slotsPerSeries: 1, doubleSlot: -1, totals, default, kind);
+        if (doubles)
+        {
+            foreach (ref double value in snapshot.Doubles())
+            {
+                value = SaturateTotal(value);
+            }
+        }
+    }
+
+    // A double total's increments are finite, so an infinite slot or sum is finite adds past
+    // double's range: read as the largest finite value of its sign, never ±∞, which would stay for
+    // good (and which the instruments refuse as an increment for that very reason). A counter's
+    // increments are not negative, so its total is never -∞: it saturates at double.MaxValue.
+    private protected static double SaturateTotal(double sum) => double.IsInfinity(sum) ? Math.CopySign(double.MaxValue, sum) : sum;
 
     // Per thread: the calling thread's slot 0 of this series, taking an index or widening the chunk if need be (as Add does, from the same fields in the same order).
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -327,41 +327,17 @@ internal sealed partial class RegistrySource : IScrapeSource
             }
         }
 
-        public void Counter(PartitionedCounter counter)
-        {
-            counter.ReadInto(source._snapshot);
-            source.WriteCounter(this, Header);
-        }
+        public void Counter(PartitionedCounter counter) => Read(counter).WriteCounter(this, Header);
 
-        public void DoubleCounter(PartitionedDoubleCounter counter)
-        {
-            counter.ReadInto(source._snapshot);
-            source.WriteDoubles(this, Header);
-        }
+        public void DoubleCounter(PartitionedDoubleCounter counter) => Read(counter).WriteDoubles(this, Header);
 
-        public void UpDownCounter(PartitionedUpDownCounter counter)
-        {
-            counter.ReadInto(source._snapshot);
-            source.WriteLongs(this, Header);
-        }
+        public void UpDownCounter(PartitionedUpDownCounter counter) => Read(counter).WriteLongs(this, Header);
 
-        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter)
-        {
-            counter.ReadInto(source._snapshot);
-            source.WriteDoubles(this, Header);
-        }
+        public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => Read(counter).WriteDoubles(this, Header);
 
-        public void Gauge(Gauge gauge)
-        {
-            gauge.ReadInto(source._snapshot);
-            source.WriteLongs(this, Header);
-        }
+        public void Gauge(Gauge gauge) => Read(gauge).WriteLongs(this, Header);
 
-        public void DoubleGauge(DoubleGauge gauge)
-        {
-            gauge.ReadInto(source._snapshot);
-            source.WriteDoubles(this, Header);
-        }
+        public void DoubleGauge(DoubleGauge gauge) => Read(gauge).WriteDoubles(this, Header);
 
         public void ObservableCounter(ObservableCounter counter) => WriteObserved(counter);
 
@@ -369,22 +345,17 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         public void ObservableGauge(ObservableGauge gauge) => WriteObserved(gauge);
 
-        public void Histogram(PartitionedHistogram histogram)
-        {
-            histogram.ReadInto(source._snapshot);
-            source.WriteHistogram(this, Header, histogram.Boundaries);
-        }
+        public void Histogram(PartitionedHistogram histogram) => Read(histogram).WriteHistogram(this, Header, histogram.Boundaries);
 
-        public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
-        {
-            histogram.ReadInto(source._snapshot);
-            source.WriteExponentialHistogram(this, Header);
-        }
+        public void ExponentialHistogram(PartitionedExponentialHistogram histogram) => Read(histogram).WriteExponentialHistogram(this, Header);
 
-        public void Operation(OperationData operation)
+        public void Operation(OperationData operation) => Read(operation).WriteOperations(this, Header, operation.Boundaries);
+
+        // Reads the instrument into the source's snapshot, and returns the source to write what it read.
+        private RegistrySource Read(Instrument instrument)
         {
-            operation.ReadInto(source._snapshot);
-            source.WriteOperations(this, Header, operation.Boundaries);
+            instrument.ReadInto(source._snapshot);
+            return source;
         }
 
         private void WriteObserved(ObservableInstrument observable)

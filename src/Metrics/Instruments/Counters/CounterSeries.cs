@@ -1,7 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
-using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -23,7 +22,6 @@ public sealed class CounterSeries : PartitionedSeries
 {
     /// <summary>The slots a counter series takes in each region: its sum.</summary>
     internal const int SlotCount = 1;
-
 
     internal CounterSeries(TagSet tags, PartitionArena arena, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(tags, arena, SlotCount, exemplarFilter, SlotCount)
@@ -58,10 +56,4 @@ public sealed class CounterSeries : PartitionedSeries
 
     /// <summary>The newest exemplar kept, or null where none was (or the registry keeps none).</summary>
     internal Exemplar? ReadExemplar() => Exemplars?.ReadNewest(0);
-
-
-
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="snapshot"/>'s values, in one pass over the arena.</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<CounterSeries> series, InstrumentSnapshot snapshot) =>
-        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCount, doubleSlot: -1, snapshot.Longs(), default);
 }

@@ -1,8 +1,6 @@
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
-using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -21,7 +19,6 @@ public sealed class DoubleCounterSeries : PartitionedSeries
 {
     /// <summary>The slots a double counter series takes in each region: its total.</summary>
     internal const int SlotCount = 1;
-
 
     internal DoubleCounterSeries(TagSet tags, PartitionArena arena, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(tags, arena, SlotCount, exemplarFilter, SlotCount)
@@ -51,21 +48,5 @@ public sealed class DoubleCounterSeries : PartitionedSeries
     /// <see cref="double.MaxValue"/> (increments past it saturate there, as a <see cref="CounterSeries"/>'s
     /// do at <see cref="long.MaxValue"/>).</summary>
     /// <returns>The cumulative value.</returns>
-    public double Read() => Saturate(ReadSlotDouble(0));
-
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="snapshot"/>'s values, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<DoubleCounterSeries> series, InstrumentSnapshot snapshot)
-    {
-        Span<double> values = snapshot.Doubles();
-        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCount, doubleSlot: -1, MemoryMarshal.Cast<double, long>(values), default, SlotSum.Double);
-        foreach (ref double value in values)
-        {
-            value = Saturate(value);
-        }
-    }
-
-    // Increments are finite and not negative, so an infinite slot or sum is finite adds past
-    // double's range: read as double.MaxValue, never +∞, which would stay for good and which the
-    // counter refuses as an increment for that very reason.
-    private static double Saturate(double sum) => sum == double.PositiveInfinity ? double.MaxValue : sum;
+    public double Read() => SaturateTotal(ReadSlotDouble(0));
 }

@@ -82,13 +82,7 @@ public sealed class PartitionedCounter : Instrument
         SnapshotReadings.Of(this, static (snapshot, i) => new CounterReading(snapshot.TagsAt(i), snapshot.LongValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ArraySegment<CounterSeries> series = _series.Series;
-        snapshot.BeginSeries(series, CounterSeries.SlotCount, doubles: false);
-        snapshot.ReadExemplars<CounterSeries>(series, CounterSeries.SlotCount);
-        CounterSeries.ReadAllInto(_arena, series, snapshot);
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => PartitionedSeries.ReadTotalsInto(_arena, _series.Series, snapshot, SlotSum.Saturating);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Counter(this);

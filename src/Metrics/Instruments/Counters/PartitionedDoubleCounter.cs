@@ -82,13 +82,7 @@ public sealed class PartitionedDoubleCounter : Instrument
         SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ArraySegment<DoubleCounterSeries> series = _series.Series;
-        snapshot.BeginSeries(series, longStride: 0, doubles: true);
-        snapshot.ReadExemplars<DoubleCounterSeries>(series, DoubleCounterSeries.SlotCount);
-        DoubleCounterSeries.ReadAllInto(_arena, series, snapshot);
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => PartitionedSeries.ReadTotalsInto(_arena, _series.Series, snapshot, SlotSum.Double);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleCounter(this);

@@ -1,5 +1,4 @@
 using ScalableMetrics.Instruments.ExponentialHistograms;
-using ScalableMetrics.Instruments.Histograms;
 
 namespace ScalableMetrics;
 
@@ -26,21 +25,20 @@ public sealed class ExponentialHistogramReading
     private readonly long[] _positiveBucketCounts;
     private readonly long[] _classicCumulativeCounts;
 
-    private ExponentialHistogramReading(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum, IReadOnlyList<double>? classicBoundaries = null, long[]? classicCumulativeCounts = null, long classicCount = 0)
+    // The reading of a point: its scalars, and its spans as the arrays given.
+    private ExponentialHistogramReading(TagSet tags, ExponentialHistogramPoint point, long[] positiveBucketCounts, long[] classicCumulativeCounts)
     {
-        ClassicBoundaries = classicBoundaries ?? [];
-        _classicCumulativeCounts = classicCumulativeCounts ?? [];
-        ClassicCount = classicCount;
         Tags = tags;
-        Scale = scale;
-        ZeroThreshold = zeroThreshold;
-        ZeroCount = zeroCount;
-        PositiveOffset = positiveOffset;
+        Scale = point.Scale;
+        ZeroThreshold = point.ZeroThreshold;
+        ZeroCount = point.ZeroCount;
+        PositiveOffset = point.PositiveOffset;
         _positiveBucketCounts = positiveBucketCounts;
-        Sum = sum;
-
-        // Each bucket saturates at long.MaxValue; so does their sum.
-        Count = SaturatingCounts.Add(zeroCount, SaturatingCounts.Total(positiveBucketCounts));
+        Count = point.Count;
+        Sum = point.Sum;
+        ClassicBoundaries = point.ClassicBoundaries;
+        _classicCumulativeCounts = classicCumulativeCounts;
+        ClassicCount = point.ClassicCount;
     }
 
     /// <summary>The tags that name the series.</summary>
@@ -89,13 +87,10 @@ public sealed class ExponentialHistogramReading
     internal static ExponentialHistogramReading Of(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum)
     {
         int first = positiveBucketCounts.AsSpan().IndexOfAnyExcept(0L);
-        if (first < 0)
-        {
-            return new ExponentialHistogramReading(tags, scale, zeroThreshold, zeroCount, 0, [], sum);
-        }
-
         int last = positiveBucketCounts.AsSpan().LastIndexOfAnyExcept(0L);
-        return new ExponentialHistogramReading(tags, scale, zeroThreshold, zeroCount, positiveOffset + first, positiveBucketCounts[first..(last + 1)], sum);
+        long[] trimmed = first < 0 ? [] : positiveBucketCounts[first..(last + 1)];
+        var point = new ExponentialHistogramPoint(scale, zeroThreshold, zeroCount, first < 0 ? 0 : positiveOffset + first, trimmed, sum, [], default, 0);
+        return new ExponentialHistogramReading(tags, point, trimmed, []);
     }
 
     /// <summary>The reading of <paramref name="counts"/> (zero bucket first, then the instrument's positive buckets, then its classic buckets), downscaled to fit (<see cref="ExponentialHistogramPoint.Of"/>).</summary>
@@ -103,8 +98,6 @@ public sealed class ExponentialHistogramReading
     {
         int room = ExponentialHistogramPoint.RoomFor(buckets);
         ExponentialHistogramPoint point = ExponentialHistogramPoint.Of(buckets, counts, sum, room <= MaxStackRoom ? stackalloc long[room] : new long[room]);
-        return new ExponentialHistogramReading(
-            tags, point.Scale, point.ZeroThreshold, point.ZeroCount, point.PositiveOffset, point.PositiveBucketCounts.ToArray(), sum,
-            buckets.Classic is null ? null : point.ClassicBoundaries, buckets.Classic is null ? null : point.ClassicCumulativeCounts.ToArray(), point.ClassicCount);
+        return new ExponentialHistogramReading(tags, point, point.PositiveBucketCounts.ToArray(), point.ClassicCumulativeCounts.ToArray());
     }
 }

@@ -62,19 +62,7 @@ public sealed class DoubleGauge : Instrument
 
     /// <inheritdoc/>
     /// <remarks>Series by series, those set at least once (each its last value), in creation order.</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ReadOnlySpan<DoubleGaugeSeries> series = _series.Series;
-        snapshot.BeginOwnSeries(series.Length, longStride: 0, doubles: true);
-        foreach (DoubleGaugeSeries one in series)
-        {
-            if (one.Read() is { } value)
-            {
-                int at = snapshot.AddSeries(one);
-                snapshot.Doubles()[at] = value;
-            }
-        }
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => ILastValueSeries<double>.ReadInto<DoubleGaugeSeries>(_series.Series, snapshot);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleGauge(this);

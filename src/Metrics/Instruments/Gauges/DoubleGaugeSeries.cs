@@ -8,7 +8,7 @@ namespace ScalableMetrics;
 /// sum, and the last writer wins whatever processor it runs on.
 /// </summary>
 /// <remarks>Thread-safe: a set is one plain 8-byte store, never torn. Get one from <see cref="DoubleGauge.Bind"/>, once, and keep it.</remarks>
-public sealed class DoubleGaugeSeries : Series
+public sealed class DoubleGaugeSeries : Series, ILastValueSeries<double>
 {
     private LastValue<double> _value;
 

@@ -62,19 +62,7 @@ public sealed class Gauge : Instrument
 
     /// <inheritdoc/>
     /// <remarks>Series by series, those set at least once (each its last value), in creation order.</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ReadOnlySpan<GaugeSeries> series = _series.Series;
-        snapshot.BeginOwnSeries(series.Length, longStride: 1, doubles: false);
-        foreach (GaugeSeries one in series)
-        {
-            if (one.Read() is { } value)
-            {
-                int at = snapshot.AddSeries(one);
-                snapshot.Longs()[at] = value;
-            }
-        }
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => ILastValueSeries<long>.ReadInto<GaugeSeries>(_series.Series, snapshot);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Gauge(this);

@@ -8,7 +8,7 @@ namespace ScalableMetrics;
 /// sum, and the last writer wins whatever processor it runs on.
 /// </summary>
 /// <remarks>Thread-safe: a set is one plain 8-byte store, never torn. Get one from <see cref="Gauge.Bind"/>, once, and keep it.</remarks>
-public sealed class GaugeSeries : Series
+public sealed class GaugeSeries : Series, ILastValueSeries<long>
 {
     private LastValue<long> _value;
 

@@ -1,8 +1,6 @@
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
-using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -46,20 +44,5 @@ public sealed class DoubleUpDownCounterSeries : PartitionedSeries
     /// <summary>Sums the series' partitions: the total added since it was created, within
     /// ±<see cref="double.MaxValue"/> (finite increments past it saturate there).</summary>
     /// <returns>The total.</returns>
-    public double Read() => Saturate(ReadSlotDouble(0));
-
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="snapshot"/>'s values, in one pass over the arena, each saturated as <see cref="Read"/> is.</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<DoubleUpDownCounterSeries> series, InstrumentSnapshot snapshot)
-    {
-        Span<double> values = snapshot.Doubles();
-        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCount, doubleSlot: -1, MemoryMarshal.Cast<double, long>(values), default, SlotSum.Double);
-        foreach (ref double value in values)
-        {
-            value = Saturate(value);
-        }
-    }
-
-    // Increments are finite, so an infinite total is finite adds past double's range: read as the
-    // largest finite value of its sign, never ±∞, which would stay for good.
-    private static double Saturate(double sum) => double.IsInfinity(sum) ? Math.CopySign(double.MaxValue, sum) : sum;
+    public double Read() => SaturateTotal(ReadSlotDouble(0));
 }

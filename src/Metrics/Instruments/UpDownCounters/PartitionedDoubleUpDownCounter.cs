@@ -82,12 +82,7 @@ public sealed class PartitionedDoubleUpDownCounter : Instrument
         SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]));
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ArraySegment<DoubleUpDownCounterSeries> series = _series.Series;
-        snapshot.BeginSeries(series, longStride: 0, doubles: true);
-        DoubleUpDownCounterSeries.ReadAllInto(_arena, series, snapshot);
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => PartitionedSeries.ReadTotalsInto(_arena, _series.Series, snapshot, SlotSum.Double);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleUpDownCounter(this);

@@ -71,12 +71,7 @@ public sealed class PartitionedUpDownCounter : Instrument
         SnapshotReadings.Of(this, static (snapshot, i) => new LongReading(snapshot.TagsAt(i), snapshot.LongValues[i]));
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ArraySegment<UpDownCounterSeries> series = _series.Series;
-        snapshot.BeginSeries(series, UpDownCounterSeries.SlotCount, doubles: false);
-        UpDownCounterSeries.ReadAllInto(_arena, series, snapshot);
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => PartitionedSeries.ReadTotalsInto(_arena, _series.Series, snapshot, SlotSum.Wrapping);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.UpDownCounter(this);

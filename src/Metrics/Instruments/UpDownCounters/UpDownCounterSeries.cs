@@ -1,7 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
-using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
 
@@ -41,8 +40,4 @@ public sealed class UpDownCounterSeries : PartitionedSeries
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
     /// <returns>The total (wrapped only if it left <see cref="long"/>).</returns>
     public long Read() => ReadSlotWrapping(0);
-
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>) into <paramref name="snapshot"/>'s values, in one pass over the arena, each wrapping as <see cref="Read"/> sums.</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<UpDownCounterSeries> series, InstrumentSnapshot snapshot) =>
-        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCount, doubleSlot: -1, snapshot.Longs(), default, SlotSum.Wrapping);
 }

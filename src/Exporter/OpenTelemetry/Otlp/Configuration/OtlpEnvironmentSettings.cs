@@ -13,20 +13,16 @@ internal static class OtlpEnvironmentSettings
     private const string Prefix = "OTEL_EXPORTER_OTLP_";
     private const string MetricsPrefix = "OTEL_EXPORTER_OTLP_METRICS_";
 
+    // OpenTelemetry .NET's LowMemory is delta for counters and histograms, as delta is, and differs
+    // from it only for observable counters (cumulative there); with two temporalities, delta here.
+    private static readonly (string, OtlpTemporality)[] s_temporalities = [("cumulative", OtlpTemporality.Cumulative), ("delta", OtlpTemporality.Delta), ("lowmemory", OtlpTemporality.Delta)];
+    private static readonly (string, OtlpProtocol)[] s_protocols = [("http/protobuf", OtlpProtocol.HttpProtobuf), ("grpc", OtlpProtocol.Grpc)];
+    private static readonly (string, OtlpCompression)[] s_compressions = [("none", OtlpCompression.None), ("gzip", OtlpCompression.Gzip)];
+
     public static void Apply(IConfiguration configuration, ScalableMetricsOtlpOptions options)
     {
-        if (configuration[Prefix + "ENDPOINT"] is { Length: > 0 } baseEndpoint
-            && OtlpSettingParser.TryUri(options, Prefix + "ENDPOINT", baseEndpoint, out Uri? baseUri))
-        {
-            options.BaseEndpoint = baseUri;
-        }
-
-        if (configuration[MetricsPrefix + "ENDPOINT"] is { Length: > 0 } endpoint
-            && OtlpSettingParser.TryUri(options, MetricsPrefix + "ENDPOINT", endpoint, out Uri? uri))
-        {
-            options.Endpoint = uri;
-        }
-
+        Apply<Uri?>(configuration, options, Prefix + "ENDPOINT", OtlpSettingParser.TryUri, value => options.BaseEndpoint = value);
+        Apply<Uri?>(configuration, options, MetricsPrefix + "ENDPOINT", OtlpSettingParser.TryUri, value => options.Endpoint = value);
         foreach (string prefix in (ReadOnlySpan<string>)[Prefix, MetricsPrefix])
         {
             if (configuration[prefix + "HEADERS"] is { Length: > 0 } headers)
@@ -34,89 +30,26 @@ internal static class OtlpEnvironmentSettings
                 OtlpSettingParser.AddHeaders(options, prefix + "HEADERS", headers);
             }
 
-            if (configuration[prefix + "PROTOCOL"] is { Length: > 0 } protocol)
-            {
-                ApplyProtocol(options, prefix + "PROTOCOL", protocol);
-            }
-
-            if (configuration[prefix + "TIMEOUT"] is { Length: > 0 } timeout
-                && OtlpSettingParser.TryMilliseconds(options, prefix + "TIMEOUT", timeout, out TimeSpan value))
-            {
-                options.Timeout = value;
-            }
-
-            if (configuration[prefix + "COMPRESSION"] is { Length: > 0 } compression)
-            {
-                ApplyCompression(options, prefix + "COMPRESSION", compression);
-            }
+            Apply<OtlpProtocol>(configuration, options, prefix + "PROTOCOL", TryProtocol, value => options.Protocol = value);
+            Apply<TimeSpan>(configuration, options, prefix + "TIMEOUT", OtlpSettingParser.TryMilliseconds, value => options.Timeout = value);
+            Apply<OtlpCompression>(configuration, options, prefix + "COMPRESSION", TryCompression, value => options.Compression = value);
         }
 
-        if (configuration["OTEL_METRIC_EXPORT_INTERVAL"] is { Length: > 0 } interval
-            && OtlpSettingParser.TryMilliseconds(options, "OTEL_METRIC_EXPORT_INTERVAL", interval, out TimeSpan intervalValue))
-        {
-            options.ExportInterval = intervalValue;
-        }
-
-        if (configuration["OTEL_METRIC_EXPORT_TIMEOUT"] is { Length: > 0 } exportTimeout
-            && OtlpSettingParser.TryMilliseconds(options, "OTEL_METRIC_EXPORT_TIMEOUT", exportTimeout, out TimeSpan exportTimeoutValue))
-        {
-            options.ExportTimeout = exportTimeoutValue;
-        }
-
-        if (configuration[MetricsPrefix + "TEMPORALITY_PREFERENCE"] is { Length: > 0 } temporality)
-        {
-            ApplyTemporality(options, MetricsPrefix + "TEMPORALITY_PREFERENCE", temporality);
-        }
+        Apply<TimeSpan>(configuration, options, "OTEL_METRIC_EXPORT_INTERVAL", OtlpSettingParser.TryMilliseconds, value => options.ExportInterval = value);
+        Apply<TimeSpan>(configuration, options, "OTEL_METRIC_EXPORT_TIMEOUT", OtlpSettingParser.TryMilliseconds, value => options.ExportTimeout = value);
+        Apply<OtlpTemporality>(configuration, options, MetricsPrefix + "TEMPORALITY_PREFERENCE", TryTemporality, value => options.Temporality = value);
     }
 
-    private static void ApplyProtocol(ScalableMetricsOtlpOptions options, string key, string text)
-    {
-        switch (text.Trim().ToLowerInvariant())
-        {
-            case "http/protobuf":
-                options.Protocol = OtlpProtocol.HttpProtobuf;
-                break;
-            case "grpc":
-                options.Protocol = OtlpProtocol.Grpc;
-                break;
-            default:
-                options.Problems.Add($"{key} '{text}' is not supported: use http/protobuf or grpc.");
-                break;
-        }
-    }
+    // The variable, parsed and set where it is given.
+    private static void Apply<T>(IConfiguration configuration, ScalableMetricsOtlpOptions options, string key, OtlpSettingParser.Parser<T> parse, Action<T> set) =>
+        OtlpSettingParser.Apply(options, key, configuration[key], parse, set);
 
-    private static void ApplyCompression(ScalableMetricsOtlpOptions options, string key, string text)
-    {
-        switch (text.Trim().ToLowerInvariant())
-        {
-            case "none":
-                options.Compression = OtlpCompression.None;
-                break;
-            case "gzip":
-                options.Compression = OtlpCompression.Gzip;
-                break;
-            default:
-                options.Problems.Add($"{key} '{text}' is not supported: use none or gzip.");
-                break;
-        }
-    }
+    private static bool TryProtocol(ScalableMetricsOtlpOptions options, string key, string text, out OtlpProtocol value) =>
+        OtlpSettingParser.TryChoice<OtlpProtocol>(options, key, text, s_protocols, out value);
 
-    // OpenTelemetry .NET's LowMemory is delta for counters and histograms, as delta is, and differs
-    // from it only for observable counters (cumulative there); with two temporalities, delta here.
-    private static void ApplyTemporality(ScalableMetricsOtlpOptions options, string key, string text)
-    {
-        switch (text.Trim().ToLowerInvariant())
-        {
-            case "cumulative":
-                options.Temporality = OtlpTemporality.Cumulative;
-                break;
-            case "delta":
-            case "lowmemory":
-                options.Temporality = OtlpTemporality.Delta;
-                break;
-            default:
-                options.Problems.Add($"{key} '{text}' is not supported: use cumulative, delta or lowmemory.");
-                break;
-        }
-    }
+    private static bool TryCompression(ScalableMetricsOtlpOptions options, string key, string text, out OtlpCompression value) =>
+        OtlpSettingParser.TryChoice<OtlpCompression>(options, key, text, s_compressions, out value);
+
+    private static bool TryTemporality(ScalableMetricsOtlpOptions options, string key, string text, out OtlpTemporality value) =>
+        OtlpSettingParser.TryChoice<OtlpTemporality>(options, key, text, s_temporalities, out value);
 }

@@ -15,47 +15,13 @@ internal static class OtlpSectionSettings
     public static void Apply(IConfiguration configuration, ScalableMetricsOtlpOptions options)
     {
         IConfigurationSection section = configuration.GetSection(SectionPath);
-        if (Value(section, nameof(ScalableMetricsOtlpOptions.Endpoint)) is { } endpoint
-            && OtlpSettingParser.TryUri(options, Key(nameof(ScalableMetricsOtlpOptions.Endpoint)), endpoint, out Uri? uri))
-        {
-            options.Endpoint = uri;
-        }
-
-        if (Value(section, nameof(ScalableMetricsOtlpOptions.Protocol)) is { } protocol
-            && OtlpSettingParser.TryEnum(options, Key(nameof(ScalableMetricsOtlpOptions.Protocol)), protocol, out OtlpProtocol protocolValue))
-        {
-            options.Protocol = protocolValue;
-        }
-
-        if (Value(section, nameof(ScalableMetricsOtlpOptions.Compression)) is { } compression
-            && OtlpSettingParser.TryEnum(options, Key(nameof(ScalableMetricsOtlpOptions.Compression)), compression, out OtlpCompression compressionValue))
-        {
-            options.Compression = compressionValue;
-        }
-
-        if (Value(section, nameof(ScalableMetricsOtlpOptions.Temporality)) is { } temporality
-            && OtlpSettingParser.TryEnum(options, Key(nameof(ScalableMetricsOtlpOptions.Temporality)), temporality, out OtlpTemporality temporalityValue))
-        {
-            options.Temporality = temporalityValue;
-        }
-
-        if (Value(section, nameof(ScalableMetricsOtlpOptions.Timeout)) is { } timeout
-            && OtlpSettingParser.TryTimeSpan(options, Key(nameof(ScalableMetricsOtlpOptions.Timeout)), timeout, out TimeSpan timeoutValue))
-        {
-            options.Timeout = timeoutValue;
-        }
-
-        if (Value(section, nameof(ScalableMetricsOtlpOptions.ExportInterval)) is { } interval
-            && OtlpSettingParser.TryTimeSpan(options, Key(nameof(ScalableMetricsOtlpOptions.ExportInterval)), interval, out TimeSpan intervalValue))
-        {
-            options.ExportInterval = intervalValue;
-        }
-
-        if (Value(section, nameof(ScalableMetricsOtlpOptions.ExportTimeout)) is { } exportTimeout
-            && OtlpSettingParser.TryTimeSpan(options, Key(nameof(ScalableMetricsOtlpOptions.ExportTimeout)), exportTimeout, out TimeSpan exportTimeoutValue))
-        {
-            options.ExportTimeout = exportTimeoutValue;
-        }
+        Apply<Uri?>(section, options, nameof(ScalableMetricsOtlpOptions.Endpoint), OtlpSettingParser.TryUri, value => options.Endpoint = value);
+        Apply<OtlpProtocol>(section, options, nameof(ScalableMetricsOtlpOptions.Protocol), OtlpSettingParser.TryEnum, value => options.Protocol = value);
+        Apply<OtlpCompression>(section, options, nameof(ScalableMetricsOtlpOptions.Compression), OtlpSettingParser.TryEnum, value => options.Compression = value);
+        Apply<OtlpTemporality>(section, options, nameof(ScalableMetricsOtlpOptions.Temporality), OtlpSettingParser.TryEnum, value => options.Temporality = value);
+        Apply<TimeSpan>(section, options, nameof(ScalableMetricsOtlpOptions.Timeout), OtlpSettingParser.TryTimeSpan, value => options.Timeout = value);
+        Apply<TimeSpan>(section, options, nameof(ScalableMetricsOtlpOptions.ExportInterval), OtlpSettingParser.TryTimeSpan, value => options.ExportInterval = value);
+        Apply<TimeSpan>(section, options, nameof(ScalableMetricsOtlpOptions.ExportTimeout), OtlpSettingParser.TryTimeSpan, value => options.ExportTimeout = value);
 
         foreach (IConfigurationSection header in section.GetSection(nameof(ScalableMetricsOtlpOptions.Headers)).GetChildren())
         {
@@ -66,8 +32,9 @@ internal static class OtlpSectionSettings
         }
     }
 
-    private static string? Value(IConfigurationSection section, string name) =>
-        section[name] is { Length: > 0 } value ? value : null;
+    // The option's key in the section, parsed and set where it is given.
+    private static void Apply<T>(IConfigurationSection section, ScalableMetricsOtlpOptions options, string name, OtlpSettingParser.Parser<T> parse, Action<T> set) =>
+        OtlpSettingParser.Apply(options, Key(name), section[name], parse, set);
 
     private static string Key(string name) => SectionPath + ":" + name;
 }

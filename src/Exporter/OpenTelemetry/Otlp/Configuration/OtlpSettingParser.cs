@@ -12,6 +12,22 @@ internal static class OtlpSettingParser
     // Every duration of the exporter: positive, and at most a day (as the scrape timeout is).
     private static readonly TimeSpan s_longest = TimeSpan.FromDays(1);
 
+    /// <summary>Parses one setting's text into <paramref name="value"/>, or adds a problem naming <paramref name="key"/> and returns false.</summary>
+    public delegate bool Parser<T>(ScalableMetricsOtlpOptions options, string key, string text, out T value);
+
+    /// <summary>
+    /// Where <paramref name="text"/> is given (neither null nor empty), parses it by
+    /// <paramref name="parse"/> and, where it parses, calls <paramref name="set"/> with the value:
+    /// the one step of every setting the section and the environment variables read.
+    /// </summary>
+    public static void Apply<T>(ScalableMetricsOtlpOptions options, string key, string? text, Parser<T> parse, Action<T> set)
+    {
+        if (text is { Length: > 0 } && parse(options, key, text, out T value))
+        {
+            set(value);
+        }
+    }
+
     public static bool TryUri(ScalableMetricsOtlpOptions options, string key, string text, out Uri? uri)
     {
         if (Uri.TryCreate(text.Trim(), UriKind.Absolute, out uri) && (uri.Scheme == Uri.UriSchemeHttp || uri.Scheme == Uri.UriSchemeHttps))
@@ -59,6 +75,31 @@ internal static class OtlpSettingParser
         }
 
         options.Problems.Add($"{key} '{text}' is not one of {string.Join(", ", Enum.GetNames<TEnum>())}.");
+        return false;
+    }
+
+    /// <summary>OpenTelemetry's variables name a choice in lower case (<c>grpc</c>, <c>gzip</c>): one of <paramref name="choices"/>' names, in any case.</summary>
+    public static bool TryChoice<T>(ScalableMetricsOtlpOptions options, string key, string text, ReadOnlySpan<(string Name, T Value)> choices, out T value)
+        where T : struct, Enum
+    {
+        string name = text.Trim().ToLowerInvariant();
+        foreach ((string Name, T Value) choice in choices)
+        {
+            if (choice.Name == name)
+            {
+                value = choice.Value;
+                return true;
+            }
+        }
+
+        var names = new List<string>(choices.Length);
+        foreach ((string Name, T Value) choice in choices)
+        {
+            names.Add(choice.Name);
+        }
+
+        options.Problems.Add($"{key} '{text}' is not supported: use {string.Join(", ", names[..^1])} or {names[^1]}.");
+        value = default;
         return false;
     }
 
