@@ -16,14 +16,16 @@ namespace ScalableMetrics.Recording;
 /// given, before the source's tags are added, so that a hit neither merges tags nor hashes one,
 /// and costs no call through the instrument. Only a miss merges, looks up by value in the
 /// series table and remembers the measured tags.</para>
-/// <para>The refusal is caught around the miss only, never around the add or record: the JIT
-/// does not inline a call made inside a <c>try</c> region, and a listened histogram's record
-/// there ran at half its speed or less (perf/results/README.md, issue 11).</para>
-/// <para>A struct, kept in a field of its user's (not <see langword="readonly"/>: the miss path
-/// binds the untagged series in place) and called there, never copied afterwards: the lookup
-/// loads the table and the owner from the user's own object, as it would its own fields, and
-/// <see cref="SeriesFor"/> inlines whole into the user's record. Thread-safe as the table is:
-/// threads that race to bind the untagged series bind the same one.</para>
+/// <para>Two calls, the hit inlined and the miss not, so that its user catches a refusal around
+/// the miss only, never around the add or record: the JIT does not inline a call made inside a
+/// <c>try</c> region, and a listened histogram's record there ran at half its speed or less
+/// (perf/results/README.md, issue 11).</para>
+/// <para>A struct, kept in a field of its user's, so that the hit loads the table and the owner
+/// off the user's own object, as it would its own fields, with no object of the recorder's in
+/// between. <see cref="Find"/> only reads, and may run on a copy; <see cref="GetOrAdd"/> binds
+/// the untagged series in place, so runs on the field itself, which is not
+/// <see langword="readonly"/> for that. Thread-safe as the table is: threads that race to bind
+/// the untagged series bind the same one.</para>
 /// </remarks>
 /// <typeparam name="TSeries">The instrument's bound series.</typeparam>
 internal struct SeriesRecorder<TSeries>
@@ -48,40 +50,32 @@ internal struct SeriesRecorder<TSeries>
         _owner = RecentTagSets.NewOwner();
     }
 
-    /// <summary>The series of <paramref name="tags"/> and the source's tags, created on first use;
-    /// or null where the registry refuses the tags, told to <paramref name="refusals"/>.</summary>
-    /// <typeparam name="TRefusals">The struct that takes a refusal.</typeparam>
+    /// <summary>The series of <paramref name="tags"/> and the source's tags where the calling
+    /// thread met these tags before (or they are none, and the untagged series is bound); else
+    /// null: <see cref="GetOrAdd"/> then finds or creates it.</summary>
     /// <param name="tags">The measured tags, as given.</param>
-    /// <param name="refusals">Where a refusal goes.</param>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public TSeries? SeriesFor<TRefusals>(ReadOnlySpan<KeyValuePair<string, object?>> tags, TRefusals refusals)
-        where TRefusals : struct, IRefusalSink
+    public readonly TSeries? Find(ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         if (tags.IsEmpty)
         {
-            return _untagged ?? FindSeries(tags, refusals);
+            return _untagged;
         }
 
         // Read before the lookup, so that its loads overlap the call.
         TSeries[] byIndex = _table.ByIndex;
         int index = RecentTagSets.Find(_owner, tags);
-        return index >= 0 ? byIndex[index] : FindSeries(tags, refusals);
+        return index >= 0 ? byIndex[index] : null;
     }
 
+    /// <summary>The series of <paramref name="tags"/> and the source's tags, created on first use,
+    /// found by value: the miss path of <see cref="Find"/>, which it makes hit next time (the
+    /// measured tags remembered on the calling thread, or the untagged series bound).</summary>
+    /// <param name="tags">The measured tags, as given.</param>
+    /// <exception cref="ArgumentException">The tags break the registry's rules; nothing is created.</exception>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private TSeries? FindSeries<TRefusals>(ReadOnlySpan<KeyValuePair<string, object?>> tags, TRefusals refusals)
-        where TRefusals : struct, IRefusalSink
-    {
-        try
-        {
-            return tags.IsEmpty
-                ? (_untagged ??= _table.GetOrAdd(_sourceTags))
-                : _table.GetOrAddAndRemember(TagScratch.WithSource(tags, _sourceTags), _owner, tags);
-        }
-        catch (ArgumentException e)
-        {
-            refusals.Refused(e);
-            return null;
-        }
-    }
+    public TSeries GetOrAdd(ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
+        tags.IsEmpty
+            ? (_untagged ??= _table.GetOrAdd(_sourceTags))
+            : _table.GetOrAddAndRemember(TagScratch.WithSource(tags, _sourceTags), _owner, tags);
 }

@@ -8,22 +8,40 @@ namespace ScalableMetrics.Exporter.Listening;
 /// recorder the registry instrument hands out (<see cref="SeriesRecorder{TSeries}"/>: the recent
 /// tag sets, the source's tags added): drops a measurement whose tags the registry refuses.
 /// </summary>
+/// <remarks>The refusal is caught around the recorder's miss only (<see cref="FindSeries"/>),
+/// never around the add or record: the JIT does not inline a call made inside a <c>try</c>
+/// region (perf/results/README.md, issue 11).</remarks>
 /// <typeparam name="TSeries">The registry instrument's bound series.</typeparam>
 internal abstract class ListenedSeriesInstrument<TSeries>(string name, SeriesRecorder<TSeries> recorder, ListenerDrops drops)
     : ListenedInstrument(name, drops)
     where TSeries : Series
 {
     // Not readonly: the recorder binds its untagged series in place, which a readonly field
-    // would lose to a defensive copy on every call.
+    // would lose to a defensive copy.
     private SeriesRecorder<TSeries> _recorder = recorder;
 
     /// <summary>The series of <paramref name="tags"/> and the source's tags, or null (the measurement dropped and reported) where the registry refuses the tags.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    protected TSeries? SeriesFor(ReadOnlySpan<KeyValuePair<string, object?>> tags) => _recorder.SeriesFor(tags, new DropRefused(this));
-
-    /// <summary>Drops a measurement whose tags the registry refuses, as this instrument's.</summary>
-    private readonly struct DropRefused(ListenedSeriesInstrument<TSeries> instrument) : IRefusalSink
+    protected TSeries? SeriesFor(ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
-        public void Refused(ArgumentException exception) => instrument.Drop("its tags break the registry's rules", exception);
+        // A copy, which the JIT reads off this object field by field: a call on the field itself
+        // takes its address, which the JIT kept in a register of its own, with a null check,
+        // and spilled the series array around the lookup's call for want of registers.
+        SeriesRecorder<TSeries> recorder = _recorder;
+        return recorder.Find(tags) ?? FindSeries(tags);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private TSeries? FindSeries(ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        try
+        {
+            return _recorder.GetOrAdd(tags);
+        }
+        catch (ArgumentException e)
+        {
+            Drop("its tags break the registry's rules", e);
+            return null;
+        }
     }
 }
