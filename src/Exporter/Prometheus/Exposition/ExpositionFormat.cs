@@ -1,3 +1,5 @@
+using System.Collections.Immutable;
+
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
@@ -58,7 +60,8 @@ internal sealed class ExpositionFormat
     }
 
     /// <summary>Every format, in the order of <see cref="PrometheusExpositionFormat"/>.</summary>
-    public static IReadOnlyList<ExpositionFormat> All { get; } = [Text, OpenMetrics, Protobuf];
+    /// <remarks>An immutable array, so that the negotiation's loop over it per media range allocates no enumerator.</remarks>
+    public static ImmutableArray<ExpositionFormat> All { get; } = [Text, OpenMetrics, Protobuf];
 
     /// <summary>The public name of the format.</summary>
     public PrometheusExpositionFormat Id { get; }
