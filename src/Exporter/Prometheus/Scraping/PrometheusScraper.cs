@@ -4,6 +4,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
+using ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 using ScalableMetrics.Naming;
 
@@ -49,12 +50,11 @@ public sealed partial class PrometheusScraper : IDisposable
     private readonly ILogger _logger;
 
     // What a scrape writes after target_info, in this order: the registry, the listened meters,
-    // What a scrape writes after target_info, in this order: the registry, the listened meters,
     // the library's own families, then the sources other packages add (the MeterProvider's other meters).
     private readonly IScrapeSource[] _sources;
 
-    // How long each format's last collection took (the self-metrics' scrape duration).
-    private readonly ScrapeDurations _durations = new();
+    // Where each collection's duration goes: the self-metrics' scrape duration; null where none are written.
+    private readonly ScrapeDurations? _durations;
 
     // One per format, made on the first scrape of that format: each coalescer serves one format.
     private readonly ExpositionWriter?[] _writers = new ExpositionWriter?[3];
@@ -87,9 +87,9 @@ public sealed partial class PrometheusScraper : IDisposable
     }
 
     /// <summary>Creates a scraper that also writes the registries of the meters <paramref name="listened"/> takes, each with its meter's scope labels,
-    /// after <paramref name="registry"/>'s, with <paramref name="selfMetrics"/> the families about the library itself
-    /// (<see cref="SelfMetricsSource"/>), then each of <paramref name="otherSources"/> in turn.</summary>
-    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened, IEnumerable<IScrapeSource>? otherSources = null, bool selfMetrics = false)
+    /// after <paramref name="registry"/>'s, then the registry of <paramref name="selfMetrics"/>, the families about the library itself,
+    /// to which it reports each collection's duration, then each of <paramref name="otherSources"/> in turn.</summary>
+    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened, IEnumerable<IScrapeSource>? otherSources = null, SelfMetricsRegistry? selfMetrics = null)
     {
         ArgumentNullException.ThrowIfNull(registry);
         ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
@@ -101,9 +101,11 @@ public sealed partial class PrometheusScraper : IDisposable
             sources.Add(new ListenedMetersSource(listened, log));
         }
 
-        if (selfMetrics)
+        // The self-metrics' registry is read as any registry is, with the two twists only it takes (RegistrySource).
+        if (selfMetrics is not null)
         {
-            sources.Add(new SelfMetricsSource(registry, scopeName, scopeVersion, listened, _durations));
+            sources.Add(new RegistrySource(selfMetrics.Registry, selfMetrics.ScopeName, selfMetrics.ScopeVersion, log, selfMetrics: true));
+            _durations = selfMetrics.Durations;
         }
 
         if (otherSources is not null)
@@ -267,7 +269,7 @@ public sealed partial class PrometheusScraper : IDisposable
             }
 
             output.WriteEnd();
-            _durations.Record(format, Stopwatch.GetElapsedTime(started));
+            _durations?.Record(format, Stopwatch.GetElapsedTime(started));
             return output.Detach();
         }
         finally

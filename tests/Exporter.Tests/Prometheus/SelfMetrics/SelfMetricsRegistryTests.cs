@@ -2,13 +2,15 @@ using System.Diagnostics.Metrics;
 using System.Text;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 using ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
-namespace ScalableMetrics.Exporter.Tests.Prometheus.Sources;
+namespace ScalableMetrics.Exporter.Tests.Prometheus.SelfMetrics;
 
-/// <summary>The families a scrape writes about the library itself (<see cref="ScalableMetricsOptions.ExportSelfMetrics"/>).</summary>
-public sealed class SelfMetricsSourceTests
+/// <summary>The families a scrape writes about the library itself (<see cref="ScalableMetricsOptions.ExportSelfMetrics"/>),
+/// the instruments of the library's own registry (<see cref="SelfMetricsRegistry"/>).</summary>
+public sealed class SelfMetricsRegistryTests
 {
     private const string Scope = "ScalableMetrics";
 
