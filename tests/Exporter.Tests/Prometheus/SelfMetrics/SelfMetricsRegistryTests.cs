@@ -2,9 +2,12 @@ using System.Diagnostics.Metrics;
 using System.Text;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging.Abstractions;
+using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 using ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.SelfMetrics;
 
@@ -136,6 +139,62 @@ public sealed class SelfMetricsRegistryTests
         Assert.Contains("the library's own metrics", error.Message);
         Assert.Empty(registry.Instruments);
     }
+
+    [Fact]
+    public void TheLibrarysRegistryTakesEveryNameItKeepsAndNoOther()
+    {
+        using var listened = new MeterListenerHost(["self.names.*"], Scope, () => new MetricRegistry(), NullLogger.Instance);
+        var self = new SelfMetricsRegistry(new MetricRegistry(), Scope, null, listened);
+
+        string[] families = [.. self.Registry.Instruments.Select(static i => ExportedFamily.For(i).TextName)];
+        Assert.Equal(
+            [
+                "scalablemetrics_scrape_duration_seconds",
+                "scalablemetrics_series",
+                "scalablemetrics_series_limit",
+                "scalablemetrics_instruments_overflowing",
+                "scalablemetrics_dropped_measurements_total",
+                "scalablemetrics_refused_instruments_total",
+            ],
+            families);
+        Assert.All(self.Registry.Instruments.SelectMany(static i => ExportedFamily.For(i).ReservedNames), static name => Assert.True(SelfMetricNames.Contains(name), name));
+    }
+
+    [Fact]
+    public async Task CallbacksRunAtOnceWhileTheRegistryGrows()
+    {
+        var hosted = new MetricRegistry();
+        var self = new SelfMetricsRegistry(hosted, Scope, null, listened: null);
+        ObservableInstrument series = Observable(self, "scalablemetrics.series");
+        ObservableInstrument limits = Observable(self, "scalablemetrics.series.limit");
+        ObservableInstrument overflowing = Observable(self, "scalablemetrics.instruments.overflowing");
+        const int Instruments = 300;
+
+        Task create = Task.Run(() =>
+        {
+            for (int i = 0; i < Instruments; i++)
+            {
+                hosted.CreateCounter("grows." + i).Add(1);
+            }
+        });
+        Task[] readers = [.. new[] { series, limits, overflowing }.Select(instrument => Task.Run(() =>
+        {
+            while (!create.IsCompleted)
+            {
+                Assert.All(instrument.Collect(), static reading => Assert.True(reading.Value is 0 or 1 or MetricRegistryOptions.DefaultMaxSeriesPerInstrument));
+            }
+        }))];
+        await Task.WhenAll([create, .. readers]);
+
+        IReadOnlyList<DoubleReading> counts = series.Collect();
+        Assert.Equal(Instruments, counts.Count);
+        Assert.All(counts, static reading => Assert.Equal(1, reading.Value));
+        Assert.Equal(Instruments, limits.Collect().Count);
+        Assert.Equal(0, Assert.Single(overflowing.Collect()).Value);
+    }
+
+    private static ObservableInstrument Observable(SelfMetricsRegistry self, string name) =>
+        (ObservableInstrument)Assert.Single(self.Registry.Instruments, i => i.Name == name);
 
     private static IHost BuildHost(Action<ScalableMetricsOptions> configure)
     {
