@@ -29,7 +29,7 @@ namespace ScalableMetrics;
 public sealed class MetricRegistry
 {
     // Every instrument and exported name taken, to the instrument that took it.
-    private readonly NameReservations _names = new();
+    private readonly NameReservations _names;
     private readonly List<Instrument> _instruments = [];
     private readonly List<Action<Instrument>> _observers = [];
     private readonly Lock _lock = new();
@@ -52,8 +52,21 @@ public sealed class MetricRegistry
     /// <see cref="MetricRegistryOptions.MaxTagValueLength"/> is below 1, <see cref="MetricRegistryOptions.MaxTagsPerSeries"/>
     /// is not from 1 to <see cref="MetricRegistryOptions.MaxMaxTagsPerSeries"/>, <see cref="MetricRegistryOptions.Strategy"/> is not a defined value, or <see cref="MetricRegistryOptions.PartitionCount"/> is below what this machine needs or above <see cref="MetricRegistryOptions.MaxPartitionCount"/>.</exception>
     public MetricRegistry(MetricRegistryOptions options)
+        : this(options, selfMetricNamesAllowed: false)
+    {
+    }
+
+    /// <summary>Creates a registry that, with <paramref name="selfMetricNamesAllowed"/>, may create
+    /// instruments under the names the library keeps for its own metrics (<see cref="SelfMetricNames"/>),
+    /// which every other registry refuses: the one the library makes for those metrics.</summary>
+    /// <param name="options">Its settings, read once here.</param>
+    /// <param name="selfMetricNamesAllowed">Whether its instruments may take the self-metrics' names.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range, as for <see cref="MetricRegistry(MetricRegistryOptions)"/>.</exception>
+    internal MetricRegistry(MetricRegistryOptions options, bool selfMetricNamesAllowed)
     {
         ArgumentNullException.ThrowIfNull(options);
+        _names = new NameReservations(selfMetricNamesAllowed);
         if (!Enum.IsDefined(options.Strategy))
         {
             throw new ArgumentOutOfRangeException(nameof(options), options.Strategy, $"{nameof(MetricRegistryOptions.Strategy)} is not a defined {nameof(PartitionStrategy)}.");

@@ -33,7 +33,7 @@ public sealed class ScalableMetricsOptions
     public TimeSpan ScrapeTimeout { get; set; } = DefaultScrapeTimeout;
 
     /// <summary>
-    /// Whether every scrape also writes a few families about the library itself, named
+    /// Whether every scrape and every OTLP export also carry a few metrics about the library itself, named
     /// <c>scalablemetrics_*</c> as client libraries name theirs: the last collection's duration per
     /// format (<c>scalablemetrics_scrape_duration_seconds</c>), the series per instrument and its limit
     /// (<c>scalablemetrics_series</c>, <c>scalablemetrics_series_limit</c>), the instruments past their
@@ -42,6 +42,8 @@ public sealed class ScalableMetricsOptions
     /// <c>scalablemetrics_refused_instruments_total</c>).
     /// </summary>
     /// <remarks>Default: <see langword="true"/>. Configuration key <c>ScalableMetrics:ExportSelfMetrics</c>.
+    /// They are observable instruments of a registry the library makes for itself, under
+    /// <see cref="MeterName"/>; OTLP names them <c>scalablemetrics.series</c> and so on.
     /// The names are kept for these families either way: no instrument may export under one.</remarks>
     public bool ExportSelfMetrics { get; set; } = true;
 

@@ -9,7 +9,10 @@ namespace ScalableMetrics.Naming;
 /// or exported alike.
 /// </summary>
 /// <remarks>Not thread-safe: the registry's lock guards it.</remarks>
-internal sealed class NameReservations
+/// <param name="selfMetricNamesAllowed">Whether instruments may take the names the library keeps
+/// for its own metrics (<see cref="SelfMetricNames"/>): only in the registry the library makes for
+/// them, so that no user instrument can pass for one.</param>
+internal sealed class NameReservations(bool selfMetricNamesAllowed)
 {
     private readonly Dictionary<string, Instrument> _instrumentNames = new(StringComparer.OrdinalIgnoreCase);
     private readonly Dictionary<string, Instrument> _exportedNames = new(StringComparer.Ordinal);
@@ -42,7 +45,7 @@ internal sealed class NameReservations
                     nameof(name));
             }
 
-            if (SelfMetricNames.Contains(exportedName))
+            if (!selfMetricNamesAllowed && SelfMetricNames.Contains(exportedName))
             {
                 throw new ArgumentException(
                     $"The {kind} {ExceptionText.Quote(name)} (unit {ExceptionText.Quote(unit)}) would export as {ExceptionText.Quote(exportedName)}, a name the scrape keeps for the library's own metrics (those starting with {SelfMetricNames.Prefix}).",

@@ -6,7 +6,8 @@ namespace ScalableMetrics.Naming;
 /// <c>prometheus_net_</c>): the library's name as a prefix. Every one of their names (family,
 /// samples, OpenMetrics' <c>_created</c>) is reserved here, below the registry, so that no
 /// instrument exports under one (<see cref="NameReservations"/>), whether the self-metrics are
-/// written or turned off.
+/// written or turned off; but those of the registry the library makes for them, the only one
+/// created with the self-metric names allowed.
 /// </summary>
 internal static class SelfMetricNames
 {

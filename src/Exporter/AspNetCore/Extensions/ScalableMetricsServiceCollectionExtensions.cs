@@ -8,6 +8,7 @@ using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
+using ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 
 namespace Microsoft.Extensions.DependencyInjection;
@@ -74,6 +75,14 @@ public static class ScalableMetricsServiceCollectionExtensions
 
         services.TryAddSingleton<ScalableMetricsParts>();
 
+        // The library's own metrics, in a registry of their own that every exporter reads as it
+        // reads the others; made only where ExportSelfMetrics asks for them (the scrape, OTLP).
+        services.TryAddSingleton(static provider =>
+        {
+            ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
+            return new SelfMetricsRegistry(provider.GetRequiredService<MetricRegistry>(), value.MeterName, value.MeterVersion, provider.GetRequiredService<MeterListenerHost>());
+        });
+
         // After the registry and the listened meters: the parts' sources (the MeterProvider's
         // other meters), then any source registered as a service.
         services.TryAddSingleton(static provider =>
@@ -86,7 +95,7 @@ public static class ScalableMetricsServiceCollectionExtensions
                 provider.GetService<ILogger<PrometheusScraper>>(),
                 provider.GetRequiredService<MeterListenerHost>(),
                 [.. provider.GetRequiredService<ScalableMetricsParts>().ScrapeSources, .. provider.GetServices<IScrapeSource>()],
-                value.ExportSelfMetrics)
+                value.ExportSelfMetrics ? provider.GetRequiredService<SelfMetricsRegistry>() : null)
             {
                 ResourceAttributes = ServiceResource.Attributes(value),
             };

@@ -4,6 +4,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
+using ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 using ScalableMetrics.Naming;
 
@@ -52,8 +53,8 @@ public sealed partial class PrometheusScraper : IDisposable
     // the library's own families, then the sources other packages add (the MeterProvider's other meters).
     private readonly IScrapeSource[] _sources;
 
-    // How long each format's last collection took (the self-metrics' scrape duration).
-    private readonly ScrapeDurations _durations = new();
+    // Where each collection's duration goes: the self-metrics' scrape duration; null where none are written.
+    private readonly ScrapeDurations? _durations;
 
     // Each exposition format's coalescer and writer: scrapes of one format share a body, never another's.
     private readonly Dictionary<ExpositionFormat, ScrapedFormat> _formats;
@@ -81,9 +82,9 @@ public sealed partial class PrometheusScraper : IDisposable
     }
 
     /// <summary>Creates a scraper that also writes the registries of the meters <paramref name="listened"/> takes, each with its meter's scope labels,
-    /// after <paramref name="registry"/>'s, with <paramref name="selfMetrics"/> the families about the library itself
-    /// (<see cref="SelfMetricsSource"/>), then each of <paramref name="otherSources"/> in turn.</summary>
-    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened, IEnumerable<IScrapeSource>? otherSources = null, bool selfMetrics = false)
+    /// after <paramref name="registry"/>'s, then the registry of <paramref name="selfMetrics"/>, the families about the library itself,
+    /// to which it reports each collection's duration, then each of <paramref name="otherSources"/> in turn.</summary>
+    internal PrometheusScraper(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger<PrometheusScraper>? logger, MeterListenerHost? listened, IEnumerable<IScrapeSource>? otherSources = null, SelfMetricsRegistry? selfMetrics = null)
     {
         ArgumentNullException.ThrowIfNull(registry);
         ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
@@ -95,9 +96,11 @@ public sealed partial class PrometheusScraper : IDisposable
             sources.Add(new ListenedMetersSource(listened, log));
         }
 
-        if (selfMetrics)
+        // The self-metrics' registry is read as any registry is, with the two twists only it takes (RegistrySource).
+        if (selfMetrics is not null)
         {
-            sources.Add(new SelfMetricsSource(registry, scopeName, scopeVersion, listened, _durations));
+            sources.Add(new RegistrySource(selfMetrics.Registry, selfMetrics.ScopeName, selfMetrics.ScopeVersion, log, selfMetrics: true));
+            _durations = selfMetrics.Durations;
         }
 
         if (otherSources is not null)
@@ -246,7 +249,7 @@ public sealed partial class PrometheusScraper : IDisposable
             }
 
             output.WriteEnd();
-            _durations.Record(format.Format, Stopwatch.GetElapsedTime(started));
+            _durations?.Record(format.Format, Stopwatch.GetElapsedTime(started));
             return output.Detach();
         }
         finally

@@ -7,15 +7,17 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// its last: what <c>scalablemetrics_scrape_duration_seconds</c> reports. The time a scrape waited
 /// for a collection to start is not in it; a collection that failed leaves the last one's.
 /// </summary>
-/// <remarks>Written and read by collections only, which run one at a time (the scraper's lock):
-/// no other synchronization.</remarks>
+/// <remarks>Thread-safe: written by the scraper's collections, one at a time, and read by the
+/// self-metrics' callback at any collection, a scrape's or an OTLP export's; each format's value
+/// is one word, written and read whole.</remarks>
 internal sealed class ScrapeDurations
 {
-    private readonly Dictionary<ExpositionFormat, double> _seconds = [];
+    // By the format's id: one word each, so that a read and a write never tear.
+    private readonly double[] _seconds = [double.NaN, double.NaN, double.NaN];
 
     /// <summary>The last collection of <paramref name="format"/>'s duration in seconds; NaN before the first one ended.</summary>
-    public double LastSeconds(ExpositionFormat format) => _seconds.TryGetValue(format, out double seconds) ? seconds : double.NaN;
+    public double LastSeconds(ExpositionFormat format) => Volatile.Read(ref _seconds[(int)format.Id]);
 
     /// <summary>Records a collection of <paramref name="format"/> that took <paramref name="elapsed"/>.</summary>
-    public void Record(ExpositionFormat format, TimeSpan elapsed) => _seconds[format] = elapsed.TotalSeconds;
+    public void Record(ExpositionFormat format, TimeSpan elapsed) => Volatile.Write(ref _seconds[(int)format.Id], elapsed.TotalSeconds);
 }

@@ -32,6 +32,11 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// (or a sample name) another family of the scrape already wrote is left out and logged once.</para>
 /// <para>An observable instrument whose callback fails is left out of that scrape, its names still
 /// reserved, and the failure logged each time; the rest of the scrape is written as usual.</para>
+/// <para>The registry of the library's own metrics (<see cref="SelfMetrics.SelfMetricsRegistry"/>) is
+/// written as any other, but for two things that keep the self-metrics as the scrape wrote them
+/// before they were instruments: a series that describes another registry carries that registry's
+/// scope labels (<see cref="SelfMetricLabels"/>), and a count (a callback's <see cref="long"/> values)
+/// is written as a whole number (OpenMetrics' <c>1</c>, not <c>1.0</c>).</para>
 /// <para>Not thread-safe: a scrape at a time (see <c>PrometheusScraper</c>).</para>
 /// </remarks>
 internal sealed partial class RegistrySource : IScrapeSource
@@ -39,6 +44,7 @@ internal sealed partial class RegistrySource : IScrapeSource
     private readonly MetricRegistry _registry;
     private readonly KeyValuePair<string, string>[] _scopeLabels;
     private readonly ILogger _logger;
+    private readonly bool _selfMetrics;
     private readonly ConditionalWeakTable<Instrument, Exported> _exported = [];
     private readonly ConditionalWeakTable<TagSet, LabelBlock> _labelBlocks = [];
     private readonly ConditionalWeakTable<Instrument, object> _warned = [];
@@ -55,10 +61,17 @@ internal sealed partial class RegistrySource : IScrapeSource
     private readonly Func<TagSet, LabelBlock> _findLabelBlock;
     private readonly ConditionalWeakTable<TagSet, LabelBlock>.CreateValueCallback _createLabelBlock;
 
-    public RegistrySource(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger logger)
+    /// <summary>Creates the source of <paramref name="registry"/>, its samples labelled with its scope.</summary>
+    /// <param name="registry">The registry.</param>
+    /// <param name="scopeName">Its <c>otel_scope_name</c>.</param>
+    /// <param name="scopeVersion">Its <c>otel_scope_version</c>, or null for none.</param>
+    /// <param name="logger">Where families left out and failing callbacks are logged.</param>
+    /// <param name="selfMetrics">Whether <paramref name="registry"/> is the self-metrics' (<see cref="SelfMetrics.SelfMetricsRegistry"/>).</param>
+    public RegistrySource(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger logger, bool selfMetrics = false)
     {
         _registry = registry;
         _logger = logger;
+        _selfMetrics = selfMetrics;
         _createLabelBlock = CreateLabelBlock;
         _findLabelBlock = FindLabelBlock;
         _scopeLabels = string.IsNullOrEmpty(scopeVersion)
@@ -245,6 +258,19 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
+    // The self-metrics' counts, reported as longs and read as doubles (exact: far below 2^53),
+    // written as longs are; observable, so without _created.
+    private void WriteWholeNumbers(InstrumentWriter writer, Header header)
+    {
+        InstrumentSnapshot snapshot = _snapshot;
+        writer.WriteHeaderIfAny(header, snapshot.Count);
+        ReadOnlySpan<double> values = snapshot.DoubleValues;
+        for (int i = 0; i < values.Length; i++)
+        {
+            writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(snapshot, i, _findLabelBlock), null, 0, (long)values[i]);
+        }
+    }
+
     // An exponential histogram's series, from the snapshot's points.
     private void WriteExponentialHistogram(InstrumentWriter writer, Header header)
     {
@@ -293,7 +319,9 @@ internal sealed partial class RegistrySource : IScrapeSource
 
     private LabelBlock FindLabelBlock(TagSet tags) => _labelBlocks.GetValue(tags, _createLabelBlock);
 
-    private LabelBlock CreateLabelBlock(TagSet tags) => LabelBlock.Create(_labelScratch, _scopeLabels, tags);
+    private LabelBlock CreateLabelBlock(TagSet tags) => _selfMetrics
+        ? SelfMetricLabels.Create(_labelScratch, _scopeLabels, tags)
+        : LabelBlock.Create(_labelScratch, _scopeLabels, tags);
 
     [LoggerMessage(EventId = 1, Level = LogLevel.Warning, Message = "The instrument '{Instrument}' is left out of the Prometheus exposition: the family name '{Family}' (or one of its sample names) is already written by another family.")]
     private static partial void LogFamilyTaken(ILogger logger, string instrument, string family);
@@ -360,7 +388,16 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         private void WriteObserved(ObservableInstrument observable)
         {
-            if (source.TryObserve(observable))
+            if (!source.TryObserve(observable))
+            {
+                return;
+            }
+
+            if (source._selfMetrics && !observable.IsFloatingPoint)
+            {
+                source.WriteWholeNumbers(this, Header);
+            }
+            else
             {
                 source.WriteDoubles(this, Header);
             }

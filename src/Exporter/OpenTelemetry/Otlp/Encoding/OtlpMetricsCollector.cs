@@ -49,7 +49,7 @@ internal sealed class OtlpMetricsCollector
 
     /// <summary>Creates a collector.</summary>
     /// <param name="scopes">Called at each collection: every registry to export with its scope (the hosted
-    /// registry under <see cref="ScalableMetricsOptions.MeterName"/>, and each listened meter's, <see cref="OtlpScope.Of"/>).</param>
+    /// registry under <see cref="ScalableMetricsOptions.MeterName"/>, each listened meter's, and the self-metrics', <see cref="OtlpScope"/>).</param>
     /// <param name="resourceAttributes">The resource: <c>service.name</c>, <c>service.instance.id</c>,
     /// <c>service.version</c> and <c>OTEL_RESOURCE_ATTRIBUTES</c>' (<c>Hosting/ServiceResource</c>), as <c>target_info</c> has them;
     /// encoded once, here. An attribute with a null value is left out.</param>

@@ -1,10 +1,13 @@
+using ScalableMetrics.Exporter.Prometheus.SelfMetrics;
+
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 
 /// <summary>
 /// One registry an OTLP export reads and the instrumentation scope it goes out under
 /// (<c>ScopeMetrics.scope</c>): the hosted registry with <see cref="ScalableMetricsOptions.MeterName"/>
-/// and <see cref="ScalableMetricsOptions.MeterVersion"/>, or one listened meter's registry
-/// (<see cref="Listening.ListenedScope"/>) with that meter's name and version.
+/// and <see cref="ScalableMetricsOptions.MeterVersion"/>, one listened meter's registry
+/// (<see cref="Listening.ListenedScope"/>) with that meter's name and version, or the self-metrics'
+/// registry under the hosted registry's scope (<see cref="Of(SelfMetricsRegistry)"/>).
 /// </summary>
 /// <param name="Name">The scope's name (the meter's name); not empty.</param>
 /// <param name="Version">The scope's version, or null.</param>
@@ -16,4 +19,11 @@ internal readonly record struct OtlpScope(string Name, string? Version, MetricRe
     /// <returns>One scope per listened meter name and version, in no set order.</returns>
     public static IEnumerable<OtlpScope> Of(Listening.MeterListenerHost host) =>
         host.Scopes.Select(static scope => new OtlpScope(scope.MeterName, scope.MeterVersion, scope.Registry));
+
+    /// <summary>The scope of the self-metrics' registry: the hosted registry's name and version, a
+    /// second <c>ScopeMetrics</c> of that scope, whose series name the scope they describe by attributes
+    /// (<see cref="SelfMetricTags.ScopeName"/>, <see cref="SelfMetricTags.ScopeVersion"/>).</summary>
+    /// <param name="self">The self-metrics.</param>
+    /// <returns>Its scope.</returns>
+    public static OtlpScope Of(SelfMetricsRegistry self) => new(self.ScopeName, self.ScopeVersion, self.Registry);
 }

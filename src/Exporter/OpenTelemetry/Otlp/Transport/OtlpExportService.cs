@@ -7,6 +7,7 @@ using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
+using ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
@@ -128,13 +129,15 @@ internal sealed class OtlpExportService(IServiceProvider services, ScalableMetri
     }
 
     // Scopes: the hosted registry under the options' meter name and version, then every registry a
-    // listened meter's instruments went to, read again at each export (meters come and go).
+    // listened meter's instruments went to, read again at each export (meters come and go), then,
+    // where ExportSelfMetrics asks for them, the self-metrics' registry, as the scrape writes them.
     private OtlpMetricsCollector CreateCollector(OtlpTemporality temporality)
     {
         ScalableMetricsOptions host = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
         MetricRegistry registry = services.GetRequiredService<MetricRegistry>();
         MeterListenerHost listened = services.GetRequiredService<MeterListenerHost>();
-        IEnumerable<OtlpScope> Scopes() => [new OtlpScope(host.MeterName, host.MeterVersion, registry), .. OtlpScope.Of(listened)];
+        OtlpScope[] self = host.ExportSelfMetrics ? [OtlpScope.Of(services.GetRequiredService<SelfMetricsRegistry>())] : [];
+        IEnumerable<OtlpScope> Scopes() => [new OtlpScope(host.MeterName, host.MeterVersion, registry), .. OtlpScope.Of(listened), .. self];
         ILogger logger = (ILogger?)services.GetService<ILoggerFactory>()?.CreateLogger<OtlpMetricsCollector>() ?? NullLogger.Instance;
         return new OtlpMetricsCollector(Scopes, [.. ServiceResource.Attributes(host)], temporality, logger, services.GetService<TimeProvider>());
     }

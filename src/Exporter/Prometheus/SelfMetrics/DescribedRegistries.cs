@@ -1,0 +1,102 @@
+using System.Diagnostics.Metrics;
+using System.Runtime.CompilerServices;
+using ScalableMetrics.Exporter.Listening;
+
+namespace ScalableMetrics.Exporter.Prometheus.SelfMetrics;
+
+/// <summary>
+/// The registries the self-metrics describe, in the order a scrape writes them: the hosted
+/// registry, then the listened meters' (<c>AddMeter</c>) in the order of their names and versions;
+/// and a measurement per instrument or per registry, tagged with the registry's scope
+/// (<see cref="SelfMetricTags.ScopeName"/>, <see cref="SelfMetricTags.ScopeVersion"/>) and, per
+/// instrument, its name (<see cref="SelfMetricTags.Instrument"/>).
+/// </summary>
+/// <remarks>Thread-safe: the self-metrics' callbacks may run at once (a scrape's collection and an
+/// OTLP export's), and each reads snapshots of the registries' instruments and of the listened
+/// scopes. The registry of the self-metrics is not among them, as it never was.</remarks>
+internal sealed class DescribedRegistries
+{
+    private readonly MetricRegistry _hosted;
+    private readonly KeyValuePair<string, object?>[] _hostedTags;
+    private readonly MeterListenerHost? _listened;
+
+    // Kept from collection to collection, as the registries keep their instruments and scopes.
+    private readonly ConditionalWeakTable<ListenedScope, KeyValuePair<string, object?>[]> _listenedTags = [];
+    private readonly ConditionalWeakTable<Instrument, KeyValuePair<string, object?>[]> _instrumentTags = [];
+
+    /// <summary>Describes <paramref name="hosted"/> under its scope, and the registries <paramref name="listened"/> makes.</summary>
+    /// <param name="hosted">The hosted registry.</param>
+    /// <param name="scopeName">Its scope's name.</param>
+    /// <param name="scopeVersion">Its scope's version, or null.</param>
+    /// <param name="listened">The listener of the <c>AddMeter</c> meters, or null for none.</param>
+    public DescribedRegistries(MetricRegistry hosted, string scopeName, string? scopeVersion, MeterListenerHost? listened)
+    {
+        _hosted = hosted;
+        _hostedTags = ScopeTags(scopeName, scopeVersion);
+        _listened = listened;
+    }
+
+    /// <summary>One measurement per instrument of every registry described, of <paramref name="value"/>.</summary>
+    /// <param name="value">The instrument's value, given its registry.</param>
+    /// <returns>The measurements, read as they are enumerated.</returns>
+    public IEnumerable<Measurement<long>> PerInstrument(Func<MetricRegistry, Instrument, long> value)
+    {
+        foreach ((MetricRegistry registry, KeyValuePair<string, object?>[] scope) in Registries())
+        {
+            foreach (Instrument instrument in registry.Instruments)
+            {
+                yield return new Measurement<long>(value(registry, instrument), InstrumentTags(instrument, scope));
+            }
+        }
+    }
+
+    /// <summary>One measurement per registry described, of <paramref name="value"/>.</summary>
+    /// <param name="value">The registry's value.</param>
+    /// <returns>The measurements, read as they are enumerated.</returns>
+    public IEnumerable<Measurement<long>> PerRegistry(Func<MetricRegistry, long> value)
+    {
+        foreach ((MetricRegistry registry, KeyValuePair<string, object?>[] scope) in Registries())
+        {
+            yield return new Measurement<long>(value(registry), scope);
+        }
+    }
+
+    private IEnumerable<(MetricRegistry Registry, KeyValuePair<string, object?>[] Scope)> Registries()
+    {
+        yield return (_hosted, _hostedTags);
+        if (_listened is null)
+        {
+            yield break;
+        }
+
+        foreach (ListenedScope scope in _listened.Scopes
+            .OrderBy(static s => s.MeterName, StringComparer.Ordinal)
+            .ThenBy(static s => s.MeterVersion, StringComparer.Ordinal))
+        {
+            if (!_listenedTags.TryGetValue(scope, out KeyValuePair<string, object?>[]? tags))
+            {
+                tags = ScopeTags(scope.MeterName, scope.MeterVersion);
+                _listenedTags.AddOrUpdate(scope, tags);
+            }
+
+            yield return (scope.Registry, tags);
+        }
+    }
+
+    // Looked up before made: a callback capturing the scope would be a closure per instrument per collection.
+    private KeyValuePair<string, object?>[] InstrumentTags(Instrument instrument, KeyValuePair<string, object?>[] scope)
+    {
+        if (!_instrumentTags.TryGetValue(instrument, out KeyValuePair<string, object?>[]? tags))
+        {
+            tags = [.. scope, new(SelfMetricTags.Instrument, instrument.Name)];
+            _instrumentTags.AddOrUpdate(instrument, tags);
+        }
+
+        return tags;
+    }
+
+    // No version tag where the scope has none, as the scrape writes no otel_scope_version then.
+    private static KeyValuePair<string, object?>[] ScopeTags(string name, string? version) => string.IsNullOrEmpty(version)
+        ? [new(SelfMetricTags.ScopeName, name)]
+        : [new(SelfMetricTags.ScopeName, name), new(SelfMetricTags.ScopeVersion, version)];
+}
