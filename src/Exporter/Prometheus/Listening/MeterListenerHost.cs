@@ -69,6 +69,10 @@ internal sealed partial class MeterListenerHost : IDisposable
     /// <summary>The registries so far, in no set order.</summary>
     public IReadOnlyCollection<ListenedScope> Scopes => [.. _scopes.Values];
 
+    /// <summary>How many scopes <see cref="Scopes"/> holds: scopes are only ever added, so a reader
+    /// that keeps what it derived from them knows it is stale when this number moves.</summary>
+    public int ScopeCount => _scopes.Count;
+
     /// <summary>Starts listening, once; does nothing when no meter is named.</summary>
     public void Start()
     {

@@ -24,6 +24,13 @@ internal sealed class DescribedRegistries
     private readonly ConditionalWeakTable<ListenedScope, KeyValuePair<string, object?>[]> _listenedTags = [];
     private readonly ConditionalWeakTable<Instrument, KeyValuePair<string, object?>[]> _instrumentTags = [];
 
+    // The listened scopes in name and version order with their tags, and how many scopes the
+    // listener had when they were sorted: made again only when a scope is added (scopes are never
+    // removed), not at every callback of every collection. Replaced whole, so that callbacks
+    // running at once (a scrape's, an OTLP export's) each read one complete array.
+    private (MetricRegistry Registry, KeyValuePair<string, object?>[] Scope)[] _sortedListened = [];
+    private int _sortedScopeCount = -1;
+
     /// <summary>Describes <paramref name="hosted"/> under its scope, and the registries <paramref name="listened"/> makes.</summary>
     /// <param name="hosted">The hosted registry.</param>
     /// <param name="scopeName">Its scope's name.</param>
@@ -69,18 +76,38 @@ internal sealed class DescribedRegistries
             yield break;
         }
 
-        foreach (ListenedScope scope in _listened.Scopes
-            .OrderBy(static s => s.MeterName, StringComparer.Ordinal)
-            .ThenBy(static s => s.MeterVersion, StringComparer.Ordinal))
+        foreach ((MetricRegistry Registry, KeyValuePair<string, object?>[] Scope) listened in SortedListened(_listened))
         {
-            if (!_listenedTags.TryGetValue(scope, out KeyValuePair<string, object?>[]? tags))
-            {
-                tags = ScopeTags(scope.MeterName, scope.MeterVersion);
-                _listenedTags.AddOrUpdate(scope, tags);
-            }
-
-            yield return (scope.Registry, tags);
+            yield return listened;
         }
+    }
+
+    private (MetricRegistry Registry, KeyValuePair<string, object?>[] Scope)[] SortedListened(MeterListenerHost listened)
+    {
+        int count = listened.ScopeCount;
+        if (count == Volatile.Read(ref _sortedScopeCount))
+        {
+            return Volatile.Read(ref _sortedListened);
+        }
+
+        (MetricRegistry, KeyValuePair<string, object?>[])[] sorted = [.. listened.Scopes
+            .OrderBy(static s => s.MeterName, StringComparer.Ordinal)
+            .ThenBy(static s => s.MeterVersion, StringComparer.Ordinal)
+            .Select(scope => (scope.Registry, TagsOf(scope)))];
+        Volatile.Write(ref _sortedListened, sorted);
+        Volatile.Write(ref _sortedScopeCount, count);
+        return sorted;
+    }
+
+    private KeyValuePair<string, object?>[] TagsOf(ListenedScope scope)
+    {
+        if (!_listenedTags.TryGetValue(scope, out KeyValuePair<string, object?>[]? tags))
+        {
+            tags = ScopeTags(scope.MeterName, scope.MeterVersion);
+            _listenedTags.AddOrUpdate(scope, tags);
+        }
+
+        return tags;
     }
 
     // Looked up before made: a callback capturing the scope would be a closure per instrument per collection.
