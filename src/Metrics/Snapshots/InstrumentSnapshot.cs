@@ -14,7 +14,7 @@ namespace ScalableMetrics.Snapshots;
 /// <remarks>
 /// <para>Series i of the last read has a key (<see cref="KeyAt"/>: the same object from read to
 /// read, so a reader can keep what it derives from a series by position and find it again with
-/// one reference compare) and tags; then, by the kind that was read: a value
+/// one reference compare; an observable instrument's series too) and tags; then, by the kind that was read: a value
 /// (<see cref="LongValues"/> or <see cref="DoubleValues"/>) and the newest exemplar
 /// (<see cref="ExemplarAt"/>); a histogram's bucket counts, sum and each bucket's newest exemplar;
 /// an exponential histogram's point; an operation's count, elapsed time and bucket counts. How
@@ -28,10 +28,9 @@ namespace ScalableMetrics.Snapshots;
 internal sealed class InstrumentSnapshot
 {
     // The series read: a series table's own array (covariant, read only; its first _count entries)
-    // or _ownSeries; null where the read was of a callback's readings (_observedTags).
+    // or _ownSeries (a gauge's set series, an observable instrument's reported ones).
     private Series[]? _series;
     private Series[] _ownSeries = [];
-    private TagSet[] _observedTags = [];
     private int _count;
 
     // The slots each series read: its values (one), or its bucket counts and more, _longStride apart.
@@ -68,17 +67,17 @@ internal sealed class InstrumentSnapshot
         }
     }
 
-    /// <summary>Each series' value, of a counter, an up-down counter or a gauge of <see cref="double"/>s, or a callback's readings.</summary>
+    /// <summary>Each series' value, of a counter, an up-down counter or a gauge of <see cref="double"/>s, or of an observable instrument.</summary>
     public ReadOnlySpan<double> DoubleValues => _doubles.AsSpan(0, _count);
 
     /// <summary>
-    /// The key of series <paramref name="index"/>: the series itself, or where the read was of a
-    /// callback's readings, their tag set. The same object at every read of the same series.
+    /// The key of series <paramref name="index"/>: the series itself. The same object at every
+    /// read of the same series.
     /// </summary>
-    public object KeyAt(int index) => _series is { } series ? series[index] : _observedTags[index];
+    public object KeyAt(int index) => _series![index];
 
     /// <summary>The tags of series <paramref name="index"/>.</summary>
-    public TagSet TagsAt(int index) => _series is { } series ? series[index].Tags : _observedTags[index];
+    public TagSet TagsAt(int index) => _series![index].Tags;
 
     /// <summary>The newest exemplar of series <paramref name="index"/> (a counter's), or null where none was kept or the series keep none.</summary>
     public Exemplar? ExemplarAt(int index) => _exemplarStride != 0 ? _exemplars[index] : null;
@@ -161,20 +160,25 @@ internal sealed class InstrumentSnapshot
         return _count++;
     }
 
-    /// <summary>Starts a read of a callback's readings: tags and a <see cref="double"/> value each.</summary>
-    internal void BeginObserved(IReadOnlyList<DoubleReading> readings)
+    /// <summary>
+    /// Adds <paramref name="series"/> to a read begun with <see cref="BeginOwnSeries"/>, growing the
+    /// columns where the read holds more series than it began with room for (a callback reporting
+    /// a series for the first time). The values' columns are written after the last series is added.
+    /// </summary>
+    /// <returns>Its index, where its value goes.</returns>
+    internal int AddSeriesGrowing(Series series)
     {
-        _series = null;
-        _count = readings.Count;
-        Begin(_count, longStride: 0, doubles: true);
-        TagSet[] tags = Grow(ref _observedTags, _count);
-        Span<double> values = _doubles.AsSpan(0, _count);
-        for (int i = 0; i < values.Length; i++)
+        Debug.Assert(ReferenceEquals(_series, _ownSeries), "a read of the snapshot's own series");
+        if (_count == _ownSeries.Length)
         {
-            DoubleReading reading = readings[i];
-            tags[i] = reading.Tags;
-            values[i] = reading.Value;
+            // Grown keeping the series added so far (Grow does not copy: every other column is written whole after it).
+            Array.Resize(ref _ownSeries, Math.Max(4, _ownSeries.Length * 2));
+            _series = _ownSeries;
         }
+
+        Grow(ref _longs, (_count + 1) * _longStride);
+        Grow(ref _doubles, _count + 1);
+        return AddSeries(series);
     }
 
     /// <summary>A histogram's or an operation's buckets per series (0: none), set after the read begins.</summary>

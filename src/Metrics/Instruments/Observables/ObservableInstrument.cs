@@ -46,14 +46,21 @@ public abstract class ObservableInstrument : Instrument
     /// <exception cref="InvalidOperationException">The callback threw, reported a tag set that breaks the rules of
     /// <see cref="TagSet.Create"/>, or a value the instrument's kind does not take (a negative or NaN counter value;
     /// a NaN up-down counter value); the inner exception says which. Nothing of this call is exported.</exception>
-    public IReadOnlyList<DoubleReading> Collect()
+    public IReadOnlyList<DoubleReading> Collect() =>
+        SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]));
+
+    /// <inheritdoc/>
+    /// <remarks>Calls the callback, serialized with every other collection of the instrument, and
+    /// reads each series it reported, keyed by the series (the same object at every collection that
+    /// reports it).</remarks>
+    internal override void ReadInto(InstrumentSnapshot snapshot)
     {
         lock (_collectLock)
         {
             long round = ++_round;
             try
             {
-                return _values.Observe(this, round);
+                _values.ObserveInto(this, round, snapshot);
             }
             catch (Exception e) when (e is not OutOfMemoryException)
             {
@@ -61,10 +68,6 @@ public abstract class ObservableInstrument : Instrument
             }
         }
     }
-
-    /// <inheritdoc/>
-    /// <remarks>Calls the callback (<see cref="Collect"/>) and reads what it reported.</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => snapshot.BeginObserved(Collect());
 
     /// <summary>Throws <see cref="ArgumentOutOfRangeException"/> for a value this kind does not take.</summary>
     /// <param name="value">A value the callback reported.</param>

@@ -1,6 +1,7 @@
 using System.Diagnostics.Metrics;
 using System.Numerics;
 using ScalableMetrics.SeriesTables;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics.Instruments.Observables;
@@ -36,16 +37,16 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
     public override int SeriesCount => _series.Count;
 
     /// <inheritdoc/>
-    public override DoubleReading[] Observe(ObservableInstrument kind, long round)
+    public override void ObserveInto(ObservableInstrument kind, long round, InstrumentSnapshot snapshot)
     {
-        var reported = new List<ObservedSeries<TValue>>();
+        snapshot.BeginOwnSeries(_series.Count, longStride: 0, doubles: true);
         foreach (Measurement<TValue> measurement in _observe() ?? [])
         {
             kind.CheckValue(double.CreateTruncating(measurement.Value));
             ObservedSeries<TValue> series = _series.GetOrAdd(measurement.Tags);
             if (series.Round != round)
             {
-                reported.Add(series);
+                snapshot.AddSeriesGrowing(series);
             }
 
             series.Value = series.Round == round && kind.SumsWithinCollection ? _saturatingAdd(series.Value, measurement.Value) : measurement.Value;
@@ -53,12 +54,10 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
         }
 
         // Long values are exported as Prometheus exports every value, as doubles.
-        var readings = new DoubleReading[reported.Count];
-        for (int i = 0; i < readings.Length; i++)
+        Span<double> values = snapshot.Doubles();
+        for (int i = 0; i < values.Length; i++)
         {
-            readings[i] = new DoubleReading(reported[i].Tags, double.CreateTruncating(reported[i].Value));
+            values[i] = double.CreateTruncating(((ObservedSeries<TValue>)snapshot.KeyAt(i)).Value);
         }
-
-        return readings;
     }
 }

@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics.Instruments.Observables;
@@ -29,12 +30,16 @@ internal abstract class ObservedValues
     public static ObservedValues Of(Func<IEnumerable<Measurement<double>>> observe, int maxSeries, TagLimits tagLimits) =>
         new ObservedCallback<double>(observe, SaturatingAdd, maxSeries, tagLimits);
 
-    /// <summary>Calls the callback and returns what it reported, as <paramref name="kind"/> takes it.</summary>
-    /// <param name="kind">The instrument: the values it takes (<see cref="ObservableInstrument.CheckValue"/>) and whether reports of one series add up.</param>
-    /// <param name="round">This collection's number, above every earlier one's; collections are serialized by the caller.</param>
-    /// <returns>One reading per series the callback reported in this call.</returns>
-    /// <exception cref="Exception">Whatever the callback, a reported tag set or <see cref="ObservableInstrument.CheckValue"/> threw.</exception>
-    public abstract DoubleReading[] Observe(ObservableInstrument kind, long round);
+    /// <summary>
+    /// Calls the callback and reads what it reported into <paramref name="snapshot"/>: each series
+    /// reported in this call once (reports of one tag set in one call added up where
+    /// <paramref name="kind"/> sums them, the last one kept where not), its value as a <see cref="double"/>.
+    /// </summary>
+    /// <param name="kind">The instrument: which values it takes, and whether reports add up.</param>
+    /// <param name="round">This collection's number, above every earlier one's.</param>
+    /// <param name="snapshot">Where the series and values go.</param>
+    /// <exception cref="Exception">Whatever the callback throws, or the checks of its tags and values; the snapshot then holds part of the call.</exception>
+    public abstract void ObserveInto(ObservableInstrument kind, long round, InstrumentSnapshot snapshot);
 
     // A callback may report one tag set more than once in a call (a counter per worker, say), and
     // the reports add up: their sum saturates at long's range, as every write path's sum does,
