@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using System.Numerics;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
@@ -413,6 +414,29 @@ public sealed class MetricRegistry
         ArgumentNullException.ThrowIfNull(observe);
         return GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
     }
+
+    /// <summary>
+    /// Creates an observable gauge whose callback reports into the <see cref="Observations{TValue}"/> it is
+    /// handed rather than returning measurements: the library's own instruments (the self-metrics),
+    /// which allocate nothing per measurement. Otherwise as the public overloads.
+    /// </summary>
+    internal ObservableGauge CreateObservableGauge<TValue>(string name, Action<Observations<TValue>> report, string? unit = null, string? description = null)
+        where TValue : struct, INumberBase<TValue> =>
+        GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, ObservedOf(report)), returnsExisting: false);
+
+    /// <summary>As <see cref="CreateObservableGauge{TValue}(string, Action{Observations{TValue}}, string?, string?)"/>, a counter.</summary>
+    internal ObservableCounter CreateObservableCounter<TValue>(string name, Action<Observations<TValue>> report, string? unit = null, string? description = null)
+        where TValue : struct, INumberBase<TValue> =>
+        GetOrCreate(name, unit, () => new ObservableCounter(name, unit, description, ObservedOf(report)), returnsExisting: false);
+
+    // The values of a reporting callback of longs or doubles, the two value types observable instruments keep.
+    private ObservedValues ObservedOf<TValue>(Action<Observations<TValue>> report)
+        where TValue : struct, INumberBase<TValue> => report switch
+        {
+            Action<Observations<long>> longs => ObservedValues.Of(longs, MaxSeriesPerInstrument, _tagLimits),
+            Action<Observations<double>> doubles => ObservedValues.Of(doubles, MaxSeriesPerInstrument, _tagLimits),
+            _ => throw new ArgumentException($"An observable instrument reports long or double values, not {typeof(TValue).Name}.", nameof(report)),
+        };
 
     /// <summary>
     /// Calls <paramref name="onInstrument"/> for every instrument created so far and, until the

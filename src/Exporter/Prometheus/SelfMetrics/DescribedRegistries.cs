@@ -1,6 +1,6 @@
-using System.Diagnostics.Metrics;
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Exporter.Listening;
+using ScalableMetrics.Instruments.Observables;
 
 namespace ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 
@@ -43,42 +43,42 @@ internal sealed class DescribedRegistries
         _listened = listened;
     }
 
-    /// <summary>One measurement per instrument of every registry described, of <paramref name="value"/>.</summary>
+    /// <summary>Reports one value per instrument of every registry described, <paramref name="value"/>'s, tagged with its scope and name.</summary>
+    /// <param name="observations">Where the values go.</param>
     /// <param name="value">The instrument's value, given its registry.</param>
-    /// <returns>The measurements, read as they are enumerated.</returns>
-    public IEnumerable<Measurement<long>> PerInstrument(Func<MetricRegistry, Instrument, long> value)
+    public void PerInstrument(Observations<long> observations, Func<MetricRegistry, Instrument, long> value)
     {
-        foreach ((MetricRegistry registry, KeyValuePair<string, object?>[] scope) in Registries())
+        PerInstrumentOf(observations, value, _hosted, _hostedTags);
+        if (_listened is not null)
         {
-            foreach (Instrument instrument in registry.Instruments)
+            foreach ((MetricRegistry registry, KeyValuePair<string, object?>[] scope) in SortedListened(_listened))
             {
-                yield return new Measurement<long>(value(registry, instrument), InstrumentTags(instrument, scope));
+                PerInstrumentOf(observations, value, registry, scope);
             }
         }
     }
 
-    /// <summary>One measurement per registry described, of <paramref name="value"/>.</summary>
+    /// <summary>Reports one value per registry described, <paramref name="value"/>'s, tagged with its scope.</summary>
+    /// <param name="observations">Where the values go.</param>
     /// <param name="value">The registry's value.</param>
-    /// <returns>The measurements, read as they are enumerated.</returns>
-    public IEnumerable<Measurement<long>> PerRegistry(Func<MetricRegistry, long> value)
+    public void PerRegistry(Observations<long> observations, Func<MetricRegistry, long> value)
     {
-        foreach ((MetricRegistry registry, KeyValuePair<string, object?>[] scope) in Registries())
+        observations.Add(value(_hosted), _hostedTags);
+        if (_listened is not null)
         {
-            yield return new Measurement<long>(value(registry), scope);
+            foreach ((MetricRegistry registry, KeyValuePair<string, object?>[] scope) in SortedListened(_listened))
+            {
+                observations.Add(value(registry), scope);
+            }
         }
     }
 
-    private IEnumerable<(MetricRegistry Registry, KeyValuePair<string, object?>[] Scope)> Registries()
+    private void PerInstrumentOf(Observations<long> observations, Func<MetricRegistry, Instrument, long> value, MetricRegistry registry, KeyValuePair<string, object?>[] scope)
     {
-        yield return (_hosted, _hostedTags);
-        if (_listened is null)
+        IReadOnlyList<Instrument> instruments = registry.Instruments;
+        for (int i = 0; i < instruments.Count; i++)
         {
-            yield break;
-        }
-
-        foreach ((MetricRegistry Registry, KeyValuePair<string, object?>[] Scope) listened in SortedListened(_listened))
-        {
-            yield return listened;
+            observations.Add(value(registry, instruments[i]), InstrumentTags(instruments[i], scope));
         }
     }
 

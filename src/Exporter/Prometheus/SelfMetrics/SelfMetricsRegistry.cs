@@ -1,7 +1,7 @@
-using System.Diagnostics.Metrics;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
+using ScalableMetrics.Instruments.Observables;
 using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.SelfMetrics;
@@ -34,6 +34,10 @@ namespace ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 /// the listener's counts).</remarks>
 internal sealed class SelfMetricsRegistry
 {
+    // Each format's tag, by its id, made once: a report copies nothing of them.
+    private static readonly KeyValuePair<string, object?>[][] s_formatTags =
+        [.. ExpositionFormat.All.OrderBy(static f => (int)f.Id).Select(static f => new[] { new KeyValuePair<string, object?>(SelfMetricTags.Format, f.Label) })];
+
     private readonly DescribedRegistries _described;
 
     /// <summary>Makes the registry of the self-metrics describing <paramref name="hosted"/> and the registries <paramref name="listened"/> makes.</summary>
@@ -56,14 +60,14 @@ internal sealed class SelfMetricsRegistry
         Registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = int.MaxValue, MaxTagValueLength = int.MaxValue }, selfMetricNamesAllowed: true);
 
         // Created in the order a scrape writes them.
-        Registry.CreateObservableGauge("scalablemetrics.scrape.duration", ObserveDurations, "s", "How long the last collection of each exposition format took.");
-        Registry.CreateObservableGauge("scalablemetrics.series", () => _described.PerInstrument(static (_, i) => i.SeriesCount), "{series}", "The series each instrument keeps, its overflow series included.");
-        Registry.CreateObservableGauge("scalablemetrics.series.limit", () => _described.PerInstrument(static (r, _) => r.MaxSeriesPerInstrument), "{series}", "The series each instrument keeps before new tag sets go to its overflow series.");
-        Registry.CreateObservableGauge("scalablemetrics.instruments.overflowing", () => _described.PerRegistry(CountOverflowing), "{instrument}", "The instruments whose overflow series took measurements: past the series limit.");
+        Registry.CreateObservableGauge<double>("scalablemetrics.scrape.duration", ObserveDurations, "s", "How long the last collection of each exposition format took.");
+        Registry.CreateObservableGauge<long>("scalablemetrics.series", o => _described.PerInstrument(o, static (_, i) => i.SeriesCount), "{series}", "The series each instrument keeps, its overflow series included.");
+        Registry.CreateObservableGauge<long>("scalablemetrics.series.limit", o => _described.PerInstrument(o, static (r, _) => r.MaxSeriesPerInstrument), "{series}", "The series each instrument keeps before new tag sets go to its overflow series.");
+        Registry.CreateObservableGauge<long>("scalablemetrics.instruments.overflowing", o => _described.PerRegistry(o, CountOverflowing), "{instrument}", "The instruments whose overflow series took measurements: past the series limit.");
         if (listened is not null)
         {
-            Registry.CreateObservableCounter("scalablemetrics.dropped.measurements", () => [new Measurement<long>(listened.Drops.Count)], "{measurement}", "Measurements of listened meters (AddMeter) dropped: invalid values or tags.");
-            Registry.CreateObservableCounter("scalablemetrics.refused.instruments", () => [new Measurement<long>(listened.RefusedInstruments)], "{instrument}", "Instruments of listened meters (AddMeter) refused: their exported names meet another meter's instrument of another kind or unit.");
+            Registry.CreateObservableCounter<long>("scalablemetrics.dropped.measurements", o => o.Add(listened.Drops.Count, []), "{measurement}", "Measurements of listened meters (AddMeter) dropped: invalid values or tags.");
+            Registry.CreateObservableCounter<long>("scalablemetrics.refused.instruments", o => o.Add(listened.RefusedInstruments, []), "{instrument}", "Instruments of listened meters (AddMeter) refused: their exported names meet another meter's instrument of another kind or unit.");
         }
     }
 
@@ -80,14 +84,14 @@ internal sealed class SelfMetricsRegistry
     public ScrapeDurations Durations { get; } = new();
 
     // A format no collection of which has ended yet has no series, as it had no sample.
-    private IEnumerable<Measurement<double>> ObserveDurations()
+    private void ObserveDurations(Observations<double> observations)
     {
         foreach (ExpositionFormat format in ExpositionFormat.All)
         {
             double seconds = Durations.LastSeconds(format);
             if (!double.IsNaN(seconds))
             {
-                yield return new Measurement<double>(seconds, new KeyValuePair<string, object?>(SelfMetricTags.Format, format.Label));
+                observations.Add(seconds, s_formatTags[(int)format.Id]);
             }
         }
     }

@@ -14,7 +14,11 @@ namespace ScalableMetrics.Instruments.Observables;
 internal sealed class ObservedCallback<TValue> : ObservedValues
     where TValue : struct, INumberBase<TValue>
 {
-    private readonly Func<IEnumerable<Measurement<TValue>>> _observe;
+    // The callback: one that returns measurements (the public API's), or one that reports into
+    // the kept Observations (the library's own, which allocate nothing per measurement).
+    private readonly Func<IEnumerable<Measurement<TValue>>>? _observe;
+    private readonly Action<Observations<TValue>>? _report;
+    private readonly Observations<TValue> _observations;
     private readonly Func<TValue, TValue, TValue> _saturatingAdd;
     private readonly SeriesTable<ObservedSeries<TValue>> _series;
 
@@ -26,8 +30,17 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
     public ObservedCallback(Func<IEnumerable<Measurement<TValue>>> observe, Func<TValue, TValue, TValue> saturatingAdd, int maxSeries, TagLimits tagLimits)
     {
         _observe = observe;
+        _observations = new Observations<TValue>(this);
         _saturatingAdd = saturatingAdd;
         _series = new SeriesTable<ObservedSeries<TValue>>(maxSeries, tagLimits, static tags => new ObservedSeries<TValue>(tags));
+    }
+
+    /// <summary>A callback that reports each measurement into the <see cref="Observations{TValue}"/> it is handed.</summary>
+    public ObservedCallback(Action<Observations<TValue>> report, Func<TValue, TValue, TValue> saturatingAdd, int maxSeries, TagLimits tagLimits)
+        : this(static () => [], saturatingAdd, maxSeries, tagLimits)
+    {
+        _observe = null;
+        _report = report;
     }
 
     /// <inheritdoc/>
@@ -40,17 +53,24 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
     public override void ObserveInto(ObservableInstrument kind, long round, InstrumentSnapshot snapshot)
     {
         snapshot.BeginOwnSeries(_series.Count, longStride: 0, doubles: true);
-        foreach (Measurement<TValue> measurement in _observe() ?? [])
+        if (_report is not null)
         {
-            kind.CheckValue(double.CreateTruncating(measurement.Value));
-            ObservedSeries<TValue> series = _series.GetOrAdd(measurement.Tags);
-            if (series.Round != round)
+            _observations.Begin(kind, round, snapshot);
+            try
             {
-                snapshot.AddSeriesGrowing(series);
+                _report(_observations);
             }
-
-            series.Value = series.Round == round && kind.SumsWithinCollection ? _saturatingAdd(series.Value, measurement.Value) : measurement.Value;
-            series.Round = round;
+            finally
+            {
+                _observations.End();
+            }
+        }
+        else
+        {
+            foreach (Measurement<TValue> measurement in _observe!() ?? [])
+            {
+                Report(kind, round, snapshot, measurement.Value, measurement.Tags);
+            }
         }
 
         // Long values are exported as Prometheus exports every value, as doubles.
@@ -59,5 +79,19 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
         {
             values[i] = double.CreateTruncating(((ObservedSeries<TValue>)snapshot.KeyAt(i)).Value);
         }
+    }
+
+    /// <summary>Takes one report of the call under way: its series added to the snapshot the first time in the call, its value kept or added.</summary>
+    internal void Report(ObservableInstrument kind, long round, InstrumentSnapshot snapshot, TValue value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        kind.CheckValue(double.CreateTruncating(value));
+        ObservedSeries<TValue> series = _series.GetOrAdd(tags);
+        if (series.Round != round)
+        {
+            snapshot.AddSeriesGrowing(series);
+        }
+
+        series.Value = series.Round == round && kind.SumsWithinCollection ? _saturatingAdd(series.Value, value) : value;
+        series.Round = round;
     }
 }

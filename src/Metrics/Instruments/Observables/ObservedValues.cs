@@ -30,6 +30,14 @@ internal abstract class ObservedValues
     public static ObservedValues Of(Func<IEnumerable<Measurement<double>>> observe, int maxSeries, TagLimits tagLimits) =>
         new ObservedCallback<double>(observe, SaturatingAdd, maxSeries, tagLimits);
 
+    /// <summary>The values of a callback that reports <see cref="long"/>s into the <see cref="Observations{TValue}"/> it is handed.</summary>
+    public static ObservedValues Of(Action<Observations<long>> report, int maxSeries, TagLimits tagLimits) =>
+        new ObservedCallback<long>(report, SaturatingAdd, maxSeries, tagLimits);
+
+    /// <summary>The values of a callback that reports <see cref="double"/>s into the <see cref="Observations{TValue}"/> it is handed.</summary>
+    public static ObservedValues Of(Action<Observations<double>> report, int maxSeries, TagLimits tagLimits) =>
+        new ObservedCallback<double>(report, SaturatingAdd, maxSeries, tagLimits);
+
     /// <summary>
     /// Calls the callback and reads what it reported into <paramref name="snapshot"/>: each series
     /// reported in this call once (reports of one tag set in one call added up where
