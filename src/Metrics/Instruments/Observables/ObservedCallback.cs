@@ -14,10 +14,9 @@ namespace ScalableMetrics.Instruments.Observables;
 internal sealed class ObservedCallback<TValue> : ObservedValues
     where TValue : struct, INumberBase<TValue>
 {
-    // The callback: one that returns measurements (the public API's), or one that reports into
-    // the kept Observations (the library's own, which allocate nothing per measurement).
-    private readonly Func<IEnumerable<Measurement<TValue>>>? _observe;
-    private readonly Action<Observations<TValue>>? _report;
+    // The callback, reporting into the kept Observations: the library's own report directly
+    // (nothing allocated per measurement); a public callback's measurements are reported one by one.
+    private readonly Action<Observations<TValue>> _report;
     private readonly Observations<TValue> _observations;
     private readonly Func<TValue, TValue, TValue> _saturatingAdd;
     private readonly SeriesTable<ObservedSeries<TValue>> _series;
@@ -28,19 +27,21 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
     /// <param name="maxSeries">The most series it creates before the overflow series.</param>
     /// <param name="tagLimits">What a reported tag set may hold.</param>
     public ObservedCallback(Func<IEnumerable<Measurement<TValue>>> observe, Func<TValue, TValue, TValue> saturatingAdd, int maxSeries, TagLimits tagLimits)
+        : this(observations => ReportAll(observe, observations), saturatingAdd, maxSeries, tagLimits)
     {
-        _observe = observe;
+    }
+
+    /// <summary>Creates the values of <paramref name="report"/>, a callback that reports each measurement into the <see cref="Observations{TValue}"/> it is handed.</summary>
+    /// <param name="report">The callback.</param>
+    /// <param name="saturatingAdd">How two reports of one series in one collection add up.</param>
+    /// <param name="maxSeries">The most series it creates before the overflow series.</param>
+    /// <param name="tagLimits">What a reported tag set may hold.</param>
+    public ObservedCallback(Action<Observations<TValue>> report, Func<TValue, TValue, TValue> saturatingAdd, int maxSeries, TagLimits tagLimits)
+    {
+        _report = report;
         _observations = new Observations<TValue>(this);
         _saturatingAdd = saturatingAdd;
         _series = new SeriesTable<ObservedSeries<TValue>>(maxSeries, tagLimits, static tags => new ObservedSeries<TValue>(tags));
-    }
-
-    /// <summary>A callback that reports each measurement into the <see cref="Observations{TValue}"/> it is handed.</summary>
-    public ObservedCallback(Action<Observations<TValue>> report, Func<TValue, TValue, TValue> saturatingAdd, int maxSeries, TagLimits tagLimits)
-        : this(static () => [], saturatingAdd, maxSeries, tagLimits)
-    {
-        _observe = null;
-        _report = report;
     }
 
     /// <inheritdoc/>
@@ -53,24 +54,14 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
     public override void ObserveInto(ObservableInstrument kind, long round, InstrumentSnapshot snapshot)
     {
         snapshot.BeginOwnSeries(_series.Count, longStride: 0, doubles: true);
-        if (_report is not null)
+        _observations.Begin(kind, round, snapshot);
+        try
         {
-            _observations.Begin(kind, round, snapshot);
-            try
-            {
-                _report(_observations);
-            }
-            finally
-            {
-                _observations.End();
-            }
+            _report(_observations);
         }
-        else
+        finally
         {
-            foreach (Measurement<TValue> measurement in _observe!() ?? [])
-            {
-                Report(kind, round, snapshot, measurement.Value, measurement.Tags);
-            }
+            _observations.End();
         }
 
         // Long values are exported as Prometheus exports every value, as doubles.
@@ -93,5 +84,14 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
 
         series.Value = series.Round == round && kind.SumsWithinCollection ? _saturatingAdd(series.Value, value) : value;
         series.Round = round;
+    }
+
+    // A public callback's measurements, reported one by one.
+    private static void ReportAll(Func<IEnumerable<Measurement<TValue>>> observe, Observations<TValue> observations)
+    {
+        foreach (Measurement<TValue> measurement in observe() ?? [])
+        {
+            observations.Add(measurement.Value, measurement.Tags);
+        }
     }
 }
