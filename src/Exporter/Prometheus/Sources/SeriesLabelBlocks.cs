@@ -30,19 +30,12 @@ internal sealed class SeriesLabelBlocks
     private int _textLength;
     private int _liveTextLength;
 
-    /// <summary>The block of the series read at <paramref name="position"/> with <paramref name="tags"/>; <paramref name="find"/> where it is not remembered there.</summary>
+    /// <summary>The block of the series read at <paramref name="position"/> with <paramref name="tags"/>, keyed by the tag set; <paramref name="find"/> where it is not remembered there.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public LabelBlock Get(int position, TagSet tags, Func<TagSet, LabelBlock> find) => Get(position, tags, tags, find);
-
-    /// <summary>
-    /// The block of the series read at <paramref name="position"/> under <paramref name="key"/> (the
-    /// series, or its tag set); <paramref name="find"/> of <paramref name="tags"/> where it is not remembered there.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public LabelBlock Get(int position, object key, TagSet tags, Func<TagSet, LabelBlock> find) =>
-        (uint)position < (uint)_keys.Length && ReferenceEquals(_keys[position], key)
+    public LabelBlock Get(int position, TagSet tags, Func<TagSet, LabelBlock> find) =>
+        (uint)position < (uint)_keys.Length && ReferenceEquals(_keys[position], tags)
             ? _blocks[position]!
-            : Remember(position, key, find(tags));
+            : Remember(position, tags, find(tags));
 
     /// <summary>
     /// The block of series <paramref name="index"/> of <paramref name="snapshot"/>, remembered at
@@ -58,7 +51,7 @@ internal sealed class SeriesLabelBlocks
             : Remember(index, key, find(snapshot.TagsAt(index)));
     }
 
-    /// <summary>The text of the block at <paramref name="position"/> (<see cref="LabelBlock.Utf8"/>), once <see cref="Get(int, object, TagSet, Func{TagSet, LabelBlock})"/> returned it there.</summary>
+    /// <summary>The text of the block at <paramref name="position"/> (<see cref="LabelBlock.Utf8"/>), once a <c>Get</c> returned it there.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public ReadOnlySpan<byte> Text(int position) => _text.AsSpan(_textStarts[position], _textLengths[position]);
 
