@@ -92,15 +92,32 @@ public sealed class MetricRegistry
             throw new ArgumentOutOfRangeException(nameof(options), options.ExemplarFilter, $"{nameof(MetricRegistryOptions.ExemplarFilter)} is not a defined {nameof(ScalableMetrics.ExemplarFilter)}.");
         }
 
+        if (!Enum.IsDefined(options.SeriesStorage))
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.SeriesStorage, $"{nameof(MetricRegistryOptions.SeriesStorage)} is not a defined {nameof(ScalableMetrics.SeriesStorage)}.");
+        }
+
+        if (options.MaxPromotedBytes < 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.MaxPromotedBytes, $"{nameof(MetricRegistryOptions.MaxPromotedBytes)} must not be negative.");
+        }
+
         ExemplarFilter = options.ExemplarFilter;
+        SeriesStorage = options.SeriesStorage;
         MaxSeriesPerInstrument = options.MaxSeriesPerInstrument;
         MaxInstruments = options.MaxInstruments;
         _tagLimits = new TagLimits(options.MaxTagsPerSeries, options.MaxTagKeyLength, options.MaxTagValueLength);
         (WritePath, WritePathReason) = WritePathChoice.Choose(options.Strategy, options.UseRestartableSequences, ProcessorId.IsSupported, RestartableSequence.UnsupportedReason);
         Strategy = WritePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
         PartitionCount = ChoosePartitionCount(options.PartitionCount, WritePath);
-        _arena = new PartitionArena(WritePath, WritePath == WritePath.RestartableSequence ? RestartableWritePath.RegionCount(PartitionCount) : PartitionCount);
+        _arena = new PartitionArena(WritePath, WritePath == WritePath.RestartableSequence ? RestartableWritePath.RegionCount(PartitionCount) : PartitionCount, options.SeriesStorage, options.MaxPromotedBytes);
     }
+
+    /// <summary>Where this registry's series keep their data (<see cref="MetricRegistryOptions.SeriesStorage"/>).</summary>
+    public SeriesStorage SeriesStorage { get; }
+
+    /// <summary>The series of this registry's instruments promoted from compact to a copy per partition so far (<see cref="SeriesStorage.Adaptive"/>). Thread-safe.</summary>
+    public long PromotedSeriesCount => _arena.PromotedSeriesCount;
 
     /// <summary>The strategy this registry's instruments use: the one asked for, or <see cref="PartitionStrategy.PerThread"/> where no processor id can be had.</summary>
     public PartitionStrategy Strategy { get; }
@@ -123,7 +140,7 @@ public sealed class MetricRegistry
     public ExemplarFilter ExemplarFilter { get; }
 
     /// <summary>The bytes this registry's series slots take: all of its arena's chunks (pinned object heap), used or not.</summary>
-    internal long SlotBytes => _arena.ReservedBytes;
+    internal long SlotBytes => _arena.ReservedBytes + _arena.Compact.ReservedBytes;
 
     /// <summary>The arena of this registry's series (for tests and the harness).</summary>
     internal PartitionArena Arena => _arena;

@@ -38,6 +38,29 @@ public class MetricRegistryOptions
     /// <remarks>Default: <see langword="true"/>. Has no effect on <see cref="PartitionStrategy.PerThread"/>.</remarks>
     public bool UseRestartableSequences { get; set; } = true;
 
+    /// <summary>Where each series keeps its data: compact until contended (the default), a copy per
+    /// partition from creation, or compact always. See <see cref="ScalableMetrics.SeriesStorage"/>.</summary>
+    /// <remarks>Default: <see cref="SeriesStorage.Adaptive"/>. A value that is not a defined
+    /// <see cref="ScalableMetrics.SeriesStorage"/> makes creating the registry throw <see cref="ArgumentOutOfRangeException"/>.</remarks>
+    public SeriesStorage SeriesStorage { get; set; } = SeriesStorage.Adaptive;
+
+    /// <summary>The default of <see cref="MaxPromotedBytes"/>: 64 MiB.</summary>
+    public const long DefaultMaxPromotedBytes = 64L << 20;
+
+    /// <summary>
+    /// With <see cref="SeriesStorage.Adaptive"/>, the most bytes of per-partition copies that
+    /// contended series may be promoted to, over the registry's life (a promoted series keeps its
+    /// copies). Counted as a promoted series' slots × 8 bytes × the regions of its arena's chunks.
+    /// A contended series past the budget stays compact: exact, with the contention of one shared word.
+    /// </summary>
+    /// <remarks>
+    /// <para>Default: <see cref="DefaultMaxPromotedBytes"/>, a bound on the one part of the registry's
+    /// memory that grows with the machine's partitions rather than with its series; at 192
+    /// partitions it holds a few thousand contended 16-bucket histogram series. Zero promotes
+    /// nothing. Negative makes creating the registry throw <see cref="ArgumentOutOfRangeException"/>.</para>
+    /// </remarks>
+    public long MaxPromotedBytes { get; set; } = DefaultMaxPromotedBytes;
+
     /// <summary>Which measurements counters (<see cref="PartitionedCounter"/>, <see cref="PartitionedDoubleCounter"/>)
     /// and histograms (<see cref="PartitionedHistogram"/>) keep as an <see cref="Exemplar"/>: per
     /// series and partition, the last sampled measurement (per histogram bucket: the last in that

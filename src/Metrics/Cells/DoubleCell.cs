@@ -34,6 +34,16 @@ internal readonly unsafe struct DoubleCell : ISlotOperation<double>
         }
     }
 
+    /// <inheritdoc/>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryAddAtomicOnce(long* slot, double value)
+    {
+        Debug.Assert(!double.IsNaN(value), "callers refuse NaN");
+        long current = Volatile.Read(ref *slot);
+        long result = BitConverter.DoubleToInt64Bits(BitConverter.Int64BitsToDouble(current) + value);
+        return Interlocked.CompareExchange(ref *slot, result, current) == current;
+    }
+
     /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
     /// <remarks>Refuses every add where the process has no double restartable add (see <see cref="RestartableWritePath.TryAddDouble"/>).</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -18,6 +18,13 @@ internal unsafe interface ISlotOperation<TValue>
     /// <summary>Adds atomically: for a slot several threads may write at once (<see cref="InterlockedWritePath"/>, and the restartable path's overflow region).</summary>
     static abstract void AddAtomic(long* slot, TValue value);
 
+    /// <summary>
+    /// Adds atomically with one compare-and-swap: for a compact slot (<see cref="SlotRange"/> of a
+    /// series that has not been promoted), which every thread writes.
+    /// </summary>
+    /// <returns><see langword="false"/>, with nothing added, where another thread wrote the slot between the load and the swap: the series is contended (java.util.concurrent's <c>Striped64</c> spreads on the same signal).</returns>
+    static abstract bool TryAddAtomicOnce(long* slot, TValue value);
+
     /// <summary>Adds to the slot at <paramref name="slotInRegion0"/> in the calling processor's region, inside a restartable sequence (<see cref="RestartableWritePath"/>).</summary>
     /// <returns><see langword="false"/>, with nothing added, where the add was refused: then <see cref="AddToOverflowRegion"/>.</returns>
     static abstract bool TryAddRestartable(long* slotInRegion0, nint regionStride, TValue value);

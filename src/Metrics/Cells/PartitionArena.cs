@@ -35,15 +35,95 @@ internal sealed class PartitionArena
     private int _regionCount;
     private long[] _scratch = [];
     private ArenaChunk[] _chunksRead = [];
+    private long _promotionBytesLeft;
+    private long[] _promotedReadScratch = [];
+    private long _promotedSeriesCount;
 
-    /// <summary>Creates an arena.</summary>
+    /// <summary>Creates an arena of per-partition slots, with its compact arena.</summary>
     /// <param name="writePath">How its slots are written.</param>
     /// <param name="regionCount">Regions in each chunk; per thread, in the first chunks (it grows with the thread indexes).</param>
-    public PartitionArena(WritePath writePath, int regionCount)
+    /// <param name="storage">Where its series keep their data: compact first (<see cref="SeriesStorage.Adaptive"/>), here from creation, or compact always.</param>
+    /// <param name="maxPromotedBytes">With <see cref="SeriesStorage.Adaptive"/>, the most bytes of this arena's slots that promotions may take.</param>
+    public PartitionArena(WritePath writePath, int regionCount, SeriesStorage storage = SeriesStorage.PerPartition, long maxPromotedBytes = MetricRegistryOptions.DefaultMaxPromotedBytes)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(regionCount, 1);
+        ArgumentOutOfRangeException.ThrowIfNegative(maxPromotedBytes);
         WritePath = writePath;
         _regionCount = regionCount;
+        Storage = storage;
+        _promotionBytesLeft = maxPromotedBytes;
+        ReadLock = new Lock();
+        PerPartition = this;
+        Compact = new PartitionArena(this);
+    }
+
+    // The compact arena of perPartition: one region, written only with atomic adds, read under the same lock.
+    private PartitionArena(PartitionArena perPartition)
+    {
+        WritePath = perPartition.WritePath;
+        _regionCount = 1;
+        Storage = SeriesStorage.Compact;
+        ReadLock = perPartition.ReadLock;
+        PerPartition = perPartition;
+        Compact = this;
+    }
+
+    /// <summary>Where the series of this arena keep their data (<see cref="SeriesStorage"/>); <see cref="SeriesStorage.Compact"/> for a compact arena.</summary>
+    public SeriesStorage Storage { get; }
+
+    /// <summary>
+    /// The arena of compact ranges: one region per chunk, whose slots every writer adds to
+    /// atomically; a compact arena's own is itself. A series' compact range is read with its
+    /// per-partition one (if promoted) under the shared <see cref="ReadLock"/>.
+    /// </summary>
+    public PartitionArena Compact { get; }
+
+    /// <summary>The arena whose compact arena this is, or, for a per-partition arena, itself: where promotions allocate.</summary>
+    public PartitionArena PerPartition { get; }
+
+    /// <summary>Room for the per-partition sums of <paramref name="length"/> slots of promoted series, kept between reads; the caller holds <see cref="ReadLock"/>.</summary>
+    public Span<long> PromotedReadScratch(int length)
+    {
+        if (_promotedReadScratch.Length < length)
+        {
+            _promotedReadScratch = new long[Math.Max(length, 2 * _promotedReadScratch.Length)];
+        }
+
+        return _promotedReadScratch.AsSpan(0, length);
+    }
+
+    /// <summary>The series promoted so far (<see cref="TryReservePromotion"/>).</summary>
+    public long PromotedSeriesCount => Volatile.Read(ref _promotedSeriesCount);
+
+    /// <summary>Whether a new series starts compact: with <see cref="SeriesStorage.Adaptive"/> and <see cref="SeriesStorage.Compact"/>.</summary>
+    public bool StartsCompact => Storage != SeriesStorage.PerPartition;
+
+    /// <summary>
+    /// Takes the bytes a series of <paramref name="slotCount"/> slots would take here from the
+    /// promotion budget, and counts the promotion. Called by a contended compact series before it
+    /// allocates its per-partition slots.
+    /// </summary>
+    /// <returns><see langword="false"/>, with nothing taken, where the storage is not
+    /// <see cref="SeriesStorage.Adaptive"/> or the budget has no room: the series stays compact.</returns>
+    public bool TryReservePromotion(int slotCount)
+    {
+        if (Storage != SeriesStorage.Adaptive)
+        {
+            return false;
+        }
+
+        long bytes = (long)slotCount * ArenaChunk.SlotSize * RegionCount;
+        lock (_allocationLock)
+        {
+            if (bytes > _promotionBytesLeft)
+            {
+                return false;
+            }
+
+            _promotionBytesLeft -= bytes;
+            _promotedSeriesCount++;
+            return true;
+        }
     }
 
     /// <summary>How this arena's slots are written.</summary>
@@ -53,7 +133,7 @@ internal sealed class PartitionArena
     public int RegionCount => Volatile.Read(ref _regionCount);
 
     /// <summary>Taken by every read of this arena's slots: see remarks.</summary>
-    public Lock ReadLock { get; } = new();
+    public Lock ReadLock { get; }
 
     /// <summary>The number of chunks so far.</summary>
     public int ChunkCount

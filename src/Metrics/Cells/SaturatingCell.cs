@@ -42,6 +42,16 @@ internal readonly unsafe struct SaturatingCell : ISlotOperation<long>
         }
     }
 
+    /// <inheritdoc/>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryAddAtomicOnce(long* slot, long value)
+    {
+        Debug.Assert(value >= 0, "a saturating slot takes zero or positive values");
+        long current = Volatile.Read(ref *slot);
+        long result = current + value;
+        return Interlocked.CompareExchange(ref *slot, result < 0 ? long.MaxValue : result, current) == current;
+    }
+
     /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool TryAddRestartable(long* slotInRegion0, nint regionStride, long value) =>

@@ -19,6 +19,14 @@ internal readonly unsafe struct WrappingCell : ISlotOperation<long>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void AddAtomic(long* slot, long value) => Interlocked.Add(ref *slot, value);
 
+    /// <inheritdoc/>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryAddAtomicOnce(long* slot, long value)
+    {
+        long current = Volatile.Read(ref *slot);
+        return Interlocked.CompareExchange(ref *slot, unchecked(current + value), current) == current;
+    }
+
     /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
     /// <remarks>Refuses every add where the process has no wrapping restartable add (see <see cref="RestartableWritePath.TryAddWrapping"/>).</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

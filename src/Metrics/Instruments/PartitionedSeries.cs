@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Diagnostics.CodeAnalysis;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -28,36 +29,61 @@ namespace ScalableMetrics;
 /// <para>Writes never take a lock. Reads take the arena's read lock, so that reads are
 /// serialized: each slot only grows and each read visits every slot after the read before it
 /// did, so a read's result never goes down, and no value is lost or counted twice.</para>
+/// <para>With <see cref="SeriesStorage.Adaptive"/> (the default) a series starts compact: one copy of
+/// its slots in the arena's compact arena, which every writer adds to with one compare-and-swap
+/// (<see cref="ISlotOperation{TValue}.TryAddAtomicOnce"/>). The first swap that fails, two writers
+/// met on the slot, promotes it (<see cref="Promote"/>): zeroed per-partition slots are allocated and
+/// published, then the route changes, and from then on its adds take the registry's write path. The
+/// compact copy is kept and read for good, so an add is in exactly one of the two copies, and a read
+/// sums both (java.util.concurrent's <c>Striped64</c>, whose base cell stays beside the cells it
+/// spreads to).</para>
 /// <para>The write path's fields sit in this base class rather than in an object of their own, so
 /// that an add through a bound series reaches its slot with one load less.</para>
 /// </remarks>
 public abstract unsafe class PartitionedSeries : Series
 {
-    // Fields ordered and sized so that the object is 56 bytes: every series has one.
+    // Fields ordered and sized so that the object is 72 bytes: every series has one.
 
-    // The series' first slot in region 0 of its chunk. Per thread it moves, with _chunk, to a
-    // successor generation when a thread index is past the chunk's regions: written before
-    // _threadRegionCount, which an add reads first, so an add never sees more regions than the
-    // pointer it then reads can carry (a pointer to an older generation is still a slot reads sum).
+    // The series' first slot in region 0 of its per-partition chunk; null while it is compact. Per
+    // thread it moves, with _chunk, to a successor generation when a thread index is past the
+    // chunk's regions: written before _threadRegionCount, which an add reads first, so an add never
+    // sees more regions than the pointer it then reads can carry (a pointer to an older generation
+    // is still a slot reads sum). Written before the route on promotion, so that no add routed to
+    // the partitions reads it null.
     private long* _slotInRegion0;
 
-    // Where the slots are; the chunk holds its memory alive. Per thread, the chunk is replaced
-    // by a successor with more regions (under the arena's read lock): the same slot offset and
-    // stride in every generation, and reads sum every generation.
+    // The series' compact slots (in the arena's compact arena), which every writer adds to
+    // atomically while the series is compact, and which reads sum for good; null where the
+    // registry keeps every series per partition from creation.
+    private readonly long* _compactSlots;
+
+    // Where the per-partition slots are, or, while the series is compact, its compact chunk; the
+    // chunk holds its memory alive. Per thread, the chunk is replaced by a successor with more
+    // regions (under the arena's read lock): the same slot offset and stride in every generation,
+    // and reads sum every generation.
     private ArenaChunk _chunk;
-    private readonly int _firstSlot;
+
+    // Null unless the series keeps exemplars; then its adds reach OfferExemplar.
+    private readonly ExemplarReservoir? _exemplars;
+
+    // The first slot in _chunk: per partition once promoted, compact before.
+    private int _firstSlot;
 
     // Per thread: the regions of the chunk _slotInRegion0 points into (see above); 0 otherwise.
     private int _threadRegionCount;
 
+    // The slots the series takes in each region.
+    private readonly int _slotCount;
+
     // The region stride is 1 << _regionStrideShift bytes, the same in every generation.
-    private readonly byte _regionStrideShift;
+    private byte _regionStrideShift;
 
-    // How an add reaches its slot: the one field the dispatch tests.
-    private readonly Route _route;
+    // How an add reaches its slot: the one field the dispatch tests. Compact until promoted.
+    private Route _route;
 
-    // Null unless the series keeps exemplars; then its adds reach OfferExemplar.
-    private readonly ExemplarReservoir? _exemplars;
+    // How the add of a series that keeps exemplars reaches its slot (its _route is Sampled): Compact
+    // until promoted, then the registry's write path; for every other series the same as _route.
+    private Route _storageRoute;
 
     /// <summary>Creates the series' slots in <paramref name="arena"/>.</summary>
     /// <param name="tags">The series' tags.</param>
@@ -68,23 +94,28 @@ public abstract unsafe class PartitionedSeries : Series
     private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount, ExemplarFilter exemplarFilter = ExemplarFilter.None, int exemplarSlotCount = 0)
         : base(tags)
     {
+        Debug.Assert(arena.Compact != arena, "series are created in a per-partition arena, which has its compact one");
         _exemplars = ExemplarReservoir.Create(exemplarFilter, exemplarSlotCount);
+        _slotCount = slotCount;
+        if (arena.StartsCompact)
+        {
+            SlotRange compact = arena.Compact.Allocate(slotCount);
+            _compactSlots = compact.SlotInRegion0;
+            _chunk = compact.Chunk;
+            _firstSlot = compact.FirstSlot;
+            _storageRoute = Route.Compact;
+        }
+        else
+        {
+            UsePartitionSlots(arena.Allocate(slotCount));
+            _storageRoute = RouteOf(arena.WritePath);
+        }
 
         // An exemplar costs an add nothing when off, not even a test: a series that keeps none runs
         // the write paths as they were, and one that keeps them is told apart by a route the add
         // tests anyway, where the Interlocked path would start (a test of a field of its own after
         // the add cost the bound counter add measurably: perf/results/README.md).
-        _route = _exemplars is null ? RouteOf(arena.WritePath) : Route.Sampled;
-        SlotRange slots = arena.Allocate(slotCount);
-        Debug.Assert(slots.Chunk.Arena == arena, "the slots are in the arena asked for, whose write path the route follows");
-        _chunk = slots.Chunk;
-        _firstSlot = slots.FirstSlot;
-        _slotInRegion0 = slots.SlotInRegion0;
-        _regionStrideShift = checked((byte)_chunk.RegionStrideShift);
-        if (arena.WritePath == WritePath.PerThread)
-        {
-            _threadRegionCount = _chunk.RegionCount;
-        }
+        _route = _exemplars is null ? _storageRoute : Route.Sampled;
     }
 
     // How an add reaches its slot. The write paths' routes have their values, which the dispatch
@@ -101,19 +132,31 @@ public abstract unsafe class PartitionedSeries : Series
         // PerThreadWritePath.
         PerThread = WritePath.PerThread,
 
-        // A series that keeps exemplars: its registry's write path, then the offer (AddSampled).
-        // The dispatch tests for it only after the per-thread and restartable routes, where the
-        // Interlocked path would start, so that a series without exemplars pays nothing for it.
+        // A series not promoted yet: one compare-and-swap on its compact slot; a failed one
+        // promotes it (AddContended). Above the write paths' routes, so that the dispatch tells it
+        // and Sampled from the Interlocked route with one test, where the Interlocked path would
+        // start, as it told Sampled alone before: the promoted routes run the instructions they ran.
+        Compact = 0x40,
+
+        // A series that keeps exemplars: its storage route (_storageRoute), then the offer
+        // (AddSampled). The dispatch tests for it only after the per-thread and restartable routes,
+        // where the Interlocked path would start, so that a series without exemplars pays nothing for it.
         Sampled = 0x80,
     }
 
     /// <summary>The strategy this series was created with.</summary>
     internal PartitionStrategy Strategy => WritePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
 
-    /// <summary>How this series takes an add: its registry's write path, whether it keeps exemplars or not.</summary>
+    /// <summary>How this series takes an add once promoted (or from creation, per partition): its registry's write path, whether it keeps exemplars or not.</summary>
     internal WritePath WritePath => Volatile.Read(ref _chunk).Arena.WritePath;
 
-    /// <summary>Where the series' slots are now.</summary>
+    /// <summary>Whether the series adds to its compact slots: not promoted (yet), or a registry that keeps every series compact.</summary>
+    internal bool IsCompact => Volatile.Read(ref Unsafe.As<Route, byte>(ref _storageRoute)) == (byte)Route.Compact;
+
+    /// <summary>Whether the series has compact slots: created by a registry whose series start compact.</summary>
+    internal bool HasCompactSlots => _compactSlots != null;
+
+    /// <summary>Where the series' slots are now: per partition, or, while compact, its compact slots.</summary>
     internal SlotRange Slots => new(Volatile.Read(ref _chunk), _firstSlot);
 
     /// <summary>The regions the series' slots are in now (per thread: thread indexes with a slot).</summary>
@@ -195,10 +238,26 @@ public abstract unsafe class PartitionedSeries : Series
             return;
         }
 
-        if (mayBeSampled && _route == Route.Sampled)
+        // Compact and Sampled in one test (see Route). The series' own dispatch reads the field
+        // again rather than keep route live (see above); AddSampled's passes its storage route.
+        Route special = mayBeSampled ? _route : route;
+        if (special >= Route.Compact)
         {
-            AddSampled<TOp, TValue>(slot, value);
-            return;
+            if (special == Route.Compact)
+            {
+                if (!TOp.TryAddAtomicOnce(_compactSlots + slot, value))
+                {
+                    AddContended<TOp, TValue>(slot, value);
+                }
+
+                return;
+            }
+
+            if (mayBeSampled)
+            {
+                AddSampled<TOp, TValue>(slot, value);
+                return;
+            }
         }
 
         AssertInterlocked(route);
@@ -242,10 +301,33 @@ public abstract unsafe class PartitionedSeries : Series
             return;
         }
 
-        if (mayBeSampled && _route == Route.Sampled)
+        Route special = mayBeSampled ? _route : route;
+        if (special >= Route.Compact)
         {
-            AddCountAndValueSampled<TOp, TValue>(countSlot, valueSlot, value);
-            return;
+            if (special == Route.Compact)
+            {
+                // Two swaps, each of which lands once; a failed one promotes the series and its
+                // add, and only its add, takes the new route.
+                long* compact = _compactSlots;
+                if (!SaturatingCell.TryAddAtomicOnce(compact + countSlot, 1))
+                {
+                    AddCountAndValueContended<TOp, TValue>(countSlot, valueSlot, value);
+                    return;
+                }
+
+                if (!TOp.TryAddAtomicOnce(compact + valueSlot, value))
+                {
+                    AddContended<TOp, TValue>(valueSlot, value);
+                }
+
+                return;
+            }
+
+            if (mayBeSampled)
+            {
+                AddCountAndValueSampled<TOp, TValue>(countSlot, valueSlot, value);
+                return;
+            }
         }
 
         AssertInterlocked(route);
@@ -274,7 +356,7 @@ public abstract unsafe class PartitionedSeries : Series
         where TOp : struct, ISlotOperation<TValue>
         where TValue : unmanaged, INumberBase<TValue>
     {
-        Add<TOp, TValue>(RouteOf(Volatile.Read(ref _chunk).Arena.WritePath), slot, value, mayBeSampled: false);
+        Add<TOp, TValue>(StorageRoute, slot, value, mayBeSampled: false);
         OfferExemplar(slot, double.CreateTruncating(value));
     }
 
@@ -284,8 +366,100 @@ public abstract unsafe class PartitionedSeries : Series
         where TOp : struct, ISlotOperation<TValue>
         where TValue : unmanaged, INumberBase<TValue>
     {
-        AddCountAndValue<TOp, TValue>(RouteOf(Volatile.Read(ref _chunk).Arena.WritePath), countSlot, valueSlot, value, mayBeSampled: false);
+        AddCountAndValue<TOp, TValue>(StorageRoute, countSlot, valueSlot, value, mayBeSampled: false);
         OfferExemplar(countSlot, double.CreateTruncating(value));
+    }
+
+    // The storage route, read with acquire semantics: Compact, or the write path whose slots were published before it was written.
+    private Route StorageRoute => (Route)Volatile.Read(ref Unsafe.As<Route, byte>(ref _storageRoute));
+
+    // A compact add whose swap failed: promotes the series (if the storage and the budget let it),
+    // then adds through the route it has now; still compact, atomically to the compact slot.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AddContended<TOp, TValue>(int slot, TValue value)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
+        Route route = Promote();
+        if (route == Route.Compact)
+        {
+            TOp.AddAtomic(_compactSlots + slot, value);
+            return;
+        }
+
+        Add<TOp, TValue>(route, slot, value, mayBeSampled: false);
+    }
+
+    // The two-slot add whose first swap failed: as AddContended, for both adds.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AddCountAndValueContended<TOp, TValue>(int countSlot, int valueSlot, TValue value)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
+        Route route = Promote();
+        if (route == Route.Compact)
+        {
+            SaturatingCell.AddAtomic(_compactSlots + countSlot, 1);
+            TOp.AddAtomic(_compactSlots + valueSlot, value);
+            return;
+        }
+
+        AddCountAndValue<TOp, TValue>(route, countSlot, valueSlot, value, mayBeSampled: false);
+    }
+
+    /// <summary>
+    /// Promotes a compact series to per-partition slots, where its registry keeps series adaptively
+    /// and the promotion budget has room (<see cref="PartitionArena.TryReservePromotion"/>): the
+    /// zeroed slots are allocated and the fields that lead an add to them written, then the route,
+    /// last, with release semantics, so that an add that reads the new route finds the slots. Under
+    /// the arena's read lock, so that a read sees the series either compact or with both ranges.
+    /// The compact slots are never written again by a writer that read the new route, and are
+    /// read for good. Thread-safe; idempotent.
+    /// </summary>
+    /// <returns>The series' storage route now: <see cref="Route.Compact"/> where it stays compact.</returns>
+    private Route Promote()
+    {
+        PartitionArena compact = Volatile.Read(ref _chunk).Arena;
+        lock (compact.ReadLock)
+        {
+            if (_storageRoute != Route.Compact)
+            {
+                return _storageRoute;
+            }
+
+            PartitionArena arena = compact.PerPartition;
+            if (!arena.TryReservePromotion(_slotCount))
+            {
+                return Route.Compact;
+            }
+
+            UsePartitionSlots(arena.Allocate(_slotCount));
+            Route route = RouteOf(arena.WritePath);
+            Volatile.Write(ref Unsafe.As<Route, byte>(ref _storageRoute), (byte)route);
+            if (_route == Route.Compact)
+            {
+                Volatile.Write(ref Unsafe.As<Route, byte>(ref _route), (byte)route);
+            }
+
+            return route;
+        }
+    }
+
+    /// <summary>Promotes the series as a contended add would (tests, the harness); <see langword="false"/> where it stays compact.</summary>
+    internal bool TryPromote() => Promote() != Route.Compact;
+
+    // Points the series at its per-partition slots (before any route to them is written).
+    [MemberNotNull(nameof(_chunk))]
+    private void UsePartitionSlots(SlotRange slots)
+    {
+        Volatile.Write(ref _chunk, slots.Chunk);
+        _firstSlot = slots.FirstSlot;
+        _slotInRegion0 = slots.SlotInRegion0;
+        _regionStrideShift = checked((byte)slots.Chunk.RegionStrideShift);
+        if (slots.Chunk.Arena.WritePath == WritePath.PerThread)
+        {
+            Volatile.Write(ref _threadRegionCount, slots.Chunk.RegionCount);
+        }
     }
 
     // After each add of a series that keeps exemplars, with the slot added to (a counter's 0, a
@@ -308,40 +482,40 @@ public abstract unsafe class PartitionedSeries : Series
     /// <summary>Sums the wrapping slot <paramref name="slot"/> over every partition. Thread-safe; serialized with other reads of the registry.</summary>
     private protected long ReadSlotWrapping(int slot)
     {
-        lock (_chunk.Arena.ReadLock)
+        lock (ReadLock)
         {
-            return Volatile.Read(ref _chunk).FirstGeneration.SumSlotWrapping(_firstSlot + slot);
+            long sum = _compactSlots == null ? 0 : Volatile.Read(ref _compactSlots[slot]);
+            return IsCompact ? sum : unchecked(sum + _chunk.FirstGeneration.SumSlotWrapping(_firstSlot + slot));
         }
     }
 
     /// <summary>Sums the <see cref="double"/> slot <paramref name="slot"/> over every partition. Thread-safe; serialized with other reads of the registry.</summary>
     private protected double ReadSlotDouble(int slot)
     {
-        lock (_chunk.Arena.ReadLock)
+        lock (ReadLock)
         {
-            return Volatile.Read(ref _chunk).FirstGeneration.SumSlotDouble(_firstSlot + slot);
+            return SumSlotDouble(slot);
         }
     }
 
     /// <summary>Sums the saturating slots <paramref name="firstSlot"/> to <paramref name="firstSlot"/> + <paramref name="counts"/>.Length - 1 into <paramref name="counts"/> and the <see cref="double"/> slot <paramref name="doubleSlot"/> into the result, under one hold of the read lock.</summary>
     private protected double ReadSlotsAndDouble(int firstSlot, Span<long> counts, int doubleSlot)
     {
-        lock (_chunk.Arena.ReadLock)
+        lock (ReadLock)
         {
-            ArenaChunk first = Volatile.Read(ref _chunk).FirstGeneration;
             for (int i = 0; i < counts.Length; i++)
             {
-                counts[i] = first.SumSlot(_firstSlot + firstSlot + i);
+                counts[i] = SumSlot(firstSlot + i);
             }
 
-            return first.SumSlotDouble(_firstSlot + doubleSlot);
+            return SumSlotDouble(doubleSlot);
         }
     }
 
     /// <summary>Sums slot <paramref name="slot"/> over every partition, saturating. Thread-safe; serialized with other reads of the registry.</summary>
     private protected long ReadSlot(int slot)
     {
-        lock (_chunk.Arena.ReadLock)
+        lock (ReadLock)
         {
             return SumSlot(slot);
         }
@@ -350,11 +524,14 @@ public abstract unsafe class PartitionedSeries : Series
     /// <summary>Sums slots 0 and 1 over every partition, each exact as of some instant during the read, not necessarily the same one.</summary>
     private protected (long First, long Second) ReadPair()
     {
-        lock (_chunk.Arena.ReadLock)
+        lock (ReadLock)
         {
             return (SumSlot(0), SumSlot(1));
         }
     }
+
+    // The lock every read of the registry's slots takes: its arenas share one.
+    private Lock ReadLock => Volatile.Read(ref _chunk).Arena.ReadLock;
 
     /// <summary>
     /// Reads every series in <paramref name="series"/> of <paramref name="arena"/>: its
@@ -373,22 +550,84 @@ public abstract unsafe class PartitionedSeries : Series
         Debug.Assert(ranges.Length == series.Length, "a range per series");
         lock (arena.ReadLock)
         {
-            for (int i = 0; i < ranges.Length; i++)
+            if (!arena.StartsCompact)
             {
-                ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
-            }
+                // Every series per partition from creation: one pass over the arena.
+                for (int i = 0; i < ranges.Length; i++)
+                {
+                    ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
+                }
 
-            arena.SumRanges(ranges, slotsPerSeries, totals, kind);
+                arena.SumRanges(ranges, slotsPerSeries, totals, kind);
+            }
+            else
+            {
+                ReadCompactAndPromoted(arena, series, ranges, slotsPerSeries, totals, kind);
+            }
 
             // A strided walk of one slot per series: cheaper than summing every slot again as doubles.
             if (doubleSlot >= 0)
             {
-                for (int i = 0; i < ranges.Length; i++)
+                for (int i = 0; i < series.Length; i++)
                 {
-                    doubles[i] = ranges[i].Chunk.FirstGeneration.SumSlotDouble(ranges[i].FirstSlot + doubleSlot);
+                    doubles[i] = series[i].SumSlotDouble(doubleSlot);
                 }
             }
         }
+    }
+
+    // ReadAll where series start compact: each series' compact slots copied, then the promoted
+    // ones' per-partition slots summed in one pass over the arena, as ReadAll sums every series
+    // otherwise, and added to them. The reads walk what was written: compact ranges for every
+    // series, per-partition ranges only for the promoted. The caller holds the read lock.
+    private static void ReadCompactAndPromoted<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, Span<SlotRange> ranges, int slotsPerSeries, Span<long> totals, SlotSum kind)
+        where TSeries : PartitionedSeries
+    {
+        int promoted = 0;
+        for (int i = 0; i < series.Length; i++)
+        {
+            PartitionedSeries one = series[i];
+            new ReadOnlySpan<long>(one._compactSlots, slotsPerSeries).CopyTo(totals.Slice(i * slotsPerSeries, slotsPerSeries));
+            if (!one.IsCompact)
+            {
+                // Ranges' room is reused for the promoted ones, the i-th promoted at i.
+                ranges[promoted++] = new SlotRange(Volatile.Read(ref one._chunk), one._firstSlot);
+            }
+        }
+
+        if (promoted == 0)
+        {
+            return;
+        }
+
+        Span<long> sums = arena.PromotedReadScratch(promoted * slotsPerSeries);
+        arena.SumRanges(ranges[..promoted], slotsPerSeries, sums, kind);
+        // Promotion takes the read lock the caller holds: the series promoted are the same as above.
+        int next = 0;
+        for (int i = 0; i < series.Length && next < promoted; i++)
+        {
+            if (!series[i].IsCompact)
+            {
+                Span<long> total = totals.Slice(i * slotsPerSeries, slotsPerSeries);
+                ReadOnlySpan<long> sum = sums.Slice(next * slotsPerSeries, slotsPerSeries);
+                switch (kind)
+                {
+                    case SlotSum.Saturating:
+                        SaturatingSum.AddInto(total, sum);
+                        break;
+                    case SlotSum.Wrapping:
+                        WrappingSum.AddInto(total, sum);
+                        break;
+                    default:
+                        DoubleSum.AddInto(total, sum);
+                        break;
+                }
+
+                next++;
+            }
+        }
+
+        Debug.Assert(next == promoted, "every promoted series' sums added to its total");
     }
 
     /// <summary>
@@ -431,7 +670,19 @@ public abstract unsafe class PartitionedSeries : Series
         return (uint)index < (uint)regionCount ? PerThreadWritePath.Slot(_slotInRegion0, _regionStrideShift, index) : GetNewThreadSlot();
     }
 
-    private long SumSlot(int slot) => Volatile.Read(ref _chunk).FirstGeneration.SumSlot(_firstSlot + slot);
+    // One slot's total, compact and per partition; the caller holds the read lock.
+    private long SumSlot(int slot)
+    {
+        long sum = _compactSlots == null ? 0 : Volatile.Read(ref _compactSlots[slot]);
+        return IsCompact ? sum : SaturatingSum.Add(sum, _chunk.FirstGeneration.SumSlot(_firstSlot + slot));
+    }
+
+    // One double slot's total, compact and per partition; the caller holds the read lock.
+    private double SumSlotDouble(int slot)
+    {
+        double sum = _compactSlots == null ? 0 : DoubleCell.Read(_compactSlots + slot);
+        return IsCompact ? sum : sum + _chunk.FirstGeneration.SumSlotDouble(_firstSlot + slot);
+    }
 
     // Per thread, the add's slow path (PerThreadWritePath.NewSlot), out of line with the series as
     // its one argument: every add site calls it, and three field addresses would cost each more

@@ -12,7 +12,7 @@ public unsafe class ChunkGenerationTests
     [Fact]
     public void SeriesOfAChunkMoveToOneSuccessorAtTheirOwnOffsetsAndOutgrownSlotsStillCount()
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread, SeriesStorage = SeriesStorage.PerPartition });
         PartitionedCounter counter = registry.CreateCounter("test.generations");
         CounterSeries first = counter.Bind(new KeyValuePair<string, object?>("s", 1));
         CounterSeries second = counter.Bind(new KeyValuePair<string, object?>("s", 2));

@@ -81,8 +81,9 @@ public unsafe class SlotKindExactnessTests
 
         // Where the region is the processor's (Interlocked, and restartable by cpu_id; not per
         // thread, nor by mm_cid, which need not change with the processor), the subtractions
-        // really went to another region than the adds.
-        if (registry.WritePath == WritePath.InterlockedProcessorId || (registry.WritePath == WritePath.RestartableSequence && RestartableSequence.IdField == RseqIdField.CpuId))
+        // really went to another region than the adds; for series per partition from creation (a
+        // compact series' adds, and an adaptive one's before promotion, are in its compact slots).
+        if (!series.HasCompactSlots && (registry.WritePath == WritePath.InterlockedProcessorId || (registry.WritePath == WritePath.RestartableSequence && RestartableSequence.IdField == RseqIdField.CpuId)))
         {
             SlotRange slots = series.Slots;
             long[] regions = [.. Enumerable.Range(0, slots.Chunk.RegionCount).Select(region => *slots.Chunk.SlotAddress(region, slots.FirstSlot + SlotKindsSeries.WrappingSlot))];

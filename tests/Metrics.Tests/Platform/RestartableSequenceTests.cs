@@ -245,7 +245,7 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
         var interlockedRegistry = new MetricRegistry(Storages.Options(Storages.PerProcessorInterlocked));
         CounterSeries interlocked = interlockedRegistry.CreateCounter("test.interlocked").Bind();
         Assert.Equal(interlockedRegistry.WritePath, interlocked.WritePath);
-        var byDefault = new MetricRegistry();
+        var byDefault = new MetricRegistry(new MetricRegistryOptions { SeriesStorage = SeriesStorage.PerPartition });
         CounterSeries restartable = byDefault.CreateCounter("test.restartable").Bind();
         if (RestartableSequence.IsSupported)
         {

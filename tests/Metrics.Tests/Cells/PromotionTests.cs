@@ -1,0 +1,283 @@
+using System.Globalization;
+using ScalableMetrics.Tests.Shared;
+
+namespace ScalableMetrics.Tests.Cells;
+
+/// <summary>
+/// Series that start compact (<see cref="SeriesStorage.Adaptive"/>): one copy until two writers
+/// meet on it, then a copy per partition beside the compact one, exact through the change.
+/// </summary>
+public class PromotionTests
+{
+    private const int AddsPerThread = 200_000;
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
+    public void SeriesWrittenByOneThreadStayCompactAndTakeNoPartitionSlots(string storage)
+    {
+        MetricRegistryOptions options = Storages.Options(storage);
+        options.PartitionCount = 192;
+        var registry = new MetricRegistry(options);
+        PartitionedCounter counter = registry.CreateCounter("test.compact");
+        CounterSeries[] series = [.. Enumerable.Range(0, 1_000).Select(i => counter.Bind(new KeyValuePair<string, object?>("i", i)))];
+
+        for (int round = 0; round < 100; round++)
+        {
+            foreach (CounterSeries one in series)
+            {
+                one.Add(2);
+            }
+        }
+
+        Assert.All(series, one => Assert.True(one.IsCompact));
+        Assert.All(series, one => Assert.Equal(200, one.Read()));
+        Assert.Equal(200L * series.Length, counter.Collect().Sum(reading => reading.Value));
+        Assert.Equal(0, registry.PromotedSeriesCount);
+
+        // No per-partition slots at all: at 192 partitions those would take 1,000 × 8 × 193 bytes.
+        Assert.Equal(0, registry.Arena.ReservedBytes);
+        Assert.InRange(registry.SlotBytes, 1, 3 * 8 * series.Length);
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
+    public void TwoWritersOnOneSeriesPromoteItAndItsNeighbourStaysCompact(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        PartitionedCounter counter = registry.CreateCounter("test.contended");
+        CounterSeries contended = counter.Bind(new KeyValuePair<string, object?>("s", "contended"));
+        CounterSeries alone = counter.Bind(new KeyValuePair<string, object?>("s", "alone"));
+
+        // A failed compare-and-swap needs the two writers between one's load and its swap at once:
+        // rounds until it happens, bounded (two threads on two cores meet within the first round).
+        long expected = 0;
+        for (int round = 0; round < 50 && contended.IsCompact; round++)
+        {
+            ConcurrentWriters.Run(2, _ =>
+            {
+                for (int i = 0; i < AddsPerThread; i++)
+                {
+                    contended.Increment();
+                }
+            });
+            expected += 2L * AddsPerThread;
+            alone.Add(3);
+        }
+
+        Assert.False(contended.IsCompact, "two writers for up to 50 rounds never failed a compare-and-swap on the compact slot");
+        Assert.True(alone.IsCompact);
+        Assert.Equal(1, registry.PromotedSeriesCount);
+        Assert.Equal(expected, contended.Read());
+        Assert.Equal(expected, counter.Collect().Single(reading => reading.Tags[0].Value is "contended").Value);
+
+        // Promoted: its adds now go to the registry's write path, and both copies are read.
+        contended.Add(5);
+        Assert.Equal(expected + 5, contended.Read());
+        Assert.Equal(registry.WritePath, contended.WritePath);
+    }
+
+    public static TheoryData<string, string> AdaptiveStoragesAndKinds
+    {
+        get
+        {
+            var data = new TheoryData<string, string>();
+            foreach (string storage in (IEnumerable<string>)[Storages.AdaptiveRestartable, Storages.AdaptiveInterlocked, Storages.AdaptivePerThread])
+            {
+                foreach (string kind in (IEnumerable<string>)["counter", "double-counter", "up-down-counter", "histogram", "exponential-histogram", "operation"])
+                {
+                    data.Add(storage, kind);
+                }
+            }
+
+            return data;
+        }
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(AdaptiveStoragesAndKinds))]
+    public void PromotionMidwayWithAReaderThroughoutLosesNothingAndNoReadGoesDown(string storage, string kind)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        const int Threads = 4;
+        const int Adds = 50_000;
+        (Action add, Func<double> read, Func<double> collect, Action promote) = Workload(registry, kind);
+        using var readerStop = new CancellationTokenSource();
+        Exception? readerFailure = null;
+        var reader = new Thread(() =>
+        {
+            try
+            {
+                double previous = 0;
+                while (!readerStop.IsCancellationRequested)
+                {
+                    double collected = collect();
+                    double current = read();
+                    Assert.True(collected >= previous, $"Collected {collected} after {previous}.");
+                    Assert.True(current >= collected, $"Read {current} after collecting {collected}.");
+                    previous = current;
+                }
+            }
+            catch (Exception e)
+            {
+                readerFailure = e;
+            }
+        });
+        reader.Start();
+
+        // Promotion forced midway by one of the writers, whatever the others' swaps did.
+        ConcurrentWriters.Run(Threads, thread =>
+        {
+            for (int i = 0; i < Adds; i++)
+            {
+                if (thread == 0 && i == Adds / 2)
+                {
+                    promote();
+                }
+
+                add();
+            }
+        });
+        readerStop.Cancel();
+        reader.Join();
+
+        Assert.Null(readerFailure);
+        Assert.Equal((double)Threads * Adds, read());
+        Assert.Equal((double)Threads * Adds, collect());
+        Assert.True(registry.PromotedSeriesCount >= 1);
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
+    public void PastThePromotionBudgetAContendedSeriesStaysCompactAndExact(string storage)
+    {
+        MetricRegistryOptions options = Storages.Options(storage);
+        options.MaxPromotedBytes = 0;
+        var registry = new MetricRegistry(options);
+        CounterSeries series = registry.CreateCounter("test.budget").Bind();
+        Assert.False(series.TryPromote());
+
+        ConcurrentWriters.Run(2, _ =>
+        {
+            for (int i = 0; i < AddsPerThread; i++)
+            {
+                series.Increment();
+            }
+        });
+
+        Assert.True(series.IsCompact);
+        Assert.Equal(0, registry.PromotedSeriesCount);
+        Assert.Equal(0, registry.Arena.ReservedBytes);
+        Assert.Equal(2L * AddsPerThread, series.Read());
+    }
+
+    [Fact]
+    public void TheBudgetCountsEachPromotedSeriesSlotsInEveryRegion()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { UseRestartableSequences = false, PartitionCount = 8, MaxPromotedBytes = 3 * 8 * 8 });
+        PartitionedCounter counter = registry.CreateCounter("test.budget");
+        CounterSeries[] series = [.. Enumerable.Range(0, 4).Select(i => counter.Bind(new KeyValuePair<string, object?>("i", i)))];
+
+        // Room for three one-slot series in eight regions; the fourth stays compact.
+        Assert.Equal([true, true, true, false], series.Select(one => one.TryPromote()));
+        Assert.Equal(3, registry.PromotedSeriesCount);
+    }
+
+    [Fact]
+    public void CompactStorageNeverPromotesAndPerPartitionStorageStartsPerPartition()
+    {
+        var compact = new MetricRegistry(new MetricRegistryOptions { SeriesStorage = SeriesStorage.Compact });
+        CounterSeries compactSeries = compact.CreateCounter("test.compact").Bind();
+        Assert.False(compactSeries.TryPromote());
+        Assert.True(compactSeries.IsCompact);
+        Assert.Equal(SeriesStorage.Compact, compact.SeriesStorage);
+
+        var perPartition = new MetricRegistry(new MetricRegistryOptions { SeriesStorage = SeriesStorage.PerPartition });
+        CounterSeries perPartitionSeries = perPartition.CreateCounter("test.per-partition").Bind();
+        Assert.False(perPartitionSeries.IsCompact);
+        Assert.False(perPartitionSeries.HasCompactSlots);
+        Assert.Equal(0, perPartition.Arena.Compact.ReservedBytes);
+        Assert.Equal(0, perPartition.PromotedSeriesCount);
+
+        Assert.Equal(SeriesStorage.Adaptive, new MetricRegistry().SeriesStorage);
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
+    public void ACollectionOfCompactAndPromotedSeriesReadsEachExactly(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        PartitionedHistogram histogram = registry.CreateHistogram("test.mixed", boundaries: [1, 10]);
+        PartitionedUpDownCounter upDown = registry.CreateUpDownCounter("test.mixed.updown");
+        HistogramSeries[] series = [.. Enumerable.Range(0, 6).Select(i => histogram.Bind(new KeyValuePair<string, object?>("i", i)))];
+        UpDownCounterSeries[] upDownSeries = [.. Enumerable.Range(0, 6).Select(i => upDown.Bind(new KeyValuePair<string, object?>("i", i)))];
+        for (int i = 0; i < series.Length; i++)
+        {
+            series[i].Record(0.5 + i);
+            upDownSeries[i].Add(-i);
+            if (i % 2 == 1)
+            {
+                Assert.True(series[i].TryPromote());
+                Assert.True(upDownSeries[i].TryPromote());
+            }
+
+            series[i].Record(20.0);
+            upDownSeries[i].Add(2 * i);
+        }
+
+        IReadOnlyList<HistogramReading> readings = histogram.Collect();
+        IReadOnlyList<LongReading> upDownReadings = upDown.Collect();
+        for (int i = 0; i < series.Length; i++)
+        {
+            long[] expectedCounts = [0.5 + i <= 1 ? 1 : 0, 0.5 + i is > 1 and <= 10 ? 1 : 0, 1];
+            HistogramReading reading = readings.Single(r => Equals(r.Tags[0].Value?.ToString(), i.ToString(CultureInfo.InvariantCulture)));
+            Assert.Equal(expectedCounts, reading.BucketCounts);
+            Assert.Equal(20.5 + i, reading.Sum);
+            Assert.Equal(expectedCounts, series[i].Read().BucketCounts);
+            Assert.Equal(i, upDownReadings.Single(r => Equals(r.Tags[0].Value?.ToString(), i.ToString(CultureInfo.InvariantCulture))).Value);
+            Assert.Equal(i, upDownSeries[i].Read());
+            Assert.Equal(i % 2 == 1, !series[i].IsCompact);
+        }
+    }
+
+    [Fact]
+    public void AStorageOrBudgetOutOfRangeIsRefusedWithTheOptionsName()
+    {
+        ArgumentOutOfRangeException storage = Assert.Throws<ArgumentOutOfRangeException>(() => new MetricRegistry(new MetricRegistryOptions { SeriesStorage = (SeriesStorage)7 }));
+        Assert.Contains(nameof(MetricRegistryOptions.SeriesStorage), storage.Message, StringComparison.Ordinal);
+        ArgumentOutOfRangeException budget = Assert.Throws<ArgumentOutOfRangeException>(() => new MetricRegistry(new MetricRegistryOptions { MaxPromotedBytes = -1 }));
+        Assert.Contains(nameof(MetricRegistryOptions.MaxPromotedBytes), budget.Message, StringComparison.Ordinal);
+    }
+
+    // An instrument of the kind with one series: its add, its series' read and its collection (as
+    // one number: a count, a total), and its promotion.
+    private static (Action Add, Func<double> Read, Func<double> Collect, Action Promote) Workload(MetricRegistry registry, string kind)
+    {
+        switch (kind)
+        {
+            case "counter":
+                PartitionedCounter counter = registry.CreateCounter("test.kind");
+                CounterSeries counterSeries = counter.Bind();
+                return (counterSeries.Increment, () => counterSeries.Read(), () => counter.Collect().Single().Value, () => counterSeries.TryPromote());
+            case "double-counter":
+                PartitionedDoubleCounter doubleCounter = registry.CreateDoubleCounter("test.kind");
+                DoubleCounterSeries doubleSeries = doubleCounter.Bind();
+                return (() => doubleSeries.Add(1.0), () => doubleSeries.Read(), () => doubleCounter.Collect().Single().Value, () => doubleSeries.TryPromote());
+            case "up-down-counter":
+                PartitionedUpDownCounter upDown = registry.CreateUpDownCounter("test.kind");
+                UpDownCounterSeries upDownSeries = upDown.Bind();
+                return (() => upDownSeries.Add(1), () => upDownSeries.Read(), () => upDown.Collect().Single().Value, () => upDownSeries.TryPromote());
+            case "histogram":
+                PartitionedHistogram histogram = registry.CreateHistogram("test.kind", boundaries: [0.5]);
+                HistogramSeries histogramSeries = histogram.Bind();
+                return (() => histogramSeries.Record(1.0), () => histogramSeries.Read().BucketCounts.Sum(), () => histogram.Collect().Single().BucketCounts.Sum(), () => histogramSeries.TryPromote());
+            case "exponential-histogram":
+                PartitionedExponentialHistogram exponential = registry.CreateExponentialHistogram("test.kind");
+                ExponentialHistogramSeries exponentialSeries = exponential.Bind();
+                return (() => exponentialSeries.Record(1.0), () => exponentialSeries.Read().Count, () => exponential.Collect().Single().Count, () => exponentialSeries.TryPromote());
+            default:
+                OperationData operation = registry.CreateOperationData("test.kind");
+                OperationSeries operationSeries = operation.Bind();
+                return (() => operationSeries.RecordElapsedTicks(1), () => operationSeries.Read().Count, () => operation.Collect().Single().Count, () => operationSeries.TryPromote());
+        }
+    }
+}
