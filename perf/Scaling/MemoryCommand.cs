@@ -23,6 +23,10 @@ namespace ScalableMetrics.Scaling;
 /// <para><c>--hot-series N</c> writes the first N series from 2 threads at once for a second after
 /// they are created and before the memory is read (the totals checked count those writes too): the
 /// workload a storage that spreads only contended series is measured on.</para>
+/// <para>The storage mode is a column too (<c>--mode</c>): <c>adaptive</c> (<see cref="SeriesStorage.Adaptive"/>,
+/// the default: series compact until contended), <c>per-partition</c> (a copy per partition from
+/// creation, the layout before compact series) and <c>compact</c>; <c>promoted</c> is the series
+/// the registry promoted by the time memory is read (<see cref="MetricRegistry.PromotedSeriesCount"/>).</para>
 /// <para>The instrument kind is a column of its own, not a second command: the two kinds share
 /// every other parameter, and one table (and CSV) puts a histogram series' bytes next to a
 /// counter series' at the same partitions, which is how the histogram's bar (at most 32 KB per
@@ -33,7 +37,10 @@ namespace ScalableMetrics.Scaling;
 /// </remarks>
 internal static class MemoryCommand
 {
-    public const string CsvHeader = "instrument,storage,partitions,series,bytes_per_series,collect_ms,rss_bytes_per_series";
+    public const string CsvHeader = "instrument,storage,mode,partitions,series,bytes_per_series,collect_ms,promoted,rss_bytes_per_series";
+
+    /// <summary>The storage modes <c>--mode</c> selects, in the order they are measured.</summary>
+    public static IReadOnlyList<string> Modes { get; } = ["adaptive", "per-partition", "compact"];
 
     /// <summary>The instrument kinds <c>--instrument</c> selects, in the order they are measured.</summary>
     public static IReadOnlyList<string> InstrumentKinds { get; } = ["counter", "histogram", "exponential-histogram", "operation"];
@@ -45,11 +52,11 @@ internal static class MemoryCommand
         ("per-thread", new() { Strategy = PartitionStrategy.PerThread }),
     ];
 
-    public static int Run(IReadOnlyList<string> instruments, IReadOnlyList<int> partitionCounts, IReadOnlyList<int> seriesCounts, int hotSeries, string? csvPath, TextWriter output, TextWriter error)
+    public static int Run(IReadOnlyList<string> instruments, IReadOnlyList<string> modes, IReadOnlyList<int> partitionCounts, IReadOnlyList<int> seriesCounts, int hotSeries, string? csvPath, TextWriter output, TextWriter error)
     {
         output.WriteLine($"machine:   {MachineInfo.Current()}");
         output.WriteLine($"memory:    GC heap + pinned heap per series after full collections (GC.GetTotalMemory(true)); resident: VmRSS per series; one integer tag per series; histogram: default boundaries, 16 buckets; collect = one Collect() of all series, best of 3; hot series: {hotSeries} written by 2 threads for 1 s");
-        output.WriteLine($"{"instrument",-21} {"storage",-12} {"partitions",10} {"series",8} {"bytes/series",13} {"slots B/series",15} {"collect ms",11} {"RSS B/series",13}");
+        output.WriteLine($"{"instrument",-21} {"storage",-12} {"mode",-13} {"partitions",10} {"series",8} {"bytes/series",13} {"slots B/series",15} {"collect ms",11} {"promoted",9} {"RSS B/series",13}");
         var rows = new List<string>();
         foreach (string instrument in instruments)
         {
@@ -59,7 +66,10 @@ internal static class MemoryCommand
                 var warmUp = new MetricRegistry(new MetricRegistryOptions { Strategy = template.Strategy, UseRestartableSequences = template.UseRestartableSequences });
                 WriteSeries(warmUp, instrument, 1, hotSeries: 0).Collect();
 
-                MeasureStorage(instrument, name, template);
+                foreach (string mode in modes)
+                {
+                    MeasureStorage(instrument, name, mode, template);
+                }
             }
         }
 
@@ -78,7 +88,7 @@ internal static class MemoryCommand
 
         return 0;
 
-        void MeasureStorage(string instrument, string name, MetricRegistryOptions template)
+        void MeasureStorage(string instrument, string name, string mode, MetricRegistryOptions template)
         {
             foreach (int partitions in partitionCounts)
             {
@@ -90,6 +100,7 @@ internal static class MemoryCommand
                         UseRestartableSequences = template.UseRestartableSequences,
                         PartitionCount = partitions,
                         MaxSeriesPerInstrument = Math.Max(2, series + 1),
+                        SeriesStorage = mode switch { "per-partition" => SeriesStorage.PerPartition, "compact" => SeriesStorage.Compact, _ => SeriesStorage.Adaptive },
                     };
                     if (Measure(instrument, name, options, series) is not { } point)
                     {
@@ -97,13 +108,13 @@ internal static class MemoryCommand
                     }
 
                     string rss = point.ResidentBytesPerSeries is { } resident ? resident.ToString("0", CultureInfo.InvariantCulture) : string.Empty;
-                    output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{instrument,-21} {name,-12} {partitions,10} {series,8} {point.BytesPerSeries,13:0} {point.SlotBytesPerSeries,15:0} {point.CollectMilliseconds,11:0.000} {rss,13}"));
-                    rows.Add(string.Create(CultureInfo.InvariantCulture, $"{instrument},{name},{partitions},{series},{point.BytesPerSeries:0},{point.CollectMilliseconds:0.000},{rss}"));
+                    output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{instrument,-21} {name,-12} {mode,-13} {partitions,10} {series,8} {point.BytesPerSeries,13:0} {point.SlotBytesPerSeries,15:0} {point.CollectMilliseconds,11:0.000} {point.Promoted,9} {rss,13}"));
+                    rows.Add(string.Create(CultureInfo.InvariantCulture, $"{instrument},{name},{mode},{partitions},{series},{point.BytesPerSeries:0},{point.CollectMilliseconds:0.000},{point.Promoted},{rss}"));
                 }
             }
         }
 
-        (double BytesPerSeries, double SlotBytesPerSeries, double CollectMilliseconds, double? ResidentBytesPerSeries)? Measure(string instrument, string name, MetricRegistryOptions options, int series)
+        (double BytesPerSeries, double SlotBytesPerSeries, double CollectMilliseconds, long Promoted, double? ResidentBytesPerSeries)? Measure(string instrument, string name, MetricRegistryOptions options, int series)
         {
             long before = SettledHeapBytes();
             long? residentBefore = ResidentBytes();
@@ -114,13 +125,13 @@ internal static class MemoryCommand
             }
             catch (ArgumentOutOfRangeException e)
             {
-                output.WriteLine($"{instrument,-21} {name,-12} {options.PartitionCount,10} {series,8}   skipped: {e.Message.Split('\n')[0]}");
+                output.WriteLine($"{instrument,-21} {name,-12} {options.SeriesStorage,-13} {options.PartitionCount,10} {series,8}   skipped: {e.Message.Split('\n')[0]}");
                 return null;
             }
 
             if (registry.WritePath != (name switch { "restartable" => WritePath.RestartableSequence, "interlocked" => WritePath.InterlockedProcessorId, _ => WritePath.PerThread }))
             {
-                output.WriteLine($"{instrument,-21} {name,-12} {options.PartitionCount,10} {series,8}   skipped: the registry uses {registry.WritePath} ({registry.WritePathReason})");
+                output.WriteLine($"{instrument,-21} {name,-12} {options.SeriesStorage,-13} {options.PartitionCount,10} {series,8}   skipped: the registry uses {registry.WritePath} ({registry.WritePathReason})");
                 return null;
             }
 
@@ -144,7 +155,7 @@ internal static class MemoryCommand
             double slotBytes = (double)registry.SlotBytes / series;
             GC.KeepAlive(registry);
             double? resident = residentBefore is { } r0 && residentAfter is { } r1 ? (double)(r1 - r0) / series : null;
-            return ((double)(after - before) / series, slotBytes, best, resident);
+            return ((double)(after - before) / series, slotBytes, best, registry.PromotedSeriesCount, resident);
         }
 
         // Creates the instrument and its series, each bound with one integer tag and written once;

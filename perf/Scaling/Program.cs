@@ -99,13 +99,20 @@ hotSeriesOption.Validators.Add(result =>
         result.AddError("--hot-series must be 0 or more.");
     }
 });
+var modeOption = new Option<string[]>("--mode")
+{
+    Description = $"Comma-separated series storage modes: {string.Join(", ", MemoryCommand.Modes)} (default: all; adaptive: compact until contended, the default; per-partition: a copy per partition from creation; compact: never promoted).",
+    CustomParser = ParseModes,
+    DefaultValueFactory = _ => [.. MemoryCommand.Modes],
+};
 var memoryCsvOption = new Option<string?>("--csv") { Description = $"Write the results to this CSV file ({MemoryCommand.CsvHeader})." };
 var memory = new Command("memory", "Measures the bytes one series costs (GC heap and pinned heap, all-in; and resident memory) and the time of one collection of all series, per instrument kind, write path, partition count and series count.")
 {
-    instrumentOption, partitionsOption, seriesOption, hotSeriesOption, memoryCsvOption,
+    instrumentOption, modeOption, partitionsOption, seriesOption, hotSeriesOption, memoryCsvOption,
 };
 memory.SetAction(parseResult => MemoryCommand.Run(
     parseResult.GetValue(instrumentOption)!,
+    parseResult.GetValue(modeOption)!,
     parseResult.GetValue(partitionsOption)!,
     parseResult.GetValue(seriesOption)!,
     parseResult.GetValue(hotSeriesOption),
@@ -113,6 +120,15 @@ memory.SetAction(parseResult => MemoryCommand.Run(
     Console.Out,
     Console.Error));
 root.Subcommands.Add(memory);
+
+var trialsOption = new Option<int>("--trials") { Description = "Trials (default 200).", DefaultValueFactory = _ => 200 };
+var limitOption = new Option<double>("--limit-seconds") { Description = "Seconds a trial may run before it counts as not promoted (default 1).", DefaultValueFactory = _ => 1 };
+var promotion = new Command("promotion", "Measures how long two threads writing one fresh series of an adaptive registry take to get it promoted to a copy per partition.")
+{
+    trialsOption, limitOption,
+};
+promotion.SetAction(parseResult => PromotionCommand.Run(Math.Max(1, parseResult.GetValue(trialsOption)), parseResult.GetValue(limitOption), Console.Out));
+root.Subcommands.Add(promotion);
 return root.Parse(args).Invoke();
 
 static int[] ParsePositiveList(ArgumentResult result, string name, int max)
@@ -203,6 +219,28 @@ static string[] ParseInstrumentKinds(ArgumentResult result)
     }
 
     return [.. MemoryCommand.InstrumentKinds.Where(selected.Contains)];
+}
+
+static string[] ParseModes(ArgumentResult result)
+{
+    var selected = new HashSet<string>(StringComparer.Ordinal);
+    foreach (string part in SplitList(result))
+    {
+        if (!MemoryCommand.Modes.Contains(part))
+        {
+            result.AddError($"--mode: unknown storage mode '{part}'; known: {string.Join(", ", MemoryCommand.Modes)}.");
+            return [];
+        }
+
+        selected.Add(part);
+    }
+
+    if (selected.Count == 0)
+    {
+        result.AddError("--mode needs at least one storage mode.");
+    }
+
+    return [.. MemoryCommand.Modes.Where(selected.Contains)];
 }
 
 static IEnumerable<string> SplitList(ArgumentResult result) =>

@@ -6,8 +6,11 @@ namespace ScalableMetrics.Scaling.Implementations;
 /// <see cref="HistogramSeries"/>: the hot path an application that times work uses.
 /// </summary>
 /// <remarks>
-/// Two ids: <c>histogram-partitioned</c> (PerProcessor with the registry's defaults: a
-/// restartable sequence where the process supports it) and <c>histogram-partitioned-per-thread</c>.
+/// Two ids with a copy per partition from the series' creation (<see cref="SeriesStorage.PerPartition"/>,
+/// the layout before compact series): <c>histogram-partitioned</c> (PerProcessor with the registry's
+/// defaults: a restartable sequence where the process supports it) and
+/// <c>histogram-partitioned-per-thread</c>; and <c>histogram-partitioned-promoted</c>, a
+/// <see cref="SeriesStorage.Adaptive"/> series promoted before the run (the promoted record).
 /// Each record adds 1 to the value's bucket and the value to the sum, in the calling partition's
 /// region. The total is the sum of the bucket counts of <see cref="PartitionedHistogram.Collect"/>,
 /// as an exporter reads them, checked against the values recorded (<see cref="HistogramCheck"/>).
@@ -15,24 +18,28 @@ namespace ScalableMetrics.Scaling.Implementations;
 internal sealed class PartitionedHistogramImplementation : CountingImplementation
 {
     private readonly PartitionStrategy _strategy;
+    private readonly bool _promoted;
     private PartitionedHistogram? _histogram;
     private HistogramSeries? _series;
 
-    public PartitionedHistogramImplementation(PartitionStrategy strategy)
+    public PartitionedHistogramImplementation(PartitionStrategy strategy, bool promoted = false)
     {
         _strategy = strategy;
-        Id = strategy == PartitionStrategy.PerThread ? "histogram-partitioned-per-thread" : "histogram-partitioned";
+        _promoted = promoted;
+        Id = promoted ? "histogram-partitioned-promoted" : strategy == PartitionStrategy.PerThread ? "histogram-partitioned-per-thread" : "histogram-partitioned";
     }
 
     public override string Id { get; }
 
-    public override string Description => _strategy == PartitionStrategy.PerThread
-        ? "PartitionedHistogram, PerThread, default boundaries, bound series Record(double)"
-        : "PartitionedHistogram, PerProcessor (restartable sequence where supported), default boundaries, bound series Record(double)";
+    public override string Description => _promoted
+        ? "PartitionedHistogram, PerProcessor, SeriesStorage.Adaptive, series promoted before the run, default boundaries, bound series Record(double)"
+        : _strategy == PartitionStrategy.PerThread
+            ? "PartitionedHistogram, PerThread, per partition from creation, default boundaries, bound series Record(double)"
+            : "PartitionedHistogram, PerProcessor (restartable sequence where supported), per partition from creation, default boundaries, bound series Record(double)";
 
     public override void Prepare(int threads)
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = _strategy });
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = _strategy, SeriesStorage = _promoted ? SeriesStorage.Adaptive : SeriesStorage.PerPartition });
         _histogram = registry.CreateHistogram("scaling.records", "ms");
         if (!_histogram.Boundaries.SequenceEqual(HistogramValues.DefaultBoundaries))
         {
@@ -41,6 +48,10 @@ internal sealed class PartitionedHistogramImplementation : CountingImplementatio
         }
 
         _series = _histogram.Bind();
+        if (_promoted && !_series.TryPromote())
+        {
+            throw new InvalidOperationException($"{Id}: the series could not be promoted.");
+        }
     }
 
     public override long Run(int threadIndex, StopSignal stop) => HotLoop.Run(new Recorder(_series!, HistogramValues.Cycle), stop);
