@@ -7,10 +7,11 @@ namespace ScalableMetrics;
 /// How a series' data is partitioned so that concurrent writers do not share a cache line.
 /// </summary>
 /// <remarks>
-/// Either way, a series keeps one 8-byte slot per partition in the registry's arena: one region
-/// per partition, 128-byte aligned, in which many series' slots sit side by side (only that
-/// partition writes it, so neighbours never contend). Which instruction an add uses is the
-/// registry's <see cref="Diagnostics.WritePath"/>.
+/// Either way, a series with a copy per partition (promoted when contended, by default, or from
+/// creation: <see cref="SeriesStorage"/>) keeps one 8-byte slot per partition in the registry's
+/// arena: one region per partition, 128-byte aligned, in which many series' slots sit side by side
+/// (only that partition writes it, so neighbours never contend). Which instruction an add uses is
+/// the registry's <see cref="Diagnostics.WritePath"/>.
 /// </remarks>
 public enum PartitionStrategy
 {
