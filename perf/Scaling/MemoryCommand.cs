@@ -10,16 +10,17 @@ namespace ScalableMetrics.Scaling;
 /// </summary>
 /// <remarks>
 /// <para>Bytes per series are counted all-in: the GC heap (series objects, tag sets, the series
-/// table's entries) and the pinned object heap, where the arena's chunks live (no native memory
-/// is used), as <see cref="GC.GetTotalMemory(bool)"/> reports them after full collections, before
-/// and after the series are created, divided by the series count. Each series is bound with one
-/// integer tag (<c>series=i</c>) and written once: a counter's incremented, a histogram's records
-/// one value. A histogram has the default boundaries (OpenTelemetry's 15: 16 buckets, so 17 slots
-/// per partition with its sum); an exponential histogram its defaults; an operation no boundaries
-/// (a count and an elapsed time). Resident memory is counted beside the GC's figure
-/// (<c>VmRSS</c> of <c>/proc/self/status</c>, before and after, per series; empty where the system
-/// has none): the arena's chunks are pinned arrays the GC zeroes, so pages no partition wrote may
-/// still be resident, and where the two differ is what a storage that leaves them untouched saves.</para>
+/// table's entries), as <see cref="GC.GetTotalMemory(bool)"/> reports it after full collections,
+/// before and after the series are created, plus the native memory of the registry's arena chunks
+/// (<c>MetricRegistry.SlotBytes</c>, which the GC does not see), divided by the series count. Each
+/// series is bound with one integer tag (<c>series=i</c>) and written once: a counter's
+/// incremented, a histogram's records one value. A histogram has the default boundaries
+/// (OpenTelemetry's 15: 16 buckets, so 17 slots with its sum); an exponential histogram its
+/// defaults; an operation no boundaries (a count and an elapsed time). Resident memory is counted
+/// beside (<c>VmRSS</c> of <c>/proc/self/status</c>, before and after, per series; empty where the
+/// system has none): chunks are allocated zeroed by the C allocator, whose large blocks come fresh
+/// from the operating system and become resident page by page as they are written, so where the
+/// resident figure is below the all-in one is the address space of regions no processor wrote.</para>
 /// <para><c>--hot-series N</c> writes the first N series from 2 threads at once for a second after
 /// they are created and before the memory is read (the totals checked count those writes too): the
 /// workload a storage that spreads only contended series is measured on.</para>
@@ -55,7 +56,7 @@ internal static class MemoryCommand
     public static int Run(IReadOnlyList<string> instruments, IReadOnlyList<string> modes, IReadOnlyList<int> partitionCounts, IReadOnlyList<int> seriesCounts, int hotSeries, string? csvPath, TextWriter output, TextWriter error)
     {
         output.WriteLine($"machine:   {MachineInfo.Current()}");
-        output.WriteLine($"memory:    GC heap + pinned heap per series after full collections (GC.GetTotalMemory(true)); resident: VmRSS per series; one integer tag per series; histogram: default boundaries, 16 buckets; collect = one Collect() of all series, best of 3; hot series: {hotSeries} written by 2 threads for 1 s");
+        output.WriteLine($"memory:    GC heap per series after full collections (GC.GetTotalMemory(true)) + the arena chunks' native memory; resident: VmRSS per series; one integer tag per series; histogram: default boundaries, 16 buckets; collect = one Collect() of all series, best of 3; hot series: {hotSeries} written by 2 threads for 1 s");
         output.WriteLine($"{"instrument",-21} {"storage",-12} {"mode",-13} {"partitions",10} {"series",8} {"bytes/series",13} {"slots B/series",15} {"collect ms",11} {"promoted",9} {"RSS B/series",13}");
         var rows = new List<string>();
         foreach (string instrument in instruments)
@@ -155,7 +156,7 @@ internal static class MemoryCommand
             double slotBytes = (double)registry.SlotBytes / series;
             GC.KeepAlive(registry);
             double? resident = residentBefore is { } r0 && residentAfter is { } r1 ? (double)(r1 - r0) / series : null;
-            return ((double)(after - before) / series, slotBytes, best, registry.PromotedSeriesCount, resident);
+            return ((double)(after - before + registry.SlotBytes) / series, slotBytes, best, registry.PromotedSeriesCount, resident);
         }
 
         // Creates the instrument and its series, each bound with one integer tag and written once;

@@ -139,7 +139,7 @@ public sealed class MetricRegistry
     /// <summary>Which measurements this registry's counters and histograms keep as exemplars (<see cref="MetricRegistryOptions.ExemplarFilter"/>).</summary>
     public ExemplarFilter ExemplarFilter { get; }
 
-    /// <summary>The bytes this registry's series slots take: all of its arena's chunks (pinned object heap), used or not.</summary>
+    /// <summary>The bytes this registry's series slots take: all of its arenas' chunks (native memory, compact and per partition), used or not.</summary>
     internal long SlotBytes => _arena.ReservedBytes + _arena.Compact.ReservedBytes;
 
     /// <summary>The arena of this registry's series (for tests and the harness).</summary>

@@ -22,9 +22,15 @@ namespace ScalableMetrics.Cells;
 /// <para>Regions start on 128-byte boundaries and are a multiple of 128 bytes long, so two
 /// partitions never write the same 128-byte block (Intel's spatial prefetcher pairs 64-byte
 /// lines); inside a region many series sit side by side, as only its partition writes it. The
-/// memory is a zeroed array on the pinned object heap: it never moves, so a writer may hold a
-/// slot's address, and the chunk (kept alive by every series in it) frees it when the last of
-/// them is gone.</para>
+/// memory is native, zeroed by <see cref="NativeMemory.AllocZeroed(nuint)"/>: it never moves, so a
+/// writer may hold a slot's address, and the chunk (kept alive by every series in it, and by its
+/// arena) frees it in its finalizer when the last of them is gone. Native rather than a pinned
+/// array, which the GC zeroes by writing every page: the C allocator takes a large block fresh
+/// from the operating system (<c>mmap</c> on Linux), whose pages are zero and become resident
+/// only when first written, so that regions of processors that never write a promoted series cost
+/// address space, not memory (as tcmalloc's per-CPU slabs stay virtual until a CPU uses them).
+/// Regions of a page or more start on a page boundary, so that one processor's region never
+/// shares a page with another's.</para>
 /// <para>Per thread (<see cref="WritePath.PerThread"/>) a chunk whose regions run out of thread
 /// indexes gets a successor (<see cref="PartitionArena.Widen"/>): the same slots in more regions,
 /// shared by every series of the chunk. A series that moves keeps its slot offset and replaces
@@ -47,7 +53,11 @@ internal sealed unsafe class ArenaChunk
     /// <summary>The bytes of one slot: one <see cref="long"/>.</summary>
     public const int SlotSize = sizeof(long);
 
-    private readonly byte[] _memory;
+    // The allocation: Region0 is inside it, aligned up.
+    private readonly void* _memory;
+
+    // Its length in bytes, which the GC is told of as memory pressure.
+    private readonly long _memoryBytes;
 
     private ArenaChunk? _successor;
 
@@ -73,10 +83,21 @@ internal sealed unsafe class ArenaChunk
         RegionStride = (nint)1 << RegionStrideShift;
         SlotCapacity = (int)(RegionStride / SlotSize);
 
-        // One alignment's worth more than the regions, to start region 0 on a 128-byte boundary.
-        _memory = GC.AllocateArray<byte>(checked((int)(RegionStride * regionCount) + RegionAlignment), pinned: true);
-        nint start = (nint)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(_memory));
-        Region0 = (long*)((start + RegionAlignment - 1) & ~(nint)(RegionAlignment - 1));
+        // One alignment's worth more than the regions, to start region 0 on a 128-byte boundary,
+        // or a page boundary where a region is a page or more.
+        nint alignment = RegionStride >= Environment.SystemPageSize ? Environment.SystemPageSize : RegionAlignment;
+        _memoryBytes = checked((RegionStride * regionCount) + alignment);
+        _memory = NativeMemory.AllocZeroed((nuint)_memoryBytes);
+        GC.AddMemoryPressure(_memoryBytes);
+        nint start = (nint)_memory;
+        Region0 = (long*)((start + alignment - 1) & ~(alignment - 1));
+    }
+
+    /// <summary>Frees the chunk's memory once nothing can reach it: no series, no arena, no later generation.</summary>
+    ~ArenaChunk()
+    {
+        NativeMemory.Free(_memory);
+        GC.RemoveMemoryPressure(_memoryBytes);
     }
 
     /// <summary>The arena this chunk belongs to.</summary>
@@ -113,8 +134,8 @@ internal sealed unsafe class ArenaChunk
     /// <summary>Slots handed out so far (from slot 0 up); written under the arena's allocation lock.</summary>
     public int UsedSlots { get; set; }
 
-    /// <summary>The bytes this chunk and its successors hold: their arrays, headers and alignment slack included.</summary>
-    public long ReservedBytes => _memory.Length + (3 * sizeof(long)) + (Successor?.ReservedBytes ?? 0);
+    /// <summary>The bytes of native memory this chunk and its successors hold, alignment slack included (address space: pages no one wrote are not resident).</summary>
+    public long ReservedBytes => _memoryBytes + (Successor?.ReservedBytes ?? 0);
 
     /// <summary>Slot <paramref name="slot"/> of region <paramref name="region"/>, which the caller has checked is below <see cref="RegionCount"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

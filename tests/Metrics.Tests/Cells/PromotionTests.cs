@@ -49,22 +49,29 @@ public class PromotionTests
         CounterSeries alone = counter.Bind(new KeyValuePair<string, object?>("s", "alone"));
 
         // A failed compare-and-swap needs the two writers between one's load and its swap at once:
-        // rounds until it happens, bounded (two threads on two cores meet within the first round).
-        long expected = 0;
-        for (int round = 0; round < 50 && contended.IsCompact; round++)
+        // both write until one of them sees the series promoted, bounded (two threads on two cores
+        // meet within microseconds; taking turns on a busy machine, within a few time slices).
+        const long MaxAddsPerThread = 100_000_000;
+        long[] adds = new long[2];
+        ConcurrentWriters.Run(2, thread =>
         {
-            ConcurrentWriters.Run(2, _ =>
+            long count = 0;
+            while (contended.IsCompact && count < MaxAddsPerThread)
             {
-                for (int i = 0; i < AddsPerThread; i++)
+                for (int i = 0; i < 64; i++)
                 {
                     contended.Increment();
                 }
-            });
-            expected += 2L * AddsPerThread;
-            alone.Add(3);
-        }
 
-        Assert.False(contended.IsCompact, "two writers for up to 50 rounds never failed a compare-and-swap on the compact slot");
+                count += 64;
+            }
+
+            adds[thread] = count;
+        });
+        alone.Add(3);
+        long expected = adds.Sum();
+
+        Assert.False(contended.IsCompact, "two writers never failed a compare-and-swap on the compact slot in their bounded run");
         Assert.True(alone.IsCompact);
         Assert.Equal(1, registry.PromotedSeriesCount);
         Assert.Equal(expected, contended.Read());

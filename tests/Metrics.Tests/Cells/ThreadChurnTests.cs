@@ -9,7 +9,7 @@ public class ThreadChurnTests
     [Fact]
     public void ShortLivedThreadsAreCountedExactlyAndTheirCellsAreReused()
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread, SeriesStorage = SeriesStorage.PerPartition });
         CounterSeries series = registry.CreateCounter("test.churn").Bind();
         const int Threads = 3_200;
         const int AddsPerThread = 100;
@@ -70,7 +70,7 @@ public class ThreadChurnTests
     [Fact]
     public void AddsToOutgrownSlotsStillCount()
     {
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread, SeriesStorage = SeriesStorage.PerPartition });
         CounterSeries series = registry.CreateCounter("test.grow").Bind();
         series.Add(5);
         int regionsBefore = series.TotalRegionCount;
@@ -101,7 +101,7 @@ public class ThreadChurnTests
     {
         // Two registries: one created before the threads run, one after; per-thread regions are
         // sized by the thread indexes handed out, which ended threads give back.
-        var before = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        var before = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread, SeriesStorage = SeriesStorage.PerPartition });
         CounterSeries series = before.CreateCounter("test.sequential").Bind();
         const int Threads = 256;
         for (int t = 0; t < Threads; t++)
@@ -117,7 +117,7 @@ public class ThreadChurnTests
         Assert.Equal(Threads, series.Read());
         Assert.InRange(ThreadLease.IndexCount, 1, Threads / 2);
         Assert.InRange(series.TotalRegionCount, 1, Threads - 1);
-        var after = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        var after = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread, SeriesStorage = SeriesStorage.PerPartition });
         Assert.InRange(after.PartitionCount, 1, Math.Max(Threads / 2, Environment.ProcessorCount));
     }
 
@@ -128,7 +128,7 @@ public class ThreadChurnTests
         // past the regions, move the series to a wider generation: the move publishes the new
         // slot pointer before the new region count, so an add reads either both old, the old
         // count with the new pointer, or both new, and lands once in a slot that reads sum.
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread, SeriesStorage = SeriesStorage.PerPartition });
         CounterSeries counter = registry.CreateCounter("test.race.move").Bind();
         OperationSeries operation = registry.CreateOperationData("test.race.move.op").Bind();
         const int Writers = 2;
