@@ -29,8 +29,8 @@ namespace ScalableMetrics.Cells;
 /// from the operating system (<c>mmap</c> on Linux), whose pages are zero and become resident
 /// only when first written, so that regions of processors that never write a promoted series cost
 /// address space, not memory (as tcmalloc's per-CPU slabs stay virtual until a CPU uses them).
-/// Regions of a page or more start on a page boundary, so that one processor's region never
-/// shares a page with another's.</para>
+/// Regions of a page or more, in chunks of <see cref="PageAlignedRegionCount"/> regions or more,
+/// start on a page boundary, so that one processor's region never shares a page with another's.</para>
 /// <para>Per thread (<see cref="WritePath.PerThread"/>) a chunk whose regions run out of thread
 /// indexes gets a successor (<see cref="PartitionArena.Widen"/>): the same slots in more regions,
 /// shared by every series of the chunk. A series that moves keeps its slot offset and replaces
@@ -49,6 +49,9 @@ internal sealed unsafe class ArenaChunk
 {
     /// <summary>Regions start on, and are a multiple of, this many bytes: two 64-byte cache lines.</summary>
     public const int RegionAlignment = 128;
+
+    /// <summary>Regions from which a chunk whose regions are a page or more starts them on a page boundary: its page of slack is then at most a sixteenth of it.</summary>
+    public const int PageAlignedRegionCount = 16;
 
     /// <summary>The bytes of one slot: one <see cref="long"/>.</summary>
     public const int SlotSize = sizeof(long);
@@ -84,8 +87,9 @@ internal sealed unsafe class ArenaChunk
         SlotCapacity = (int)(RegionStride / SlotSize);
 
         // One alignment's worth more than the regions, to start region 0 on a 128-byte boundary,
-        // or a page boundary where a region is a page or more.
-        nint alignment = RegionStride >= Environment.SystemPageSize ? Environment.SystemPageSize : RegionAlignment;
+        // or a page boundary where a region is a page or more and there are regions enough that
+        // a page of slack is small beside them (a compact chunk's one region is always written).
+        nint alignment = RegionStride >= Environment.SystemPageSize && regionCount >= PageAlignedRegionCount ? Environment.SystemPageSize : RegionAlignment;
         _memoryBytes = checked((RegionStride * regionCount) + alignment);
         _memory = NativeMemory.AllocZeroed((nuint)_memoryBytes);
         GC.AddMemoryPressure(_memoryBytes);
