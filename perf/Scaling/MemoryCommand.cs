@@ -63,9 +63,21 @@ internal static class MemoryCommand
         {
             foreach ((string name, MetricRegistryOptions template) in s_storages)
             {
-                // Once unmeasured, so that one-time costs (static constructors, the JIT) land in no point.
+                // Unmeasured, so that one-time costs (static constructors, the JIT) land in no point:
+                // collected often enough, with a pause, for tiered compilation to have replaced the
+                // collection's first code by its optimized code (the first storage measured read
+                // several times slower than the next ones without it).
                 var warmUp = new MetricRegistry(new MetricRegistryOptions { Strategy = template.Strategy, UseRestartableSequences = template.UseRestartableSequences });
-                WriteSeries(warmUp, instrument, 1, hotSeries: 0).Collect();
+                WrittenInstrument warm = WriteSeries(warmUp, instrument, 64, hotSeries: 0);
+                for (int round = 0; round < 3; round++)
+                {
+                    for (int i = 0; i < 100; i++)
+                    {
+                        warm.Collect();
+                    }
+
+                    Thread.Sleep(150);
+                }
 
                 foreach (string mode in modes)
                 {
