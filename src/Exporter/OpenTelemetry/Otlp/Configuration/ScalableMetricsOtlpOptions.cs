@@ -23,7 +23,7 @@ public sealed class ScalableMetricsOtlpOptions
     /// <summary>The name of the <see cref="System.Net.Http.IHttpClientFactory"/> client the exporter
     /// sends with: <c>ScalableMetrics.Otlp</c>. Configure it (<c>services.AddHttpClient(HttpClientName)</c>)
     /// for a proxy, client certificates or a handler of your own.</summary>
-    public const string HttpClientName = "ScalableMetrics.Otlp";
+    public const string HttpClientName = ScalableMetrics.Exporter.Hosting.ExporterHttpClient.Name;
 
     /// <summary>The default of <see cref="Timeout"/>: 10 seconds, OpenTelemetry's.</summary>
     public static readonly TimeSpan DefaultTimeout = TimeSpan.FromSeconds(10);
