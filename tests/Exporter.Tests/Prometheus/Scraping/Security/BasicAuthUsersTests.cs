@@ -40,6 +40,17 @@ public sealed class BasicAuthUsersTests
         Assert.Equal(2, checks.Count);
     }
 
+    [Fact]
+    public void TakesTheHashesHtpasswdWrites()
+    {
+        // htpasswd -B writes the $2y$ prefix, the same algorithm as $2a$ and $2b$.
+        string htpasswd = "$2y$" + BCrypt.Net.BCrypt.HashPassword("right", 4)[4..];
+        var users = new BasicAuthUsers(new Dictionary<string, string> { ["prometheus"] = htpasswd });
+
+        Assert.True(users.Check("prometheus", "right"));
+        Assert.False(users.Check("prometheus", "wrong"));
+    }
+
     [Theory]
     [InlineData("Basic cHJvbWV0aGV1czpzM2NyZXQ=", true, "prometheus", "s3cret")]
     [InlineData("basic cHJvbWV0aGV1czphOmI=", true, "prometheus", "a:b")]
