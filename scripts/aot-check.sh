@@ -11,9 +11,13 @@
 # in le="+Inf" equal to its _count, the exponential histogram worker_item_number with its exact
 # count and sum), each series exact; checks from the write path the host logs at start that the
 # registry took the restartable one (WritePath.RestartableSequence: Linux x86-64, glibc 2.35 or
-# later); then sends it SIGTERM and fails unless it exits 0 within $STOP_TIMEOUT_SECONDS.
-# Needs a C compiler to link (clang, or gcc, which ILCompiler falls back to), curl, and python3 (to
-# pick a free port): installs clang, curl or python3 from Debian's packages only when missing.
+# later); then sends it SIGTERM and fails unless it exits 0 within $STOP_TIMEOUT_SECONDS. Runs it
+# again with a web-config.yml (a self-signed certificate, a bcrypt user): the scrape over TLS must
+# answer 401 without credentials and the scrape with them, so that YamlDotNet and BCrypt.Net-Next
+# are checked in the native binary too.
+# Needs a C compiler to link (clang, or gcc, which ILCompiler falls back to), curl, python3 (to
+# pick a free port), openssl and htpasswd: installs clang, curl, python3, openssl or apache2-utils
+# from Debian's packages only when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +38,12 @@ if ! command -v curl >/dev/null; then
 fi
 if ! command -v python3 >/dev/null; then
   missing+=(python3)
+fi
+if ! command -v openssl >/dev/null; then
+  missing+=(openssl)
+fi
+if ! command -v htpasswd >/dev/null; then
+  missing+=(apache2-utils)
 fi
 bash scripts/install-packages.sh "${missing[@]+"${missing[@]}"}"
 
@@ -153,4 +163,31 @@ wait "$worker_pid" || status=$?
 worker_pid=""
 ((status == 0)) || fail "the worker exited with status $status after SIGTERM, expected 0"
 echo "exited 0 after SIGTERM"
+
+echo "== the native worker's listener with TLS and basic auth (a web-config.yml)"
+# YamlDotNet reads the file and BCrypt.Net-Next checks the password in the native binary too.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "/CN=127.0.0.1" \
+  -addext "subjectAltName=IP:127.0.0.1" -keyout "$work/tls.key" -out "$work/tls.pem" 2>/dev/null \
+  || fail "openssl could not make the listener's certificate"
+printf 'tls_server_config:\n  cert_file: tls.pem\n  key_file: tls.key\nbasic_auth_users:\n  prometheus: %s\n' \
+  "$(htpasswd -nbBC 10 prometheus aot-secret | cut -d: -f2)" >"$work/web-config.yml"
+tls_url="https://127.0.0.1:$port/metrics"
+"$BINARY" "--ScalableMetrics:ScrapeListener:Port=$port" "--ScalableMetrics:ScrapeListener:WebConfigFile=$work/web-config.yml" \
+  "--Worker:Items=10" >"$work/worker.log" 2>&1 &
+worker_pid=$!
+deadline=$((SECONDS + STARTUP_TIMEOUT_SECONDS))
+until [[ $(curl -s --cacert "$work/tls.pem" -o /dev/null -w '%{http_code}' "$tls_url" 2>/dev/null) == 401 ]]; do
+  is_running "$worker_pid" || fail "the worker with a web-config.yml exited before its listener answered 401"
+  ((SECONDS < deadline)) || fail "no 401 from $tls_url without credentials within $STARTUP_TIMEOUT_SECONDS s"
+  sleep 0.2
+done
+curl -fsS --cacert "$work/tls.pem" -u prometheus:aot-secret "$tls_url" >"$work/scrape-tls.txt" \
+  || fail "the scrape of $tls_url with the user's credentials failed"
+grep -q '^worker_items_total' "$work/scrape-tls.txt" || fail "the scrape over TLS holds no worker_items_total"
+kill -TERM "$worker_pid"
+status=0
+wait "$worker_pid" || status=$?
+worker_pid=""
+((status == 0)) || fail "the worker with a web-config.yml exited with status $status after SIGTERM, expected 0"
+echo "401 without credentials, the scrape with them, over TLS"
 echo "AOT check passed"

@@ -19,11 +19,16 @@ OpenMetrics Prometheus stored, le="+Inf" the sample count. Waits (up to 60 s: th
 be working) until the values are exact, then exits 0 when every check passes, 1 otherwise,
 printing one line per check.
 """
+import os
 import struct
 import sys
 import urllib.request
 
 from prometheus_api import query, run_until_passed, stored_labels
+
+# scripts/e2e.sh sets SCRAPE_AUTHORIZATION for the worker's scrape listener (basic auth), and
+# SSL_CERT_FILE to the CA of its TLS certificate, which urllib's default context then trusts.
+AUTH = {"Authorization": os.environ["SCRAPE_AUTHORIZATION"]} if os.environ.get("SCRAPE_AUTHORIZATION") else {}
 
 PROMETHEUS, WORKER, SCOPE, ITEMS = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 LABELS = {"otel_scope_name": SCOPE, "work_kind": "collatz"}
@@ -80,7 +85,7 @@ def zigzag(value):
 
 def scraped_histogram():
     """The Histogram message's fields of worker_item_number{work_kind="collatz"}, or None."""
-    request = urllib.request.Request(WORKER, headers={"Accept": ACCEPT})
+    request = urllib.request.Request(WORKER, headers={"Accept": ACCEPT, **AUTH})
     with urllib.request.urlopen(request, timeout=5) as response:
         content_type, body = response.headers.get("Content-Type", ""), response.read()
     if "application/vnd.google.protobuf" not in content_type:

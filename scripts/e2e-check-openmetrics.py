@@ -8,16 +8,20 @@ never with negative buckets, # EOF last, ...).
 Each URL is scraped with Prometheus' OpenMetrics Accept header; prints one line per body (its
 families and samples, or the parser's error) and exits 1 if any body fails to parse."""
 
+import os
 import sys
 import urllib.request
 
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
+# scripts/e2e.sh sets SCRAPE_AUTHORIZATION for the worker's scrape listener (basic auth), and
+# SSL_CERT_FILE to the CA of its TLS certificate, which urllib's default context then trusts.
+AUTH = {"Authorization": os.environ["SCRAPE_AUTHORIZATION"]} if os.environ.get("SCRAPE_AUTHORIZATION") else {}
 ACCEPT = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
 
 
 def check(url):
-    request = urllib.request.Request(url, headers={"Accept": ACCEPT})
+    request = urllib.request.Request(url, headers={"Accept": ACCEPT, **AUTH})
     with urllib.request.urlopen(request, timeout=10) as response:
         content_type = response.headers.get("Content-Type", "")
         body = response.read().decode("utf-8")

@@ -17,6 +17,9 @@ import urllib.error
 import urllib.request
 
 URL, STOP_FILE = sys.argv[1], sys.argv[2]
+# scripts/e2e.sh sets SCRAPE_AUTHORIZATION for the worker's scrape listener (basic auth), and
+# SSL_CERT_FILE to the CA of its TLS certificate, which urllib's default context then trusts.
+AUTH = {"Authorization": os.environ["SCRAPE_AUTHORIZATION"]} if os.environ.get("SCRAPE_AUTHORIZATION") else {}
 SCRAPERS = 16
 
 # A sample line of the text format 0.0.4: name, optional labels with escaped values, value, optional timestamp.
@@ -57,7 +60,7 @@ def scrape_loop(index):
         number = scrapes[index] + 1
         scrapes[index] = number
         try:
-            with urllib.request.urlopen(URL, timeout=10) as response:
+            with urllib.request.urlopen(urllib.request.Request(URL, headers=AUTH), timeout=10) as response:
                 body = response.read()
                 length = response.headers.get("Content-Length")
         except urllib.error.HTTPError as error:

@@ -12,18 +12,24 @@ STORE_DIR/NNNNNN.pb, numbered in arrival order, answering with an empty ExportMe
 The bodies are decoded later, by scripts/e2e-check-otlp.py, so that a body this receiver could
 not read still reaches the checker.
 
-    python3 scripts/e2e-otlp-receiver.py [--grpc] PORT_FILE STORE_DIR
+- OTLP/HTTP over TLS (--tls DIR): with DIR/receiver.pem and DIR/receiver.key, and only for a client
+  whose certificate DIR/ca.pem signed (mutual TLS); a handshake without one is refused.
+
+    python3 scripts/e2e-otlp-receiver.py [--grpc | --tls DIR] PORT_FILE STORE_DIR
 
 Runs until killed.
 """
 import gzip
 import os
+import ssl
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-GRPC = sys.argv[1] == "--grpc"
-PORT_FILE, STORE_DIR = sys.argv[1 + GRPC], sys.argv[2 + GRPC]
+ARGS = sys.argv[1:]
+GRPC = ARGS[0] == "--grpc"
+TLS_DIR = ARGS[1] if ARGS[0] == "--tls" else None
+PORT_FILE, STORE_DIR = ARGS[-2], ARGS[-1]
 os.makedirs(STORE_DIR, exist_ok=True)
 lock = threading.Lock()
 received = 0
@@ -93,5 +99,11 @@ if GRPC:
     serve_grpc()
 else:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if TLS_DIR:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(os.path.join(TLS_DIR, "receiver.pem"), os.path.join(TLS_DIR, "receiver.key"))
+        context.load_verify_locations(os.path.join(TLS_DIR, "ca.pem"))
+        context.verify_mode = ssl.CERT_REQUIRED
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     write_port(server.server_address[1])
     server.serve_forever()

@@ -54,6 +54,13 @@
 # and checks that ASP.NET Core's http.server.request.duration and the sample's histogram count
 # exactly the requests sent in the last export, that no cumulative count goes down across exports,
 # and that the worker's deltas add up to its totals.
+# The worker's listener serves HTTPS with basic authentication (a web-config.yml, a CA made for the
+# run by openssl, a bcrypt password by htpasswd): Prometheus and VictoriaMetrics scrape it with
+# scheme https, tls_config.ca_file and basic_auth; a scrape without credentials must get 401 and
+# one trusting another CA must fail the handshake; 16 concurrent scrapers load it over TLS during
+# ab as they load the sample. The worker's OTLP/HTTP receiver requires a client certificate of
+# that CA (mutual TLS), which the worker presents from OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE.
+#
 # Installs ab (apache2-utils), prometheus and promtool (prometheus), victoria-metrics,
 # python3-prometheus-client, protoc (protobuf-compiler), python3-protobuf, python3-grpcio and curl
 # from Debian's packages if missing.
@@ -89,6 +96,7 @@ install_missing_tools() {
   command -v ab >/dev/null 2>&1 || missing+=(apache2-utils)
   { command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1; } || missing+=(prometheus)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   command -v victoria-metrics >/dev/null 2>&1 || missing+=(victoria-metrics)
   "$DEBIAN_PYTHON" -c 'import prometheus_client.openmetrics.parser' >/dev/null 2>&1 || missing+=(python3-prometheus-client)
   command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
@@ -136,6 +144,39 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
+# Makes $WORK/tls for the worker: a CA made for this run (ca.pem), the listener's certificate for
+# 127.0.0.1 (worker.pem/.key), the OTLP receiver's (receiver.pem/.key) and the worker's client
+# certificate (client.pem/.key) it signed, another CA no one trusts (other-ca.pem), the listener's
+# web-config.yml with the user prometheus and a bcrypt hash of a random password, and that password
+# in password (Prometheus' password_file). Sets WORKER_AUTHORIZATION and WORKER_CURL (curl's TLS
+# and credentials options for the worker).
+make_worker_tls() {
+  local dir=$WORK/tls name password
+  mkdir -p "$dir"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "/CN=e2e CA"     -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null || fail "openssl could not make the CA"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "/CN=e2e other CA"     -keyout "$dir/other-ca.key" -out "$dir/other-ca.pem" 2>/dev/null || fail "openssl could not make the other CA"
+  for name in worker receiver client; do
+    openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=e2e $name"       -keyout "$dir/$name.key" -out "$dir/$name.csr" 2>/dev/null || fail "openssl could not make the $name key"
+    if [[ $name == client ]]; then
+      printf 'basicConstraints=critical,CA:FALSE\nextendedKeyUsage=clientAuth\n' >"$dir/$name.ext"
+    else
+      printf 'basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n' >"$dir/$name.ext"
+    fi
+    openssl x509 -req -in "$dir/$name.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 1 \
+      -extfile "$dir/$name.ext" -out "$dir/$name.pem" 2>/dev/null || fail "openssl could not sign the $name certificate"
+  done
+  password=$(openssl rand -hex 16)
+  printf '%s' "$password" >"$dir/password"
+  printf '%s\n' \
+    'tls_server_config:' \
+    '  cert_file: worker.pem' \
+    '  key_file: worker.key' \
+    'basic_auth_users:' \
+    "  prometheus: $(htpasswd -nbBC 10 prometheus "$password" | cut -d: -f2)" >"$dir/web-config.yml"
+  WORKER_AUTHORIZATION="Basic $(printf 'prometheus:%s' "$password" | base64 -w0)"
+  WORKER_CURL=(--cacert "$dir/ca.pem" -H "Authorization: $WORKER_AUTHORIZATION")
+}
+
 # Starts a Prometheus named $1 scraping the sample and the worker every second, with the flags
 # after $1; prints its URL, and adds its pid to PROMETHEUS_PIDS.
 start_prometheus() {
@@ -151,8 +192,14 @@ start_prometheus() {
     '    static_configs:' \
     "      - targets: ['$target']" \
     '  - job_name: worker' \
+    '    scheme: https' \
+    '    tls_config:' \
+    "      ca_file: '$WORK/tls/ca.pem'" \
+    '    basic_auth:' \
+    '      username: prometheus' \
+    "      password_file: '$WORK/tls/password'" \
     '    static_configs:' \
-    "      - targets: ['${WORKER_URL#http://}']" >"$WORK/$name.yml"
+    "      - targets: ['${WORKER_URL#https://}']" >"$WORK/$name.yml"
   prometheus --config.file="$WORK/$name.yml" --storage.tsdb.path="$WORK/$name-tsdb" \
     --web.listen-address="127.0.0.1:$port" "$@" >"$WORK/$name.log" 2>&1 &
   pid=$!
@@ -217,16 +264,18 @@ wait_for_first_scrape() {
 }
 
 # Starts an OTLP receiver storing requests in $WORK/otlp-$1, OTLP/HTTP or, with a second argument
-# --grpc, OTLP/gRPC; prints its base URL, and adds its pid to PROMETHEUS_PIDS.
+# --grpc, OTLP/gRPC, or with "--tls DIR" OTLP/HTTP requiring a client certificate (mutual TLS);
+# prints its base URL, and adds its pid to PROMETHEUS_PIDS.
 start_otlp_receiver() {
-  local name=$1 pid
+  local name=$1 pid scheme=http
+  [[ ${2:-} != --tls* ]] || scheme=https
   "$DEBIAN_PYTHON" scripts/e2e-otlp-receiver.py ${2:-} "$WORK/otlp-$name.port" "$WORK/otlp-$name" >"$WORK/otlp-$name.log" 2>&1 &
   pid=$!
   PROMETHEUS_PIDS+=("$pid")
   for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
     kill -0 "$pid" 2>/dev/null || fail "the OTLP receiver $name exited during start-up: $(tail -n 5 "$WORK/otlp-$name.log")"
     if [[ -s $WORK/otlp-$name.port ]]; then
-      echo "http://127.0.0.1:$(<"$WORK/otlp-$name.port")"
+      echo "$scheme://127.0.0.1:$(<"$WORK/otlp-$name.port")"
       return
     fi
     sleep 0.1
@@ -249,6 +298,10 @@ cleanup() {
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
+  if [[ -n ${WORKER_CONCURRENT_PID:-} ]]; then
+    kill "$WORKER_CONCURRENT_PID" 2>/dev/null || true
+    wait "$WORKER_CONCURRENT_PID" 2>/dev/null || true
+  fi
   if [[ -n ${CONCURRENT_PID:-} ]]; then
     kill "$CONCURRENT_PID" 2>/dev/null || true
     wait "$CONCURRENT_PID" 2>/dev/null || true
@@ -288,9 +341,13 @@ protoc -I "$OTLP_PROTO" --python_out="$WORK/otlp-py" $(cd "$OTLP_PROTO" && find 
 # Started in this shell, not in $( ), so that their pids stay in PROMETHEUS_PIDS for cleanup.
 start_otlp_receiver sample --grpc >"$WORK/otlp-sample.url"
 SAMPLE_OTLP_URL=$(<"$WORK/otlp-sample.url")
-start_otlp_receiver worker >"$WORK/otlp-worker.url"
+make_worker_tls
+start_otlp_receiver worker "--tls $WORK/tls" >"$WORK/otlp-worker.url"
 WORKER_OTLP_URL=$(<"$WORK/otlp-worker.url")
-echo "e2e: OTLP receivers on $SAMPLE_OTLP_URL (sample: gRPC, grpcio $("$DEBIAN_PYTHON" -c 'import grpc; print(grpc.__version__)'), cumulative) and $WORKER_OTLP_URL (worker: HTTP, delta, gzip); protoc $(protoc --version | awk '{ print $2 }')"
+echo "e2e: OTLP receivers on $SAMPLE_OTLP_URL (sample: gRPC, grpcio $("$DEBIAN_PYTHON" -c 'import grpc; print(grpc.__version__)'), cumulative) and $WORKER_OTLP_URL (worker: HTTP, delta, gzip, mutual TLS); protoc $(protoc --version | awk '{ print $2 }')"
+# The worker's receiver takes no push without a client certificate of the run's CA.
+! curl -s --max-time 5 -o /dev/null --cacert "$WORK/tls/ca.pem" -X POST -H 'Content-Type: application/x-protobuf' --data-binary '' "$WORKER_OTLP_URL/v1/metrics" \
+  || fail "the worker's OTLP receiver took a push without a client certificate"
 
 echo "e2e: building samples/WebApi (Release)"
 dotnet build samples/WebApi -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/build.log" 2>&1 || {
@@ -324,22 +381,32 @@ dotnet build samples/Worker -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
   fail "worker build failed"
 }
 worker_port=$(free_port)
-WORKER_URL="http://127.0.0.1:$worker_port"
+WORKER_URL="https://127.0.0.1:$worker_port"
 dotnet samples/Worker/bin/Release/net10.0/ScalableMetrics.Samples.Worker.dll --ScalableMetrics:ScrapeListener:Port="$worker_port" \
+  --ScalableMetrics:ScrapeListener:WebConfigFile="$WORK/tls/web-config.yml" \
+  --OTEL_EXPORTER_OTLP_CERTIFICATE="$WORK/tls/ca.pem" --OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE="$WORK/tls/client.pem" \
+  --OTEL_EXPORTER_OTLP_CLIENT_KEY="$WORK/tls/client.key" \
   --Worker:Items="$WORKER_ITEMS" --Worker:StartWhenFileExists="$WORK/worker.start" \
   --OTEL_EXPORTER_OTLP_ENDPOINT="$WORKER_OTLP_URL" --OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta \
   --OTEL_EXPORTER_OTLP_COMPRESSION=gzip --OTEL_METRIC_EXPORT_INTERVAL=1000 >"$WORK/worker.log" 2>&1 &
 WORKER_PID=$!
 for ((i = 0; i < STARTUP_TIMEOUT_SECONDS * 10; i++)); do
   kill -0 "$WORKER_PID" 2>/dev/null || fail "the worker exited during start-up"
-  curl -sf --max-time 2 -o /dev/null "$WORKER_URL/metrics" && break
+  curl -sf --max-time 2 -o /dev/null "${WORKER_CURL[@]}" "$WORKER_URL/metrics" && break
   sleep 0.1
 done
-curl -sf --max-time 2 -o /dev/null "$WORKER_URL/metrics" || fail "the worker's scrape listener did not answer within $STARTUP_TIMEOUT_SECONDS s"
-worker_404=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$WORKER_URL/nothing-here")
-worker_405=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST --data '' "$WORKER_URL/metrics")
+curl -sf --max-time 2 -o /dev/null "${WORKER_CURL[@]}" "$WORKER_URL/metrics" || fail "the worker's scrape listener did not answer within $STARTUP_TIMEOUT_SECONDS s"
+worker_404=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "${WORKER_CURL[@]}" "$WORKER_URL/nothing-here")
+worker_405=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "${WORKER_CURL[@]}" -X POST --data '' "$WORKER_URL/metrics")
 [[ $worker_404 == 404 && $worker_405 == 405 ]] || fail "the worker's listener answered $worker_404 to another path (expected 404), $worker_405 to a POST (expected 405)"
-echo "e2e: worker's scrape listener on $WORKER_URL/metrics (pid $WORKER_PID), $WORKER_ITEMS items"
+# Without credentials, 401 with a Basic challenge; trusting another CA, no handshake (curl's 60).
+worker_401=$(curl -s --max-time 5 -o /dev/null -D "$WORK/worker-401.headers" -w '%{http_code}' --cacert "$WORK/tls/ca.pem" "$WORKER_URL/metrics")
+[[ $worker_401 == 401 ]] && grep -qi '^WWW-Authenticate: Basic' "$WORK/worker-401.headers" \
+  || fail "the worker's listener answered $worker_401 to a scrape without credentials (expected 401 with WWW-Authenticate: Basic)"
+wrong_ca_status=0
+curl -s --max-time 5 -o /dev/null --cacert "$WORK/tls/other-ca.pem" -H "Authorization: $WORKER_AUTHORIZATION" "$WORKER_URL/metrics" || wrong_ca_status=$?
+((wrong_ca_status == 60)) || fail "a scrape trusting another CA ended with curl status $wrong_ca_status (expected 60, the certificate refused)"
+echo "e2e: worker's scrape listener on $WORKER_URL/metrics (TLS, basic auth; 401 without credentials, another CA refused; pid $WORKER_PID), $WORKER_ITEMS items"
 
 # Started in this shell, not in $( ), so that their pids stay in PROMETHEUS_PIDS for cleanup.
 start_prometheus prometheus --enable-feature=exemplar-storage >"$WORK/prometheus.url"
@@ -362,6 +429,9 @@ scrape_loop &
 SCRAPER_PID=$!
 python3 scripts/e2e-concurrent-scrapers.py "$BASE_URL/metrics" "$WORK/ab.done" >"$WORK/concurrent.txt" 2>&1 &
 CONCURRENT_PID=$!
+SSL_CERT_FILE="$WORK/tls/ca.pem" SCRAPE_AUTHORIZATION="$WORKER_AUTHORIZATION" \
+  python3 scripts/e2e-concurrent-scrapers.py "$WORKER_URL/metrics" "$WORK/ab.done" >"$WORK/concurrent-worker.txt" 2>&1 &
+WORKER_CONCURRENT_PID=$!
 
 echo "e2e: ab -n $REQUESTS -c $CONCURRENCY -k -H 'traceparent: $TRACEPARENT' $BASE_URL/hello"
 ab_status=0
@@ -377,6 +447,9 @@ SCRAPER_PID=
 concurrent_status=0
 wait "$CONCURRENT_PID" || concurrent_status=$?
 CONCURRENT_PID=
+worker_concurrent_status=0
+wait "$WORKER_CONCURRENT_PID" || worker_concurrent_status=$?
+WORKER_CONCURRENT_PID=
 
 cat "$WORK/ab.txt"
 ((ab_status == 0)) || fail "ab exited with status $ab_status"
@@ -417,14 +490,16 @@ native_status=0
   python3 scripts/e2e-check-prometheus.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$counted" || native_status=$?
   python3 scripts/e2e-check-worker.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
   python3 scripts/e2e-check-native.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
-  python3 scripts/e2e-check-classic.py "$PROMETHEUS_URL" "$WORKER_URL/metrics" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
+  SSL_CERT_FILE="$WORK/tls/ca.pem" SCRAPE_AUTHORIZATION="$WORKER_AUTHORIZATION" \
+    python3 scripts/e2e-check-classic.py "$PROMETHEUS_URL" "$WORKER_URL/metrics" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
 } >"$WORK/native-check.txt" 2>&1
 
 echo "e2e: checking the values VictoriaMetrics stored, and the OpenMetrics bodies with a strict parser"
 victoriametrics_status=0
 python3 scripts/e2e-check-victoriametrics.py "$VICTORIAMETRICS_URL" "$counted" "$WORKER_ITEMS" >"$WORK/victoriametrics-check.txt" 2>&1 || victoriametrics_status=$?
 openmetrics_status=0
-"$DEBIAN_PYTHON" scripts/e2e-check-openmetrics.py "$BASE_URL/metrics" "$WORKER_URL/metrics" >"$WORK/openmetrics-check.txt" 2>&1 || openmetrics_status=$?
+SSL_CERT_FILE="$WORK/tls/ca.pem" SCRAPE_AUTHORIZATION="$WORKER_AUTHORIZATION" \
+  "$DEBIAN_PYTHON" scripts/e2e-check-openmetrics.py "$BASE_URL/metrics" "$WORKER_URL/metrics" >"$WORK/openmetrics-check.txt" 2>&1 || openmetrics_status=$?
 
 echo "e2e: stopping the sample and the worker (final OTLP exports), checking what the OTLP receivers stored"
 stop_gracefully "$APP_PID" "the sample"
@@ -443,6 +518,7 @@ echo "requests failed (ab):    $failed"
 echo "requests counted:        $counted"
 echo "scrapes taken:           $scrapes during the load (last saw $last_during_load), all non-decreasing: $([[ -s $WORK/scrape.errors ]] && echo no || echo yes)"
 echo "concurrent scrapers:     $(head -n 1 "$WORK/concurrent.txt")"
+echo "concurrent scrapers of the worker (TLS, basic auth): $(head -n 1 "$WORK/concurrent-worker.txt")"
 echo "promtool check metrics:  $promtool_verdict"
 echo "prometheus (real server): $prometheus_checks values exact, $prometheus_failures wrong"
 echo "worker (standalone listener, job worker): $(grep -c '^ok' "$WORK/worker-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/worker-check.txt" || true) failed"
@@ -450,7 +526,7 @@ echo "prometheus with native histograms (protobuf scrapes): $(grep -c '^ok' "$WO
 echo "exemplars (both servers): $(grep -c '^ok' "$WORK/exemplar-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/exemplar-check.txt" || true) failed"
 echo "victoriametrics (second scraper): $(grep -c '^ok' "$WORK/victoriametrics-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/victoriametrics-check.txt" || true) failed"
 echo "strict OpenMetrics parser: $(grep -c '^ok' "$WORK/openmetrics-check.txt" || true) bodies valid, $(grep -c '^FAIL' "$WORK/openmetrics-check.txt" || true) rejected"
-echo "OTLP (sample gRPC cumulative, worker HTTP delta+gzip): $(grep -c '^ok' "$WORK/otlp-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/otlp-check.txt" || true) failed"
+echo "OTLP (sample gRPC cumulative, worker HTTP delta+gzip over mutual TLS): $(grep -c '^ok' "$WORK/otlp-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/otlp-check.txt" || true) failed"
 echo
 cat "$WORK/prometheus-check.txt"
 cat "$WORK/worker-check.txt"
@@ -471,6 +547,7 @@ echo
 [[ ! -s $WORK/scrape.errors ]] || fail "scrapes during the load: $(head -n 5 "$WORK/scrape.errors" | tr '\n' ';')"
 ((scrapes > 0)) || fail "no scrape succeeded during the load"
 ((concurrent_status == 0)) || fail "concurrent scrapers: $(tr '\n' ';' <"$WORK/concurrent.txt" | head -c 2000)"
+((worker_concurrent_status == 0)) || fail "concurrent scrapers of the worker: $(tr '\n' ';' <"$WORK/concurrent-worker.txt" | head -c 2000)"
 ((failed == 0)) || fail "ab reported $failed failed requests"
 [[ -z $non2xx || $non2xx == 0 ]] || fail "ab reported $non2xx non-2xx responses"
 ((completed == REQUESTS)) || fail "ab completed $completed of $REQUESTS requests"

@@ -14,7 +14,8 @@ public static class WorkerApp
 {
     /// <summary>Builds the host; start it with <c>RunAsync</c> or <c>StartAsync</c>.</summary>
     /// <param name="args">Command-line arguments, e.g. <c>--ScalableMetrics:ScrapeListener:Port=9465</c>
-    /// (also <c>:Host</c>, <c>:Path</c>), <c>--Worker:Items=1000000</c> for exactly that many items,
+    /// (also <c>:Host</c>, <c>:Path</c>, and <c>:WebConfigFile=web-config.yml</c> for TLS and basic
+    /// authentication), <c>--Worker:Items=1000000</c> for exactly that many items,
     /// <c>--Worker:Tasks=4</c> for that many worker tasks instead of one per processor,
     /// <c>--Worker:StartWhenFileExists=/tmp/go</c> to wait for that file before the first item.</param>
     /// <returns>The host, not yet started. Once started, it logs the address it serves the scrape at.</returns>

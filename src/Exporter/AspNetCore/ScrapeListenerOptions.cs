@@ -46,4 +46,26 @@ public sealed class ScrapeListenerOptions
     /// <c>localhost:9464</c> as well as <c>127.0.0.1:9464</c>.</para>
     /// </remarks>
     public string Host { get; set; } = DefaultHost;
+
+    /// <summary>
+    /// The path of a web configuration file, as Prometheus' own exporters take one
+    /// (prometheus/exporter-toolkit's <c>web-config.yml</c>, <c>--web.config.file</c>): TLS
+    /// (<c>tls_server_config</c>: <c>cert_file</c>, <c>key_file</c> in PEM, <c>client_ca_file</c>,
+    /// <c>client_auth_type</c>, <c>min_version</c> <c>TLS12</c> or <c>TLS13</c>) and basic
+    /// authentication (<c>basic_auth_users</c>: a user name to a bcrypt hash). Relative paths in the
+    /// file start at the file's folder.
+    /// </summary>
+    /// <remarks>
+    /// <para>Default: <see langword="null"/>: the same keys are read from the configuration section
+    /// <c>ScalableMetrics:ScrapeListener</c> (<c>ScalableMetrics:ScrapeListener:tls_server_config:cert_file</c>,
+    /// <c>ScalableMetrics:ScrapeListener:basic_auth_users:prometheus</c>), and without them the
+    /// listener serves plain HTTP to anyone. Giving both the file and the keys, or a file that
+    /// does not load, stops the host at start with a message naming the setting.</para>
+    /// <para>The file, and the files it names, are read again at every TLS handshake and every
+    /// request: a change (a renewed certificate, a new user) takes effect at once, and a change that
+    /// does not load is logged and the configuration before it kept. Turning TLS on or off takes a
+    /// restart. A request without valid credentials is answered 401 with
+    /// <c>WWW-Authenticate: Basic</c>; an unknown user takes as long to refuse as a wrong password.</para>
+    /// </remarks>
+    public string? WebConfigFile { get; set; }
 }

@@ -105,6 +105,7 @@ public static class ScalableMetricsServiceCollectionExtensions
         // The factory a push exporter part (ScalableMetrics.OpenTelemetry's OTLP) sends through, so
         // that the application's handlers, proxy and certificates configured for its named client apply.
         services.AddHttpClient();
+        ExporterHttpClient.Add(services);
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, ScalableMetricsHostedService>());
         return services;
     }

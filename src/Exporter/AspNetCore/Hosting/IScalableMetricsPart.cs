@@ -19,4 +19,12 @@ internal interface IScalableMetricsPart : IDisposable
     /// <summary>Stops it (a push exporter's last export) when the host stops, before the listeners,
     /// while every registry is still live; by default nothing.</summary>
     Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    /// <summary>Configures the primary handler of the exporter's named <see cref="System.Net.Http.IHttpClientFactory"/>
+    /// client (<see cref="ExporterHttpClient.Name"/>) each time the factory builds one: a push exporter's
+    /// certificates; by default nothing.</summary>
+    /// <param name="handler">The handler the factory built (a <see cref="System.Net.Http.SocketsHttpHandler"/> unless the application chose another).</param>
+    void ConfigureHttpHandler(System.Net.Http.HttpMessageHandler handler)
+    {
+    }
 }

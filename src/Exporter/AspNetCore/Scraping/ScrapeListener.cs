@@ -5,12 +5,15 @@ using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.AspNetCore.Server.Kestrel.Https;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.Hosting;
+using ScalableMetrics.Exporter.Prometheus.Scraping.Security;
 
 namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
@@ -34,15 +37,22 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// the application's <c>Kestrel</c> section do not move it), no console lifetime (the application's
 /// host owns Ctrl+C and SIGTERM, and stops this one), and its warnings and errors logged through
 /// the application's logger factory.</para>
+/// <para>With a web configuration (<see cref="ScrapeListenerOptions.WebConfigFile"/>, or its keys in the
+/// listener's section), it serves HTTPS and asks for basic-auth credentials as Prometheus' own
+/// exporters do (<see cref="ListenerSecurity"/>); every path then answers 401 without them.</para>
 /// <para>Requests are handled concurrently; the scraper orders the collections.</para>
 /// </remarks>
 internal sealed partial class ScrapeListener(IServiceProvider services) : IDisposable
 {
+    // Where the web configuration's keys are read when no file is given.
+    private const string ListenerSectionPath = "ScalableMetrics:ScrapeListener";
+
     private WebApplication? _server;
     private string _path = ScrapeListenerOptions.DefaultPath;
     private ILogger _logger = NullLogger.Instance;
     private PrometheusScraper? _scraper;
     private TimeSpan _defaultTimeout = ScalableMetricsOptions.DefaultScrapeTimeout;
+    private ListenerSecurity? _security;
 
     // Canceled when the host stops: a scrape waiting then is answered 503, as the endpoint does.
     private readonly CancellationTokenSource _stopping = new();
@@ -68,8 +78,13 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
         _logger = loggers?.CreateLogger<ScrapeListener>() ?? (ILogger)NullLogger.Instance;
         _path = options.Path.Length > 1 ? options.Path.TrimEnd('/') : options.Path;
 
+        _security = ListenerSecurity.Create(
+            options,
+            services.GetService<IConfiguration>()?.GetSection(ListenerSectionPath),
+            loggers?.CreateLogger<ListenerSecurity>() ?? (ILogger)NullLogger.Instance);
+        string scheme = _security?.UsesTls == true ? "https" : "http";
         string host = options.Host.Contains(':', StringComparison.Ordinal) && !options.Host.StartsWith('[') ? $"[{options.Host}]" : options.Host;
-        string prefix = $"http://{host}:{options.Port}/";
+        string prefix = $"{scheme}://{host}:{options.Port}/";
         WebApplication server = Build(options, loggers);
         try
         {
@@ -83,7 +98,7 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
 
         _server = server;
         BoundPort = BoundPortOf(server, options.Port);
-        LogServing(_logger, $"http://{host}:{BoundPort}", _path);
+        LogServing(_logger, $"{scheme}://{host}:{BoundPort}", _path, _security?.UsesBasicAuth == true ? " (basic authentication)" : string.Empty);
     }
 
     /// <summary>Answers the scrapes waiting 503, lets Kestrel finish the requests it has, and releases the port.</summary>
@@ -118,7 +133,7 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
         builder.WebHost.UseKestrelCore().ConfigureKestrel(kestrel =>
         {
             kestrel.AddServerHeader = false;
-            Bind(kestrel, options.Host, options.Port);
+            Bind(kestrel, options.Host, options.Port, UseSecurity);
         });
 
         // The application's host owns the process' signals: this one is stopped by it.
@@ -139,27 +154,27 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
 
     // The addresses ScrapeListenerOptions.Host names: the loopback address by default; localhost
     // as Kestrel binds it (IPv4 and IPv6 loopback, where both exist); * or + every interface.
-    private static void Bind(KestrelServerOptions kestrel, string host, int port)
+    private static void Bind(KestrelServerOptions kestrel, string host, int port, Action<ListenOptions> configure)
     {
         if (host is "*" or "+")
         {
-            kestrel.ListenAnyIP(port);
+            kestrel.ListenAnyIP(port, configure);
         }
         else if (string.Equals(host, "localhost", StringComparison.OrdinalIgnoreCase))
         {
             // Kestrel binds localhost's two addresses to one port it is given, not to one it picks.
             if (port == 0)
             {
-                kestrel.Listen(IPAddress.Loopback, 0);
+                kestrel.Listen(IPAddress.Loopback, 0, configure);
             }
             else
             {
-                kestrel.ListenLocalhost(port);
+                kestrel.ListenLocalhost(port, configure);
             }
         }
         else if (IPAddress.TryParse(host.Trim('[', ']'), out IPAddress? address))
         {
-            kestrel.Listen(address, port);
+            kestrel.Listen(address, port, configure);
         }
         else
         {
@@ -173,8 +188,22 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
 
             foreach (IPAddress each in port == 0 ? addresses[..1] : addresses.Distinct())
             {
-                kestrel.Listen(each, port);
+                kestrel.Listen(each, port, configure);
             }
+        }
+    }
+
+    // TLS where the web configuration has it, its options taken at each handshake so that a
+    // renewed certificate serves the next connection.
+    private void UseSecurity(ListenOptions listen)
+    {
+        if (_security is { UsesTls: true } security)
+        {
+            listen.Protocols = HttpProtocols.Http1;
+            listen.UseHttps(new TlsHandshakeCallbackOptions
+            {
+                OnConnection = _ => ValueTask.FromResult(security.ServerOptions()),
+            });
         }
     }
 
@@ -199,7 +228,13 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
             path = "/";
         }
 
-        if (!string.Equals(path, _path, StringComparison.OrdinalIgnoreCase))
+        if (_security is not null && !_security.Authorize(context.Request.Headers.Authorization))
+        {
+            // RFC 7617; exporter-toolkit answers every path so, before looking at it.
+            response.StatusCode = StatusCodes.Status401Unauthorized;
+            response.Headers.WWWAuthenticate = "Basic realm=\"metrics\", charset=\"UTF-8\"";
+        }
+        else if (!string.Equals(path, _path, StringComparison.OrdinalIgnoreCase))
         {
             response.StatusCode = StatusCodes.Status404NotFound;
         }
@@ -229,8 +264,8 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
         }
     }
 
-    [LoggerMessage(EventId = 50, Level = LogLevel.Information, Message = "Prometheus scrape listener serving {Prefix}{Path}")]
-    private static partial void LogServing(ILogger logger, string prefix, string path);
+    [LoggerMessage(EventId = 50, Level = LogLevel.Information, Message = "Prometheus scrape listener serving {Prefix}{Path}{Authentication}")]
+    private static partial void LogServing(ILogger logger, string prefix, string path, string authentication);
 
     [LoggerMessage(EventId = 51, Level = LogLevel.Warning, Message = "Prometheus scrape listener: the request failed")]
     private static partial void LogRequestFailed(ILogger logger, Exception exception);

@@ -33,6 +33,9 @@ internal static class OtlpEnvironmentSettings
             Apply<OtlpProtocol>(configuration, options, prefix + "PROTOCOL", TryProtocol, value => options.Protocol = value);
             Apply<TimeSpan>(configuration, options, prefix + "TIMEOUT", OtlpSettingParser.TryMilliseconds, value => options.Timeout = value);
             Apply<OtlpCompression>(configuration, options, prefix + "COMPRESSION", TryCompression, value => options.Compression = value);
+            Apply<string>(configuration, options, prefix + "CERTIFICATE", OtlpSettingParser.TryFile, value => options.CertificateFile = value);
+            Apply<string>(configuration, options, prefix + "CLIENT_CERTIFICATE", OtlpSettingParser.TryFile, value => options.ClientCertificateFile = value);
+            Apply<string>(configuration, options, prefix + "CLIENT_KEY", OtlpSettingParser.TryFile, value => options.ClientKeyFile = value);
         }
 
         Apply<TimeSpan>(configuration, options, "OTEL_METRIC_EXPORT_INTERVAL", OtlpSettingParser.TryMilliseconds, value => options.ExportInterval = value);

@@ -52,6 +52,19 @@ internal sealed class OtlpOptionsValidator : IValidateOptions<ScalableMetricsOtl
             }
         }
 
+        if (options.Problems.Count == 0)
+        {
+            // The certificates load now, so that a bad file stops the start rather than every export.
+            try
+            {
+                _ = OtlpTls.Load(options);
+            }
+            catch (InvalidOperationException e)
+            {
+                failures.Add(e.Message);
+            }
+        }
+
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 

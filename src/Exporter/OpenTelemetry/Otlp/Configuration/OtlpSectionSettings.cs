@@ -22,6 +22,9 @@ internal static class OtlpSectionSettings
         Apply<TimeSpan>(section, options, nameof(ScalableMetricsOtlpOptions.Timeout), OtlpSettingParser.TryTimeSpan, value => options.Timeout = value);
         Apply<TimeSpan>(section, options, nameof(ScalableMetricsOtlpOptions.ExportInterval), OtlpSettingParser.TryTimeSpan, value => options.ExportInterval = value);
         Apply<TimeSpan>(section, options, nameof(ScalableMetricsOtlpOptions.ExportTimeout), OtlpSettingParser.TryTimeSpan, value => options.ExportTimeout = value);
+        Apply<string>(section, options, nameof(ScalableMetricsOtlpOptions.CertificateFile), OtlpSettingParser.TryFile, value => options.CertificateFile = value);
+        Apply<string>(section, options, nameof(ScalableMetricsOtlpOptions.ClientCertificateFile), OtlpSettingParser.TryFile, value => options.ClientCertificateFile = value);
+        Apply<string>(section, options, nameof(ScalableMetricsOtlpOptions.ClientKeyFile), OtlpSettingParser.TryFile, value => options.ClientKeyFile = value);
 
         foreach (IConfigurationSection header in section.GetSection(nameof(ScalableMetricsOtlpOptions.Headers)).GetChildren())
         {

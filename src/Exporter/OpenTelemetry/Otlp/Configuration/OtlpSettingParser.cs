@@ -28,6 +28,19 @@ internal static class OtlpSettingParser
         }
     }
 
+    /// <summary>A file's path, which must name a file that exists (certificates and keys).</summary>
+    public static bool TryFile(ScalableMetricsOtlpOptions options, string key, string text, out string value)
+    {
+        value = text.Trim();
+        if (File.Exists(value))
+        {
+            return true;
+        }
+
+        options.Problems.Add($"{key} '{text}' is not a file that exists.");
+        return false;
+    }
+
     public static bool TryUri(ScalableMetricsOtlpOptions options, string key, string text, out Uri? uri)
     {
         if (Uri.TryCreate(text.Trim(), UriKind.Absolute, out uri) && (uri.Scheme == Uri.UriSchemeHttp || uri.Scheme == Uri.UriSchemeHttps))

@@ -22,8 +22,9 @@ public sealed class ScalableMetricsOtlpOptions
 {
     /// <summary>The name of the <see cref="System.Net.Http.IHttpClientFactory"/> client the exporter
     /// sends with: <c>ScalableMetrics.Otlp</c>. Configure it (<c>services.AddHttpClient(HttpClientName)</c>)
-    /// for a proxy, client certificates or a handler of your own.</summary>
-    public const string HttpClientName = "ScalableMetrics.Otlp";
+    /// for a proxy or a handler of your own; <see cref="CertificateFile"/> and <see cref="ClientCertificateFile"/>
+    /// are set on its primary handler.</summary>
+    public const string HttpClientName = ScalableMetrics.Exporter.Hosting.ExporterHttpClient.Name;
 
     /// <summary>The default of <see cref="Timeout"/>: 10 seconds, OpenTelemetry's.</summary>
     public static readonly TimeSpan DefaultTimeout = TimeSpan.FromSeconds(10);
@@ -83,6 +84,27 @@ public sealed class ScalableMetricsOtlpOptions
     /// <remarks>Default: <see cref="DefaultExportTimeout"/> (30 s; <c>OTEL_METRIC_EXPORT_TIMEOUT</c>
     /// in milliseconds). Must be positive and at most one day.</remarks>
     public TimeSpan ExportTimeout { get; set; } = DefaultExportTimeout;
+
+    /// <summary>The path of a PEM file of the CA certificates the receiver's TLS certificate is
+    /// verified against, instead of the system's trust store (a private CA's receiver).</summary>
+    /// <remarks>Default: <see langword="null"/>, the system's trust store
+    /// (<c>OTEL_EXPORTER_OTLP_CERTIFICATE</c>, <c>OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE</c>). Read
+    /// when the host starts; a file that does not load stops it. Applies to OTLP/HTTP and gRPC alike.</remarks>
+    public string? CertificateFile { get; set; }
+
+    /// <summary>The path of the PEM certificate the exporter presents to a receiver that asks for
+    /// one (mutual TLS); its private key is in <see cref="ClientKeyFile"/>, or in this file where
+    /// that is not set.</summary>
+    /// <remarks>Default: <see langword="null"/>, none (<c>OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE</c>,
+    /// <c>OTEL_EXPORTER_OTLP_METRICS_CLIENT_CERTIFICATE</c>). Read when the host starts; a file that
+    /// does not load stops it.</remarks>
+    public string? ClientCertificateFile { get; set; }
+
+    /// <summary>The path of the PEM private key (PKCS#8, or RSA or EC) of <see cref="ClientCertificateFile"/>.</summary>
+    /// <remarks>Default: <see langword="null"/>: the key is in the certificate's file
+    /// (<c>OTEL_EXPORTER_OTLP_CLIENT_KEY</c>, <c>OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY</c>). Set
+    /// without <see cref="ClientCertificateFile"/>, the host does not start.</remarks>
+    public string? ClientKeyFile { get; set; }
 
     /// <summary>Whether <c>AddOtlpExporter</c> turned the exporter on for the host's options.</summary>
     internal bool Enabled { get; set; }

@@ -111,12 +111,21 @@ internal sealed class OtlpExportClient
         catch (HttpRequestException e)
         {
             // Refused, reset, closed before the answer: the receiver may take it on a later try.
-            return new OtlpAttempt(OtlpOutcome.Retryable, "unreachable " + e.HttpRequestError, $"the request failed ({e.HttpRequestError}): {e.Message}") { Exception = e };
+            return new OtlpAttempt(OtlpOutcome.Retryable, "unreachable " + e.HttpRequestError, $"{OneLine(e)} ({e.HttpRequestError})") { Exception = e };
         }
         catch (Exception e) when (e is IOException or InvalidOperationException or NotSupportedException)
         {
-            return new OtlpAttempt(OtlpOutcome.Failed, "unexpected " + e.GetType().Name, e.Message) { Exception = e };
+            return new OtlpAttempt(OtlpOutcome.Failed, "unexpected " + e.GetType().Name, OneLine(e)) { Exception = e };
         }
+    }
+
+    // The exception's type and message on one line, for the Warning; the stack goes to Debug.
+    private static string OneLine(Exception e)
+    {
+        string message = e.InnerException is { } inner && !e.Message.Contains(inner.Message, StringComparison.Ordinal)
+            ? $"{e.Message} ({inner.GetType().Name}: {inner.Message})"
+            : e.Message;
+        return $"{e.GetType().Name}: {message.ReplaceLineEndings(" ")}";
     }
 
     private void Accepted(OtlpAttempt attempt)

@@ -121,11 +121,14 @@ internal sealed class OtlpExportService(IServiceProvider services, ScalableMetri
 
         Dictionary<string, string> headers = new(options.Headers, StringComparer.OrdinalIgnoreCase);
         Uri endpoint = options.ResolvedEndpoint();
+        TimeProvider time = services.GetService<TimeProvider>() ?? TimeProvider.System;
         IOtlpTransport transport = options.Protocol == OtlpProtocol.Grpc
             ? new OtlpGrpcTransport(Client, endpoint, options.Compression, headers, options.Timeout)
-            : new OtlpHttpTransport(Client, endpoint, options.Compression, headers, services.GetService<TimeProvider>() ?? TimeProvider.System);
+            : new OtlpHttpTransport(Client, endpoint, options.Compression, headers, time);
         ILogger logger = (ILogger?)services.GetService<ILoggerFactory>()?.CreateLogger<OtlpExportService>() ?? NullLogger.Instance;
-        return new OtlpExportClient(transport, options.Timeout, options.ExportTimeout, logger);
+
+        // The waits between attempts run on the container's clock, so that a test can drive them.
+        return new OtlpExportClient(transport, options.Timeout, options.ExportTimeout, logger, (wait, token) => Task.Delay(wait, time, token));
     }
 
     // Scopes: the hosted registry under the options' meter name and version, then every registry a

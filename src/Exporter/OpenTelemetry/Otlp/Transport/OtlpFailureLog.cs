@@ -3,10 +3,12 @@ using Microsoft.Extensions.Logging;
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>
-/// Logs each cause of failure once (a Warning), not once per export: a receiver that is down for
-/// an hour of 1 s exports writes one line, not 3,600. Later failures of a cause already logged go to
-/// Debug. A clean export logs that exports succeed again (Information) and forgets the causes, so
-/// that the next outage is logged again. Thread-safe.
+/// Logs each cause of failure once (a Warning of one line: what failed, and the exception's type
+/// and message), not once per export: a receiver that is down for an hour of 1 s exports writes one
+/// line, not 3,600. The exception with its stack goes to Debug (event 67), as do later failures of
+/// a cause already logged. A clean export after a failure logs that exports succeed again
+/// (Information, once) and forgets the causes, so that the next outage is logged again; a clean
+/// export otherwise logs nothing. The event ids are listed in docs/otlp.md. Thread-safe.
 /// </summary>
 internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
 {
@@ -31,7 +33,8 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     {
         if (First(last.Cause))
         {
-            LogExportFailed(logger, endpoint, attempts, last.Detail, last.Exception);
+            LogExportFailed(logger, endpoint, attempts, last.Detail);
+            Stack(last.Exception);
         }
         else
         {
@@ -43,11 +46,18 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     {
         if (First(attempt.Cause))
         {
-            LogPartialSuccess(logger, endpoint, attempt.RejectedDataPoints, attempt.Detail);
+            if (attempt.RejectedDataPoints > 0)
+            {
+                LogPartialSuccess(logger, endpoint, attempt.RejectedDataPoints, Reason(attempt.Detail));
+            }
+            else
+            {
+                LogReceiverWarning(logger, endpoint, attempt.Detail);
+            }
         }
         else
         {
-            LogRejectedAgain(logger, endpoint, attempt.RejectedDataPoints, attempt.Detail);
+            LogRejectedAgain(logger, endpoint, attempt.RejectedDataPoints, Reason(attempt.Detail));
         }
     }
 
@@ -55,7 +65,8 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     {
         if (First(attempt.Cause))
         {
-            LogUnreadableAnswer(logger, endpoint, attempt.Detail, attempt.Exception);
+            LogUnreadableAnswer(logger, endpoint, attempt.Detail);
+            Stack(attempt.Exception);
         }
     }
 
@@ -64,6 +75,17 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
         if (First("threw " + exception.GetType().FullName))
         {
             LogExportThrew(logger, exception);
+        }
+    }
+
+    // A partial success's error_message may be empty: the receiver then said nothing of why.
+    private static string Reason(string message) => message.Length > 0 ? message : "the receiver gave no reason";
+
+    private void Stack(Exception? exception)
+    {
+        if (exception is not null)
+        {
+            LogStack(logger, endpoint, exception);
         }
     }
 
@@ -76,9 +98,9 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     }
 
     [LoggerMessage(EventId = 60, Level = LogLevel.Warning, Message = "An OTLP export to {Endpoint} failed after {Attempts} attempt(s): {Detail}. Its data is sent with the next export. This cause is not logged again until an export succeeds.")]
-    private static partial void LogExportFailed(ILogger logger, Uri endpoint, int attempts, string detail, Exception? exception);
+    private static partial void LogExportFailed(ILogger logger, Uri endpoint, int attempts, string detail);
 
-    [LoggerMessage(EventId = 61, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) of an export: {ErrorMessage}. Rejected points are not sent again. This is not logged again until an export is taken whole.")]
+    [LoggerMessage(EventId = 61, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) of an export ({ErrorMessage}). Rejected points are not sent again. This is not logged again until an export is taken whole.")]
     private static partial void LogPartialSuccess(ILogger logger, Uri endpoint, long rejectedDataPoints, string errorMessage);
 
     [LoggerMessage(EventId = 62, Level = LogLevel.Information, Message = "OTLP exports to {Endpoint} succeed again.")]
@@ -87,12 +109,18 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     [LoggerMessage(EventId = 63, Level = LogLevel.Debug, Message = "An OTLP export to {Endpoint} failed again: {Detail}.")]
     private static partial void LogRepeated(ILogger logger, Uri endpoint, string detail);
 
-    [LoggerMessage(EventId = 64, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} took an export but its answer could not be read: {Detail}.")]
-    private static partial void LogUnreadableAnswer(ILogger logger, Uri endpoint, string detail, Exception? exception);
+    [LoggerMessage(EventId = 64, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} took an export but its answer could not be read: {Detail}")]
+    private static partial void LogUnreadableAnswer(ILogger logger, Uri endpoint, string detail);
 
     [LoggerMessage(EventId = 65, Level = LogLevel.Error, Message = "An OTLP export failed unexpectedly (collecting or sending); its data goes with the next export.")]
     private static partial void LogExportThrew(ILogger logger, Exception exception);
 
-    [LoggerMessage(EventId = 66, Level = LogLevel.Debug, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) again: {ErrorMessage}.")]
+    [LoggerMessage(EventId = 66, Level = LogLevel.Debug, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) again ({ErrorMessage}).")]
     private static partial void LogRejectedAgain(ILogger logger, Uri endpoint, long rejectedDataPoints, string errorMessage);
+
+    [LoggerMessage(EventId = 67, Level = LogLevel.Debug, Message = "The exception behind the OTLP export failure logged for {Endpoint}.")]
+    private static partial void LogStack(ILogger logger, Uri endpoint, Exception exception);
+
+    [LoggerMessage(EventId = 68, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} took an export whole, with a warning: {ErrorMessage}. This is not logged again until an export is taken without one.")]
+    private static partial void LogReceiverWarning(ILogger logger, Uri endpoint, string errorMessage);
 }

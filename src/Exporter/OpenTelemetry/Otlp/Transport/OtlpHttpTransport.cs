@@ -88,7 +88,7 @@ internal sealed class OtlpHttpTransport(Func<HttpClient> client, Uri endpoint, O
         }
 
         return response.Content.Headers.ContentType?.MediaType?.StartsWith("text/", StringComparison.Ordinal) == true
-            ? ": " + System.Text.Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 512))
+            ? ": " + System.Text.Encoding.UTF8.GetString(body, 0, Math.Min(body.Length, 512)).ReplaceLineEndings(" ")
             : string.Empty;
     }
 }

@@ -18,8 +18,12 @@ internal sealed class OtlpPart : IScalableMetricsPart
     public OtlpPart(IServiceProvider services, ScalableMetricsOtlpOptions options)
     {
         Options = options;
+        Tls = OtlpTls.Load(options);
         Service = new OtlpExportService(services, options);
     }
+
+    /// <summary>The certificates the options name, loaded; null for the system's defaults.</summary>
+    public OtlpTls? Tls { get; }
 
     /// <summary>The exporter's options, as the host started with them.</summary>
     public ScalableMetricsOtlpOptions Options { get; }
@@ -41,6 +45,9 @@ internal sealed class OtlpPart : IScalableMetricsPart
 
     /// <inheritdoc/>
     public Task StopAsync(CancellationToken cancellationToken) => Service.StopAsync(cancellationToken);
+
+    /// <inheritdoc/>
+    public void ConfigureHttpHandler(HttpMessageHandler handler) => Tls?.Configure(handler);
 
     /// <inheritdoc/>
     public void Dispose() => Service.Dispose();

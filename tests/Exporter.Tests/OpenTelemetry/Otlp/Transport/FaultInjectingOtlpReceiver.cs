@@ -49,11 +49,28 @@ internal sealed class FaultInjectingOtlpReceiver : IAsyncDisposable
         }
     }
 
-    public static async Task<FaultInjectingOtlpReceiver> StartAsync(bool http2 = false)
+    /// <summary>Starts a receiver; over TLS with <paramref name="tls"/>'s server certificate where given, and then,
+    /// with <paramref name="requireClientCertificate"/>, only for a client certificate of that authority.</summary>
+    public static async Task<FaultInjectingOtlpReceiver> StartAsync(bool http2 = false, TestCertificates? tls = null, bool requireClientCertificate = false)
     {
         WebApplicationBuilder builder = WebApplication.CreateEmptyBuilder(new WebApplicationOptions());
         builder.WebHost.UseKestrelCore().ConfigureKestrel(kestrel =>
-            kestrel.Listen(IPAddress.Loopback, 0, listen => listen.Protocols = http2 ? HttpProtocols.Http2 : HttpProtocols.Http1));
+            kestrel.Listen(IPAddress.Loopback, 0, listen =>
+            {
+                listen.Protocols = http2 ? HttpProtocols.Http2 : HttpProtocols.Http1;
+                if (tls is not null)
+                {
+                    listen.UseHttps(https =>
+                    {
+                        https.ServerCertificate = tls.Server;
+                        if (requireClientCertificate)
+                        {
+                            https.ClientCertificateMode = Microsoft.AspNetCore.Server.Kestrel.Https.ClientCertificateMode.RequireCertificate;
+                            https.ClientCertificateValidation = (certificate, _, _) => tls.Trusts(certificate);
+                        }
+                    });
+                }
+            }));
         WebApplication app = builder.Build();
         var receiver = new FaultInjectingOtlpReceiver(app);
         app.Run(receiver.HandleAsync);

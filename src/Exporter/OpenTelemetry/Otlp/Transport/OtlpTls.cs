@@ -1,0 +1,143 @@
+using System.Net.Security;
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
+
+/// <summary>
+/// The exporter's TLS beyond the system's defaults, after the OTLP exporter specification's
+/// <c>OTEL_EXPORTER_OTLP_CERTIFICATE</c>, <c>..._CLIENT_CERTIFICATE</c> and <c>..._CLIENT_KEY</c>:
+/// the receiver's certificate verified against the CA certificates of a PEM file instead of the
+/// system's trust store, and a client certificate (PEM, its key in the same file or its own) for
+/// mutual TLS. Applied to the primary handler of the exporter's <c>IHttpClientFactory</c> client,
+/// so OTLP/HTTP and OTLP/gRPC both use it. Loaded once, when the host starts. Thread-safe (immutable).
+/// </summary>
+internal sealed class OtlpTls
+{
+    private const string ServerAuthenticationOid = "1.3.6.1.5.5.7.3.1";
+
+    private readonly X509Certificate2Collection? _trusted;
+    private readonly X509Certificate2? _client;
+
+    private OtlpTls(X509Certificate2Collection? trusted, X509Certificate2? client)
+    {
+        _trusted = trusted;
+        _client = client;
+    }
+
+    /// <summary>The TLS settings of <paramref name="options"/>, loaded; null where it sets none.</summary>
+    /// <exception cref="InvalidOperationException">A file cannot be read, or does not hold what it should; the message names the option.</exception>
+    public static OtlpTls? Load(ScalableMetricsOtlpOptions options)
+    {
+        if (options.CertificateFile is null && options.ClientCertificateFile is null && options.ClientKeyFile is null)
+        {
+            return null;
+        }
+
+        if (options.ClientKeyFile is not null && options.ClientCertificateFile is null)
+        {
+            throw new InvalidOperationException($"{nameof(ScalableMetricsOtlpOptions.ClientKeyFile)} is set without {nameof(ScalableMetricsOtlpOptions.ClientCertificateFile)}.");
+        }
+
+        X509Certificate2Collection? trusted = null;
+        if (options.CertificateFile is { } caFile)
+        {
+            trusted = [];
+            try
+            {
+                trusted.ImportFromPemFile(caFile);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or CryptographicException)
+            {
+                throw new InvalidOperationException($"{nameof(ScalableMetricsOtlpOptions.CertificateFile)} '{caFile}' does not load as PEM certificates: {e.Message}", e);
+            }
+
+            if (trusted.Count == 0)
+            {
+                throw new InvalidOperationException($"{nameof(ScalableMetricsOtlpOptions.CertificateFile)} '{caFile}' holds no PEM certificate.");
+            }
+        }
+
+        X509Certificate2? client = null;
+        if (options.ClientCertificateFile is { } certFile)
+        {
+            try
+            {
+                client = X509Certificate2.CreateFromPemFile(certFile, options.ClientKeyFile);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or CryptographicException or ArgumentException)
+            {
+                throw new InvalidOperationException($"{nameof(ScalableMetricsOtlpOptions.ClientCertificateFile)} '{certFile}' and {nameof(ScalableMetricsOtlpOptions.ClientKeyFile)} '{options.ClientKeyFile ?? certFile}' do not load as a PEM certificate and its private key: {e.Message}", e);
+            }
+
+            if (OperatingSystem.IsWindows())
+            {
+                // SChannel needs a key it can persist; the PEM's is ephemeral.
+                client = X509CertificateLoader.LoadPkcs12(client.Export(X509ContentType.Pkcs12), null);
+            }
+        }
+
+        return new OtlpTls(trusted, client);
+    }
+
+    /// <summary>Sets the client certificate and the receiver's check on the factory's primary handler.</summary>
+    /// <exception cref="InvalidOperationException">The application made the primary handler one that takes no certificates.</exception>
+    public void Configure(HttpMessageHandler handler)
+    {
+        switch (handler)
+        {
+            case SocketsHttpHandler sockets:
+                if (_client is not null)
+                {
+                    sockets.SslOptions.ClientCertificates = [_client];
+                }
+
+                if (_trusted is not null)
+                {
+                    sockets.SslOptions.RemoteCertificateValidationCallback = (_, certificate, chain, errors) => Validate(certificate, chain, errors);
+                }
+
+                break;
+            case HttpClientHandler client:
+                if (_client is not null)
+                {
+                    client.ClientCertificateOptions = ClientCertificateOption.Manual;
+                    client.ClientCertificates.Add(_client);
+                }
+
+                if (_trusted is not null)
+                {
+                    client.ServerCertificateCustomValidationCallback = (_, certificate, chain, errors) => Validate(certificate, chain, errors);
+                }
+
+                break;
+            default:
+                throw new InvalidOperationException($"The OTLP exporter's certificates need the primary handler of the HttpClient '{ScalableMetricsOtlpOptions.HttpClientName}' to be a SocketsHttpHandler or an HttpClientHandler; it is a {handler.GetType().Name}.");
+        }
+    }
+
+    // The host name as the system checks it; the chain against the given CAs alone.
+    private bool Validate(System.Security.Cryptography.X509Certificates.X509Certificate? certificate, X509Chain? presented, SslPolicyErrors errors)
+    {
+        if (certificate is null || (errors & (SslPolicyErrors.RemoteCertificateNameMismatch | SslPolicyErrors.RemoteCertificateNotAvailable)) != 0)
+        {
+            return false;
+        }
+
+        using var chain = new X509Chain();
+        chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
+        chain.ChainPolicy.CustomTrustStore.AddRange(_trusted!);
+        chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
+        chain.ChainPolicy.ApplicationPolicy.Add(new Oid(ServerAuthenticationOid));
+        if (presented is not null)
+        {
+            foreach (X509ChainElement element in presented.ChainElements)
+            {
+                chain.ChainPolicy.ExtraStore.Add(element.Certificate);
+            }
+        }
+
+        using X509Certificate2 leaf = X509CertificateLoader.LoadCertificate(certificate.GetRawCertData());
+        return chain.Build(leaf);
+    }
+}

@@ -1,0 +1,242 @@
+using System.Net;
+using System.Net.Http.Headers;
+using System.Security.Authentication;
+using System.Text;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
+
+namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping.Security;
+
+/// <summary>
+/// The standalone listener with a web configuration as Prometheus' exporters take one: TLS with
+/// certificates made at test time, client certificates, and basic authentication with bcrypt
+/// hashes (cost 4, the lowest, to keep the tests fast); over loopback, a few requests each.
+/// </summary>
+public sealed class ScrapeListenerSecurityTests : IDisposable
+{
+    private const string User = "prometheus";
+    private const string Password = "s3cret scrape";
+
+    private readonly TestCertificates _certificates = TestCertificates.Create();
+    private readonly string _webConfig;
+
+    public ScrapeListenerSecurityTests() => _webConfig = Path.Combine(_certificates.Directory, "web-config.yml");
+
+    public void Dispose() => _certificates.Dispose();
+
+    [Fact]
+    public async Task ServesTheExactTotalOverTlsToACallerWithCredentials()
+    {
+        WriteWebConfig(Tls() + Users((User, Password)));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        host.Services.GetRequiredService<MetricRegistry>().CreateCounter("secure.items").Add(1234);
+        await host.StartAsync();
+        try
+        {
+            using HttpClient client = _certificates.NewClient();
+            using HttpResponseMessage response = await client.SendAsync(Get(host, User, Password));
+
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+            Assert.Contains("\nsecure_items_total{otel_scope_name=\"ScalableMetrics\"} 1234\n", "\n" + await response.Content.ReadAsStringAsync());
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    [Theory]
+    [InlineData(null, null)]
+    [InlineData(User, "wrong")]
+    [InlineData("nobody", Password)]
+    [InlineData(User, "")]
+    public async Task RefusesMissingOrWrongCredentials401WithABasicChallenge(string? user, string? password)
+    {
+        WriteWebConfig(Tls() + Users((User, Password)));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        await host.StartAsync();
+        try
+        {
+            using HttpClient client = _certificates.NewClient();
+            using HttpResponseMessage response = await client.SendAsync(Get(host, user, password));
+
+            Assert.Equal(HttpStatusCode.Unauthorized, response.StatusCode);
+            AuthenticationHeaderValue challenge = Assert.Single(response.Headers.WwwAuthenticate);
+            Assert.Equal("Basic", challenge.Scheme);
+            Assert.DoesNotContain("secure", await response.Content.ReadAsStringAsync(), StringComparison.Ordinal);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    [Fact]
+    public async Task AClientThatTrustsAnotherAuthorityFailsTheHandshake()
+    {
+        WriteWebConfig(Tls());
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        await host.StartAsync();
+        try
+        {
+            using var other = TestCertificates.Create("Other");
+            using HttpClient client = other.NewClient();
+
+            HttpRequestException refused = await Assert.ThrowsAsync<HttpRequestException>(() => client.SendAsync(Get(host, null, null)));
+            Assert.IsType<AuthenticationException>(refused.InnerException);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    [Fact]
+    public async Task RequireAndVerifyClientCertServesOnlyAClientCertificateOfItsAuthority()
+    {
+        WriteWebConfig(Tls($"  client_ca_file: ca.pem\n  client_auth_type: RequireAndVerifyClientCert\n"));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        await host.StartAsync();
+        try
+        {
+            using var other = TestCertificates.Create("Other");
+            using HttpClient withoutCertificate = _certificates.NewClient();
+            using HttpClient withOthers = _certificates.NewClient(other.Client);
+            using HttpClient withOwn = _certificates.NewClient(_certificates.Client);
+
+            await Assert.ThrowsAsync<HttpRequestException>(() => withoutCertificate.SendAsync(Get(host, null, null)));
+            await Assert.ThrowsAsync<HttpRequestException>(() => withOthers.SendAsync(Get(host, null, null)));
+            using HttpResponseMessage response = await withOwn.SendAsync(Get(host, null, null));
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    [Fact]
+    public async Task AChangedFileTakesEffectAtTheNextRequest()
+    {
+        WriteWebConfig(Users((User, Password)));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        await host.StartAsync();
+        try
+        {
+            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            using (HttpResponseMessage before = await client.SendAsync(Get(host, User, Password, "http")))
+            {
+                Assert.Equal(HttpStatusCode.OK, before.StatusCode);
+            }
+
+            WriteWebConfig(Users((User, "rotated")));
+            using (HttpResponseMessage old = await client.SendAsync(Get(host, User, Password, "http")))
+            {
+                Assert.Equal(HttpStatusCode.Unauthorized, old.StatusCode);
+            }
+
+            using (HttpResponseMessage rotated = await client.SendAsync(Get(host, User, "rotated", "http")))
+            {
+                Assert.Equal(HttpStatusCode.OK, rotated.StatusCode);
+            }
+
+            // A change that does not load leaves the one before in force.
+            WriteWebConfig("basic_auth_users:\n  prometheus: not-a-hash\n");
+            using HttpResponseMessage kept = await client.SendAsync(Get(host, User, "rotated", "http"));
+            Assert.Equal(HttpStatusCode.OK, kept.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    [Fact]
+    public async Task TakesTheSameKeysFromTheConfigurationSection()
+    {
+        using IHost host = BuildHost(
+            o => o.AddScrapeListener(0),
+            new Dictionary<string, string?>
+            {
+                ["ScalableMetrics:ScrapeListener:tls_server_config:cert_file"] = _certificates.ServerCertFile,
+                ["ScalableMetrics:ScrapeListener:tls_server_config:key_file"] = _certificates.ServerKeyFile,
+                ["ScalableMetrics:ScrapeListener:basic_auth_users:" + User] = BCrypt.Net.BCrypt.HashPassword(Password, 4),
+            });
+        await host.StartAsync();
+        try
+        {
+            using HttpClient client = _certificates.NewClient();
+            using HttpResponseMessage anonymous = await client.SendAsync(Get(host, null, null));
+            using HttpResponseMessage scraper = await client.SendAsync(Get(host, User, Password));
+
+            Assert.Equal(HttpStatusCode.Unauthorized, anonymous.StatusCode);
+            Assert.Equal(HttpStatusCode.OK, scraper.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    [Theory]
+    [InlineData("tls_server_config:\n  cert_file: server.pem\n", "needs both cert_file and key_file")]
+    [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  min_version: TLS10\n", "min_version 'TLS10'")]
+    [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  client_auth_type: RequireAndVerifyClientCert\n", "needs client_ca_file")]
+    [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n", "tls_server_config:cipher_suites:0 is not supported")]
+    [InlineData("basic_auth_users:\n  prometheus: plain\n", "basic_auth_users:prometheus is not a bcrypt hash")]
+    [InlineData("basic_auth_user:\n  prometheus: x\n", "basic_auth_user:prometheus is not a key")]
+    [InlineData("tls_server_config:\n  cert_file: missing.pem\n  key_file: server.key\n", "cert_file")]
+    [InlineData("tls_server_config: [", "not valid YAML")]
+    public async Task AnInvalidWebConfigurationStopsTheStartNamingTheSetting(string yaml, string named)
+    {
+        WriteWebConfig(yaml);
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+
+        InvalidOperationException failed = await Assert.ThrowsAsync<InvalidOperationException>(() => host.StartAsync());
+
+        Assert.Contains(named, failed.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AFileAndKeysInTheSectionTogetherStopTheStart()
+    {
+        WriteWebConfig(Users((User, Password)));
+        using IHost host = BuildHost(
+            o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig,
+            new Dictionary<string, string?> { ["ScalableMetrics:ScrapeListener:basic_auth_users:other"] = BCrypt.Net.BCrypt.HashPassword("x", 4) });
+
+        InvalidOperationException failed = await Assert.ThrowsAsync<InvalidOperationException>(() => host.StartAsync());
+
+        Assert.Contains("give one of the two", failed.Message, StringComparison.Ordinal);
+    }
+
+    private string Tls(string extra = "") =>
+        $"tls_server_config:\n  cert_file: server.pem\n  key_file: {_certificates.ServerKeyFile}\n{extra}";
+
+    private static string Users(params (string User, string Password)[] users) =>
+        "basic_auth_users:\n" + string.Concat(users.Select(u => $"  {u.User}: {BCrypt.Net.BCrypt.HashPassword(u.Password, 4)}\n"));
+
+    private void WriteWebConfig(string yaml) => File.WriteAllText(_webConfig, yaml);
+
+    private static HttpRequestMessage Get(IHost host, string? user, string? password, string scheme = "https")
+    {
+        int port = Assert.NotNull(host.Services.GetRequiredService<ScrapeListener>().BoundPort);
+        var request = new HttpRequestMessage(HttpMethod.Get, new Uri($"{scheme}://127.0.0.1:{port}/metrics"));
+        if (user is not null)
+        {
+            request.Headers.Authorization = new AuthenticationHeaderValue("Basic", Convert.ToBase64String(Encoding.UTF8.GetBytes(user + ":" + password)));
+        }
+
+        return request;
+    }
+
+    private static IHost BuildHost(Action<ScalableMetricsOptions> configure, Dictionary<string, string?>? settings = null)
+    {
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddInMemoryCollection(settings ?? []);
+        builder.AddScalableMetrics(configure);
+        return builder.Build();
+    }
+}
