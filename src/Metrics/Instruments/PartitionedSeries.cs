@@ -548,6 +548,10 @@ public abstract unsafe class PartitionedSeries : Series
         where TSeries : PartitionedSeries
     {
         Debug.Assert(ranges.Length == series.Length, "a range per series");
+
+        // The per-partition arena, whose chunks the promoted ranges are in, even where the caller
+        // found the arena through a compact series' chunk.
+        arena = arena.PerPartition;
         lock (arena.ReadLock)
         {
             if (!arena.StartsCompact)

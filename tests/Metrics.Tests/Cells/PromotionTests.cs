@@ -246,6 +246,23 @@ public class PromotionTests
         }
     }
 
+    [StorageTheory]
+    [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
+    public void ABucketedOperationSeriesReadsBothCopiesAfterPromotion(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        OperationData operation = registry.CreateOperationData("test.operation", boundaries: [0.5]);
+        OperationSeries series = operation.Bind();
+        series.Record(TimeSpan.FromSeconds(0.25));
+        Assert.True(series.TryPromote());
+        series.Record(TimeSpan.FromSeconds(2));
+        series.Record(TimeSpan.FromSeconds(0.25));
+
+        OperationReading reading = series.Read();
+        Assert.Equal(3, reading.Count);
+        Assert.Equal(reading.Count, operation.Collect().Single().Count);
+    }
+
     [Fact]
     public void AStorageOrBudgetOutOfRangeIsRefusedWithTheOptionsName()
     {
