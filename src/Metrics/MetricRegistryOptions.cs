@@ -56,6 +56,15 @@ public class MetricRegistryOptions
     /// </remarks>
     public ExemplarFilter ExemplarFilter { get; set; } = ExemplarFilter.None;
 
+    /// <summary>The views that change how the instruments they match are stored and exported: renamed,
+    /// dropped, some tag keys kept or dropped, bucketed otherwise, with a series limit or an exemplar
+    /// filter of their own (see <see cref="MetricView"/>). They apply to the registry's own instruments
+    /// and to every listened meter's (<c>AddMeter</c>), when each instrument is created.</summary>
+    /// <remarks>Default: none. Bound from configuration as a list (<c>ScalableMetrics:Registry:Views:0:Instrument</c>).
+    /// A view that breaks a rule makes creating the registry throw <see cref="ArgumentException"/> naming it.
+    /// The first view that matches an instrument applies. See docs/views.md.</remarks>
+    public IList<MetricView> Views { get; } = new List<MetricView>();
+
     /// <summary>The largest <see cref="PartitionCount"/>: 65,536.</summary>
     public const int MaxPartitionCount = 65_536;
 
