@@ -74,6 +74,7 @@ public static class ScalableMetricsServiceCollectionExtensions
         });
 
         services.TryAddSingleton<ScalableMetricsParts>();
+        services.TryAddSingleton<RegistryMeterPublication>();
 
         // The library's own metrics, in a registry of their own that every exporter reads as it
         // reads the others; made only where ExportSelfMetrics asks for them (the scrape, OTLP).
