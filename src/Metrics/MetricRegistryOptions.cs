@@ -46,7 +46,8 @@ public class MetricRegistryOptions
     /// <see cref="DoubleReading.Exemplar"/>, <see cref="HistogramReading.Exemplars"/>).</summary>
     /// <remarks>
     /// <para>Default: <see cref="ExemplarFilter.None"/>: nothing is kept or allocated, and an add or
-    /// record runs the same instructions as without exemplars. With <see cref="ExemplarFilter.TraceBased"/>,
+    /// record runs the same instructions as without exemplars. With <see cref="ExemplarFilter.AlwaysOn"/>, every
+    /// measurement is kept, traced or not (<see cref="ExemplarFilter"/>). With <see cref="ExemplarFilter.TraceBased"/>,
     /// every add or record leaves the inlined write path for one out of line, and a sampled
     /// measurement also reads the clock and writes a slot behind a sequence lock (never a lock, never
     /// an allocation once its partition's slots exist); an unsampled one reads <see cref="System.Diagnostics.Activity.Current"/>.</para>
