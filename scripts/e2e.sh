@@ -61,6 +61,11 @@
 # ab as they load the sample. The worker's OTLP/HTTP receiver requires a client certificate of
 # that CA (mutual TLS), which the worker presents from OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE.
 #
+# Views: the sample runs with a view (ScalableMetrics:Registry:Views) that drops url.scheme from
+# ASP.NET Core's http.server.request.duration and re-buckets it ($VIEW_BOUNDARIES): what the real
+# Prometheus stores is that (scripts/e2e-check-prometheus.py). dotnet-counters (installed with
+# `dotnet tool install`, pinned) attached to the sample reads the registry's counter and histogram
+# under meter ScalableMetrics while /metrics is requested (scripts/e2e-check-counters.py).
 # Installs ab (apache2-utils), prometheus and promtool (prometheus), victoria-metrics,
 # python3-prometheus-client, protoc (protobuf-compiler), python3-protobuf, python3-grpcio and curl
 # from Debian's packages if missing.
@@ -73,6 +78,9 @@ STARTUP_TIMEOUT_SECONDS=60
 WORKER_ITEMS=1000000
 TRACE_ID=4bf92f3577b34da6a3ce929d0e0e4736
 TRACEPARENT="00-$TRACE_ID-00f067aa0ba902b7-01"
+# The view's boundaries for ASP.NET Core's request duration (scripts/e2e-check-prometheus.py holds the same).
+VIEW_BOUNDARIES=(0.001 0.01 0.1 1 10 30 60)
+DOTNET_COUNTERS_VERSION=10.0.750501
 # promtool's lint problems (exit 3) accepted, each for one family only: names the runtime gives its
 # own System.Runtime gauges ("non-histogram and non-summary metrics should not have "_count"
 # suffix"), exported as OpenTelemetry's Prometheus conversion writes them. Any other lint problem,
@@ -355,9 +363,17 @@ dotnet build samples/WebApi -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
   fail "build failed"
 }
 
+# The view of ASP.NET Core's request duration: url.scheme dropped, the boundaries re-bucketed.
+VIEW_ARGS=(--ScalableMetrics:Registry:Views:0:Meter=Microsoft.AspNetCore.Hosting
+  --ScalableMetrics:Registry:Views:0:Instrument=http.server.request.duration
+  --ScalableMetrics:Registry:Views:0:ExcludedTagKeys:0=url.scheme)
+for i in "${!VIEW_BOUNDARIES[@]}"; do
+  VIEW_ARGS+=("--ScalableMetrics:Registry:Views:0:HistogramBoundaries:$i=${VIEW_BOUNDARIES[$i]}")
+done
+
 # Port 0: the sample binds a free port and prints it ("Listening on http://127.0.0.1:PORT").
 dotnet samples/WebApi/bin/Release/net10.0/ScalableMetrics.Samples.WebApi.dll --urls http://127.0.0.1:0 \
-  --Sample:AwkwardSeries=true --ScalableMetrics:Registry:ExemplarFilter=TraceBased \
+  --Sample:AwkwardSeries=true --ScalableMetrics:Registry:ExemplarFilter=TraceBased "${VIEW_ARGS[@]}" \
   --OTEL_EXPORTER_OTLP_ENDPOINT="$SAMPLE_OTLP_URL" --OTEL_EXPORTER_OTLP_PROTOCOL=grpc --OTEL_METRIC_EXPORT_INTERVAL=1000 >"$WORK/app.log" 2>&1 &
 APP_PID=$!
 
@@ -501,6 +517,22 @@ openmetrics_status=0
 SSL_CERT_FILE="$WORK/tls/ca.pem" SCRAPE_AUTHORIZATION="$WORKER_AUTHORIZATION" \
   "$DEBIAN_PYTHON" scripts/e2e-check-openmetrics.py "$BASE_URL/metrics" "$WORKER_URL/metrics" >"$WORK/openmetrics-check.txt" 2>&1 || openmetrics_status=$?
 
+echo "e2e: dotnet-counters $DOTNET_COUNTERS_VERSION reading the registry's meter from the sample"
+counters_status=0
+{
+  [[ -x $WORK/dotnet-tools/dotnet-counters ]] || dotnet tool install --tool-path "$WORK/dotnet-tools" dotnet-counters --version "$DOTNET_COUNTERS_VERSION" >"$WORK/dotnet-counters-install.log" 2>&1
+  # Requests to /metrics while it listens (not /hello, whose counts the OTLP checks below hold exact).
+  # Only the two instruments, and room for more series than the tool's default 1,000: the awkward
+  # overflow counter alone has 2,001, which would crowd the others out.
+  (for ((i = 0; i < 60; i++)); do curl -s -o /dev/null --max-time 2 "$BASE_URL/metrics" || true; sleep 0.1; done) &
+  load_pid=$!
+  timeout 60 "$WORK/dotnet-tools/dotnet-counters" collect -p "$APP_PID" --counters 'ScalableMetrics[webapi.requests,webapi.request.duration]' \
+    --maxTimeSeries 10000 --refresh-interval 1 \
+    --duration 00:00:00:06 --format json -o "$WORK/counters.json" >"$WORK/dotnet-counters.log" 2>&1
+  wait "$load_pid"
+  python3 scripts/e2e-check-counters.py "$WORK/counters.json" ScalableMetrics
+} >"$WORK/counters-check.txt" 2>&1 || counters_status=$?
+
 echo "e2e: stopping the sample and the worker (final OTLP exports), checking what the OTLP receivers stored"
 stop_gracefully "$APP_PID" "the sample"
 APP_PID=
@@ -526,6 +558,7 @@ echo "prometheus with native histograms (protobuf scrapes): $(grep -c '^ok' "$WO
 echo "exemplars (both servers): $(grep -c '^ok' "$WORK/exemplar-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/exemplar-check.txt" || true) failed"
 echo "victoriametrics (second scraper): $(grep -c '^ok' "$WORK/victoriametrics-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/victoriametrics-check.txt" || true) failed"
 echo "strict OpenMetrics parser: $(grep -c '^ok' "$WORK/openmetrics-check.txt" || true) bodies valid, $(grep -c '^FAIL' "$WORK/openmetrics-check.txt" || true) rejected"
+echo "dotnet-counters (registry counter and histogram): $(grep -c '^ok' "$WORK/counters-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/counters-check.txt" || true) failed"
 echo "OTLP (sample gRPC cumulative, worker HTTP delta+gzip over mutual TLS): $(grep -c '^ok' "$WORK/otlp-check.txt" || true) checks ok, $(grep -c '^FAIL' "$WORK/otlp-check.txt" || true) failed"
 echo
 cat "$WORK/prometheus-check.txt"
@@ -538,6 +571,8 @@ echo "-- victoriametrics:"
 cat "$WORK/victoriametrics-check.txt"
 echo "-- strict OpenMetrics parser:"
 cat "$WORK/openmetrics-check.txt"
+echo "-- dotnet-counters:"
+cat "$WORK/counters-check.txt"
 echo "-- OTLP receivers:"
 cat "$WORK/otlp-check.txt"
 echo
@@ -560,5 +595,6 @@ echo
 ((victoriametrics_status == 0)) || fail "VictoriaMetrics did not store the exact values (see above)"
 ((openmetrics_status == 0)) || fail "the strict OpenMetrics parser rejected a body (see above)"
 ((native_status == 0)) || fail "the native-histograms Prometheus did not store the exact values, the quantile was off, or the protobuf message's classic buckets were not those stored (see above)"
+((counters_status == 0)) || fail "dotnet-counters did not read the registry's counter and histogram (see above)"
 ((otlp_status == 0)) || fail "the OTLP receivers did not get the exact values (see above)"
 echo "e2e: PASS"

@@ -9,6 +9,7 @@ using ScalableMetrics.Instruments.Observables;
 using ScalableMetrics.Naming;
 using ScalableMetrics.Platform.Rseq;
 using ScalableMetrics.Tags;
+using ScalableMetrics.Views;
 
 namespace ScalableMetrics;
 
@@ -35,6 +36,10 @@ public sealed class MetricRegistry
     private readonly List<Action<Instrument>> _observers = [];
     private readonly Lock _lock = new();
     private readonly TagLimits _tagLimits;
+    private readonly ViewSet _views;
+
+    // Instruments a view drops, by the name asked for: returned to record into, never exported.
+    private readonly Dictionary<string, Instrument> _dropped = new(StringComparer.OrdinalIgnoreCase);
 
     // Every series' slots, one region per partition (see PartitionArena).
     private readonly PartitionArena _arena;
@@ -65,8 +70,23 @@ public sealed class MetricRegistry
     /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">An option is out of range, as for <see cref="MetricRegistry(MetricRegistryOptions)"/>.</exception>
     internal MetricRegistry(MetricRegistryOptions options, bool selfMetricNamesAllowed)
+        : this(options, DefaultMeterName, selfMetricNamesAllowed)
+    {
+    }
+
+    /// <summary>Creates a registry whose instruments are published under the meter <paramref name="meterName"/>:
+    /// the name its views (<see cref="MetricRegistryOptions.Views"/>) match <see cref="MetricView.Meter"/> against.</summary>
+    /// <param name="options">Its settings, read once here.</param>
+    /// <param name="meterName">Its meter's name: <c>ScalableMetricsOptions.MeterName</c>, or a listened meter's name.</param>
+    /// <param name="selfMetricNamesAllowed">Whether its instruments may take the self-metrics' names.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range, as for <see cref="MetricRegistry(MetricRegistryOptions)"/>.</exception>
+    /// <exception cref="ArgumentException">A view breaks a rule of <see cref="MetricView"/>.</exception>
+    internal MetricRegistry(MetricRegistryOptions options, string meterName, bool selfMetricNamesAllowed = false)
     {
         ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(meterName);
+        MeterName = meterName;
         _names = new NameReservations(selfMetricNamesAllowed);
         if (!Enum.IsDefined(options.Strategy))
         {
@@ -102,6 +122,7 @@ public sealed class MetricRegistry
             throw new ArgumentOutOfRangeException(nameof(options), options.MaxPromotedBytes, $"{nameof(MetricRegistryOptions.MaxPromotedBytes)} must not be negative.");
         }
 
+        _views = ViewSet.Of(options.Views);
         ExemplarFilter = options.ExemplarFilter;
         SeriesStorage = options.SeriesStorage;
         MaxSeriesPerInstrument = options.MaxSeriesPerInstrument;
@@ -118,6 +139,14 @@ public sealed class MetricRegistry
 
     /// <summary>The series of this registry's instruments promoted from compact to a copy per partition so far (<see cref="SeriesStorage.Adaptive"/>). Thread-safe.</summary>
     public long PromotedSeriesCount => _arena.PromotedSeriesCount;
+    /// <summary>The meter name a registry made outside the hosting packages matches views against: <c>ScalableMetrics</c>, the bridge's default.</summary>
+    internal const string DefaultMeterName = "ScalableMetrics";
+
+    /// <summary>The name of the meter this registry's instruments are published under, which its views match.</summary>
+    internal string MeterName { get; }
+
+    /// <summary>The view that applies to the instrument named <paramref name="name"/>, or null.</summary>
+    internal CompiledView? ViewOf(string name) => _views.Find(MeterName, name);
 
     /// <summary>The strategy this registry's instruments use: the one asked for, or <see cref="PartitionStrategy.PerThread"/> where no processor id can be had.</summary>
     public PartitionStrategy Strategy { get; }
@@ -154,7 +183,7 @@ public sealed class MetricRegistry
     /// <remarks>Its series table creates at most <see cref="MaxSeriesPerInstrument"/> series for
     /// callers' tag sets, and counts the overflow series only once it exists, created by the record
     /// it takes: one series more than the limit is that series.</remarks>
-    internal bool HasOverflowSeries(Instrument instrument) => instrument.SeriesCount > MaxSeriesPerInstrument;
+    internal bool HasOverflowSeries(Instrument instrument) => instrument.SeriesCount > instrument.MaxSeries;
 
     /// <summary>The most instruments this registry creates (<see cref="MetricRegistryOptions.MaxInstruments"/>).</summary>
     public int MaxInstruments { get; }
@@ -192,7 +221,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedCounter CreateCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, () => new PartitionedCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
+        GetOrCreate(name, unit, s => new PartitionedCounter(s.Name, unit, description, _arena, s.MaxSeries, s.TagLimits, s.ExemplarFilter));
 
     /// <summary>Creates an operation timer (count and elapsed seconds, and with <paramref name="boundaries"/> a count per bucket), or returns the one already created with this name and the same boundaries.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -208,11 +237,12 @@ public sealed class MetricRegistry
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public OperationData CreateOperationData(string name, string? description = null, IReadOnlyList<double>? boundaries = null)
     {
-        HistogramBuckets? buckets = boundaries is null ? null : HistogramBuckets.Create(boundaries, nameof(boundaries));
-        OperationData operation = GetOrCreate(name, OperationData.ElapsedUnit, () => new OperationData(name, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
+        CompiledView? view = ThrowIfExponential(ViewOf(name), nameof(ScalableMetrics.OperationData), name);
+        HistogramBuckets? buckets = view?.Buckets ?? (boundaries is null ? null : HistogramBuckets.Create(boundaries, nameof(boundaries)));
+        OperationData operation = GetOrCreate(name, OperationData.ElapsedUnit, s => new OperationData(s.Name, description, buckets, _arena, s.MaxSeries, s.TagLimits));
         if (operation.Buckets is null ? buckets is not null : buckets is null || !operation.Buckets.SameAs(buckets))
         {
-            throw BoundariesDiffer(operation, operation.Boundaries, boundaries);
+            throw BoundariesDiffer(operation, operation.Boundaries, buckets?.Boundaries);
         }
 
         return operation;
@@ -230,7 +260,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedDoubleCounter CreateDoubleCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, () => new PartitionedDoubleCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
+        GetOrCreate(name, unit, s => new PartitionedDoubleCounter(s.Name, unit, description, _arena, s.MaxSeries, s.TagLimits, s.ExemplarFilter));
 
     /// <summary>Creates a partitioned up-down counter of <see cref="long"/> values, or returns the one already created with this name and unit.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.requests.in_flight</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -244,7 +274,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the up-down counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedUpDownCounter CreateUpDownCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, () => new PartitionedUpDownCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, s => new PartitionedUpDownCounter(s.Name, unit, description, _arena, s.MaxSeries, s.TagLimits));
 
     /// <summary>Creates a partitioned up-down counter of <see cref="double"/> values, or returns the one already created with this name and unit.</summary>
     /// <param name="name">The instrument name, e.g. <c>queue.work.pending</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -258,7 +288,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the up-down counter was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedDoubleUpDownCounter CreateDoubleUpDownCounter(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, () => new PartitionedDoubleUpDownCounter(name, unit, description, _arena, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, s => new PartitionedDoubleUpDownCounter(s.Name, unit, description, _arena, s.MaxSeries, s.TagLimits));
 
     /// <summary>Creates a partitioned histogram with explicit bucket boundaries, or returns the one already created with this name, unit and boundaries.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.request.duration</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -275,11 +305,12 @@ public sealed class MetricRegistry
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedHistogram CreateHistogram(string name, string? unit = null, string? description = null, IReadOnlyList<double>? boundaries = null)
     {
-        HistogramBuckets buckets = HistogramBuckets.Create(boundaries ?? PartitionedHistogram.DefaultBoundaries, nameof(boundaries));
-        PartitionedHistogram histogram = GetOrCreate(name, unit, () => new PartitionedHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits, ExemplarFilter));
+        CompiledView? view = ThrowIfExponential(ViewOf(name), nameof(PartitionedHistogram), name);
+        HistogramBuckets buckets = view?.Buckets ?? HistogramBuckets.Create(boundaries ?? PartitionedHistogram.DefaultBoundaries, nameof(boundaries));
+        PartitionedHistogram histogram = GetOrCreate(name, unit, s => new PartitionedHistogram(s.Name, unit, description, buckets, _arena, s.MaxSeries, s.TagLimits, s.ExemplarFilter));
         if (!histogram.Buckets.SameAs(buckets))
         {
-            throw BoundariesDiffer(histogram, histogram.Boundaries, boundaries ?? PartitionedHistogram.DefaultBoundaries);
+            throw BoundariesDiffer(histogram, histogram.Boundaries, buckets.Boundaries);
         }
 
         return histogram;
@@ -317,8 +348,21 @@ public sealed class MetricRegistry
         int maxBuckets = PartitionedExponentialHistogram.DefaultMaxBuckets,
         IReadOnlyList<double>? classicBoundaries = null)
     {
+        if (ViewOf(name) is { } view)
+        {
+            if (view.Buckets is not null)
+            {
+                throw new ArgumentException(
+                    $"The {view.Description} sets bucket boundaries for the {nameof(PartitionedExponentialHistogram)} {ExceptionText.Quote(name)}; a registry histogram keeps the kind it is created with. Set the view's exponential settings, or create a {nameof(PartitionedHistogram)}.",
+                    nameof(name));
+            }
+
+            scale = view.Scale ?? scale;
+            maxBuckets = view.MaxBuckets ?? maxBuckets;
+        }
+
         ExponentialBuckets buckets = ExponentialBuckets.Create(scale, minValue, maxValue, maxBuckets, classicBoundaries);
-        PartitionedExponentialHistogram histogram = GetOrCreate(name, unit, () => new PartitionedExponentialHistogram(name, unit, description, buckets, _arena, MaxSeriesPerInstrument, _tagLimits));
+        PartitionedExponentialHistogram histogram = GetOrCreate(name, unit, s => new PartitionedExponentialHistogram(s.Name, unit, description, buckets, _arena, s.MaxSeries, s.TagLimits));
         if (!histogram.Buckets.SameAs(buckets))
         {
             throw new ArgumentException(
@@ -341,7 +385,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the gauge was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public Gauge CreateGauge(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, () => new Gauge(name, unit, description, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, s => new Gauge(s.Name, unit, description, s.MaxSeries, s.TagLimits));
 
     /// <summary>Creates a gauge of <see cref="double"/> values (the last value set per series), or returns the one already created with this name and unit.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.cache.hit_ratio</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -355,7 +399,7 @@ public sealed class MetricRegistry
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the gauge was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public DoubleGauge CreateDoubleGauge(string name, string? unit = null, string? description = null) =>
-        GetOrCreate(name, unit, () => new DoubleGauge(name, unit, description, MaxSeriesPerInstrument, _tagLimits));
+        GetOrCreate(name, unit, s => new DoubleGauge(s.Name, unit, description, s.MaxSeries, s.TagLimits));
 
     /// <summary>Creates an observable counter whose callback reports cumulative <see cref="long"/> totals at every collection.</summary>
     /// <param name="name">The instrument name; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -371,7 +415,7 @@ public sealed class MetricRegistry
     public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
+        return GetOrCreate(name, unit, s => new ObservableCounter(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable counter whose callback reports cumulative <see cref="double"/> totals at every collection.</summary>
@@ -379,7 +423,7 @@ public sealed class MetricRegistry
     public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
+        return GetOrCreate(name, unit, s => new ObservableCounter(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable up-down counter whose callback reports <see cref="long"/> totals, of either sign, at every collection.</summary>
@@ -396,7 +440,7 @@ public sealed class MetricRegistry
     public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableUpDownCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
+        return GetOrCreate(name, unit, s => new ObservableUpDownCounter(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable up-down counter whose callback reports <see cref="double"/> totals, of either sign, at every collection.</summary>
@@ -404,7 +448,7 @@ public sealed class MetricRegistry
     public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableUpDownCounter(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
+        return GetOrCreate(name, unit, s => new ObservableUpDownCounter(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable gauge whose callback reports <see cref="long"/> values at every collection.</summary>
@@ -421,7 +465,7 @@ public sealed class MetricRegistry
     public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
+        return GetOrCreate(name, unit, s => new ObservableGauge(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
     }
 
     /// <summary>Creates an observable gauge whose callback reports <see cref="double"/> values at every collection.</summary>
@@ -429,7 +473,7 @@ public sealed class MetricRegistry
     public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, ObservedValues.Of(observe, MaxSeriesPerInstrument, _tagLimits)), returnsExisting: false);
+        return GetOrCreate(name, unit, s => new ObservableGauge(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
     }
 
     /// <summary>
@@ -439,19 +483,19 @@ public sealed class MetricRegistry
     /// </summary>
     internal ObservableGauge CreateObservableGauge<TValue>(string name, Action<Observations<TValue>> report, string? unit = null, string? description = null)
         where TValue : struct, INumberBase<TValue> =>
-        GetOrCreate(name, unit, () => new ObservableGauge(name, unit, description, ObservedOf(report)), returnsExisting: false);
+        GetOrCreate(name, unit, s => new ObservableGauge(s.Name, unit, description, ObservedOf(report, s)), returnsExisting: false);
 
     /// <summary>As <see cref="CreateObservableGauge{TValue}(string, Action{Observations{TValue}}, string?, string?)"/>, a counter.</summary>
     internal ObservableCounter CreateObservableCounter<TValue>(string name, Action<Observations<TValue>> report, string? unit = null, string? description = null)
         where TValue : struct, INumberBase<TValue> =>
-        GetOrCreate(name, unit, () => new ObservableCounter(name, unit, description, ObservedOf(report)), returnsExisting: false);
+        GetOrCreate(name, unit, s => new ObservableCounter(s.Name, unit, description, ObservedOf(report, s)), returnsExisting: false);
 
     // The values of a reporting callback of longs or doubles, the two value types observable instruments keep.
-    private ObservedValues ObservedOf<TValue>(Action<Observations<TValue>> report)
+    private static ObservedValues ObservedOf<TValue>(Action<Observations<TValue>> report, InstrumentStream stream)
         where TValue : struct, INumberBase<TValue> => report switch
         {
-            Action<Observations<long>> longs => ObservedValues.Of(longs, MaxSeriesPerInstrument, _tagLimits),
-            Action<Observations<double>> doubles => ObservedValues.Of(doubles, MaxSeriesPerInstrument, _tagLimits),
+            Action<Observations<long>> longs => ObservedValues.Of(longs, stream.MaxSeries, stream.TagLimits),
+            Action<Observations<double>> doubles => ObservedValues.Of(doubles, stream.MaxSeries, stream.TagLimits),
             _ => throw new ArgumentException($"An observable instrument reports long or double values, not {typeof(TValue).Name}.", nameof(report)),
         };
 
@@ -493,28 +537,44 @@ public sealed class MetricRegistry
 
     // The new instrument is created before its exported names are checked, so that its family is
     // the one its kind names (ExportedFamily.For), not a second choice made here; one refused is
-    // dropped unseen.
-    private T GetOrCreate<T>(string name, string? unit, Func<T> create, bool returnsExisting = true)
+    // dropped unseen. The view that matches the name asked for is applied here, once.
+    private T GetOrCreate<T>(string name, string? unit, Func<InstrumentStream, T> create, bool returnsExisting = true)
         where T : Instrument
     {
         InstrumentNames.Validate(name, unit);
+        CompiledView? view = ViewOf(name);
+        if (view is { Drop: true })
+        {
+            return GetOrCreateDropped(name, unit, create, returnsExisting);
+        }
+
+        string streamName = view?.Name ?? name;
+        var stream = new InstrumentStream(streamName, view?.CardinalityLimit ?? MaxSeriesPerInstrument, _tagLimits.With(view?.TagKeys), view?.ExemplarFilter ?? ExemplarFilter);
         List<Exception>? observerFailures = null;
         T created;
         lock (_lock)
         {
-            if (_names.HolderOf(name) is { } existing)
+            if (_names.HolderOf(streamName) is { } existing)
             {
-                if (returnsExisting && existing is T same && string.Equals(same.Name, name, StringComparison.OrdinalIgnoreCase) && string.Equals(same.Unit, unit, StringComparison.Ordinal))
+                bool sameAsked = string.Equals(existing.AskedName, name, StringComparison.OrdinalIgnoreCase);
+                if (!sameAsked && (view?.Name is not null || !string.Equals(existing.AskedName, existing.Name, StringComparison.OrdinalIgnoreCase)))
+                {
+                    throw RenamedOntoTaken(typeof(T).Name, name, streamName, view, existing);
+                }
+
+                if (returnsExisting && sameAsked && existing is T same && string.Equals(same.Name, streamName, StringComparison.OrdinalIgnoreCase) && string.Equals(same.Unit, unit, StringComparison.Ordinal))
                 {
                     return same;
                 }
 
-                throw NameReservations.NameTaken(name, existing);
+                throw NameReservations.NameTaken(streamName, existing);
             }
 
-            created = create();
+            created = create(stream);
+            created.AskedName = name;
+            created.MaxSeries = stream.MaxSeries;
             ExportedFamily family = ExportedFamily.For(created);
-            _names.ThrowIfTaken(typeof(T).Name, name, unit, family);
+            _names.ThrowIfTaken(view?.Name is null ? typeof(T).Name : $"{typeof(T).Name} {ExceptionText.Quote(name)}, renamed by the {view.Description} to", streamName, unit, family);
 
             if (_instruments.Count >= MaxInstruments)
             {
@@ -547,6 +607,51 @@ public sealed class MetricRegistry
         }
 
         return created;
+    }
+
+    // An instrument a view drops: made to record into, with one series whatever the tags (every
+    // key dropped), and neither kept among the instruments, named, nor shown to observers.
+    private T GetOrCreateDropped<T>(string name, string? unit, Func<InstrumentStream, T> create, bool returnsExisting)
+        where T : Instrument
+    {
+        lock (_lock)
+        {
+            if (returnsExisting && _dropped.TryGetValue(name, out Instrument? existing) && existing is T same && string.Equals(same.Unit, unit, StringComparison.Ordinal))
+            {
+                return same;
+            }
+
+            T created = create(new InstrumentStream(name, 2, _tagLimits.With(TagKeyFilter.KeepOnly([])), ExemplarFilter.None));
+            created.AskedName = name;
+            created.MaxSeries = 2;
+            _dropped[name] = created;
+            return created;
+        }
+    }
+
+    private static ArgumentException RenamedOntoTaken(string kind, string name, string streamName, CompiledView? view, Instrument existing)
+    {
+        string asked = view?.Name is null ? $"The {kind} {ExceptionText.Quote(name)}" : $"The {view.Description} renames the {kind} {ExceptionText.Quote(name)} to {ExceptionText.Quote(streamName)}, but the name";
+        string holder = string.Equals(existing.AskedName, existing.Name, StringComparison.OrdinalIgnoreCase)
+            ? $"the {existing.GetType().Name} {ExceptionText.Quote(existing.Name)} (unit {ExceptionText.Quote(existing.Unit)})"
+            : $"the {existing.GetType().Name} {ExceptionText.Quote(existing.AskedName)} (unit {ExceptionText.Quote(existing.Unit)}), which a view renamed to {ExceptionText.Quote(existing.Name)}";
+        string verb = view?.Name is null ? $"would take the name {ExceptionText.Quote(streamName)}, which" : "is";
+        return new ArgumentException(
+            $"{asked} {verb} taken by {holder}; two instruments cannot be one stream. Change one of the views.",
+            nameof(name));
+    }
+
+    // A registry histogram or operation keeps the kind it is created with.
+    private static CompiledView? ThrowIfExponential(CompiledView? view, string kind, string name)
+    {
+        if (view is { Exponential: true })
+        {
+            throw new ArgumentException(
+                $"The {view.Description} makes the {kind} {ExceptionText.Quote(name)} an exponential histogram; a registry instrument keeps the kind it is created with. Create it with {nameof(CreateExponentialHistogram)}, or take the exponential settings off the view.",
+                nameof(name));
+        }
+
+        return view;
     }
 
     // What the machine needs: a region for every processor id a write path can pick.

@@ -69,7 +69,8 @@ public class MetricRegistryOptions
     /// <see cref="DoubleReading.Exemplar"/>, <see cref="HistogramReading.Exemplars"/>).</summary>
     /// <remarks>
     /// <para>Default: <see cref="ExemplarFilter.None"/>: nothing is kept or allocated, and an add or
-    /// record runs the same instructions as without exemplars. With <see cref="ExemplarFilter.TraceBased"/>,
+    /// record runs the same instructions as without exemplars. With <see cref="ExemplarFilter.AlwaysOn"/>, every
+    /// measurement is kept, traced or not (<see cref="ExemplarFilter"/>). With <see cref="ExemplarFilter.TraceBased"/>,
     /// every add or record leaves the inlined write path for one out of line, and a sampled
     /// measurement also reads the clock and writes a slot behind a sequence lock (never a lock, never
     /// an allocation once its partition's slots exist); an unsampled one reads <see cref="System.Diagnostics.Activity.Current"/>.</para>
@@ -78,6 +79,15 @@ public class MetricRegistryOptions
     /// in that partition. Exemplars are exported where the format carries them (OpenMetrics, protobuf).</para>
     /// </remarks>
     public ExemplarFilter ExemplarFilter { get; set; } = ExemplarFilter.None;
+
+    /// <summary>The views that change how the instruments they match are stored and exported: renamed,
+    /// dropped, some tag keys kept or dropped, bucketed otherwise, with a series limit or an exemplar
+    /// filter of their own (see <see cref="MetricView"/>). They apply to the registry's own instruments
+    /// and to every listened meter's (<c>AddMeter</c>), when each instrument is created.</summary>
+    /// <remarks>Default: none. Bound from configuration as a list (<c>ScalableMetrics:Registry:Views:0:Instrument</c>).
+    /// A view that breaks a rule makes creating the registry throw <see cref="ArgumentException"/> naming it.
+    /// The first view that matches an instrument applies. See docs/views.md.</remarks>
+    public IList<MetricView> Views { get; } = new List<MetricView>();
 
     /// <summary>The largest <see cref="PartitionCount"/>: 65,536.</summary>
     public const int MaxPartitionCount = 65_536;

@@ -47,6 +47,19 @@ public sealed class ScalableMetricsOptions
     /// The names are kept for these families either way: no instrument may export under one.</remarks>
     public bool ExportSelfMetrics { get; set; } = true;
 
+    /// <summary>
+    /// Whether the registry's instruments are published as <c>System.Diagnostics.Metrics</c> instruments of the meter
+    /// <see cref="MeterName"/>, so that every <c>MeterListener</c> sees them: <c>dotnet-counters</c>, dotnet-monitor,
+    /// an <c>EventListener</c>. Counters, up-down counters, gauges and observable instruments are observable
+    /// instruments read from the registry when the listener collects; histograms are histograms that receive,
+    /// once a second and only while a listener has them enabled, the values recorded since, each as its bucket's
+    /// representative value. Nothing is added to the registry's write path either way.
+    /// </summary>
+    /// <remarks>Default: <see langword="true"/>. Configuration key <c>ScalableMetrics:PublishToMeterListeners</c>.
+    /// With the OpenTelemetry package's <c>UseOpenTelemetry()</c>, its <c>MeterBridge</c> publishes the registry
+    /// on that meter instead (without histograms), and this setting has no effect. See docs/listening.md.</remarks>
+    public bool PublishToMeterListeners { get; set; } = true;
+
     /// <summary>The version of the meter the registry's instruments are published on; it becomes
     /// the <c>otel_scope_version</c> label of every sample of the registry.</summary>
     /// <remarks>Default: <see langword="null"/> (no version, no label).</remarks>

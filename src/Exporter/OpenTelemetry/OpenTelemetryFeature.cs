@@ -14,4 +14,8 @@ internal sealed class OpenTelemetryFeature : IScalableMetricsFeature
 
     /// <inheritdoc/>
     public IScalableMetricsPart Build(IServiceProvider services) => new OpenTelemetryPart(services, MeterProviderConfigurations);
+
+    /// <inheritdoc/>
+    /// <remarks>The bridge's meter is the registry's meter: the host's own publication would be a second meter of that name, which the <c>MeterProvider</c> would aggregate too.</remarks>
+    public bool PublishesRegistryMeter => true;
 }

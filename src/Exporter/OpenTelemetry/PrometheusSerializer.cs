@@ -97,6 +97,13 @@ internal sealed class PrometheusSerializer
                 }
 
                 takenNames.UnionWith(header.WrittenNames);
+                if (!output.Includes(family.ReservedNames))
+                {
+                    // Not asked for (name[]=): left out with its family, reserved all the same.
+                    leftOut = true;
+                    continue;
+                }
+
                 output.WriteHeader(family.TextName, family.Kind, header.Help, family.Unit);
             }
             else if (leftOut || family.Kind != header.Family.Kind)

@@ -16,4 +16,13 @@ public enum ExemplarFilter
     /// request, with the trace and span they were taken in.
     /// </summary>
     TraceBased = 1,
+
+    /// <summary>
+    /// Every measurement is offered (OpenTelemetry's <c>AlwaysOn</c>): each series, partition and
+    /// bucket keeps its last, with the trace and span of <see cref="System.Diagnostics.Activity.Current"/>
+    /// where there is one (recorded or not), and none where there is not. Each add or record reads the
+    /// clock and writes a slot behind a sequence lock: the costliest filter, for services that want an
+    /// exemplar on every series whether traced or not.
+    /// </summary>
+    AlwaysOn = 2,
 }

@@ -28,12 +28,16 @@ internal sealed class ExemplarReservoir
     private const int GuardSlots = 1;
 
     private readonly int _slotCount;
+    private readonly bool _alwaysOn;
     private ExemplarSlot[]?[]? _partitions;
 
     /// <summary>Creates an empty reservoir of <paramref name="slotCount"/> exemplars per partition.</summary>
-    public ExemplarReservoir(int slotCount)
+    /// <param name="slotCount">Exemplars per partition.</param>
+    /// <param name="alwaysOn">Whether every measurement is kept (<see cref="ExemplarFilter.AlwaysOn"/>), not only those of a recorded activity.</param>
+    public ExemplarReservoir(int slotCount, bool alwaysOn = false)
     {
         _slotCount = slotCount;
+        _alwaysOn = alwaysOn;
     }
 
     /// <summary>Exemplars per partition: one per counter, one per histogram bucket.</summary>
@@ -43,7 +47,12 @@ internal sealed class ExemplarReservoir
     internal int AllocatedPartitionCount => Volatile.Read(ref _partitions)?.Count(static p => p is not null) ?? 0;
 
     /// <summary>A reservoir of <paramref name="slotCount"/> exemplars for a series, or null where <paramref name="filter"/> keeps none.</summary>
-    public static ExemplarReservoir? Create(ExemplarFilter filter, int slotCount) => filter == ExemplarFilter.TraceBased ? new ExemplarReservoir(slotCount) : null;
+    public static ExemplarReservoir? Create(ExemplarFilter filter, int slotCount) => filter switch
+    {
+        ExemplarFilter.TraceBased => new ExemplarReservoir(slotCount),
+        ExemplarFilter.AlwaysOn => new ExemplarReservoir(slotCount, alwaysOn: true),
+        _ => null,
+    };
 
     /// <summary>Keeps <paramref name="value"/> in slot <paramref name="slot"/> of the calling partition if the filter samples it: <see cref="Activity.Current"/> is recorded.</summary>
     /// <remarks>Called after the add, from the out-of-line add path of a series that keeps exemplars (see <c>PartitionedSeries</c>).</remarks>
@@ -53,6 +62,13 @@ internal sealed class ExemplarReservoir
         Activity? activity = Activity.Current;
         if (activity is null || !activity.Recorded)
         {
+            if (!_alwaysOn)
+            {
+                return;
+            }
+
+            // AlwaysOn: kept all the same, with the activity's ids where there is one, none where not.
+            Write(ProcessorId.CurrentPartition(), slot, value, DateTime.UtcNow.Ticks, activity?.TraceId ?? default, activity?.SpanId ?? default);
             return;
         }
 

@@ -36,6 +36,19 @@ public abstract class Instrument
     /// </summary>
     internal DateTimeOffset CreatedAt { get; } = DateTimeOffset.UtcNow;
 
+    /// <summary>The name the instrument was asked for under: <see cref="Name"/>, unless a view renamed it
+    /// (<see cref="MetricView.Name"/>). Set by the registry when it creates the instrument.</summary>
+    internal string AskedName
+    {
+        get => field ?? Name;
+        set;
+    }
+
+    /// <summary>The most series it keeps before its overflow series: the registry's
+    /// <see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/> or its view's <see cref="MetricView.CardinalityLimit"/>.
+    /// Set by the registry when it creates the instrument.</summary>
+    internal int MaxSeries { get; set; }
+
     /// <summary>The number of series (distinct tag sets) the instrument has recorded into.</summary>
     public abstract int SeriesCount { get; }
 

@@ -32,6 +32,12 @@ namespace ScalableMetrics.SeriesTables;
 /// own: a reference in the lookup (<see cref="SeriesByTags"/>), one in the creation-order array,
 /// and an (identity hash, index) pair (<see cref="SeriesIdentityIndex"/>); no identity key or
 /// exported label is kept, they are recomputed on the path that creates a series.</para>
+/// <para><b>Views.</b> Where a view keeps or drops tag keys (<see cref="TagLimits.KeyFilter"/>),
+/// a tag set met for the first time is cut to its kept keys before its identity is taken: the
+/// series holds only those, and the tag set as given is kept as its alias, so that its next lookup
+/// is the fast one and tag sets that differ only in dropped keys record into one series. Past the
+/// limit, such a tag set still finds its series by its kept keys (under the lock, until an alias
+/// is kept for it).</para>
 /// <para>Thread-safe.</para>
 /// </remarks>
 /// <typeparam name="TSeries">The instrument's bound series type.</typeparam>
@@ -156,7 +162,10 @@ internal sealed class SeriesTable<TSeries>
     private TSeries GetOrAddMissed(ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         _tagLimits.Validate(tags);
-        if (Volatile.Read(ref _createdCount) >= MaxSeries)
+
+        // Under a view that drops keys, a tag set not met before may name an existing series by
+        // its kept keys: only the lock's path finds it, past the limit too.
+        if (Volatile.Read(ref _createdCount) >= MaxSeries && _tagLimits.KeyFilter is null)
         {
             // The limit only grows into this state: no lock, no allocation, once the overflow
             // series exists.
@@ -169,7 +178,11 @@ internal sealed class SeriesTable<TSeries>
     private TSeries GetOrAddSlow(ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         TagSet tagSet = TagSet.Create(tags);
-        KeyValuePair<string, string>[] labels = SeriesIdentity.Labels(tagSet);
+
+        // A view's dropped keys leave the identity here, once per tag set: the tag set as given
+        // becomes an alias of the series of its kept keys.
+        TagSet kept = _tagLimits.KeyFilter?.Apply(tagSet) ?? tagSet;
+        KeyValuePair<string, string>[] labels = SeriesIdentity.Labels(kept);
         int identityHash = SeriesIdentity.Hash(labels);
         lock (_lock)
         {
@@ -194,10 +207,16 @@ internal sealed class SeriesTable<TSeries>
                 return _overflow ?? CreateOverflow();
             }
 
-            TSeries created = _createSeries(tagSet);
+            TSeries created = _createSeries(kept);
             _byIdentity.Add(identityHash, _count);
             Append(created);
             _byTags.Add(created);
+            if (!ReferenceEquals(kept, tagSet) && _aliasCount < MaxSeries)
+            {
+                _byTags.AddAlias(tagSet, created);
+                _aliasCount++;
+            }
+
             Volatile.Write(ref _createdCount, _createdCount + 1);
             return created;
         }

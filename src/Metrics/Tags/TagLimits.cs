@@ -18,6 +18,14 @@ internal sealed class TagLimits(int maxTags, int maxKeyLength, int maxValueLengt
 
     public int MaxValueLength { get; } = maxValueLength;
 
+    /// <summary>The tag keys a view keeps or drops (<see cref="MetricView"/>), applied when a tag set
+    /// names a series the first time; null where every key is kept.</summary>
+    public TagKeyFilter? KeyFilter { get; private init; }
+
+    /// <summary>These limits with <paramref name="filter"/>: one instrument's, under a view.</summary>
+    public TagLimits With(TagKeyFilter? filter) =>
+        filter is null ? this : new TagLimits(MaxTags, MaxKeyLength, MaxValueLength) { KeyFilter = filter };
+
     /// <summary>Checks <paramref name="tags"/> (the caller's, any order, not yet normalized).</summary>
     /// <exception cref="ArgumentException">The tags break a rule; the message names the tag, its long input cut.</exception>
     public void Validate(ReadOnlySpan<KeyValuePair<string, object?>> tags)

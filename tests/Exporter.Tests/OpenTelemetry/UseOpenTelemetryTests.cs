@@ -14,14 +14,17 @@ namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
 public sealed class UseOpenTelemetryTests
 {
     [Fact]
-    public async Task WithoutItNoBridgeMeterIsPublishedAndTheScrapeStillWritesTheRegistry()
+    public async Task WithoutItNoBridgeIsBuiltTheHostPublishesTheMeterAndTheScrapeStillWritesTheRegistry()
     {
         string meterName = "test.plain." + Guid.NewGuid().ToString("N");
         await using ServiceProvider provider = await StartedProvider(o => o.MeterName = meterName);
         provider.GetRequiredService<MetricRegistry>().CreateCounter("plain.requests").Add(3);
 
         Assert.Null(OpenTelemetryPart.Of(provider));
-        Assert.DoesNotContain(meterName, PublishedMeterNames());
+
+        // Published by the host itself (ScalableMetricsOptions.PublishToMeterListeners), not by a bridge.
+        Assert.NotNull(provider.GetRequiredService<ScalableMetrics.Exporter.Hosting.RegistryMeterPublication>().Publisher);
+        Assert.Contains(meterName, PublishedMeterNames());
         IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusScraper>().ScrapeAsync()));
         Assert.Equal("3", PrometheusText.Single(samples, "plain_requests_total").Value);
     }

@@ -34,7 +34,7 @@ public class ExemplarCaptureTests
     [Fact]
     public void AnUndefinedFilterIsRefused()
     {
-        Assert.Throws<ArgumentOutOfRangeException>(() => new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = (ExemplarFilter)2 }));
+        Assert.Throws<ArgumentOutOfRangeException>(() => new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = (ExemplarFilter)3 }));
     }
 
     [StorageTheory]

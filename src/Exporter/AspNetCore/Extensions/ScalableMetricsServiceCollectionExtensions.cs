@@ -60,7 +60,7 @@ public static class ScalableMetricsServiceCollectionExtensions
         services.TryAddSingleton(static provider =>
         {
             ScalableMetricsOptions value = provider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
-            return new MetricRegistry(value.Registry);
+            return new MetricRegistry(value.Registry, value.MeterName);
         });
         services.TryAddSingleton(static provider =>
         {
@@ -68,12 +68,13 @@ public static class ScalableMetricsServiceCollectionExtensions
             return new MeterListenerHost(
                 value.Meters,
                 value.MeterName,
-                () => new MetricRegistry(value.Registry),
+                meterName => new MetricRegistry(value.Registry, meterName),
                 provider.GetService<ILoggerFactory>()?.CreateLogger<MeterListenerHost>() ?? (ILogger)Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance,
                 provider.GetService<IMeterFactory>());
         });
 
         services.TryAddSingleton<ScalableMetricsParts>();
+        services.TryAddSingleton<RegistryMeterPublication>();
 
         // The library's own metrics, in a registry of their own that every exporter reads as it
         // reads the others; made only where ExportSelfMetrics asks for them (the scrape, OTLP).

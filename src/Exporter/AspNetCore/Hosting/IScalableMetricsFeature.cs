@@ -16,4 +16,9 @@ internal interface IScalableMetricsFeature
     /// <summary>Builds the feature's part for one container; called once, when the scraper or the host first needs it.</summary>
     /// <param name="services">The container, to resolve the registry, the options, loggers.</param>
     IScalableMetricsPart Build(IServiceProvider services);
+
+    /// <summary>Whether the feature publishes the registry's instruments on the meter of
+    /// <see cref="ScalableMetricsOptions.MeterName"/> itself (the OpenTelemetry bridge does), so that
+    /// the host does not publish them a second time (<see cref="ScalableMetricsOptions.PublishToMeterListeners"/>).</summary>
+    bool PublishesRegistryMeter => false;
 }

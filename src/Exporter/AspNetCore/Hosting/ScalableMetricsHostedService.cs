@@ -30,6 +30,7 @@ internal sealed class ScalableMetricsHostedService(IServiceProvider services) : 
 
         ScalableMetricsParts parts = services.GetRequiredService<ScalableMetricsParts>();
         services.GetRequiredService<MeterListenerHost>().Start();
+        services.GetRequiredService<RegistryMeterPublication>().Start();
         await services.GetRequiredService<ScrapeListener>().StartAsync(cancellationToken).ConfigureAwait(false);
         foreach (IScalableMetricsPart part in parts.Parts)
         {

@@ -12,6 +12,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// </summary>
 internal static class ScrapeEndpoint
 {
+    /// <summary>The query parameter that names the families a scrape asks for, as client_golang and client_java read it: <c>?name[]=a&amp;name[]=b</c>.</summary>
+    public const string ScrapeNameFilterParameter = "name[]";
+
     /// <summary>Answers one scrape request.</summary>
     /// <param name="scraper">The scraper.</param>
     /// <param name="defaultTimeout">The scrape's timeout where the request does not say one.</param>
@@ -26,6 +29,7 @@ internal static class ScrapeEndpoint
             request.Headers.AcceptEncoding.ToString(),
             request.Headers[ScrapeTimeoutHeader.Name],
             defaultTimeout,
+            ScrapeNameFilter.Of(request.Query[ScrapeNameFilterParameter]),
             stopping,
             context.RequestAborted).ConfigureAwait(false);
         if (answer is null)

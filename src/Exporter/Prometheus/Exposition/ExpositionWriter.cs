@@ -45,6 +45,13 @@ internal abstract class ExpositionWriter
     /// <summary>How many bytes were written since <see cref="Clear()"/>, the family in progress ended first.</summary>
     public int Length => WrittenSpan.Length;
 
+    /// <summary>The names the collection under way was asked for (<c>name[]=</c>), or null for every family:
+    /// a source writes a family only where it is included (<see cref="Includes"/>).</summary>
+    public ScalableMetrics.Exporter.Prometheus.Scraping.ScrapeNameFilter? NameFilter { get; set; }
+
+    /// <summary>Whether a family writing <paramref name="names"/> (its family and sample names) is in this collection.</summary>
+    public bool Includes(IReadOnlyList<string> names) => NameFilter is null || NameFilter.Includes(names);
+
     /// <summary>Where the format's bytes go.</summary>
     protected PrometheusTextWriter Output { get; } = new();
 

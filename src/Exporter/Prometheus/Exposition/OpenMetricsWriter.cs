@@ -129,11 +129,20 @@ internal sealed class OpenMetricsWriter : LineFormatWriter
             return;
         }
 
-        Output.Write(" # {" + ExportedNames.ExemplarTraceIdLabel + "=\"");
-        Output.Write(e.TraceId.ToHexString());
-        Output.Write("\"," + ExportedNames.ExemplarSpanIdLabel + "=\"");
-        Output.Write(e.SpanId.ToHexString());
-        Output.Write("\"} ");
+        if (e.TraceId == default)
+        {
+            // Kept outside a trace (ExemplarFilter.AlwaysOn): an exemplar of no labels.
+            Output.Write(" # {} ");
+        }
+        else
+        {
+            Output.Write(" # {" + ExportedNames.ExemplarTraceIdLabel + "=\"");
+            Output.Write(e.TraceId.ToHexString());
+            Output.Write("\"," + ExportedNames.ExemplarSpanIdLabel + "=\"");
+            Output.Write(e.SpanId.ToHexString());
+            Output.Write("\"} ");
+        }
+
         Output.WriteOpenMetrics(e.Value);
         Output.Write((byte)' ');
         Output.WriteUnixSeconds(e.Timestamp);

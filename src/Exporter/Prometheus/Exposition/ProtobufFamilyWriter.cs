@@ -179,8 +179,13 @@ internal sealed class ProtobufFamilyWriter
         int message = _family.BeginMessage(field);
 
         // ToHexString returns the string the id keeps: nothing is allocated.
-        ProtobufMessages.WriteLabelPair(_family, ProtobufMessages.ExemplarLabel, ExportedNames.ExemplarTraceIdLabel, exemplar.TraceId.ToHexString());
-        ProtobufMessages.WriteLabelPair(_family, ProtobufMessages.ExemplarLabel, ExportedNames.ExemplarSpanIdLabel, exemplar.SpanId.ToHexString());
+        // Kept outside a trace (ExemplarFilter.AlwaysOn): no labels.
+        if (exemplar.TraceId != default)
+        {
+            ProtobufMessages.WriteLabelPair(_family, ProtobufMessages.ExemplarLabel, ExportedNames.ExemplarTraceIdLabel, exemplar.TraceId.ToHexString());
+            ProtobufMessages.WriteLabelPair(_family, ProtobufMessages.ExemplarLabel, ExportedNames.ExemplarSpanIdLabel, exemplar.SpanId.ToHexString());
+        }
+
         _family.Double(ProtobufMessages.ExemplarValue, exemplar.Value);
 
         // google.protobuf.Timestamp: nanos has the seconds' sign (before the epoch, both negative or zero).

@@ -51,7 +51,9 @@ internal static class ListenedInstrumentFactory
             ListenedKind.UpDownCounter => floating
                 ? new ListenedDoubleUpDownCounter(registry.CreateDoubleUpDownCounter(name, unit, description), tags, drops)
                 : new ListenedUpDownCounter(registry.CreateUpDownCounter(name, unit, description), tags, drops),
-            ListenedKind.Histogram => new ListenedHistogram(CreateHistogram(registry, name, unit, description, AdvisedBoundaries(source)), tags, drops),
+            ListenedKind.Histogram => registry.ViewOf(name) is { Exponential: true } view
+                ? new ListenedExponentialHistogram(registry.CreateExponentialHistogram(name, unit, description, view.Scale ?? PartitionedExponentialHistogram.DefaultScale, maxBuckets: view.MaxBuckets ?? PartitionedExponentialHistogram.DefaultMaxBuckets), tags, drops)
+                : new ListenedHistogram(CreateHistogram(registry, name, unit, description, AdvisedBoundaries(source)), tags, drops),
             ListenedKind.Gauge => floating
                 ? new ListenedDoubleGauge(registry.CreateDoubleGauge(name, unit, description), tags, drops)
                 : new ListenedGauge(registry.CreateGauge(name, unit, description), tags, drops),

@@ -31,7 +31,7 @@ internal sealed partial class MeterListenerHost : IDisposable
 {
     private readonly MeterNameMatcher _matcher;
     private readonly string _bridgeMeterName;
-    private readonly Func<MetricRegistry> _createRegistry;
+    private readonly Func<string, MetricRegistry> _createRegistry;
     private readonly ILogger _logger;
 
     // The container's factory, where it has one: a meter another container's factory made
@@ -50,6 +50,13 @@ internal sealed partial class MeterListenerHost : IDisposable
     private bool _disposed;
 
     public MeterListenerHost(IEnumerable<string> meters, string bridgeMeterName, Func<MetricRegistry> createRegistry, ILogger logger, IMeterFactory? meterFactory = null)
+        : this(meters, bridgeMeterName, _ => createRegistry(), logger, meterFactory)
+    {
+    }
+
+    /// <summary>A host whose registries are made per meter name (<paramref name="createRegistry"/> is handed it),
+    /// so that views (<see cref="MetricRegistryOptions.Views"/>) match the listened meter's name.</summary>
+    public MeterListenerHost(IEnumerable<string> meters, string bridgeMeterName, Func<string, MetricRegistry> createRegistry, ILogger logger, IMeterFactory? meterFactory = null)
     {
         _meterFactory = meterFactory;
         _matcher = new MeterNameMatcher(meters);
@@ -153,13 +160,19 @@ internal sealed partial class MeterListenerHost : IDisposable
     // pull: null where the group of an observable instrument observes it through a listener of its own.
     private ListenedInstrument? Take(SdmInstrument instrument, ObservablePull? pull)
     {
-        ListenedScope scope = _scopes.GetOrAdd((instrument.Meter.Name, instrument.Meter.Version), key => new ListenedScope(_createRegistry(), key.Name, key.Version));
+        ListenedScope scope = _scopes.GetOrAdd((instrument.Meter.Name, instrument.Meter.Version), key => new ListenedScope(_createRegistry(key.Name), key.Name, key.Version));
+        if (scope.Registry.ViewOf(instrument.Name) is { Drop: true })
+        {
+            // A view drops it: not listened to at all, so its measurements cost nothing here.
+            return null;
+        }
+
         ListenedInstrument? state;
         try
         {
             lock (_exportedNames)
             {
-                ExportedFamily? family = FamilyOf(instrument);
+                ExportedFamily? family = FamilyOf(instrument, scope.Registry.ViewOf(instrument.Name)?.Name ?? instrument.Name);
                 if (family is not null && ConflictOf(scope, family) is { } other)
                 {
                     Interlocked.Increment(ref _refusedInstruments);
@@ -197,8 +210,8 @@ internal sealed partial class MeterListenerHost : IDisposable
 
     // What a listened instrument exports as, before its registry creates it; null for a kind the
     // registry has not (the factory then leaves it out).
-    private static ExportedFamily? FamilyOf(SdmInstrument instrument) =>
-        ListenedType.Of(instrument) is { } type ? ExportedFamily.Of(instrument.Name, instrument.Unit, type.ExportedKind) : null;
+    private static ExportedFamily? FamilyOf(SdmInstrument instrument, string name) =>
+        ListenedType.Of(instrument) is { } type ? ExportedFamily.Of(name, instrument.Unit, type.ExportedKind) : null;
 
     // Another meter's instrument whose exported names meet family's but that is not the same family
     // (name, kind and unit): the two cannot be one family, and two of one name are invalid in every

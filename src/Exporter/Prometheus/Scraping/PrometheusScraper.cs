@@ -59,6 +59,10 @@ public sealed partial class PrometheusScraper : IDisposable
     // Each exposition format's coalescer and writer: scrapes of one format share a body, never another's.
     private readonly Dictionary<ExpositionFormat, ScrapedFormat> _formats;
     private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
+
+    // Each (format, name[] filter) asked for, its own coalescer and writer, as _formats; at most
+    // MaxFilteredFormats kept, a filter past them served by a collection of its own.
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<(ExpositionFormat Format, string Names), ScrapedFormat> _filtered = new();
     private LabelBlock? _targetInfo;
 
     // Canceled, never disposed, by Dispose: a scrape may still be linking its token to it.
@@ -165,7 +169,7 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <summary>
     /// The scrape's body in <paramref name="format"/>, shared with every scrape of that format that joined the same collection: write it, never change it.
     /// </summary>
-    /// <remarks>An array of the body's length, copied once per collection, for callers that keep it (tests, benchmarks' checks); a response is written from <see cref="LeaseAsync"/>'s body, never a copy.</remarks>
+    /// <remarks>An array of the body's length, copied once per collection, for callers that keep it (tests, benchmarks' checks); a response is written from <see cref="LeaseAsync(ExpositionFormat, TimeSpan, CancellationToken)"/>'s body, never a copy.</remarks>
     /// <param name="format">The format.</param>
     /// <param name="timeout">How long to wait for the body (<see cref="Timeout.InfiniteTimeSpan"/> for ever); past it, the
     /// scrape is logged and fails, and the collection, left to run, serves the scrapes that join it before it ends.</param>
@@ -193,14 +197,22 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <exception cref="ObjectDisposedException">This scraper was disposed before or while waiting, or the <c>MeterProvider</c>'s exporter is.</exception>
     /// <exception cref="InvalidOperationException">The collection failed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
-    internal async Task<ScrapeBodyLease> LeaseAsync(ExpositionFormat format, TimeSpan timeout, CancellationToken cancellationToken)
+    internal Task<ScrapeBodyLease> LeaseAsync(ExpositionFormat format, TimeSpan timeout, CancellationToken cancellationToken) =>
+        LeaseAsync(format, filter: null, timeout, cancellationToken);
+
+    /// <summary>The most distinct <c>name[]</c> filters whose collections are kept apart and coalesced; past them, each scrape collects alone.</summary>
+    internal const int MaxFilteredFormats = 32;
+
+    /// <summary>As <see cref="LeaseAsync(ExpositionFormat, TimeSpan, CancellationToken)"/>, only the families <paramref name="filter"/> names
+    /// (null for all): scrapes of one format and one filter share a collection, never another filter's.</summary>
+    internal async Task<ScrapeBodyLease> LeaseAsync(ExpositionFormat format, ScrapeNameFilter? filter, TimeSpan timeout, CancellationToken cancellationToken)
     {
         CancellationToken disposing = _disposing.Token;
         ObjectDisposedException.ThrowIf(disposing.IsCancellationRequested, this);
 
         // Before joining: WaitAsync returns a collection already finished even to a canceled token.
         cancellationToken.ThrowIfCancellationRequested();
-        CoalescedCollection collection = _formats[format].Coalescer.JoinOrStart();
+        CoalescedCollection collection = FormatOf(format, filter).Coalescer.JoinOrStart();
         try
         {
             using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, disposing);
@@ -225,6 +237,22 @@ public sealed partial class PrometheusScraper : IDisposable
         }
     }
 
+    private ScrapedFormat FormatOf(ExpositionFormat format, ScrapeNameFilter? filter)
+    {
+        if (filter is null)
+        {
+            return _formats[format];
+        }
+
+        if (_filtered.TryGetValue((format, filter.Key), out ScrapedFormat? kept))
+        {
+            return kept;
+        }
+
+        var scraped = new ScrapedFormat(format, CollectAsync, filter);
+        return _filtered.Count < MaxFilteredFormats ? _filtered.GetOrAdd((format, filter.Key), scraped) : scraped;
+    }
+
     /// <summary>Ends every scrape waiting with an <see cref="ObjectDisposedException"/>, and refuses later ones. Idempotent, thread-safe.</summary>
     /// <remarks>A collection running is not stopped: it finishes in the background, and its body is dropped.</remarks>
     public void Dispose() => _disposing.Cancel();
@@ -241,6 +269,7 @@ public sealed partial class PrometheusScraper : IDisposable
             // The format's writer, chosen once for the whole collection; every source writes that format only.
             ExpositionWriter output = format.Writer;
             output.Clear(buffer);
+            output.NameFilter = format.Filter;
             _takenNames.Clear();
             WriteTargetInfo(output);
             foreach (IScrapeSource source in _sources)
@@ -264,7 +293,7 @@ public sealed partial class PrometheusScraper : IDisposable
         // the resource, under its sample's name or its OpenMetrics info family's (target).
         _takenNames.Add(ExportedNames.TargetInfoName);
         _takenNames.Add(ExportedNames.TargetInfoFamilyName);
-        if (_targetInfo is not null)
+        if (_targetInfo is not null && output.Includes([ExportedNames.TargetInfoName, ExportedNames.TargetInfoFamilyName]))
         {
             output.WriteHeader(ExportedNames.TargetInfoName, ExportedKind.Info, "Target metadata");
             output.WriteSample(ExportedNames.TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);

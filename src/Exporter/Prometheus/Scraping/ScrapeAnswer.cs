@@ -50,12 +50,25 @@ internal sealed class ScrapeAnswer : IDisposable
     /// <c>X-Prometheus-Scrape-Timeout-Seconds</c> (else <paramref name="defaultTimeout"/>).
     /// </summary>
     /// <returns>The answer, to dispose once written; null where the client hung up (nobody to answer).</returns>
+    public static Task<ScrapeAnswer?> ScrapeAsync(
+        PrometheusScraper scraper,
+        string? accept,
+        string? acceptEncoding,
+        string? timeoutHeader,
+        TimeSpan defaultTimeout,
+        CancellationToken stopping,
+        CancellationToken requestAborted) =>
+        ScrapeAsync(scraper, accept, acceptEncoding, timeoutHeader, defaultTimeout, filter: null, stopping, requestAborted);
+
+    /// <summary>As the overload without <paramref name="filter"/>: only the families it names (the URL's <c>name[]=</c>), null for all.</summary>
+    /// <returns>The answer, to dispose once written; null where the client hung up (nobody to answer).</returns>
     public static async Task<ScrapeAnswer?> ScrapeAsync(
         PrometheusScraper scraper,
         string? accept,
         string? acceptEncoding,
         string? timeoutHeader,
         TimeSpan defaultTimeout,
+        ScrapeNameFilter? filter,
         CancellationToken stopping,
         CancellationToken requestAborted)
     {
@@ -69,7 +82,7 @@ internal sealed class ScrapeAnswer : IDisposable
         using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(requestAborted, stopping);
         try
         {
-            ScrapeBodyLease body = await scraper.LeaseAsync(format, timeout, wait.Token).ConfigureAwait(false);
+            ScrapeBodyLease body = await scraper.LeaseAsync(format, filter, timeout, wait.Token).ConfigureAwait(false);
             return new ScrapeAnswer((int)HttpStatusCode.OK, body, format.ContentType, ScrapeNegotiation.AcceptsGzip(acceptEncoding));
         }
         catch (Exception exception) when (exception is TimeoutException or ObjectDisposedException

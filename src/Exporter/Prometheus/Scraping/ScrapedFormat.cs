@@ -15,14 +15,19 @@ internal sealed class ScrapedFormat
     /// <summary>Serves <paramref name="format"/>, its collections written by <paramref name="collect"/>.</summary>
     /// <param name="format">The format.</param>
     /// <param name="collect">Writes one collection of this format into the buffer it is given (see <see cref="ScrapeCoalescer(Func{byte[], Task{ArraySegment{byte}}})"/>).</param>
-    public ScrapedFormat(ExpositionFormat format, Func<ScrapedFormat, byte[], Task<ArraySegment<byte>>> collect)
+    /// <param name="filter">The names its scrapes ask for (<c>name[]=</c>), or null for every family.</param>
+    public ScrapedFormat(ExpositionFormat format, Func<ScrapedFormat, byte[], Task<ArraySegment<byte>>> collect, ScrapeNameFilter? filter = null)
     {
         Format = format;
+        Filter = filter;
         Coalescer = new ScrapeCoalescer(buffer => collect(this, buffer));
     }
 
     /// <summary>The format.</summary>
     public ExpositionFormat Format { get; }
+
+    /// <summary>The names its scrapes ask for, or null for every family: a filter is a format of its own, coalesced apart.</summary>
+    public ScrapeNameFilter? Filter { get; }
 
     /// <summary>The coalescer of the format's collections.</summary>
     public ScrapeCoalescer Coalescer { get; }

@@ -62,7 +62,7 @@ internal sealed class SelfMetricsRegistry
         // Created in the order a scrape writes them.
         Registry.CreateObservableGauge<double>("scalablemetrics.scrape.duration", ObserveDurations, "s", "How long the last collection of each exposition format took.");
         Registry.CreateObservableGauge<long>("scalablemetrics.series", o => _described.PerInstrument(o, static (_, i) => i.SeriesCount), "{series}", "The series each instrument keeps, its overflow series included.");
-        Registry.CreateObservableGauge<long>("scalablemetrics.series.limit", o => _described.PerInstrument(o, static (r, _) => r.MaxSeriesPerInstrument), "{series}", "The series each instrument keeps before new tag sets go to its overflow series.");
+        Registry.CreateObservableGauge<long>("scalablemetrics.series.limit", o => _described.PerInstrument(o, static (_, i) => i.MaxSeries), "{series}", "The series each instrument keeps before new tag sets go to its overflow series.");
         Registry.CreateObservableGauge<long>("scalablemetrics.instruments.overflowing", o => _described.PerRegistry(o, CountOverflowing), "{instrument}", "The instruments whose overflow series took measurements: past the series limit.");
         if (listened is not null)
         {

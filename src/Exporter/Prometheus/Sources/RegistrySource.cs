@@ -114,6 +114,11 @@ internal sealed partial class RegistrySource : IScrapeSource
             }
 
             takenNames.UnionWith(family.ReservedNames);
+            if (!output.Includes(family.ReservedNames))
+            {
+                continue;
+            }
+
             writer.Header = new Header(family, instrument, exported.Labels);
             writer.HeaderWritten = false;
             instrument.Accept(writer);
@@ -158,6 +163,12 @@ internal sealed partial class RegistrySource : IScrapeSource
         foreach (var members in order)
         {
             ExportedFamily family = members[0].Exported.Family;
+            if (!output.Includes(family.ReservedNames))
+            {
+                takenNames.UnionWith(family.ReservedNames);
+                continue;
+            }
+
             bool headerWritten = false;
             foreach ((RegistrySource source, Instrument instrument, Exported exported) in members)
             {

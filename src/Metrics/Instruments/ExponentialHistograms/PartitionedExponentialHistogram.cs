@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.ExponentialHistograms;
+using ScalableMetrics.Recording;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
@@ -90,6 +91,10 @@ public sealed class PartitionedExponentialHistogram : Instrument
 
     /// <summary>The layout, checked, with the bucket search.</summary>
     internal ExponentialBuckets Buckets { get; }
+
+    /// <summary>A recorder into this instrument's series for a source that adds <paramref name="sourceTags"/> to every measurement's tags: the listener's way in.</summary>
+    /// <param name="sourceTags">The source's tags (a listened instrument's and its meter's), with distinct keys.</param>
+    internal SeriesRecorder<ExponentialHistogramSeries> CreateRecorder(KeyValuePair<string, object?>[] sourceTags) => new(_series, sourceTags);
 
     /// <summary>Records <paramref name="value"/> in the series without tags.</summary>
     /// <param name="value">The value, zero or positive; +∞ counts in the last bucket.</param>

@@ -32,6 +32,23 @@ public sealed class ExemplarExpositionTests
     }
 
     [Fact]
+    public async Task AnAlwaysOnExemplarOutsideATraceHasNoLabelsInOpenMetricsAndProtobuf()
+    {
+        Assert.Null(Activity.Current);
+        var registry = new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = ExemplarFilter.AlwaysOn });
+        registry.CreateCounter("untraced").Add(2);
+        using var scraper = new PrometheusScraper(registry, "m");
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
+        Assert.Matches("^untraced_total\\{otel_scope_name=\"m\"\\} 2 # \\{\\} 2\\.0 [0-9.]+$", Line(text, "untraced_total{otel_scope_name=\"m\"}"));
+
+        Dictionary<string, ProtoMessage> families = ProtoMessage.ParseDelimited(await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf)).ToDictionary(f => f.String(1));
+        ProtoMessage exemplar = families["untraced_total"].Message(4).Message(3).Message(2);
+        Assert.Empty(exemplar.Messages(1));
+        Assert.Equal(2, exemplar.Double(2));
+    }
+
+    [Fact]
     public async Task TheTextFormatHasNoExemplars()
     {
         (MetricRegistry registry, _, _, _) = RecordUnderActivity(0.7);

@@ -563,11 +563,16 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             output.Double(OtlpFields.ExemplarAsDouble, e.Value);
         }
 
-        Span<byte> id = stackalloc byte[16];
-        e.SpanId.CopyTo(id[..8]);
-        output.Bytes(OtlpFields.ExemplarSpanId, id[..8]);
-        e.TraceId.CopyTo(id);
-        output.Bytes(OtlpFields.ExemplarTraceId, id);
+        // Kept outside a trace (ExemplarFilter.AlwaysOn): no span or trace id, as OTLP allows.
+        if (e.TraceId != default)
+        {
+            Span<byte> id = stackalloc byte[16];
+            e.SpanId.CopyTo(id[..8]);
+            output.Bytes(OtlpFields.ExemplarSpanId, id[..8]);
+            e.TraceId.CopyTo(id);
+            output.Bytes(OtlpFields.ExemplarTraceId, id);
+        }
+
         output.EndMessage(message);
     }
 

@@ -1,0 +1,157 @@
+using System.Diagnostics.Metrics;
+using ScalableMetrics.Publishing;
+
+namespace ScalableMetrics.Tests.Publishing;
+
+/// <summary>The registry's instruments as a <see cref="MeterListener"/> (dotnet-counters) sees them: counters read when it collects, histograms replayed from their buckets while it listens.</summary>
+public sealed class RegistryMeterPublisherTests
+{
+    private static KeyValuePair<string, object?> Tag(string key, object value) => new(key, value);
+
+    [Fact]
+    public void AListenerReadsTheCountersTotalsWhenItCollects()
+    {
+        string meterName = "test.publish." + Guid.NewGuid().ToString("N");
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("test.requests", "{request}");
+        using var publisher = new RegistryMeterPublisher(registry, meterName, null, null, Timeout.InfiniteTimeSpan);
+        counter.Add(5, Tag("route", "/a"));
+        counter.Bind(Tag("route", "/b")).Add(7);
+        registry.CreateDoubleGauge("test.ratio").Set(0.5);
+
+        using var listener = new RecordingListener(meterName);
+        listener.Listener.RecordObservableInstruments();
+
+        Assert.Equal(new Dictionary<string, double> { ["/a"] = 5, ["/b"] = 7 }, listener.Values("test.requests").ToDictionary(m => (string)m.Tags["route"]!, m => m.Value));
+        Assert.Equal([0.5], listener.Values("test.ratio").Select(m => m.Value));
+        Assert.Equal("{request}", listener.Units["test.requests"]);
+    }
+
+    [Fact]
+    public void AHistogramIsReplayedFromItsBucketsOnlyWhileListenedToAndFromTheFirstTicksBaseline()
+    {
+        string meterName = "test.publish." + Guid.NewGuid().ToString("N");
+        var registry = new MetricRegistry();
+        PartitionedHistogram histogram = registry.CreateHistogram("test.latency", "s", boundaries: [1, 2, 4]);
+        using var publisher = new RegistryMeterPublisher(registry, meterName, null, null, Timeout.InfiniteTimeSpan);
+        histogram.Record(0.5, Tag("route", "/a"));
+
+        // Nobody listens: a tick records nothing, and what was recorded before the listener is its baseline.
+        publisher.Tick();
+        using var listener = new RecordingListener(meterName);
+        publisher.Tick();
+        Assert.Empty(listener.Values("test.latency"));
+
+        histogram.Record(0.2, Tag("route", "/a"));
+        histogram.Record(1.5, Tag("route", "/a"));
+        histogram.Record(3, Tag("route", "/a"));
+        histogram.Record(100, Tag("route", "/a"));
+        histogram.Bind(Tag("route", "/b")).Record(1.2);
+        publisher.Tick();
+
+        // Each value as its bucket's representative: (0, 1] → 0.5, (1, 2] → 1.5, (2, 4] → 3, above 4 → 4.
+        Assert.Equal([0.5, 1.5, 3, 4], listener.Values("test.latency").Where(m => (string)m.Tags["route"]! == "/a").Select(m => m.Value).Order());
+        Assert.Equal([1.5], listener.Values("test.latency").Where(m => (string)m.Tags["route"]! == "/b").Select(m => m.Value));
+
+        // A tick with nothing new replays nothing more.
+        int before = listener.Values("test.latency").Count;
+        publisher.Tick();
+        Assert.Equal(before, listener.Values("test.latency").Count);
+    }
+
+    [Fact]
+    public void PastTheReplayLimitEachBucketIsScaledDownAlike()
+    {
+        string meterName = "test.publish." + Guid.NewGuid().ToString("N");
+        var registry = new MetricRegistry();
+        PartitionedHistogram histogram = registry.CreateHistogram("test.burst", boundaries: [1]);
+        using var publisher = new RegistryMeterPublisher(registry, meterName, null, null, Timeout.InfiniteTimeSpan);
+        using var listener = new RecordingListener(meterName);
+        publisher.Tick();
+        HistogramSeries series = histogram.Bind();
+        for (int i = 0; i < RegistryMeterPublisher.MaxReplayedPerSeries * 3; i++)
+        {
+            series.Record(i % 4 == 0 ? 0.5 : 2);
+        }
+
+        publisher.Tick();
+        List<(double Value, Dictionary<string, object?> Tags)> values = listener.Values("test.burst");
+        Assert.Equal(RegistryMeterPublisher.MaxReplayedPerSeries, values.Count);
+        Assert.Equal(RegistryMeterPublisher.MaxReplayedPerSeries / 4, values.Count(v => v.Value == 0.5));
+    }
+
+    [Fact]
+    public void AnExponentialHistogramIsReplayedAtItsBucketsGeometricMidpoints()
+    {
+        string meterName = "test.publish." + Guid.NewGuid().ToString("N");
+        var registry = new MetricRegistry();
+        PartitionedExponentialHistogram histogram = registry.CreateExponentialHistogram("test.native", scale: 0, minValue: 1, maxValue: 1024);
+        using var publisher = new RegistryMeterPublisher(registry, meterName, null, null, Timeout.InfiniteTimeSpan);
+        using var listener = new RecordingListener(meterName);
+        publisher.Tick();
+        histogram.Record(3);
+        histogram.Record(3.5);
+        publisher.Tick();
+
+        // At scale 0, 3 and 3.5 are in (2, 4]: replayed twice as 4 / sqrt(2).
+        Assert.Equal([4 / Math.Sqrt(2), 4 / Math.Sqrt(2)], listener.Values("test.native").Select(m => m.Value), new ToleranceComparer());
+    }
+
+    private sealed class ToleranceComparer : IEqualityComparer<double>
+    {
+        public bool Equals(double x, double y) => Math.Abs(x - y) < 1e-9;
+
+        public int GetHashCode(double obj) => 0;
+    }
+
+    private sealed class RecordingListener : IDisposable
+    {
+        private readonly List<(string Name, double Value, Dictionary<string, object?> Tags)> _measurements = [];
+
+        public RecordingListener(string meterName)
+        {
+            Listener = new MeterListener
+            {
+                InstrumentPublished = (instrument, listener) =>
+                {
+                    if (instrument.Meter.Name == meterName)
+                    {
+                        Units[instrument.Name] = instrument.Unit;
+                        listener.EnableMeasurementEvents(instrument);
+                    }
+                },
+            };
+            Listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) => Add(instrument, value, tags));
+            Listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Add(instrument, value, tags));
+            Listener.Start();
+        }
+
+        public MeterListener Listener { get; }
+
+        public Dictionary<string, string?> Units { get; } = [];
+
+        public List<(double Value, Dictionary<string, object?> Tags)> Values(string name)
+        {
+            lock (_measurements)
+            {
+                return [.. _measurements.Where(m => m.Name == name).Select(m => (m.Value, m.Tags))];
+            }
+        }
+
+        public void Dispose() => Listener.Dispose();
+
+        private void Add(System.Diagnostics.Metrics.Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+        {
+            var copy = new Dictionary<string, object?>();
+            foreach (KeyValuePair<string, object?> tag in tags)
+            {
+                copy[tag.Key] = tag.Value;
+            }
+
+            lock (_measurements)
+            {
+                _measurements.Add((instrument.Name, value, copy));
+            }
+        }
+    }
+}
