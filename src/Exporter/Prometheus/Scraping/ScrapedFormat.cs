@@ -10,14 +10,17 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// <remarks>The writer is used by one collection at a time (the scraper's lock); the coalescer is thread-safe.</remarks>
 internal sealed class ScrapedFormat
 {
+    private readonly Func<ExpositionFormat, ExpositionWriter> _createWriter;
     private ExpositionWriter? _writer;
 
     /// <summary>Serves <paramref name="format"/>, its collections written by <paramref name="collect"/>.</summary>
     /// <param name="format">The format.</param>
     /// <param name="collect">Writes one collection of this format into the buffer it is given (see <see cref="ScrapeCoalescer(Func{byte[], Task{ArraySegment{byte}}})"/>).</param>
-    public ScrapedFormat(ExpositionFormat format, Func<ScrapedFormat, byte[], Task<ArraySegment<byte>>> collect)
+    /// <param name="createWriter">Makes the format's writer, on its first collection (the scraper's settings read then).</param>
+    public ScrapedFormat(ExpositionFormat format, Func<ScrapedFormat, byte[], Task<ArraySegment<byte>>> collect, Func<ExpositionFormat, ExpositionWriter> createWriter)
     {
         Format = format;
+        _createWriter = createWriter;
         Coalescer = new ScrapeCoalescer(buffer => collect(this, buffer));
     }
 
@@ -28,5 +31,5 @@ internal sealed class ScrapedFormat
     public ScrapeCoalescer Coalescer { get; }
 
     /// <summary>The format's writer, made on first use.</summary>
-    public ExpositionWriter Writer => _writer ??= Format.CreateWriter();
+    public ExpositionWriter Writer => _writer ??= _createWriter(Format);
 }
