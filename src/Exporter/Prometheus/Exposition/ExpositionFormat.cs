@@ -12,14 +12,16 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// </summary>
 internal sealed class ExpositionFormat
 {
-    /// <summary>The Prometheus text exposition format 0.0.4: <c>text/plain</c> of version <c>0.0.4</c> or none, <c>text/*</c> and <c>*/*</c>.</summary>
+    /// <summary>The Prometheus text exposition format: <c>text/plain</c> of version <c>0.0.4</c>, <c>1.0.0</c> or none, <c>text/*</c> and <c>*/*</c>.
+    /// Version 1.0.0 differs from 0.0.4 only in that it may quote names outside the legacy character set, which this library never writes
+    /// (<see cref="EscapingScheme"/>): the same body serves both.</summary>
     public static readonly ExpositionFormat Text = new(
         PrometheusExpositionFormat.Text,
         PrometheusScraper.ContentType,
         "text",
         static _ => new TextFormatWriter(),
         static (mediaType, parameters) =>
-            (mediaType.Equals("text/plain", StringComparison.OrdinalIgnoreCase) && parameters.Version is null or "0.0.4")
+            (mediaType.Equals("text/plain", StringComparison.OrdinalIgnoreCase) && parameters.Version is null or "0.0.4" or "1.0.0")
             || mediaType is "*/*"
             || mediaType.Equals("text/*", StringComparison.OrdinalIgnoreCase));
 

@@ -134,7 +134,7 @@ public sealed partial class OpenMetricsScrapeTests
         using HttpResponseMessage response = await client.SendAsync(request);
 
         Assert.Equal(System.Net.HttpStatusCode.OK, response.StatusCode);
-        Assert.Equal("application/openmetrics-text; version=1.0.0; charset=utf-8", response.Content.Headers.ContentType!.ToString());
+        Assert.Equal("application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=underscores", response.Content.Headers.ContentType!.ToString());
         Assert.Equal(["gzip"], response.Content.Headers.ContentEncoding);
         string text = await Gunzip(response);
         AssertOpenMetrics(text);
