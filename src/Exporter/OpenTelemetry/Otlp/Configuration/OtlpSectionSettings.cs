@@ -22,6 +22,7 @@ internal static class OtlpSectionSettings
         Apply<TimeSpan>(section, options, nameof(ScalableMetricsOtlpOptions.Timeout), OtlpSettingParser.TryTimeSpan, value => options.Timeout = value);
         Apply<TimeSpan>(section, options, nameof(ScalableMetricsOtlpOptions.ExportInterval), OtlpSettingParser.TryTimeSpan, value => options.ExportInterval = value);
         Apply<TimeSpan>(section, options, nameof(ScalableMetricsOtlpOptions.ExportTimeout), OtlpSettingParser.TryTimeSpan, value => options.ExportTimeout = value);
+        Apply<int>(section, options, nameof(ScalableMetricsOtlpOptions.MaxRequestBytes), OtlpSettingParser.TryInt, value => options.MaxRequestBytes = value);
 
         foreach (IConfigurationSection header in section.GetSection(nameof(ScalableMetricsOtlpOptions.Headers)).GetChildren())
         {
