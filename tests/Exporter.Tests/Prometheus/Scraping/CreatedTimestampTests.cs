@@ -4,6 +4,11 @@ using System.Text;
 using System.Text.RegularExpressions;
 using Google.Protobuf.WellKnownTypes;
 using Io.Prometheus.Client;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
@@ -83,6 +88,36 @@ public sealed partial class CreatedTimestampTests
         Assert.Equal([2.5, 4], family.Metric.OrderBy(m => m.Counter.Value).Select(m => m.Counter.Value));
         Assert.All(family.Metric, m => Assert.Equal(Timestamp.FromDateTimeOffset(s_counterStart), m.Counter.CreatedTimestamp));
         Assert.Equal(2.5, Assert.Single(family.Metric, m => m.Counter.Exemplar is not null).Counter.Exemplar.Value);
+    }
+
+    [Theory]
+    [InlineData(null, false)]
+    [InlineData("true", true)]
+    [InlineData("false", false)]
+    public async Task TheConfigurationKeyTurnsCreatedSamplesOn(string? value, bool expected)
+    {
+        WebApplicationBuilder builder = WebApplication.CreateBuilder();
+        builder.WebHost.UseUrls("http://127.0.0.1:0");
+        if (value is not null)
+        {
+            builder.Configuration["ScalableMetrics:EnableOpenMetricsTextCreatedSamples"] = value;
+        }
+
+        builder.AddScalableMetrics(o => o.ExportSelfMetrics = false);
+        await using WebApplication app = builder.Build();
+        app.MapScalableMetrics();
+        await app.StartAsync();
+        app.Services.GetRequiredService<MetricRegistry>().CreateCounter("orders").Add(4);
+        using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
+        using var request = new HttpRequestMessage(HttpMethod.Get, "/metrics");
+        request.Headers.TryAddWithoutValidation("Accept", EscapingNegotiationTests.Prometheus3Accept);
+
+        using HttpResponseMessage response = await client.SendAsync(request);
+        string text = await response.Content.ReadAsStringAsync();
+
+        Assert.Contains("\norders_total{otel_scope_name=\"ScalableMetrics\"} 4\n", text, StringComparison.Ordinal);
+        Assert.Equal(expected, text.Contains("\norders_created{", StringComparison.Ordinal));
+        Assert.Equal(expected, app.Services.GetRequiredService<PrometheusScraper>().EnableOpenMetricsTextCreatedSamples);
     }
 
     private static MetricRegistry Registry()
