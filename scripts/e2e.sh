@@ -46,6 +46,8 @@
 # (awkward series included) and the worker serve after the load goes through
 # prometheus_client.openmetrics.parser (Debian's python3-prometheus-client, run by Debian's
 # /usr/bin/python3), which enforces OpenMetrics 1.0 (scripts/e2e-check-openmetrics.py).
+# The Aspire dashboard, pinned and restored from the package source, as a real OTLP backend:
+# scripts/e2e-aspire.sh, run at the end (names, units, bucket bounds, the /hello count).
 # OTLP: the sample pushes (cumulative, OTLP/gRPC) to one receiver, a grpcio server (Debian's
 # python3-grpcio), and the worker (delta, gzip, OTLP/HTTP) to another, every second
 # (scripts/e2e-otlp-receiver.py, storing every request); once both are stopped
@@ -597,4 +599,6 @@ echo
 ((native_status == 0)) || fail "the native-histograms Prometheus did not store the exact values, the quantile was off, or the protobuf message's classic buckets were not those stored (see above)"
 ((counters_status == 0)) || fail "dotnet-counters did not read the registry's counter and histogram (see above)"
 ((otlp_status == 0)) || fail "the OTLP receivers did not get the exact values (see above)"
+# A real OTLP backend that reads the data (the Aspire dashboard), after the checks above.
+bash scripts/e2e-aspire.sh || fail "the Aspire dashboard did not read back what the samples sent (see above)"
 echo "e2e: PASS"

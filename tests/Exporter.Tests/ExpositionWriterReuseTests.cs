@@ -48,7 +48,7 @@ public sealed class ExpositionWriterReuseTests
     [Fact]
     public void OpenMetricsBoundariesAndCreatedKeepTheirOwnSpelling()
     {
-        var writer = new OpenMetricsWriter();
+        var writer = new OpenMetricsWriter(createdSamples: true);
         LabelBlock labels = LabelBlock.Create(new PrometheusTextWriter(), [], []);
         var created = DateTimeOffset.FromUnixTimeMilliseconds(1_500_000_000_000);
 

@@ -47,7 +47,7 @@ public sealed class WorkerSampleTests
             using var request = new HttpRequestMessage(HttpMethod.Get, new Uri($"http://127.0.0.1:{port}/metrics"));
             request.Headers.TryAddWithoutValidation("Accept", "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited");
             using HttpResponseMessage response = await client.SendAsync(request);
-            Assert.Equal(PrometheusScraper.ProtobufContentType, response.Content.Headers.ContentType?.ToString());
+            Assert.Equal(PrometheusScraper.ProtobufContentType + "; escaping=underscores", response.Content.Headers.ContentType?.ToString());
             ProtoMessage native = ProtoMessage.ParseDelimited(await response.Content.ReadAsByteArrayAsync()).Single(f => f.String(1) == "worker_item_number").Message(4).Message(7);
             Assert.Equal((3L, (ulong)Items, 1UL), (ProtoMessage.ZigZag(native.Varint(5)), native.Varint(1), native.Varint(7)));
 

@@ -60,6 +60,15 @@ public sealed class ScalableMetricsOptions
     /// on that meter instead (without histograms), and this setting has no effect. See docs/listening.md.</remarks>
     public bool PublishToMeterListeners { get; set; } = true;
 
+    /// <summary>Whether an OpenMetrics scrape writes a <c>_created</c> sample after each series of a
+    /// counter, histogram or summary (<see cref="PrometheusScraper.EnableOpenMetricsTextCreatedSamples"/>),
+    /// as client_golang's <c>promhttp.HandlerOpts.EnableOpenMetricsTextCreatedSamples</c> of the same name does.</summary>
+    /// <remarks>Default: <see langword="false"/>: Prometheus stores each <c>_created</c> line as a
+    /// series of its own unless its <c>created-timestamp-zero-ingestion</c> feature is on. The
+    /// protobuf exposition carries the start as <c>created_timestamp</c> whatever this says.
+    /// Configuration key <c>ScalableMetrics:EnableOpenMetricsTextCreatedSamples</c>.</remarks>
+    public bool EnableOpenMetricsTextCreatedSamples { get; set; }
+
     /// <summary>The version of the meter the registry's instruments are published on; it becomes
     /// the <c>otel_scope_version</c> label of every sample of the registry.</summary>
     /// <remarks>Default: <see langword="null"/> (no version, no label).</remarks>

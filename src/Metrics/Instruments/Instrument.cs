@@ -34,7 +34,8 @@ public abstract class Instrument
     /// <c>_created</c>. Per instrument, not per series: a series holds nothing before its first
     /// record, so its count since this time is its count since its own first record.
     /// </summary>
-    internal DateTimeOffset CreatedAt { get; } = DateTimeOffset.UtcNow;
+    /// <remarks>Set only by tests that need a fixed start (golden bytes); nothing changes it once a reader has read it.</remarks>
+    internal DateTimeOffset CreatedAt { get; set; } = DateTimeOffset.UtcNow;
 
     /// <summary>The name the instrument was asked for under: <see cref="Name"/>, unless a view renamed it
     /// (<see cref="MetricView.Name"/>). Set by the registry when it creates the instrument.</summary>

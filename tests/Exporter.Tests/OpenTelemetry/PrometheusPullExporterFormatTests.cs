@@ -127,6 +127,36 @@ public sealed class PrometheusPullExporterFormatTests
         Assert.Contains("errors_total", taken);
     }
 
+    [Fact]
+    public void AnotherMetersCountersAndHistogramsCarryTheirPointsStartAsCreatedTimestamp()
+    {
+        using var harness = new ExporterHarness();
+        DateTimeOffset before = DateTimeOffset.UtcNow.AddSeconds(-1);
+        harness.Meter.CreateCounter<long>("requests").Add(3);
+        harness.Meter.CreateHistogram<double>("latency", "s").Record(0.5);
+        harness.Meter.CreateUpDownCounter<long>("queue").Add(2);
+
+        (ExpositionWriter output, _) = Collect(harness.Exporter, PrometheusExpositionFormat.Protobuf);
+
+        var families = new Dictionary<string, Io.Prometheus.Client.MetricFamily>(StringComparer.Ordinal);
+        using (var stream = new MemoryStream(output.ToArray()))
+        {
+            while (stream.Position < stream.Length)
+            {
+                Io.Prometheus.Client.MetricFamily family = Io.Prometheus.Client.MetricFamily.Parser.ParseDelimitedFrom(stream);
+                families.Add(family.Name, family);
+            }
+        }
+
+        // OpenTelemetry's point start (its metric stream's, for a cumulative point): known, so written, and not in the future.
+        Io.Prometheus.Client.Metric counter = Assert.Single(families["requests_total"].Metric);
+        Io.Prometheus.Client.Metric histogram = Assert.Single(families["latency_seconds"].Metric);
+        Assert.Equal(3, counter.Counter.Value);
+        Assert.InRange(counter.Counter.CreatedTimestamp.ToDateTimeOffset(), before.AddMinutes(-5), DateTimeOffset.UtcNow);
+        Assert.InRange(histogram.Histogram.CreatedTimestamp.ToDateTimeOffset(), before.AddMinutes(-5), DateTimeOffset.UtcNow);
+        Assert.Equal(2, Assert.Single(families["queue"].Metric).Gauge.Value);
+    }
+
     private static (ExpositionWriter Output, HashSet<string> Taken) Collect(PrometheusPullExporter exporter, PrometheusExpositionFormat format)
     {
         ExpositionWriter output = ExpositionFormat.Of(format).CreateWriter();

@@ -99,6 +99,7 @@ public static class ScalableMetricsServiceCollectionExtensions
                 value.ExportSelfMetrics ? provider.GetRequiredService<SelfMetricsRegistry>() : null)
             {
                 ResourceAttributes = ServiceResource.Attributes(value),
+                EnableOpenMetricsTextCreatedSamples = value.EnableOpenMetricsTextCreatedSamples,
             };
         });
         services.TryAddSingleton<ScrapeListener>();

@@ -12,14 +12,16 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// </summary>
 internal sealed class ExpositionFormat
 {
-    /// <summary>The Prometheus text exposition format 0.0.4: <c>text/plain</c> of version <c>0.0.4</c> or none, <c>text/*</c> and <c>*/*</c>.</summary>
+    /// <summary>The Prometheus text exposition format: <c>text/plain</c> of version <c>0.0.4</c>, <c>1.0.0</c> or none, <c>text/*</c> and <c>*/*</c>.
+    /// Version 1.0.0 differs from 0.0.4 only in that it may quote names outside the legacy character set, which this library never writes
+    /// (<see cref="EscapingScheme"/>): the same body serves both.</summary>
     public static readonly ExpositionFormat Text = new(
         PrometheusExpositionFormat.Text,
         PrometheusScraper.ContentType,
         "text",
-        static () => new TextFormatWriter(),
+        static _ => new TextFormatWriter(),
         static (mediaType, parameters) =>
-            (mediaType.Equals("text/plain", StringComparison.OrdinalIgnoreCase) && parameters.Version is null or "0.0.4")
+            (mediaType.Equals("text/plain", StringComparison.OrdinalIgnoreCase) && parameters.Version is null or "0.0.4" or "1.0.0")
             || mediaType is "*/*"
             || mediaType.Equals("text/*", StringComparison.OrdinalIgnoreCase));
 
@@ -28,7 +30,7 @@ internal sealed class ExpositionFormat
         PrometheusExpositionFormat.OpenMetrics,
         PrometheusScraper.OpenMetricsContentType,
         "openmetrics",
-        static () => new OpenMetricsWriter(),
+        static createdSamples => new OpenMetricsWriter(createdSamples),
         static (mediaType, parameters) =>
             mediaType.Equals("application/openmetrics-text", StringComparison.OrdinalIgnoreCase) && parameters.Version is null or "1.0.0");
 
@@ -41,16 +43,16 @@ internal sealed class ExpositionFormat
         PrometheusExpositionFormat.Protobuf,
         PrometheusScraper.ProtobufContentType,
         "protobuf",
-        static () => new ProtobufWriter(),
+        static _ => new ProtobufWriter(),
         static (mediaType, parameters) =>
             mediaType.Equals("application/vnd.google.protobuf", StringComparison.OrdinalIgnoreCase)
             && parameters.Proto == "io.prometheus.client.MetricFamily"
             && parameters.Encoding == "delimited");
 
-    private readonly Func<ExpositionWriter> _createWriter;
+    private readonly Func<bool, ExpositionWriter> _createWriter;
     private readonly Func<string, MediaRangeParameters, bool> _answers;
 
-    private ExpositionFormat(PrometheusExpositionFormat id, string contentType, string label, Func<ExpositionWriter> createWriter, Func<string, MediaRangeParameters, bool> answers)
+    private ExpositionFormat(PrometheusExpositionFormat id, string contentType, string label, Func<bool, ExpositionWriter> createWriter, Func<string, MediaRangeParameters, bool> answers)
     {
         Id = id;
         ContentType = contentType;
@@ -85,7 +87,10 @@ internal sealed class ExpositionFormat
     };
 
     /// <summary>A new writer of the format, with empty caches: a writer is reused from scrape to scrape, one scrape at a time.</summary>
-    public ExpositionWriter CreateWriter() => _createWriter();
+    /// <param name="openMetricsCreatedSamples">Whether an OpenMetrics writer writes <c>_created</c> samples
+    /// (<see cref="OpenMetricsWriter.CreatedSamples"/>); the other formats ignore it (protobuf always
+    /// writes a known start as <c>created_timestamp</c>, which adds no series).</param>
+    public ExpositionWriter CreateWriter(bool openMetricsCreatedSamples = false) => _createWriter(openMetricsCreatedSamples);
 
     /// <summary>Whether the format answers the media range <paramref name="mediaType"/> with <paramref name="parameters"/> of an <c>Accept</c> header.</summary>
     /// <param name="mediaType">The media range's type (<c>text/plain</c>, <c>*/*</c>), trimmed.</param>

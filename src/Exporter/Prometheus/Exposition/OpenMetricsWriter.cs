@@ -7,12 +7,29 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// family <c># TYPE</c>, <c># UNIT</c> and <c># HELP</c> lines, a counter family named without
 /// <c>_total</c> and help escaped as a label value; numbers with a point or an exponent
 /// (<c>1.0</c>, not <c>1</c>); a histogram's <c>_count</c> before its <c>_sum</c>, as in the
-/// specification's examples; exemplars; <c>_created</c> samples; and <c># EOF</c> at the end.
+/// specification's examples; exemplars; <c>_created</c> samples where asked for
+/// (<see cref="CreatedSamples"/>); and <c># EOF</c> at the end.
 /// </summary>
 internal sealed class OpenMetricsWriter : LineFormatWriter
 {
     private readonly PrometheusTextWriter _createdScratch = new();
     private DateTimeOffset? _createdFormattedFor;
+
+    /// <summary>A writer that writes <c>_created</c> samples only if <paramref name="createdSamples"/> says so.</summary>
+    /// <param name="createdSamples">See <see cref="CreatedSamples"/>.</param>
+    public OpenMetricsWriter(bool createdSamples = false)
+    {
+        CreatedSamples = createdSamples;
+    }
+
+    /// <summary>
+    /// Whether a counter's, histogram's or summary's series gets its <c>_created</c> sample. Off
+    /// unless asked for, as client_golang's <c>EnableOpenMetricsTextCreatedSamples</c> (#1408) and
+    /// OpenTelemetry's exporter (#7754) have it: Prometheus stores each <c>_created</c> line as a
+    /// series of its own unless its <c>created-timestamp-zero-ingestion</c> feature is on
+    /// (prometheus/prometheus#6541).
+    /// </summary>
+    public bool CreatedSamples { get; }
 
     /// <inheritdoc/>
     public override PrometheusExpositionFormat Format => PrometheusExpositionFormat.OpenMetrics;
@@ -54,12 +71,12 @@ internal sealed class OpenMetricsWriter : LineFormatWriter
     /// <summary>
     /// The <c>_created</c> sample of one series of a counter, histogram or summary: when the series
     /// started counting, in seconds since the Unix epoch. Nothing for another kind (a gauge has no
-    /// start), or when <paramref name="created"/> is null (not known).
+    /// start), when <paramref name="created"/> is null (not known), or unless <see cref="CreatedSamples"/>.
     /// </summary>
     /// <inheritdoc/>
     public override void WriteCreated(string family, ExportedKind kind, LabelBlock labels, DateTimeOffset? created)
     {
-        if (created is not { } time || kind is not (ExportedKind.Counter or ExportedKind.Histogram or ExportedKind.Summary))
+        if (!CreatedSamples || created is not { } time || kind is not (ExportedKind.Counter or ExportedKind.Histogram or ExportedKind.Summary))
         {
             return;
         }

@@ -18,8 +18,10 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// bytes kept for its label block (<see cref="LabelBlockCache{TValue}"/>), encoded on the series'
 /// first scrape: once the buffer has grown to fit a family, a scrape allocates nothing per message.</para>
 /// <para>Names are the text format 0.0.4's: a counter's family is its sample name <c>B_total</c>,
-/// as client_golang's protobuf exposition names it. No <c>_created</c>: Prometheus 2.42 reads no
-/// created timestamp from protobuf. Not thread-safe: a scrape at a time.</para>
+/// as client_golang's protobuf exposition names it. A counter's, summary's or histogram's known
+/// start is its message's <c>created_timestamp</c>, as client_golang writes it: a field of the
+/// series, never a series of its own, which Prometheus reads as the series' start timestamp
+/// (prometheus/prometheus#13279) and otherwise ignores. Not thread-safe: a scrape at a time.</para>
 /// </remarks>
 internal sealed class ProtobufFamilyWriter
 {
@@ -28,6 +30,11 @@ internal sealed class ProtobufFamilyWriter
     // Each series' labels as the label fields of its Metric message (ProtobufMessages.MetricLabels).
     private readonly LabelBlockCache<byte[]> _labels = new();
     private bool _begun;
+
+    // A counter's Metric and Counter messages, left open after its value so that the created
+    // timestamp that follows it (AddCreated) lands inside; closed by whatever is written next. -1: none open.
+    private int _openMetric = -1;
+    private int _openCounter = -1;
 
     /// <summary>The type of the family begun.</summary>
     public ExportedKind Type { get; private set; }
@@ -44,6 +51,7 @@ internal sealed class ProtobufFamilyWriter
             ExportedKind.Histogram => ProtobufMessages.TypeHistogram,
             _ => throw new ArgumentOutOfRangeException(nameof(type), type, "Not a type the protobuf exposition carries."),
         };
+        CloseCounter();
         Type = type;
         _family.Clear();
         _family.NonEmptyString(ProtobufMessages.FamilyName, name);
@@ -52,29 +60,61 @@ internal sealed class ProtobufFamilyWriter
         _begun = true;
     }
 
-    /// <summary>A counter's or gauge's series: <c>Metric { label…, counter { value, exemplar } | gauge { value } }</c>.</summary>
+    /// <summary>
+    /// A counter's or gauge's series: <c>Metric { label…, counter { value, exemplar } | gauge { value } }</c>;
+    /// a counter's messages are left open for its <c>created_timestamp</c> (<see cref="AddCreated"/>).
+    /// </summary>
     public void AddValue(LabelBlock labels, double value, Exemplar? exemplar = null)
     {
         bool counter = Type == ExportedKind.Counter;
         int metric = BeginMetric(labels);
         int inner = _family.BeginMessage(counter ? ProtobufMessages.MetricCounter : ProtobufMessages.MetricGauge);
         _family.Double(ProtobufMessages.ValueField, value);
-        if (counter && exemplar is { } e)
+        if (!counter)
+        {
+            _family.EndMessage(inner);
+            _family.EndMessage(metric);
+            return;
+        }
+
+        if (exemplar is { } e)
         {
             WriteExemplar(ProtobufMessages.CounterExemplar, e);
         }
 
-        _family.EndMessage(inner);
-        _family.EndMessage(metric);
+        _openMetric = metric;
+        _openCounter = inner;
     }
 
-    /// <summary>A summary's series without quantiles: <c>Metric { label…, summary { sample_count, sample_sum } }</c>.</summary>
-    public void AddSummary(LabelBlock labels, long count, double sum)
+    /// <summary>The <c>created_timestamp</c> of the counter series just added (<see cref="AddValue"/>); nothing after another kind's series.</summary>
+    /// <param name="created">When the series started.</param>
+    public void AddCreated(DateTimeOffset created)
+    {
+        if (_openCounter < 0)
+        {
+            return;
+        }
+
+        WriteTimestamp(ProtobufMessages.CounterCreatedTimestamp, created);
+        CloseCounter();
+    }
+
+    /// <summary>A summary's series without quantiles: <c>Metric { label…, summary { sample_count, sample_sum, created_timestamp } }</c>.</summary>
+    /// <param name="labels">The series' labels.</param>
+    /// <param name="count">The series' count.</param>
+    /// <param name="sum">The series' sum.</param>
+    /// <param name="created">When the series started, or null (no <c>created_timestamp</c>).</param>
+    public void AddSummary(LabelBlock labels, long count, double sum, DateTimeOffset? created = null)
     {
         int metric = BeginMetric(labels);
         int summary = _family.BeginMessage(ProtobufMessages.MetricSummary);
         _family.Varint(ProtobufMessages.SummaryCount, (ulong)count);
         _family.Double(ProtobufMessages.SummarySum, sum);
+        if (created is { } start)
+        {
+            WriteTimestamp(ProtobufMessages.SummaryCreatedTimestamp, start);
+        }
+
         _family.EndMessage(summary);
         _family.EndMessage(metric);
     }
@@ -91,7 +131,8 @@ internal sealed class ProtobufFamilyWriter
     /// <param name="count">The series' count (the +Inf bucket's).</param>
     /// <param name="sum">The series' sum.</param>
     /// <param name="exemplars">One per bucket, the last the +Inf bucket's, or null for none.</param>
-    public void AddHistogram(LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, IReadOnlyList<Exemplar?>? exemplars = null)
+    /// <param name="created">When the series started, or null (no <c>created_timestamp</c>).</param>
+    public void AddHistogram(LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, IReadOnlyList<Exemplar?>? exemplars = null, DateTimeOffset? created = null)
     {
         int metric = BeginMetric(labels);
         int histogram = _family.BeginMessage(ProtobufMessages.MetricHistogram);
@@ -107,12 +148,18 @@ internal sealed class ProtobufFamilyWriter
             WriteBucket(count, double.PositiveInfinity, infinite);
         }
 
+        if (created is { } start)
+        {
+            WriteTimestamp(ProtobufMessages.HistogramCreatedTimestamp, start);
+        }
+
         _family.EndMessage(histogram);
         _family.EndMessage(metric);
     }
 
-    /// <summary>An exponential histogram's series as a native histogram (<see cref="NativeHistogramEncoder"/>), with the classic buckets given, if any, in the same message.</summary>
-    public void AddNativeHistogram(LabelBlock labels, ExponentialHistogramPoint point, ClassicBuckets? classic)
+    /// <summary>An exponential histogram's series as a native histogram (<see cref="NativeHistogramEncoder"/>), with the classic buckets given, if any, in the same message,
+    /// and its <c>created_timestamp</c> where <paramref name="created"/> is known.</summary>
+    public void AddNativeHistogram(LabelBlock labels, ExponentialHistogramPoint point, ClassicBuckets? classic, DateTimeOffset? created = null)
     {
         int metric = BeginMetric(labels);
         int histogram = _family.BeginMessage(ProtobufMessages.MetricHistogram);
@@ -126,6 +173,11 @@ internal sealed class ProtobufFamilyWriter
             WriteBucket(Math.Min(classic!.CumulativeCounts[i], point.Count), classic.Boundaries[i], null);
         }
 
+        if (created is { } start)
+        {
+            WriteTimestamp(ProtobufMessages.HistogramCreatedTimestamp, start);
+        }
+
         _family.EndMessage(histogram);
         _family.EndMessage(metric);
     }
@@ -133,6 +185,8 @@ internal sealed class ProtobufFamilyWriter
     /// <summary>Starts a scrape over: drops the family begun, if any, and begins the next scrape of the kept labels (<see cref="LabelBlockCache{TValue}.BeginScrape"/>).</summary>
     public void Restart()
     {
+        _openMetric = -1;
+        _openCounter = -1;
         _begun = false;
         _labels.BeginScrape();
     }
@@ -140,6 +194,7 @@ internal sealed class ProtobufFamilyWriter
     /// <summary>Ends the family begun: writes its delimited message to <paramref name="output"/>.</summary>
     public void End(PrometheusTextWriter output)
     {
+        CloseCounter();
         if (!_begun)
         {
             return;
@@ -187,14 +242,32 @@ internal sealed class ProtobufFamilyWriter
         }
 
         _family.Double(ProtobufMessages.ExemplarValue, exemplar.Value);
+        WriteTimestamp(ProtobufMessages.ExemplarTimestamp, exemplar.Timestamp);
+        _family.EndMessage(message);
+    }
 
-        // google.protobuf.Timestamp: nanos has the seconds' sign (before the epoch, both negative or zero).
-        long unixTicks = exemplar.Timestamp.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks;
-        int timestamp = _family.BeginMessage(ProtobufMessages.ExemplarTimestamp);
+    // google.protobuf.Timestamp { seconds, nanos }: nanos has the seconds' sign (before the epoch, both negative or zero).
+    private void WriteTimestamp(int field, DateTimeOffset time)
+    {
+        long unixTicks = time.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks;
+        int timestamp = _family.BeginMessage(field);
         _family.SignExtendedVarint(ProtobufMessages.TimestampSeconds, Math.DivRem(unixTicks, TimeSpan.TicksPerSecond, out long remainder));
         _family.SignExtendedVarint(ProtobufMessages.TimestampNanos, remainder * 100);
         _family.EndMessage(timestamp);
-        _family.EndMessage(message);
+    }
+
+    // Ends the counter's messages AddValue left open, if any.
+    private void CloseCounter()
+    {
+        if (_openCounter < 0)
+        {
+            return;
+        }
+
+        _family.EndMessage(_openCounter);
+        _family.EndMessage(_openMetric);
+        _openCounter = -1;
+        _openMetric = -1;
     }
 
     // Metric { label… }, its value's message next; returns where the metric starts, for EndMessage.
@@ -205,6 +278,7 @@ internal sealed class ProtobufFamilyWriter
             throw new InvalidOperationException("A series written before its family's header.");
         }
 
+        CloseCounter();
         int metric = _family.BeginMessage(ProtobufMessages.FamilyMetric);
         ref byte[]? encoded = ref _labels.Find(labels);
         _family.Raw(encoded ??= ProtobufMessages.MetricLabels(labels.Labels));

@@ -26,6 +26,9 @@ internal static class ProtobufMessages
     public const int LabelValue = 2;
     public const int ValueField = 1;
     public const int CounterExemplar = 2;
+    public const int CounterCreatedTimestamp = 3;
+    public const int SummaryCreatedTimestamp = 4;
+    public const int HistogramCreatedTimestamp = 15;
     public const int SummaryCount = 1;
     public const int SummarySum = 2;
     public const int BucketCumulativeCount = 1;

@@ -9,7 +9,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// family (<see cref="ProtobufFamilyWriter"/>), a series being one <c>Metric</c> message; an
 /// exponential histogram as a native histogram (<see cref="NativeHistogramEncoder"/>), the only
 /// format in which Prometheus takes one, with the instrument's classic buckets, if it has classic
-/// boundaries, in the same message (<see cref="ClassicBuckets"/>). No <c>_created</c>, nothing at the end.
+/// boundaries, in the same message (<see cref="ClassicBuckets"/>). A counter's, summary's or
+/// histogram's known start is its message's <c>created_timestamp</c>, never a <c>_created</c>
+/// series; nothing at the end.
 /// </summary>
 internal sealed class ProtobufWriter : ExpositionWriter
 {
@@ -42,6 +44,17 @@ internal sealed class ProtobufWriter : ExpositionWriter
     public override void WriteSample(string name, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue, double value, Exemplar? exemplar = null) =>
         WriteValue(name, suffix, labels, extraLabelName, value, exemplar);
 
+    /// <summary>A counter series' start as its <c>Counter</c> message's <c>created_timestamp</c>: the
+    /// counter's value comes just before it (<see cref="ExpositionWriter.WriteCounterSeries"/>); nothing for another kind, or where the start is not known.</summary>
+    /// <inheritdoc/>
+    public override void WriteCreated(string family, ExportedKind kind, LabelBlock labels, DateTimeOffset? created)
+    {
+        if (kind == ExportedKind.Counter && created is { } start)
+        {
+            _family.AddCreated(start);
+        }
+    }
+
     /// <summary>A native histogram; where the instrument has classic boundaries, their buckets too,
     /// in the same message, as client_golang writes a histogram of both kinds: Prometheus 2 stores
     /// the native one; Prometheus 3 the native one, and the classic one too with
@@ -51,21 +64,21 @@ internal sealed class ProtobufWriter : ExpositionWriter
     /// <inheritdoc/>
     public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramPoint point, DateTimeOffset? created = null)
     {
-        _family.AddNativeHistogram(labels, point, point.ClassicBoundaries.Count > 0 ? _classic.Of(point) : null);
+        _family.AddNativeHistogram(labels, point, point.ClassicBoundaries.Count > 0 ? _classic.Of(point) : null, created);
     }
 
     /// <summary>A <c>Summary</c> message.</summary>
     /// <inheritdoc/>
     public override void WriteSummary(string name, LabelBlock labels, long count, double sum, DateTimeOffset? created = null)
     {
-        _family.AddSummary(labels, count, sum);
+        _family.AddSummary(labels, count, sum, created);
     }
 
     /// <summary>A <c>Histogram</c> message of a bucket per finite boundary.</summary>
     /// <inheritdoc/>
     protected override void WriteCumulativeHistogram(string name, LabelBlock labels, IReadOnlyList<double> boundaries, IReadOnlyList<long> cumulativeCounts, long count, double sum, DateTimeOffset? created, IReadOnlyList<Exemplar?>? exemplars)
     {
-        _family.AddHistogram(labels, boundaries, cumulativeCounts, count, sum, exemplars);
+        _family.AddHistogram(labels, boundaries, cumulativeCounts, count, sum, exemplars, created);
     }
 
     /// <summary>Writes the family in progress: its message's length comes before it, so it is kept until the next header or the end.</summary>

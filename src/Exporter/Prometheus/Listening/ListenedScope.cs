@@ -13,4 +13,8 @@ internal sealed record ListenedScope(MetricRegistry Registry, string MeterName, 
     /// <summary>The registry's observable instruments by name (case-insensitive, as instrument names
     /// are), each observing every listened observable instrument of that name; under its own lock.</summary>
     public Dictionary<string, ListenedObservable> Observables { get; } = new(StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>The first such meter's <c>Meter.TelemetrySchemaUrl</c>, or null: OTLP's <c>ScopeMetrics.schema_url</c>
+    /// (meters of one name and version with different schema URLs share the scope, and the first one's URL).</summary>
+    public string? SchemaUrl { get; init; }
 }

@@ -160,7 +160,7 @@ internal sealed partial class MeterListenerHost : IDisposable
     // pull: null where the group of an observable instrument observes it through a listener of its own.
     private ListenedInstrument? Take(SdmInstrument instrument, ObservablePull? pull)
     {
-        ListenedScope scope = _scopes.GetOrAdd((instrument.Meter.Name, instrument.Meter.Version), key => new ListenedScope(_createRegistry(key.Name), key.Name, key.Version));
+        ListenedScope scope = _scopes.GetOrAdd((instrument.Meter.Name, instrument.Meter.Version), key => new ListenedScope(_createRegistry(key.Name), key.Name, key.Version) { SchemaUrl = instrument.Meter.TelemetrySchemaUrl });
         if (scope.Registry.ViewOf(instrument.Name) is { Drop: true })
         {
             // A view drops it: not listened to at all, so its measurements cost nothing here.

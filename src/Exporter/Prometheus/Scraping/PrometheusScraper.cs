@@ -113,11 +113,29 @@ public sealed partial class PrometheusScraper : IDisposable
         }
 
         _sources = [.. sources];
-        _formats = ExpositionFormat.All.ToDictionary(static format => format, format => new ScrapedFormat(format, CollectAsync));
+        _formats = ExpositionFormat.All.ToDictionary(static format => format, format => new ScrapedFormat(format, CollectAsync, f => f.CreateWriter(EnableOpenMetricsTextCreatedSamples)));
     }
 
     /// <summary>How many collections ran: fewer than the scrapes when concurrent ones were coalesced. For tests.</summary>
     internal int Collections => _formats.Values.Sum(static format => format.Coalescer.Collections);
+
+    /// <summary>
+    /// Whether an OpenMetrics scrape writes a <c>_created</c> sample (when the series started
+    /// counting, in seconds since the Unix epoch) after each series of a counter, histogram or
+    /// summary whose start is known. Set before the first scrape.
+    /// </summary>
+    /// <remarks>
+    /// <para>Default: <see langword="false"/>, as client_golang's <c>promhttp.HandlerOpts.EnableOpenMetricsTextCreatedSamples</c>
+    /// (client_golang#1408) and OpenTelemetry .NET's Prometheus exporter (#7754) have it. Prometheus
+    /// stores each <c>_created</c> line as a series of its own (a <c>gauge</c>-like
+    /// <c>B_created</c> beside <c>B_total</c>) unless it runs with
+    /// <c>--enable-feature=created-timestamp-zero-ingestion</c> (prometheus/prometheus#6541), which
+    /// nearly doubles the series of a service made mostly of counters and histograms.</para>
+    /// <para>Whatever it says, the protobuf exposition carries a known start as the
+    /// <c>created_timestamp</c> of the series' <c>Counter</c>, <c>Summary</c> or <c>Histogram</c>
+    /// message, a field rather than a series, and the text format 0.0.4 has no start at all.</para>
+    /// </remarks>
+    public bool EnableOpenMetricsTextCreatedSamples { get; init; }
 
     /// <summary>
     /// The resource attributes (<c>service.name</c>, <c>service.instance.id</c>,
@@ -249,7 +267,7 @@ public sealed partial class PrometheusScraper : IDisposable
             return kept;
         }
 
-        var scraped = new ScrapedFormat(format, CollectAsync, filter);
+        var scraped = new ScrapedFormat(format, CollectAsync, f => f.CreateWriter(EnableOpenMetricsTextCreatedSamples), filter);
         return _filtered.Count < MaxFilteredFormats ? _filtered.GetOrAdd((format, filter.Key), scraped) : scraped;
     }
 

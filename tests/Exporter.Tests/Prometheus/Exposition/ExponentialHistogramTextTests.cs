@@ -39,7 +39,7 @@ public class ExponentialHistogramTextTests
     public async Task OpenMetricsWritesTheSameBucketsWithCanonicalBoundsAndCreated()
     {
         MetricRegistry registry = Registry();
-        using var scraper = new PrometheusScraper(registry, "scope");
+        using var scraper = new PrometheusScraper(registry, "scope") { EnableOpenMetricsTextCreatedSamples = true };
 
         string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
 

@@ -214,7 +214,7 @@ public sealed class OpenMetricsWriterTests
     [Fact]
     public void ACounterSampleAndItsCreatedSampleAllocateNothingOnceWarm()
     {
-        var fast = new OpenMetricsWriter();
+        var fast = new OpenMetricsWriter(createdSamples: true);
         LabelBlock labels = Labels(("code", "200"));
         DateTimeOffset created = DateTimeOffset.FromUnixTimeMilliseconds(1520430000123);
 
@@ -229,7 +229,23 @@ public sealed class OpenMetricsWriterTests
         Assert.EndsWith("foo_seconds_created{code=\"200\"} 1520430000.123\n# EOF\n", fast.ToString());
     }
 
-    private static ExpositionWriter OpenMetricsWriter() => new OpenMetricsWriter();
+    [Fact]
+    public void AWriterNotAskedForCreatedSamplesWritesNone()
+    {
+        var writer = new OpenMetricsWriter();
+        LabelBlock labels = Labels(("code", "200"));
+
+        writer.WriteHeader("foo_total", ExportedKind.Counter, null);
+        writer.WriteSample("foo_total", string.Empty, labels, null, 0, 17L);
+        writer.WriteCreated("foo_total", ExportedKind.Counter, labels, DateTimeOffset.FromUnixTimeMilliseconds(1520430000123));
+        writer.WriteSummary("bar", labels, 2, 1.5, DateTimeOffset.FromUnixTimeMilliseconds(1520430000123));
+        writer.WriteEnd();
+
+        Assert.False(writer.CreatedSamples);
+        Assert.Equal("# TYPE foo counter\nfoo_total{code=\"200\"} 17\nbar_count{code=\"200\"} 2\nbar_sum{code=\"200\"} 1.5\n# EOF\n", writer.ToString());
+    }
+
+    private static ExpositionWriter OpenMetricsWriter() => new OpenMetricsWriter(createdSamples: true);
 
     private static LabelBlock Labels(params (string Name, string Value)[] labels) =>
         LabelBlock.Create(new PrometheusTextWriter(), [.. labels.Select(l => new KeyValuePair<string, string>(l.Name, l.Value))], s_noTags);

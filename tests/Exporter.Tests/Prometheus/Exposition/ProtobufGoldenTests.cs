@@ -101,6 +101,13 @@ public sealed class ProtobufGoldenTests
 
         empty.Record(0.0);
         registry.CreateObservableGauge("golden.observed", () => [new Measurement<double>(2.5, new KeyValuePair<string, object?>("src", "cb"))]);
+
+        // A fixed start, so that the counters', histograms' and summaries' created_timestamp are the same bytes in every run.
+        foreach (Instrument instrument in registry.Instruments)
+        {
+            instrument.CreatedAt = s_timestamp;
+        }
+
         return registry;
     }
 

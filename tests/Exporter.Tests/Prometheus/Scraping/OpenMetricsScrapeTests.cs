@@ -49,7 +49,7 @@ public sealed partial class OpenMetricsScrapeTests
     }
 
     [Fact]
-    public async Task TheRegistryScrapesInOpenmetricsWithCreatedUnitsAndEof()
+    public async Task TheRegistryScrapesInOpenmetricsWithCreatedWhenAskedUnitsAndEof()
     {
         var registry = new MetricRegistry();
         DateTimeOffset before = DateTimeOffset.UtcNow;
@@ -62,7 +62,7 @@ public sealed partial class OpenMetricsScrapeTests
         histogram.Record(1.0);
         operation.Bind().Record(TimeSpan.FromSeconds(2));
         gauge.Set(7);
-        var scraper = new PrometheusScraper(registry, "m");
+        var scraper = new PrometheusScraper(registry, "m") { EnableOpenMetricsTextCreatedSamples = true };
 
         string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
 
@@ -118,6 +118,7 @@ public sealed partial class OpenMetricsScrapeTests
 
             // Two collections are compared byte for byte: the self-metrics' scrape duration would differ.
             o.ExportSelfMetrics = false;
+            o.EnableOpenMetricsTextCreatedSamples = true;
         });
         await using WebApplication app = builder.Build();
         app.MapScalableMetrics();
@@ -133,7 +134,7 @@ public sealed partial class OpenMetricsScrapeTests
         using HttpResponseMessage response = await client.SendAsync(request);
 
         Assert.Equal(System.Net.HttpStatusCode.OK, response.StatusCode);
-        Assert.Equal("application/openmetrics-text; version=1.0.0; charset=utf-8", response.Content.Headers.ContentType!.ToString());
+        Assert.Equal("application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=underscores", response.Content.Headers.ContentType!.ToString());
         Assert.Equal(["gzip"], response.Content.Headers.ContentEncoding);
         string text = await Gunzip(response);
         AssertOpenMetrics(text);

@@ -54,7 +54,7 @@ public class ProtobufEndpointTests
         using HttpResponseMessage response = await client.SendAsync(request);
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
-        Assert.Equal(PrometheusScraper.ProtobufContentType, response.Content.Headers.ContentType?.ToString());
+        Assert.Equal(PrometheusScraper.ProtobufContentType + "; escaping=underscores", response.Content.Headers.ContentType?.ToString());
         Dictionary<string, ProtoMessage> families = ProtoMessage.ParseDelimited(await response.Content.ReadAsByteArrayAsync()).ToDictionary(f => f.String(1));
         Assert.Equal("svc", Label(families["target_info"].Message(4), "service_name"));
         Assert.Equal(2, families["listened_requests_total"].Message(4).Message(3).Double(1));

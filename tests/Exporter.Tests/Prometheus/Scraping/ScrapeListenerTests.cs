@@ -36,7 +36,7 @@ public sealed class ScrapeListenerTests
             string body = await reader.ReadToEndAsync();
 
             Assert.Equal(HttpStatusCode.OK, response.StatusCode);
-            Assert.Equal(PrometheusScraper.OpenMetricsContentType, response.Content.Headers.ContentType?.ToString());
+            Assert.Equal(PrometheusScraper.OpenMetricsContentType + "; escaping=underscores", response.Content.Headers.ContentType?.ToString());
             Assert.Contains("gzip", response.Content.Headers.ContentEncoding);
             Assert.NotEqual(true, response.Headers.TransferEncodingChunked);
             Assert.True(response.Content.Headers.ContentLength > 0);

@@ -28,8 +28,9 @@ public sealed partial class ReadIntoExpositionTests
     [MemberData(nameof(TextFormats))]
     public void AScrapeWritesTheGoldenText(PrometheusExpositionFormat format)
     {
+        // The golden OpenMetrics text has the _created samples, asked for: the default leaves them out (below).
         var source = new RegistrySource(Registry(), "golden.scope", "1.2.3", NullLogger.Instance);
-        ExpositionWriter writer = ExpositionFormat.Of(format).CreateWriter();
+        ExpositionWriter writer = ExpositionFormat.Of(format).CreateWriter(openMetricsCreatedSamples: true);
 
         string first = Scrape(source, writer);
         string second = Scrape(source, writer);
@@ -37,6 +38,18 @@ public sealed partial class ReadIntoExpositionTests
         Assert.Equal(first, second);
         ExposedSeries.AssertNoneRepeated(format, Encoding.UTF8.GetBytes(second));
         AssertGolden(format == PrometheusExpositionFormat.Text ? "readinto-text.txt" : "readinto-openmetrics.txt", second);
+    }
+
+    [Fact]
+    public void TheDefaultOpenMetricsScrapeIsTheGoldenTextWithoutItsCreatedSamples()
+    {
+        var source = new RegistrySource(Registry(), "golden.scope", "1.2.3", NullLogger.Instance);
+        string withCreated = Scrape(source, ExpositionFormat.OpenMetrics.CreateWriter(openMetricsCreatedSamples: true));
+
+        string byDefault = Scrape(source, ExpositionFormat.OpenMetrics.CreateWriter());
+
+        Assert.Contains("_created", withCreated, StringComparison.Ordinal);
+        Assert.Equal(CreatedLine().Replace(withCreated, string.Empty), byDefault);
     }
 
     public static TheoryData<PrometheusExpositionFormat> Formats =>
@@ -190,4 +203,7 @@ public sealed partial class ReadIntoExpositionTests
 
     [GeneratedRegex(@"^([^ \n]*_created(?:\{[^\n]*\})?) [^\n]*$", RegexOptions.Multiline)]
     private static partial Regex Created();
+
+    [GeneratedRegex(@"^[^ \n]*_created(?:\{[^\n]*\})? [^\n]*\n", RegexOptions.Multiline)]
+    private static partial Regex CreatedLine();
 }

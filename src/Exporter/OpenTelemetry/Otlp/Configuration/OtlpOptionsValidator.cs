@@ -44,6 +44,11 @@ internal sealed class OtlpOptionsValidator : IValidateOptions<ScalableMetricsOtl
         CheckDuration(failures, nameof(ScalableMetricsOtlpOptions.Timeout), options.Timeout);
         CheckDuration(failures, nameof(ScalableMetricsOtlpOptions.ExportInterval), options.ExportInterval);
         CheckDuration(failures, nameof(ScalableMetricsOtlpOptions.ExportTimeout), options.ExportTimeout);
+        if (options.MaxRequestBytes < Encoding.OtlpRequestSplitter.MinimumMaxBytes)
+        {
+            failures.Add($"{nameof(ScalableMetricsOtlpOptions.MaxRequestBytes)} must be at least {Encoding.OtlpRequestSplitter.MinimumMaxBytes}; it is {options.MaxRequestBytes}.");
+        }
+
         foreach (KeyValuePair<string, string> header in options.Headers)
         {
             if (OtlpHeaders.Problem(header.Key, header.Value) is string problem)

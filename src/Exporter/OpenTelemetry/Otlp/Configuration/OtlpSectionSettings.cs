@@ -25,6 +25,7 @@ internal static class OtlpSectionSettings
         Apply<string>(section, options, nameof(ScalableMetricsOtlpOptions.CertificateFile), OtlpSettingParser.TryFile, value => options.CertificateFile = value);
         Apply<string>(section, options, nameof(ScalableMetricsOtlpOptions.ClientCertificateFile), OtlpSettingParser.TryFile, value => options.ClientCertificateFile = value);
         Apply<string>(section, options, nameof(ScalableMetricsOtlpOptions.ClientKeyFile), OtlpSettingParser.TryFile, value => options.ClientKeyFile = value);
+        Apply<int>(section, options, nameof(ScalableMetricsOtlpOptions.MaxRequestBytes), OtlpSettingParser.TryInt, value => options.MaxRequestBytes = value);
 
         foreach (IConfigurationSection header in section.GetSection(nameof(ScalableMetricsOtlpOptions.Headers)).GetChildren())
         {

@@ -66,6 +66,18 @@ internal static class OtlpSettingParser
         return false;
     }
 
+    /// <summary>A whole number of bytes, as the configuration binder reads an <see cref="int"/>; its range is the validator's to check.</summary>
+    public static bool TryInt(ScalableMetricsOtlpOptions options, string key, string text, out int value)
+    {
+        if (int.TryParse(text.Trim(), NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out value))
+        {
+            return true;
+        }
+
+        options.Problems.Add($"{key} '{text}' is not a whole number.");
+        return false;
+    }
+
     /// <summary>The configuration section holds durations as the configuration binder reads a
     /// <see cref="TimeSpan"/>: <c>[d.]hh:mm:ss[.fff]</c>.</summary>
     public static bool TryTimeSpan(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value)

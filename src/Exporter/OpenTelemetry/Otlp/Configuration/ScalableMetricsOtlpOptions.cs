@@ -106,6 +106,22 @@ public sealed class ScalableMetricsOtlpOptions
     /// without <see cref="ClientCertificateFile"/>, the host does not start.</remarks>
     public string? ClientKeyFile { get; set; }
 
+    /// <summary>The default of <see cref="MaxRequestBytes"/>: 3 MiB (3,145,728 bytes), safely under the
+    /// 4 MiB that gRPC servers, the OpenTelemetry Collector's receiver among them (<c>max_recv_msg_size_mib</c>), take by default.</summary>
+    public const int DefaultMaxRequestBytes = 3 * 1024 * 1024;
+
+    /// <summary>The largest request an export sends, in bytes of the uncompressed
+    /// <c>ExportMetricsServiceRequest</c>: a larger collection goes as several requests, each of whole
+    /// data points under its own copy of the resource, scope and metric, and is committed (for delta
+    /// temporality, its changes counted as sent) only when every request was accepted.</summary>
+    /// <remarks>Default: <see cref="DefaultMaxRequestBytes"/> (3 MiB). Must be at least 1,024. The size
+    /// counted is the uncompressed one, which is what a gRPC receiver checks (after decompression) and
+    /// never less than a gzip-compressed body. OpenTelemetry has no option of this measure: its
+    /// <c>MaxExportBatchSize</c> and the Collector's <c>send_batch_max_size</c> count data points,
+    /// which bound a request's size only as far as every point has the same size. Configuration key
+    /// <c>ScalableMetrics:Otlp:MaxRequestBytes</c>.</remarks>
+    public int MaxRequestBytes { get; set; } = DefaultMaxRequestBytes;
+
     /// <summary>Whether <c>AddOtlpExporter</c> turned the exporter on for the host's options.</summary>
     internal bool Enabled { get; set; }
 

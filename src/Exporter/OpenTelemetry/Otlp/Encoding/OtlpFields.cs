@@ -14,6 +14,7 @@ internal static class OtlpFields
     public const int ResourceAttributes = 1;
     public const int ScopeMetricsScope = 1;
     public const int ScopeMetricsMetrics = 2;
+    public const int ScopeMetricsSchemaUrl = 3;
     public const int ScopeName = 1;
     public const int ScopeVersion = 2;
 

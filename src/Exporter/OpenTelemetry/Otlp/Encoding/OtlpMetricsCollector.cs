@@ -10,7 +10,8 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// once, straight from its series as the Prometheus exposition does, and encodes one
 /// <c>ExportMetricsServiceRequest</c> (opentelemetry-proto <c>collector/metrics/v1</c>): one
 /// <c>ResourceMetrics</c> with the service's resource, one <c>ScopeMetrics</c> per scope that has a
-/// data point, one <c>Metric</c> per instrument that has one (<see cref="OtlpInstrumentEncoder"/>).
+/// data point (with the meter's <c>TelemetrySchemaUrl</c> as its <c>schema_url</c> where it has one),
+/// one <c>Metric</c> per instrument that has one (<see cref="OtlpInstrumentEncoder"/>).
 /// </summary>
 /// <remarks>
 /// <para>Why not through OpenTelemetry's SDK: OpenTelemetry .NET 1.20.1 has no <c>MetricProducer</c>
@@ -153,6 +154,12 @@ internal sealed class OtlpMetricsCollector
         }
 
         _output.EndMessage(instrumentationScope);
+        if (!string.IsNullOrEmpty(scope.SchemaUrl))
+        {
+            // The meter's Meter.TelemetrySchemaUrl, as OpenTelemetry .NET writes it since 1.15.
+            _output.String(OtlpFields.ScopeMetricsSchemaUrl, scope.SchemaUrl);
+        }
+
         int points = _encoder.DataPoints;
         foreach (Instrument instrument in scope.Registry.Instruments)
         {

@@ -12,13 +12,14 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// <param name="Name">The scope's name (the meter's name); not empty.</param>
 /// <param name="Version">The scope's version, or null.</param>
 /// <param name="Registry">The registry whose instruments go out under the scope.</param>
-internal readonly record struct OtlpScope(string Name, string? Version, MetricRegistry Registry)
+/// <param name="SchemaUrl">The scope's <c>schema_url</c> (the meter's <c>Meter.TelemetrySchemaUrl</c>), or null for none.</param>
+internal readonly record struct OtlpScope(string Name, string? Version, MetricRegistry Registry, string? SchemaUrl = null)
 {
     /// <summary>The scope of every registry <paramref name="host"/> has made so far (one per listened meter name and version).</summary>
     /// <param name="host">The listener of <see cref="ScalableMetricsOptions.AddMeter"/>'s meters.</param>
     /// <returns>One scope per listened meter name and version, in no set order.</returns>
     public static IEnumerable<OtlpScope> Of(Listening.MeterListenerHost host) =>
-        host.Scopes.Select(static scope => new OtlpScope(scope.MeterName, scope.MeterVersion, scope.Registry));
+        host.Scopes.Select(static scope => new OtlpScope(scope.MeterName, scope.MeterVersion, scope.Registry, scope.SchemaUrl));
 
     /// <summary>The scope of the self-metrics' registry: the hosted registry's name and version, a
     /// second <c>ScopeMetrics</c> of that scope, whose series name the scope they describe by attributes

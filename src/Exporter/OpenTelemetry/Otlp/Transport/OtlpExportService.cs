@@ -16,13 +16,15 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 /// every <see cref="ScalableMetricsOtlpOptions.ExportInterval"/> from the host's start, and a final
 /// one when the host stops, within the stop's time. A gate keeps exports one at a time, so the
 /// collector is never read twice at once and the final export waits for a periodic one in flight.
-/// A batch is committed only when the receiver took it, so a delta export's changes carry over.
+/// A batch is committed only when the receiver took every request of it (<see cref="OtlpBatchSender"/>:
+/// split under <see cref="ScalableMetricsOtlpOptions.MaxRequestBytes"/>), so a delta export's changes carry over.
 /// </summary>
 internal sealed class OtlpExportService(IServiceProvider services, ScalableMetricsOtlpOptions options) : BackgroundService
 {
     private readonly SemaphoreSlim _gate = new(1, 1);
     private OtlpMetricsCollector? _collector;
     private OtlpExportClient? _client;
+    private OtlpBatchSender? _sender;
     private TimeSpan _interval;
 
     public override Task StartAsync(CancellationToken cancellationToken)
@@ -32,6 +34,7 @@ internal sealed class OtlpExportService(IServiceProvider services, ScalableMetri
         _interval = options.ExportInterval;
         _collector = CreateCollector(options.Temporality);
         _client = CreateClient(services, options);
+        _sender = new OtlpBatchSender(_client, options.MaxRequestBytes);
         return base.StartAsync(cancellationToken);
     }
 
@@ -54,7 +57,7 @@ internal sealed class OtlpExportService(IServiceProvider services, ScalableMetri
     /// logged (once per cause), a cancellation ends it quietly, and either leaves the batch uncommitted.</summary>
     internal async Task ExportAsync(CancellationToken cancellationToken)
     {
-        if (_collector is null || _client is null)
+        if (_collector is null || _client is null || _sender is null)
         {
             return;
         }
@@ -70,11 +73,7 @@ internal sealed class OtlpExportService(IServiceProvider services, ScalableMetri
 
         try
         {
-            OtlpExportBatch batch = _collector.Collect();
-            if (await _client.ExportAsync(batch.Body, cancellationToken).ConfigureAwait(false))
-            {
-                batch.Commit();
-            }
+            await _sender.ExportAsync(_collector, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {

@@ -70,6 +70,9 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
         }
     }
 
+    public void RequestsGivenUp(int requests, int of, int exports) =>
+        LogRequestsGivenUp(logger, endpoint, requests, of, exports);
+
     public void ExportThrew(Exception exception)
     {
         if (First("threw " + exception.GetType().FullName))
@@ -115,7 +118,10 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     [LoggerMessage(EventId = 65, Level = LogLevel.Error, Message = "An OTLP export failed unexpectedly (collecting or sending); its data goes with the next export.")]
     private static partial void LogExportThrew(ILogger logger, Exception exception);
 
-    [LoggerMessage(EventId = 66, Level = LogLevel.Debug, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) again ({ErrorMessage}).")]
+    [LoggerMessage(EventId = 69, Level = LogLevel.Error, Message = "The last {Requests} of the {Of} requests of a delta OTLP export to {Endpoint} were not accepted in {Exports} exports; their data points are given up so that exports can go on. The requests before them were accepted, and are not sent again.")]
+    private static partial void LogRequestsGivenUp(ILogger logger, Uri endpoint, int requests, int of, int exports);
+
+    [LoggerMessage(EventId = 66, Level = LogLevel.Debug, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) again: {ErrorMessage}.")]
     private static partial void LogRejectedAgain(ILogger logger, Uri endpoint, long rejectedDataPoints, string errorMessage);
 
     [LoggerMessage(EventId = 67, Level = LogLevel.Debug, Message = "The exception behind the OTLP export failure logged for {Endpoint}.")]

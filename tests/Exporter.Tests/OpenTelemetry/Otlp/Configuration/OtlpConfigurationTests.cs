@@ -24,6 +24,9 @@ public sealed class OtlpConfigurationTests
         Assert.Equal(TimeSpan.FromSeconds(60), options.ExportInterval);
         Assert.Equal(TimeSpan.FromSeconds(30), options.ExportTimeout);
         Assert.Empty(options.Headers);
+
+        // Safely under the 4 MiB a gRPC receiver takes by default, with room for its frame and more.
+        Assert.InRange(options.MaxRequestBytes, 1024 * 1024, (4 * 1024 * 1024) - (256 * 1024));
     }
 
     [Fact]
@@ -126,6 +129,7 @@ public sealed class OtlpConfigurationTests
     [InlineData("ScalableMetrics:Otlp:Protocol", "carrier-pigeon")]
     [InlineData("ScalableMetrics:Otlp:Endpoint", "/relative")]
     [InlineData("ScalableMetrics:Otlp:Headers:Content-Type", "text/plain")]
+    [InlineData("ScalableMetrics:Otlp:MaxRequestBytes", "4M")]
     public async Task ABadSettingStopsTheHostNamingIt(string key, string value)
     {
         using IHost host = Host(new Dictionary<string, string?> { [key] = value }, enable: true);
@@ -143,12 +147,14 @@ public sealed class OtlpConfigurationTests
         {
             otlp.ExportTimeout = TimeSpan.Zero;
             otlp.Endpoint = new Uri("file:///tmp/x");
+            otlp.MaxRequestBytes = 1023;
         }));
         using IHost host = builder.Build();
 
         OptionsValidationException error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
 
-        Assert.Equal(2, error.Failures.Count());
+        Assert.Equal(3, error.Failures.Count());
+        Assert.Contains("MaxRequestBytes must be at least 1024", error.Message);
         Assert.Contains("ExportTimeout", error.Message);
         Assert.Contains("Endpoint", error.Message);
     }

@@ -23,6 +23,28 @@ public class OtlpMetricsCollectorTests
     ];
 
     [Fact]
+    public void AListenedMetersTelemetrySchemaUrlIsItsScopesSchemaUrl()
+    {
+        string id = Guid.NewGuid().ToString("N");
+        using var withSchema = new Meter(new MeterOptions("test.schema." + id) { Version = "2.0", TelemetrySchemaUrl = "https://opentelemetry.io/schemas/1.30.0" });
+        using var without = new Meter("test.noschema." + id);
+        using var host = new ScalableMetrics.Exporter.Listening.MeterListenerHost(["test.schema." + id, "test.noschema." + id], "ScalableMetrics", () => new MetricRegistry(), Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance);
+        host.Start();
+        withSchema.CreateCounter<long>("schema.requests").Add(2);
+        without.CreateCounter<long>("plain.requests").Add(3);
+        var collector = new OtlpMetricsCollector(() => OtlpScope.Of(host), [], OtlpTemporality.Cumulative);
+
+        ExportMetricsServiceRequest request = Parse(collector.Collect());
+
+        ScopeMetrics[] scopes = [.. request.ResourceMetrics.SelectMany(r => r.ScopeMetrics)];
+        ScopeMetrics schema = Assert.Single(scopes, s => s.Scope.Name == withSchema.Name);
+        Assert.Equal("https://opentelemetry.io/schemas/1.30.0", schema.SchemaUrl);
+        Assert.Equal("2.0", schema.Scope.Version);
+        Assert.Equal(2, Assert.Single(schema.Metrics).Sum.DataPoints.Single().AsInt);
+        Assert.Equal(string.Empty, Assert.Single(scopes, s => s.Scope.Name == without.Name).SchemaUrl);
+    }
+
+    [Fact]
     public void MessagesDecodeAsTheyGrowPastAndShrinkBelowTheLengthsOfTheLastCollection()
     {
         // A length takes one varint byte below 128 and two up to 16,383: the series count moves every

@@ -35,6 +35,13 @@ internal sealed class FaultInjectingOtlpReceiver : IAsyncDisposable
 
     public Uri BaseAddress { get; private set; } = null!;
 
+    /// <summary>
+    /// Where set, a request whose <c>ExportMetricsServiceRequest</c> is larger is refused as the
+    /// OpenTelemetry Collector refuses it (gRPC <c>RESOURCE_EXHAUSTED</c>, "received message larger
+    /// than max"; HTTP 413), whatever fault is queued.
+    /// </summary>
+    public int? MaxMessageBytes { get; set; }
+
     /// <summary>The most requests it was answering at once.</summary>
     public int MaxInFlight => Volatile.Read(ref _maxInFlight);
 
@@ -132,6 +139,7 @@ internal sealed class FaultInjectingOtlpReceiver : IAsyncDisposable
             _arrived.Release();
 
             OtlpFault fault = count > MaxRequests ? new OtlpFault.Answer(500, "too many requests in one test")
+                : request.Message.Length > MaxMessageBytes ? (grpc ? new OtlpFault.Grpc(8, $"grpc: received message larger than max ({request.Message.Length} vs. {MaxMessageBytes})") : new OtlpFault.Answer(413, "request body too large"))
                 : _faults.TryDequeue(out OtlpFault? next) ? next : OtlpFault.Ok;
             await AnswerAsync(context, fault, grpc);
         }

@@ -1,0 +1,93 @@
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
+
+namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
+
+/// <summary>
+/// Sends each collection as requests under the size cap (<see cref="OtlpRequestSplitter"/>), one
+/// after another, and commits the collection only when every one of them was accepted.
+/// </summary>
+/// <remarks>
+/// <para>A delta collection partly accepted (some requests taken, a later one not) is neither
+/// lost nor counted twice: its requests not yet accepted are kept, and the next export sends them
+/// first, before it collects; only when the last of them is accepted is the collection committed,
+/// so that the next collection's deltas start where it ended. Meanwhile nothing new is collected:
+/// the registries keep counting, and the first collection after carries it all. A request that
+/// the receiver keeps refusing would hold the export for ever: after
+/// <see cref="MaxHeldExports"/> exports it is given up, logged with the data points it carried,
+/// and the collection committed.</para>
+/// <para>A collection none of whose requests was accepted is not committed, as before: the next
+/// collection's deltas include its changes. A cumulative collection is never held: the next one
+/// carries every value again.</para>
+/// <para>Not thread-safe: one export at a time (the service's gate).</para>
+/// </remarks>
+internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestBytes)
+{
+    /// <summary>How many exports in a row may try a partly accepted collection's remaining requests before they are given up.</summary>
+    public const int MaxHeldExports = 3;
+
+    private readonly OtlpRequestSplitter _splitter = new();
+    private OtlpExportBatch? _held;
+    private IReadOnlyList<ReadOnlyMemory<byte>> _requests = [];
+    private int _next;
+    private int _heldExports;
+
+    /// <summary>How many requests the last collection was sent as. For tests.</summary>
+    internal int LastRequestCount => _requests.Count;
+
+    /// <summary>
+    /// One export: the held collection's remaining requests if there is one, then, once it is
+    /// committed, a new collection of <paramref name="collector"/>, sent request by request.
+    /// </summary>
+    /// <returns>Whether everything this export had to send was accepted.</returns>
+    public async Task<bool> ExportAsync(OtlpMetricsCollector collector, CancellationToken cancellationToken)
+    {
+        if (_held is not null)
+        {
+            if (!await SendRemainingAsync(cancellationToken).ConfigureAwait(false))
+            {
+                if (++_heldExports < MaxHeldExports || cancellationToken.IsCancellationRequested)
+                {
+                    return false;
+                }
+
+                client.Log.RequestsGivenUp(_requests.Count - _next, _requests.Count, MaxHeldExports);
+            }
+
+            // Accepted at last (or given up): its baselines move, and a fresh collection starts from them.
+            _held.Commit();
+            _held = null;
+        }
+
+        OtlpExportBatch batch = collector.Collect();
+        _requests = _splitter.Split(batch.Body, maxRequestBytes);
+        _next = 0;
+        if (await SendRemainingAsync(cancellationToken).ConfigureAwait(false))
+        {
+            batch.Commit();
+            return true;
+        }
+
+        if (_next > 0 && collector.Temporality == OtlpTemporality.Delta)
+        {
+            // Partly accepted: what was taken must not go again, what was not must still go.
+            _held = batch;
+            _heldExports = 0;
+        }
+
+        return false;
+    }
+
+    // Sends the requests from _next on, in order, stopping at the first not accepted.
+    private async Task<bool> SendRemainingAsync(CancellationToken cancellationToken)
+    {
+        for (; _next < _requests.Count; _next++)
+        {
+            if (!await client.ExportAsync(_requests[_next], cancellationToken).ConfigureAwait(false))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+}
