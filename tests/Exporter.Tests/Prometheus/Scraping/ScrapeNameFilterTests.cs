@@ -34,7 +34,7 @@ public sealed class ScrapeNameFilterTests
         using var request = new HttpRequestMessage(HttpMethod.Get, Query);
         request.Headers.TryAddWithoutValidation("Accept", ProtobufAccept);
         using HttpResponseMessage response = await client.SendAsync(request);
-        Assert.Equal(PrometheusScraper.ProtobufContentType, response.Content.Headers.ContentType?.ToString());
+        Assert.StartsWith(PrometheusScraper.ProtobufContentType, response.Content.Headers.ContentType?.ToString(), StringComparison.Ordinal);
         string[] families = [.. ProtoMessage.ParseDelimited(await response.Content.ReadAsByteArrayAsync()).Select(f => f.String(1)).Order(StringComparer.Ordinal)];
         Assert.Equal(["filter_latency_seconds", "filter_requests_total", "listened_hits_total"], families);
 
