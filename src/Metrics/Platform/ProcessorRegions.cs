@@ -89,7 +89,8 @@ internal sealed class ProcessorRegions
     {
         ProcessorTopology? topology = _topologyOf(id);
         int partition;
-        if (_assigned < _partitionCount)
+        bool ownPartition = _assigned < _partitionCount;
+        if (ownPartition)
         {
             partition = _assigned++;
         }
@@ -106,12 +107,19 @@ internal sealed class ProcessorRegions
             partition = _assigned++ % _partitionCount;
         }
 
+        // A core's later threads join it; a socket's later processors join only the partitions its
+        // processors took of their own, so that a socket with none at start (offline then) spreads
+        // over all partitions in turn rather than onto the first one of its processors took.
         if (topology is { } known)
         {
             _partitionOfCore.TryAdd(known, partition);
-            if (!_partitionsOfSocket.TryGetValue(known.Package, out SocketPartitions? partitions))
+        }
+
+        if (topology is { } placed && ownPartition)
+        {
+            if (!_partitionsOfSocket.TryGetValue(placed.Package, out SocketPartitions? partitions))
             {
-                _partitionsOfSocket[known.Package] = partitions = new SocketPartitions();
+                _partitionsOfSocket[placed.Package] = partitions = new SocketPartitions();
             }
 
             if (!partitions.Partitions.Contains(partition))

@@ -105,6 +105,17 @@ public sealed class ProcessorRegionsTests
         Assert.Equal(0, regions.PartitionOf(9));
     }
 
+    [Fact]
+    public void ASocketOfflineAtStartSpreadsItsProcessorsOverThePartitions()
+    {
+        // Sockets 0 and 2 at start (processors 0-3 and 8-11); socket 1 (4-7) comes online later:
+        // its processors share partitions in turn, not all the first one.
+        var processors = new ProcessorSet([0, 1, 2, 3, 8, 9, 10, 11], null, null, id => new ProcessorTopology(id / 4, id % 4));
+        ProcessorRegions regions = ProcessorRegions.For(processors, processors.Count);
+
+        Assert.Equal([0, 1, 2, 3], new[] { 4, 5, 6, 7 }.Select(regions.PartitionOf));
+    }
+
     // Processors whose ids alternate between sockets 0 and 1, each its own core.
     internal static ProcessorSet Interleaved(IEnumerable<int> allowed) =>
         new(allowed, null, null, id => new ProcessorTopology(id % 2, id / 2));
