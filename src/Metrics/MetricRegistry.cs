@@ -120,6 +120,11 @@ public sealed class MetricRegistry
     /// <remarks><see cref="MetricRegistryOptions.PartitionCount"/> where set; otherwise read from the machine.</remarks>
     public int PartitionCount { get; }
 
+    /// <summary>The adds of the restartable write path that went to an overflow region since the
+    /// process started, process-wide (<see cref="OverflowRegionAdds"/>), for the self-metrics: the
+    /// exporter reads it here rather than reach into the cells.</summary>
+    internal static long OverflowRegionAddCount => OverflowRegionAdds.Count;
+
     /// <summary>Why this registry has <see cref="PartitionCount"/> partitions, in words: the processors
     /// the process may use, the id that picks a region, and where an add with no region goes (for the
     /// start-up log line).</summary>

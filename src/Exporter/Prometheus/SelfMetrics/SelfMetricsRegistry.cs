@@ -1,4 +1,3 @@
-using ScalableMetrics.Cells;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
@@ -26,7 +25,7 @@ namespace ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 /// <item><c>scalablemetrics.overflow_region.adds</c>, counter, process-wide: the adds of the restartable
 /// write path that went to a series' overflow region, atomically, because the thread's id had no
 /// region of its own (a processor brought online or allowed after start) or the kind of add is
-/// unavailable (<see cref="Cells.OverflowRegionAdds"/>; the start-up log line, event 41, says why
+/// unavailable (<see cref="MetricRegistry.OverflowRegionAddCount"/>; the start-up log line, event 41, says why
 /// the regions are what they are): exact, but contended, so a count that keeps growing is a
 /// contention cliff to look at;</item>
 /// <item>with a listener, <c>scalablemetrics.dropped.measurements</c> and
@@ -71,7 +70,7 @@ internal sealed class SelfMetricsRegistry
         Registry.CreateObservableGauge<long>("scalablemetrics.series", o => _described.PerInstrument(o, static (_, i) => i.SeriesCount), "{series}", "The series each instrument keeps, its overflow series included.");
         Registry.CreateObservableGauge<long>("scalablemetrics.series.limit", o => _described.PerInstrument(o, static (r, _) => r.MaxSeriesPerInstrument), "{series}", "The series each instrument keeps before new tag sets go to its overflow series.");
         Registry.CreateObservableGauge<long>("scalablemetrics.instruments.overflowing", o => _described.PerRegistry(o, CountOverflowing), "{instrument}", "The instruments whose overflow series took measurements: past the series limit.");
-        Registry.CreateObservableCounter<long>("scalablemetrics.overflow_region.adds", static o => o.Add(OverflowRegionAdds.Count, []), "{add}", "Adds that found no region of their own (a processor outside the partitions chosen at start) and went atomically to the shared overflow region: exact, but contended.");
+        Registry.CreateObservableCounter<long>("scalablemetrics.overflow_region.adds", static o => o.Add(MetricRegistry.OverflowRegionAddCount, []), "{add}", "Adds that found no region of their own (a processor outside the partitions chosen at start) and went atomically to the shared overflow region: exact, but contended.");
         if (listened is not null)
         {
             Registry.CreateObservableCounter<long>("scalablemetrics.dropped.measurements", o => o.Add(listened.Drops.Count, []), "{measurement}", "Measurements of listened meters (AddMeter) dropped: invalid values or tags.");
