@@ -8,7 +8,8 @@ namespace ScalableMetrics.Platform.Rseq;
 /// <remarks>
 /// The process uses one per <see cref="RestartableOperation"/>, for its life
 /// (<see cref="RestartableSequence"/>); benchmarks make more, e.g. one per id field, to compare them. Thread-safe to call; dispose only when no thread can
-/// call it any more.
+/// call it any more, and every thread that called it has ended or disarmed
+/// (<see cref="RseqArea.DisarmCurrentThread"/>): a thread's area keeps the last descriptor it armed.
 /// </remarks>
 internal sealed unsafe class RestartableAddFunction : IDisposable
 {
@@ -95,7 +96,19 @@ internal sealed unsafe class RestartableAddFunction : IDisposable
                 return image.Bytes;
             },
             maxLength: 4096 + ((plan.RegionOfId?.Length ?? 0) * sizeof(ushort)),
-            address => SelfTest(address + image!.EntryOffset, operation, rseqOffset, plan),
+            address =>
+            {
+                // Disarmed after the self-test's adds, which leave the descriptor armed: where the
+                // test fails, the memory is unmapped at once, before the kernel would clear it.
+                try
+                {
+                    return SelfTest(address + image!.EntryOffset, operation, rseqOffset, plan);
+                }
+                finally
+                {
+                    RseqArea.DisarmCurrentThread(rseqOffset);
+                }
+            },
             out failure);
         return memory is null ? null : new RestartableAddFunction(memory, image!.EntryOffset, plan, operation);
     }
