@@ -19,7 +19,8 @@ namespace ScalableMetrics.Benchmarks;
 /// <summary>
 /// What the restartable add costs when the region is picked by <c>cpu_id</c> against
 /// <c>mm_cid</c> (the same instructions but the id's displacement), one thread, and the core's
-/// own <see cref="RestartableSequence.TryAdd"/> for reference, and its wrapping and double adds.
+/// own <see cref="RestartableSequence.TryAdd"/> for reference, and its wrapping and double adds;
+/// and <c>cpu_id</c> through the dense map of the allowed processors (<see cref="RestartableAddEncoder.EncodeMapped"/>).
 /// Linux x86-64 with rseq only; the <c>mm_cid</c> case needs Linux 6.3+.
 /// </summary>
 [MemoryDiagnoser]
@@ -29,6 +30,7 @@ public unsafe class RseqAddBenchmarks
     private const int Stride = 128;
     private RestartableAddFunction? _byCpuId;
     private RestartableAddFunction? _byMmCid;
+    private RestartableAddFunction? _byCpuIdMapped;
     private long* _restarts;
     private long* _regions;
 
@@ -42,12 +44,26 @@ public unsafe class RseqAddBenchmarks
         }
 
         _restarts = (long*)NativeMemory.AllocZeroed(sizeof(long));
-        int regions = RseqPartitionBounds.For(RseqIdField.CpuId) + 1;
+        // cpu_id as the region needs one for every id up to the highest allowed one.
+        int byCpuId = ProcessorSet.Current.Allowed.Count == 0 ? Environment.ProcessorCount : ProcessorSet.Current.Allowed[^1] + 1;
+        int regions = byCpuId + 1;
         _regions = (long*)NativeMemory.AlignedAlloc((nuint)(regions * Stride), 128);
         new Span<byte>(_regions, regions * Stride).Clear();
-        _byCpuId = RestartableAddFunction.TryCreate(offset, RseqIdField.CpuId, RseqPartitionBounds.For(RseqIdField.CpuId), _restarts, out failure)
+        _byCpuId = RestartableAddFunction.TryCreate(offset, RseqIdField.CpuId, byCpuId, _restarts, out failure)
             ?? throw new InvalidOperationException(failure);
-        _byMmCid = RestartableAddFunction.TryCreate(offset, RseqIdField.MmCid, RseqPartitionBounds.For(RseqIdField.MmCid), _restarts, out failure)
+        _byMmCid = RestartableAddFunction.TryCreate(offset, RseqIdField.MmCid, ProcessorSet.Current.Count, _restarts, out failure)
+            ?? throw new InvalidOperationException(failure);
+
+        // cpu_id through the dense map of the allowed processors (the path of a cpuset on kernels without mm_cid).
+        ushort[] map = new ushort[byCpuId];
+        map.AsSpan().Fill(RseqPartitionBounds.NoRegion);
+        IReadOnlyList<int> allowed = ProcessorSet.Current.Allowed.Count == 0 ? [.. Enumerable.Range(0, byCpuId)] : ProcessorSet.Current.Allowed;
+        for (int i = 0; i < allowed.Count; i++)
+        {
+            map[allowed[i]] = (ushort)i;
+        }
+
+        _byCpuIdMapped = RestartableAddFunction.TryCreate(offset, new RseqRegionPlan(RseqIdField.CpuId, allowed.Count, map, "benchmark"), _restarts, RestartableOperation.SaturatingAdd, out failure)
             ?? throw new InvalidOperationException(failure);
     }
 
@@ -56,6 +72,7 @@ public unsafe class RseqAddBenchmarks
     {
         _byCpuId?.Dispose();
         _byMmCid?.Dispose();
+        _byCpuIdMapped?.Dispose();
         NativeMemory.AlignedFree(_regions);
         NativeMemory.Free(_restarts);
     }
@@ -65,6 +82,9 @@ public unsafe class RseqAddBenchmarks
 
     [Benchmark(Description = "restartable add by mm_cid")]
     public int ByMmCid() => _byMmCid!.Add(_regions, Stride, 1);
+
+    [Benchmark(Description = "restartable add by cpu_id through the map")]
+    public int ByCpuIdMapped() => _byCpuIdMapped!.Add(_regions, Stride, 1);
 
     [Benchmark(Description = "RestartableSequence.TryAdd (the core's choice)")]
     public bool CoreTryAdd() => RestartableSequence.TryAdd(_regions, Stride, 1);

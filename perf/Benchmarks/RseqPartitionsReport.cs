@@ -4,8 +4,8 @@ using ScalableMetrics.Platform.Rseq;
 namespace ScalableMetrics.Benchmarks;
 
 /// <summary>
-/// Prints how many regions a restartable add needs here by <c>cpu_id</c> and by <c>mm_cid</c>,
-/// which one the core chose, and the calling thread's ids: run it under <c>taskset</c> to see
+/// Prints the processors the process may use, the regions a restartable add takes here by default
+/// and with <c>cpu_id</c> preferred, which one the core chose, and the calling thread's ids: run it under <c>taskset</c> to see
 /// what confining the process does to each.
 /// </summary>
 /// <remarks>
@@ -19,8 +19,13 @@ internal static class RseqPartitionsReport
     public static void Write(TextWriter output)
     {
         output.WriteLine($"kernel AT_RSEQ_FEATURE_SIZE: {RseqArea.KernelFeatureSize} (mm_cid filled: {RseqArea.KernelFillsMmCid})");
-        output.WriteLine($"highest possible processor: {RseqPartitionBounds.HighestPossibleProcessor()}; processors the process may run on: {RseqPartitionBounds.ProcessAllowedProcessorCount()}");
-        output.WriteLine($"partitions by cpu_id: {RseqPartitionBounds.For(RseqIdField.CpuId)}; by mm_cid: {(RseqArea.KernelFillsMmCid ? RseqPartitionBounds.For(RseqIdField.MmCid) : "n/a")}");
+        output.WriteLine($"processors: {ProcessorSet.Current.Describe()}");
+        foreach ((string name, bool preferCpuId) in (ReadOnlySpan<(string, bool)>)[("by default", false), ($"with {RestartableSequence.PreferCpuIdSwitchName}", true)])
+        {
+            RseqRegionPlan plan = RseqPartitionBounds.Choose(ProcessorSet.Current, RseqArea.KernelFillsMmCid, preferCpuId);
+            output.WriteLine($"{name}: {plan.IdField}, {plan.PartitionCount} regions{(plan.RegionOfId is null ? "" : " through a map")}");
+        }
+
         output.WriteLine($"RestartableSequence: IsSupported={RestartableSequence.IsSupported}, IdField={RestartableSequence.IdField}, PartitionCount={RestartableSequence.PartitionCount}{(RestartableSequence.UnsupportedReason is { } reason ? $" ({reason})" : string.Empty)}");
         if (RseqArea.TryGetOffset(out long offset) is null)
         {

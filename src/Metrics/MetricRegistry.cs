@@ -131,6 +131,7 @@ public sealed class MetricRegistry
         (WritePath, WritePathReason) = WritePathChoice.Choose(options.Strategy, options.UseRestartableSequences, ProcessorId.IsSupported, RestartableSequence.UnsupportedReason);
         Strategy = WritePath == WritePath.PerThread ? PartitionStrategy.PerThread : PartitionStrategy.PerProcessor;
         PartitionCount = ChoosePartitionCount(options.PartitionCount, WritePath);
+        PartitionReason = DescribePartitions(options.PartitionCount, WritePath, PartitionCount);
         _arena = new PartitionArena(WritePath, WritePath == WritePath.RestartableSequence ? RestartableWritePath.RegionCount(PartitionCount) : PartitionCount, options.SeriesStorage, options.MaxPromotedBytes);
     }
 
@@ -164,6 +165,16 @@ public sealed class MetricRegistry
     /// </summary>
     /// <remarks><see cref="MetricRegistryOptions.PartitionCount"/> where set; otherwise read from the machine.</remarks>
     public int PartitionCount { get; }
+
+    /// <summary>The adds of the restartable write path that went to an overflow region since the
+    /// process started, process-wide (<see cref="OverflowRegionAdds"/>), for the self-metrics: the
+    /// exporter reads it here rather than reach into the cells.</summary>
+    internal static long OverflowRegionAddCount => OverflowRegionAdds.Count;
+
+    /// <summary>Why this registry has <see cref="PartitionCount"/> partitions, in words: the processors
+    /// the process may use, the id that picks a region, and where an add with no region goes (for the
+    /// start-up log line).</summary>
+    internal string PartitionReason { get; }
 
     /// <summary>Which measurements this registry's counters and histograms keep as exemplars (<see cref="MetricRegistryOptions.ExemplarFilter"/>).</summary>
     public ExemplarFilter ExemplarFilter { get; }
@@ -652,6 +663,21 @@ public sealed class MetricRegistry
         }
 
         return view;
+    }
+
+    private static string DescribePartitions(int? asked, WritePath writePath, int count)
+    {
+        string reason = writePath switch
+        {
+            WritePath.RestartableSequence => RestartableSequence.Plan!.Reason
+                + (RestartableSequence.WrappingAddUnavailableReason is { } wrapping ? $" Up-down counters' adds all go to the overflow region: {wrapping}." : "")
+                + (RestartableSequence.DoubleAddUnavailableReason is { } @double ? $" Floating-point adds all go to the overflow region: {@double}." : ""),
+            WritePath.InterlockedProcessorId => $"{ProcessorId.PartitionCount} partitions for {ProcessorSet.Current.Describe()}, each processor its own in socket and core order; a processor first seen later shares one of its own core or socket.",
+            _ => $"Regions for {count} thread indexes to start, more as threads take indexes.",
+        };
+        return asked is null || writePath == WritePath.PerThread
+            ? reason
+            : $"{reason} {nameof(MetricRegistryOptions)}.{nameof(MetricRegistryOptions.PartitionCount)} asks for {count}: the partitions past those stay unwritten.";
     }
 
     // What the machine needs: a region for every processor id a write path can pick.

@@ -98,12 +98,14 @@ public class MetricRegistryOptions
     /// indexes the first regions are made for (more are added as threads take indexes).
     /// </summary>
     /// <remarks>
-    /// <para>Default: <see langword="null"/>, read from the machine: the highest processor id in the
-    /// affinity mask plus one with restartable sequences, <see cref="Environment.ProcessorCount"/>
-    /// with <see cref="Interlocked"/>, and per thread the thread indexes handed out so far, at least
-    /// <see cref="Environment.ProcessorCount"/>.</para>
-    /// <para>Set it above the machine's count to size series for processors brought online later,
-    /// or to measure on a small machine the memory and collection cost of a large one. Below what
+    /// <para>Default: <see langword="null"/>, read from the machine: per processor, the processors
+    /// the process may run on at start (its affinity mask, i.e. its cpuset; the same reading for
+    /// restartable sequences and <see cref="Interlocked"/>), and per thread the thread indexes handed
+    /// out so far, at least <see cref="Environment.ProcessorCount"/>.</para>
+    /// <para>Set it above the machine's count to measure on a small machine the memory and
+    /// collection cost of a large one: the partitions past what the machine needs stay unwritten
+    /// (a processor brought online later adds to the overflow region, or shares a partition, either
+    /// way). Below what
     /// the machine needs (or above <see cref="MaxPartitionCount"/>), creating the registry throws
     /// <see cref="ArgumentOutOfRangeException"/>.</para>
     /// </remarks>

@@ -23,7 +23,7 @@ public enum PartitionStrategy
     /// operating system reports (cached per thread; see <see cref="ProcessorId"/>) and the slot
     /// updated with <see cref="Interlocked"/>, so that a thread that migrates between reading its
     /// processor id and adding still never loses an increment. Memory: 8 bytes per partition per
-    /// counter series (<see cref="MetricRegistry.PartitionCount"/>: processor ids in the affinity
+    /// counter series (<see cref="MetricRegistry.PartitionCount"/>: the processors in the affinity
     /// mask, plus one overflow region with restartable sequences), 16 per operation series, plus
     /// the unused tail of the arena's last chunk. Where no processor id can be had
     /// (<see cref="ProcessorId.IsSupported"/> is <see langword="false"/>), a registry asked for

@@ -18,8 +18,10 @@ public class PartitionCountTests
         if (storage == Storages.PerProcessorInterlocked)
         {
             // Interlocked: one region per partition the cached processor id can pick, no more:
-            // one per processor the runtime counts.
-            Assert.Equal(Math.Max(1, Environment.ProcessorCount), ProcessorId.PartitionCount);
+            // one per processor the process may run on (its affinity, read here through the tests'
+            // own reading of the mask), or per processor the runtime counts where there is no mask.
+            int allowed = OperatingSystem.IsLinux() ? ThreadPinning.AllowedProcessors.Count : Math.Max(1, Environment.ProcessorCount);
+            Assert.Equal(allowed, ProcessorId.PartitionCount);
             Assert.Equal(ProcessorId.PartitionCount, registry.PartitionCount);
             Assert.Equal(ProcessorId.PartitionCount, series.RegionCount);
             for (int i = 0; i < 1_000; i++)
@@ -47,6 +49,7 @@ public class PartitionCountTests
         CounterSeries series = registry.CreateCounter("test.regions.pinned").Bind();
         SlotRange slots = series.Slots;
         long[] before = new long[slots.Chunk.RegionCount];
+        var regionOfProcessor = new Dictionary<int, int>();
         foreach (int processor in ThreadPinning.AllowedProcessors)
         {
             Exception? failure = null;
@@ -70,23 +73,24 @@ public class PartitionCountTests
             int[] changed = [.. Enumerable.Range(0, after.Length).Where(region => after[region] != before[region])];
             int region = Assert.Single(changed);
             Assert.Equal(1, after[region] - before[region]);
-            if (storage == Storages.PerProcessorInterlocked)
+            Assert.InRange(region, 0, registry.PartitionCount - 1);
+            if (storage == Storages.PerProcessorRestartable && RestartableSequence.IdField == RseqIdField.CpuId)
             {
-                Assert.Equal(processor % registry.PartitionCount, region);
-            }
-            else if (RestartableSequence.IdField == RseqIdField.CpuId)
-            {
-                Assert.Equal(processor, region);
-            }
-            else
-            {
-                Assert.InRange(region, 0, registry.PartitionCount - 1);
+                // cpu_id: the processor itself where the allowed processors are 0 to k - 1, else its place in the map.
+                Assert.Equal(RestartableSequence.Plan!.RegionOfId is null ? processor : RestartableSequence.Plan.RegionOf(processor), region);
             }
 
+            regionOfProcessor[processor] = region;
             before = after;
         }
 
         Assert.Equal(ThreadPinning.AllowedProcessors.Count, series.Read());
+
+        // Each processor its own region (mm_cid numbers threads, not processors: one at a time may take any).
+        if (storage == Storages.PerProcessorInterlocked || RestartableSequence.IdField == RseqIdField.CpuId)
+        {
+            Assert.Equal(regionOfProcessor.Count, regionOfProcessor.Values.Distinct().Count());
+        }
     }
 
     [StorageTheory]

@@ -12,6 +12,7 @@ public static class Program
     public static int Main(string[] args) => args switch
     {
         [BoundAddChild.Verb, string writePath] => BoundAddChild.Run(writePath),
+        [Cells.OverflowRegionChild.Verb, string preferCpuId, string target] => Cells.OverflowRegionChild.Run(bool.Parse(preferCpuId), int.Parse(target, System.Globalization.CultureInfo.InvariantCulture)),
         _ => 0,
     };
 }

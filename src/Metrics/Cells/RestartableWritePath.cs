@@ -8,7 +8,8 @@ namespace ScalableMetrics.Cells;
 /// <summary>
 /// <see cref="WritePath.RestartableSequence"/>: a plain add to the current processor's region
 /// inside a restartable sequence; processor ids past the regions add to the overflow region, the
-/// last one, which any processor may write, so atomically.
+/// last one, which any processor may write, so atomically. Every add to the overflow region is
+/// counted (<see cref="OverflowRegionAdds"/>), out of line, so the inlined adds keep their code.
 /// </summary>
 internal static unsafe class RestartableWritePath
 {
@@ -24,8 +25,11 @@ internal static unsafe class RestartableWritePath
     /// <summary>Adds to the slot at <paramref name="slotInRegion0"/> in the overflow region (the chunk's last, <paramref name="overflowRegion"/>), atomically and saturating.</summary>
     /// <remarks>Takes only primitives, so that the inlined add around its call keeps its registers (a struct argument made the JIT spill the series on every add, seen in its output).</remarks>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    public static void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value) =>
+    public static void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value)
+    {
+        OverflowRegionAdds.Increment();
         SaturatingCell.AddAtomic((long*)((byte*)slotInRegion0 + (overflowRegion * regionStride)), value);
+    }
 
     /// <summary>Adds <paramref name="value"/> (any sign) to the slot in the calling processor's region, wrapping (<see cref="SlotSum.Wrapping"/>).</summary>
     /// <returns><see langword="false"/>, with nothing added, where the processor has no region: then call <see cref="AddWrappingToOverflowRegion"/>.</returns>
@@ -36,8 +40,11 @@ internal static unsafe class RestartableWritePath
 
     /// <summary>Adds to the slot in the overflow region atomically, wrapping.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    public static void AddWrappingToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value) =>
+    public static void AddWrappingToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value)
+    {
+        OverflowRegionAdds.Increment();
         WrappingCell.AddAtomic((long*)((byte*)slotInRegion0 + (overflowRegion * regionStride)), value);
+    }
 
     /// <summary>Adds <paramref name="value"/> to the <see cref="double"/> slot in the calling processor's region (<see cref="SlotSum.Double"/>).</summary>
     /// <returns><see langword="false"/>, with nothing added, where the processor has no region: then call <see cref="AddDoubleToOverflowRegion"/>.</returns>
@@ -48,6 +55,9 @@ internal static unsafe class RestartableWritePath
 
     /// <summary>Adds to the <see cref="double"/> slot in the overflow region atomically.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    public static void AddDoubleToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, double value) =>
+    public static void AddDoubleToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, double value)
+    {
+        OverflowRegionAdds.Increment();
         DoubleCell.AddAtomic((long*)((byte*)slotInRegion0 + (overflowRegion * regionStride)), value);
+    }
 }

@@ -26,6 +26,9 @@ internal static class SelfMetricNames
     /// <summary>Gauge: the instruments of a registry whose overflow series took measurements (labels: scope).</summary>
     public const string InstrumentsOverflowing = Prefix + "instruments_overflowing";
 
+    /// <summary>Counter family, process-wide: the restartable adds that went to an overflow region (sample <c>_total</c>).</summary>
+    public const string OverflowRegionAdds = Prefix + "overflow_region_adds";
+
     /// <summary>Counter family: the measurements the <c>AddMeter</c> listener dropped (sample <c>_total</c>).</summary>
     public const string DroppedMeasurements = Prefix + "dropped_measurements";
 
@@ -43,6 +46,9 @@ internal static class SelfMetricNames
         Series,
         SeriesLimit,
         InstrumentsOverflowing,
+        OverflowRegionAdds,
+        OverflowRegionAdds + TotalSuffix,
+        OverflowRegionAdds + "_created",
         DroppedMeasurements,
         DroppedMeasurements + TotalSuffix,
         DroppedMeasurements + "_created",

@@ -34,14 +34,19 @@ internal static unsafe class ProcessorId
     /// </remarks>
     public const int RefreshInterval = 64;
 
-    /// <summary>The number of per-processor partitions: <see cref="Environment.ProcessorCount"/>, read once at start.</summary>
+    /// <summary>
+    /// The number of per-processor partitions: the processors the process may run on
+    /// (<see cref="ProcessorSet.Current"/>, the reading the restartable path sizes its regions by
+    /// too), or <see cref="Environment.ProcessorCount"/> where no affinity mask can be read.
+    /// </summary>
     /// <remarks>Processor ids map to partitions densely (<see cref="ProcessorRegions"/>): the
-    /// processors the process may run on take one partition each in id order, so a cpuset whose ids
-    /// share residues modulo this number still uses every partition.</remarks>
-    public static int PartitionCount { get; } = Math.Max(1, Environment.ProcessorCount);
+    /// processors the process may run on take one partition each, so a cpuset whose ids share
+    /// residues modulo this number still uses every partition; a processor first seen later (brought
+    /// online, or a widened mask) shares a partition of its own core or socket.</remarks>
+    public static int PartitionCount { get; } = ProcessorSet.Current.Count;
 
     // Processor id to partition, dense and append-only; consulted only when a thread refreshes its id.
-    private static readonly ProcessorRegions s_regions = ProcessorRegions.ForProcess(PartitionCount);
+    private static readonly ProcessorRegions s_regions = ProcessorRegions.For(ProcessorSet.Current, PartitionCount);
 
     /// <summary>Whether the operating system reports processor ids to this process.</summary>
     public static bool IsSupported { get; } = ReadFromOperatingSystem() >= 0;

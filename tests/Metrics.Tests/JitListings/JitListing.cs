@@ -228,7 +228,7 @@ internal static partial class JitListing
 
     // The dotnet host that runs the tests: the SDK names it in DOTNET_HOST_PATH; otherwise the one
     // above the shared runtime this process runs on.
-    private static string DotnetHost()
+    internal static string DotnetHost()
     {
         string executable = OperatingSystem.IsWindows() ? "dotnet.exe" : "dotnet";
         if (Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } host && File.Exists(host))

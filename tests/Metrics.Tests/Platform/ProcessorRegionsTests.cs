@@ -13,7 +13,7 @@ public sealed class ProcessorRegionsTests
     public void ACpusetOfWholeCoresUsesEveryPartition()
     {
         // With id % 4, {10, 11, 106, 107} fold onto partitions 2 and 3 and leave 0 and 1 idle.
-        var regions = new ProcessorRegions([107, 10, 106, 11], partitionCount: 4);
+        var regions = new ProcessorRegions([10, 11, 106, 107], partitionCount: 4);
 
         Assert.Equal([0, 1, 2, 3], new[] { 10, 11, 106, 107 }.Select(regions.PartitionOf));
     }
@@ -58,15 +58,67 @@ public sealed class ProcessorRegionsTests
     }
 
     [Fact]
-    public void TheProcessMapGivesEveryAllowedProcessorAPartitionBelowTheCount()
+    public void TheProcessMapGivesEveryAllowedProcessorAPartitionOfItsOwn()
     {
-        ProcessorRegions regions = ProcessorRegions.ForProcess(Environment.ProcessorCount);
+        ProcessorSet processors = ProcessorSet.Current;
+        ProcessorRegions regions = ProcessorRegions.For(processors, processors.Count);
 
+        Assert.Equal(processors.Allowed.Count, processors.Allowed.Select(regions.PartitionOf).Distinct().Count());
         for (int id = 0; id < 256; id++)
         {
-            Assert.InRange(regions.PartitionOf(id), 0, Environment.ProcessorCount - 1);
+            Assert.InRange(regions.PartitionOf(id), 0, processors.Count - 1);
         }
     }
+
+    [Fact]
+    public void InterleavedSocketsTakePartitionsSocketBySocket()
+    {
+        // Ids alternate between two sockets (as on many 2-socket boxes): socket 0's processors take
+        // partitions 0 to 3, socket 1's 4 to 7.
+        ProcessorSet processors = Interleaved(Enumerable.Range(0, 8));
+        ProcessorRegions regions = ProcessorRegions.For(processors, processors.Count);
+
+        Assert.Equal([0, 4, 1, 5, 2, 6, 3, 7], Enumerable.Range(0, 8).Select(regions.PartitionOf));
+    }
+
+    [Fact]
+    public void ALateProcessorJoinsItsCoresPartitionElseOneOfItsSockets()
+    {
+        // Allowed at start: processors 0 to 7, each a core of its own (cores 0 to 3 of socket 0,
+        // then of socket 1). Later: 8 is the second thread of socket 1's core 2 (processor 6's);
+        // 9 and 10 are new cores of socket 0, which take socket 0's partitions in turn.
+        var topology = new Dictionary<int, ProcessorTopology>();
+        for (int id = 0; id < 8; id++)
+        {
+            topology[id] = new ProcessorTopology(id / 4, id % 4);
+        }
+
+        topology[8] = new ProcessorTopology(1, 2);
+        topology[9] = new ProcessorTopology(0, 9);
+        topology[10] = new ProcessorTopology(0, 10);
+        var processors = new ProcessorSet(Enumerable.Range(0, 8), "0-63", "0-10", id => topology.TryGetValue(id, out ProcessorTopology t) ? t : null);
+        ProcessorRegions regions = ProcessorRegions.For(processors, processors.Count);
+
+        Assert.Equal(regions.PartitionOf(6), regions.PartitionOf(8));
+        Assert.Equal(0, regions.PartitionOf(9));
+        Assert.Equal(1, regions.PartitionOf(10));
+        Assert.Equal(0, regions.PartitionOf(9));
+    }
+
+    [Fact]
+    public void ASocketOfflineAtStartSpreadsItsProcessorsOverThePartitions()
+    {
+        // Sockets 0 and 2 at start (processors 0-3 and 8-11); socket 1 (4-7) comes online later:
+        // its processors share partitions in turn, not all the first one.
+        var processors = new ProcessorSet([0, 1, 2, 3, 8, 9, 10, 11], null, null, id => new ProcessorTopology(id / 4, id % 4));
+        ProcessorRegions regions = ProcessorRegions.For(processors, processors.Count);
+
+        Assert.Equal([0, 1, 2, 3], new[] { 4, 5, 6, 7 }.Select(regions.PartitionOf));
+    }
+
+    // Processors whose ids alternate between sockets 0 and 1, each its own core.
+    internal static ProcessorSet Interleaved(IEnumerable<int> allowed) =>
+        new(allowed, null, null, id => new ProcessorTopology(id % 2, id / 2));
 
     [Fact]
     public void APartitionCountBelowOneIsRefused()

@@ -84,24 +84,22 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
     [SupportedOSPlatform("linux")]
     public void PartitionCountCoversEveryIdAThreadOfTheProcessCanReport()
     {
-        // Read independently of the code under test: the kernel's list of possible processors,
-        // and the process's affinity through the runtime (the first 64 processors).
+        // Read independently of the code under test: the process's affinity through the runtime
+        // (the first 64 processors), and the kernel's list of possible processors, which no longer
+        // decides anything: a region for each processor the process may run on, on either id field.
         string possible = File.ReadAllText("/sys/devices/system/cpu/possible").Trim();
-        int highestPossible = possible.Split(',').Select(range => int.Parse(range.Split('-')[^1])).Max();
-        int allowed = BitOperations.PopCount((ulong)(long)Process.GetCurrentProcess().ProcessorAffinity);
-        output.WriteLine($"possible {possible}, allowed {allowed} processors; id field {RestartableSequence.IdField}, {RestartableSequence.PartitionCount} partitions");
-        if (RestartableSequence.IdField == RseqIdField.CpuId)
+        ulong mask = (ulong)(long)Process.GetCurrentProcess().ProcessorAffinity;
+        int allowed = BitOperations.PopCount(mask);
+        output.WriteLine($"possible {possible}, allowed {allowed} processors; id field {RestartableSequence.IdField}, {RestartableSequence.PartitionCount} partitions; {RestartableSequence.Plan?.Reason}");
+        if (Environment.ProcessorCount <= 64)
         {
-            Assert.Equal(highestPossible + 1, RestartableSequence.PartitionCount);
+            Assert.Equal(allowed, RestartableSequence.PartitionCount);
         }
-        else
+
+        // cpu_id without a map only where the allowed processors are 0 to k - 1.
+        if (RestartableSequence.IdField == RseqIdField.CpuId && RestartableSequence.Plan!.RegionOfId is null && Environment.ProcessorCount <= 64)
         {
-            // mm_cid is used only where it needs fewer regions than cpu_id.
-            Assert.True(RestartableSequence.PartitionCount < highestPossible + 1);
-            if (Environment.ProcessorCount <= 64)
-            {
-                Assert.Equal(allowed, RestartableSequence.PartitionCount);
-            }
+            Assert.Equal(allowed == 64 ? ulong.MaxValue : (1UL << allowed) - 1, mask);
         }
     }
 
@@ -166,7 +164,7 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
                     continue;
                 }
 
-                int expectedRegion = RestartableSequence.IdField == RseqIdField.CpuId ? processor : before;
+                int expectedRegion = RestartableSequence.IdField == RseqIdField.CpuId ? RestartableSequence.Plan!.RegionOf(processor) : before;
                 if (RestartableSequence.IdField == RseqIdField.CpuId)
                 {
                     Assert.Equal(processor, before);

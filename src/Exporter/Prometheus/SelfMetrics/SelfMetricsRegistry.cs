@@ -22,6 +22,12 @@ namespace ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 /// each instrument's fill, above 1 once it overflows);</item>
 /// <item><c>scalablemetrics.instruments.overflowing</c>, gauge, tags <c>scope.name</c>,
 /// <c>scope.version</c>: the instruments of each registry whose overflow series took measurements;</item>
+/// <item><c>scalablemetrics.overflow_region.adds</c>, counter, process-wide: the adds of the restartable
+/// write path that went to a series' overflow region, atomically, because the thread's id had no
+/// region of its own (a processor brought online or allowed after start) or the kind of add is
+/// unavailable (<see cref="MetricRegistry.OverflowRegionAddCount"/>; the start-up log line, event 41, says why
+/// the regions are what they are): exact, but contended, so a count that keeps growing is a
+/// contention cliff to look at;</item>
 /// <item>with a listener, <c>scalablemetrics.dropped.measurements</c> and
 /// <c>scalablemetrics.refused.instruments</c>, counters: the measurements the <c>AddMeter</c>
 /// listener dropped (<see cref="ListenerDrops"/>) and the instruments it refused.</item>
@@ -64,6 +70,7 @@ internal sealed class SelfMetricsRegistry
         Registry.CreateObservableGauge<long>("scalablemetrics.series", o => _described.PerInstrument(o, static (_, i) => i.SeriesCount), "{series}", "The series each instrument keeps, its overflow series included.");
         Registry.CreateObservableGauge<long>("scalablemetrics.series.limit", o => _described.PerInstrument(o, static (_, i) => i.MaxSeries), "{series}", "The series each instrument keeps before new tag sets go to its overflow series.");
         Registry.CreateObservableGauge<long>("scalablemetrics.instruments.overflowing", o => _described.PerRegistry(o, CountOverflowing), "{instrument}", "The instruments whose overflow series took measurements: past the series limit.");
+        Registry.CreateObservableCounter<long>("scalablemetrics.overflow_region.adds", static o => o.Add(MetricRegistry.OverflowRegionAddCount, []), "{add}", "Adds that found no region of their own (a processor outside the partitions chosen at start) and went atomically to the shared overflow region: exact, but contended.");
         if (listened is not null)
         {
             Registry.CreateObservableCounter<long>("scalablemetrics.dropped.measurements", o => o.Add(listened.Drops.Count, []), "{measurement}", "Measurements of listened meters (AddMeter) dropped: invalid values or tags.");

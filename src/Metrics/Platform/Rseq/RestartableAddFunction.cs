@@ -8,7 +8,8 @@ namespace ScalableMetrics.Platform.Rseq;
 /// <remarks>
 /// The process uses one per <see cref="RestartableOperation"/>, for its life
 /// (<see cref="RestartableSequence"/>); benchmarks make more, e.g. one per id field, to compare them. Thread-safe to call; dispose only when no thread can
-/// call it any more.
+/// call it any more, and every thread that called it has ended or disarmed
+/// (<see cref="RseqArea.DisarmCurrentThread"/>): a thread's area keeps the last descriptor it armed.
 /// </remarks>
 internal sealed unsafe class RestartableAddFunction : IDisposable
 {
@@ -22,12 +23,11 @@ internal sealed unsafe class RestartableAddFunction : IDisposable
 
     private readonly ExecutableMemory _memory;
 
-    private RestartableAddFunction(ExecutableMemory memory, int entryOffset, RseqIdField idField, int partitionCount, RestartableOperation operation)
+    private RestartableAddFunction(ExecutableMemory memory, int entryOffset, RseqRegionPlan plan, RestartableOperation operation)
     {
         _memory = memory;
         EntryAddress = memory.Address + entryOffset;
-        IdField = idField;
-        PartitionCount = partitionCount;
+        Plan = plan;
         Operation = operation;
     }
 
@@ -43,11 +43,14 @@ internal sealed unsafe class RestartableAddFunction : IDisposable
     /// <summary>What the function does to the slot.</summary>
     public RestartableOperation Operation { get; }
 
-    /// <summary>The id that picks the region.</summary>
-    public RseqIdField IdField { get; }
+    /// <summary>How the function picks its region: the id, the regions, the map where there is one.</summary>
+    public RseqRegionPlan Plan { get; }
 
-    /// <summary>Ids at or above this number are not added.</summary>
-    public int PartitionCount { get; }
+    /// <summary>The id that picks the region.</summary>
+    public RseqIdField IdField => Plan.IdField;
+
+    /// <summary>The regions: an id with none below this number is not added.</summary>
+    public int PartitionCount => Plan.PartitionCount;
 
     /// <summary>The address of the function's entry point (for disassembly and the W^X check).</summary>
     public nint EntryAddress { get; }
@@ -70,19 +73,44 @@ internal sealed unsafe class RestartableAddFunction : IDisposable
     /// <param name="operation">What the function does to the slot.</param>
     /// <param name="failure">Why none was made; null on success.</param>
     /// <returns>The function, or null.</returns>
-    public static RestartableAddFunction? TryCreate(long rseqOffset, RseqIdField idField, int partitionCount, long* restartCounter, RestartableOperation operation, out string? failure)
+    public static RestartableAddFunction? TryCreate(long rseqOffset, RseqIdField idField, int partitionCount, long* restartCounter, RestartableOperation operation, out string? failure) =>
+        TryCreate(rseqOffset, new RseqRegionPlan(idField, partitionCount, null, string.Empty), restartCounter, operation, out failure);
+
+    /// <summary>Creates and self-tests the function of <paramref name="operation"/> for <paramref name="plan"/>, with its map where it has one; nothing stays mapped where it fails.</summary>
+    /// <param name="rseqOffset">The process's <c>__rseq_offset</c>.</param>
+    /// <param name="plan">The id, the regions and the map (<see cref="RseqPartitionBounds.Choose"/>).</param>
+    /// <param name="restartCounter">The native <see langword="long"/> the abort path increments; must outlive the function.</param>
+    /// <param name="operation">What the function does to the slot.</param>
+    /// <param name="failure">Why none was made; null on success.</param>
+    /// <returns>The function, or null.</returns>
+    public static RestartableAddFunction? TryCreate(long rseqOffset, RseqRegionPlan plan, long* restartCounter, RestartableOperation operation, out string? failure)
     {
+        ArgumentNullException.ThrowIfNull(plan);
         RestartableAddImage? image = null;
         ExecutableMemory? memory = ExecutableMemory.TryCreate(
             address =>
             {
-                image = RestartableAddEncoder.Encode(rseqOffset, idField, partitionCount, (ulong)restartCounter, address, operation);
+                image = plan.RegionOfId is { } map
+                    ? RestartableAddEncoder.EncodeMapped(rseqOffset, plan.IdField, plan.PartitionCount, (ulong)restartCounter, address, operation, map)
+                    : RestartableAddEncoder.Encode(rseqOffset, plan.IdField, plan.PartitionCount, (ulong)restartCounter, address, operation);
                 return image.Bytes;
             },
-            maxLength: 4096,
-            address => SelfTest(address + image!.EntryOffset, operation, rseqOffset, idField, partitionCount),
+            maxLength: 4096 + ((plan.RegionOfId?.Length ?? 0) * sizeof(ushort)),
+            address =>
+            {
+                // Disarmed after the self-test's adds, which leave the descriptor armed: where the
+                // test fails, the memory is unmapped at once, before the kernel would clear it.
+                try
+                {
+                    return SelfTest(address + image!.EntryOffset, operation, rseqOffset, plan);
+                }
+                finally
+                {
+                    RseqArea.DisarmCurrentThread(rseqOffset);
+                }
+            },
             out failure);
-        return memory is null ? null : new RestartableAddFunction(memory, image!.EntryOffset, idField, partitionCount, operation);
+        return memory is null ? null : new RestartableAddFunction(memory, image!.EntryOffset, plan, operation);
     }
 
     /// <summary>Unmaps the function; see the remarks.</summary>
@@ -91,8 +119,9 @@ internal sealed unsafe class RestartableAddFunction : IDisposable
     // Adds once through the new function to slots that all hold the operation's start value, and
     // checks that exactly one slot changed, to the operation's result, and that it is the slot of
     // the id the kernel wrote for this thread, read around the add (retried if the thread moved).
-    private static string? SelfTest(nint entry, RestartableOperation operation, long rseqOffset, RseqIdField idField, int partitionCount)
+    private static string? SelfTest(nint entry, RestartableOperation operation, long rseqOffset, RseqRegionPlan plan)
     {
+        (RseqIdField idField, int partitionCount) = (plan.IdField, plan.PartitionCount);
         (long start, long expected) = operation switch
         {
             RestartableOperation.SaturatingAdd => (SaturatingStart, long.MaxValue),
@@ -134,9 +163,10 @@ internal sealed unsafe class RestartableAddFunction : IDisposable
                 }
             }
 
-            return changed == 1 && landed == before && slots[landed] == expected
+            int region = plan.RegionOf(before);
+            return changed == 1 && landed == region && slots[landed] == expected
                 ? null
-                : $"the self-test add did not land once, as 0x{expected:x}, in region {before} ({changed} regions changed, region {landed} holds 0x{(landed >= 0 ? slots[landed] : 0):x})";
+                : $"the self-test add did not land once, as 0x{expected:x}, in region {region} of {idField} {before} ({changed} regions changed, region {landed} holds 0x{(landed >= 0 ? slots[landed] : 0):x})";
         }
 
         return $"the thread's {idField} kept changing during the self-test";

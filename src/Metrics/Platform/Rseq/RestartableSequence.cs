@@ -18,14 +18,15 @@ namespace ScalableMetrics.Platform.Rseq;
 /// where one of them fails, its adds are refused (the reason is in
 /// <see cref="WrappingAddUnavailableReason"/> or <see cref="DoubleAddUnavailableReason"/>) and go
 /// to the overflow region, while the saturating add stays in use.</para>
-/// <para>The region is picked by <c>mm_cid</c> where the kernel fills it (Linux 6.3+) and that
-/// needs fewer regions than <c>cpu_id</c> (a process confined to a few processors of a larger
-/// machine: k allowed processors need k regions, where <c>cpu_id</c> needs the highest possible
-/// processor id plus one); by <c>cpu_id</c> otherwise, whose regions stay with their processor
-/// (and its cache). A thread whose affinity widens after start can get an <c>mm_cid</c> past
-/// <see cref="PartitionCount"/>; its adds are then refused and go to the overflow region:
-/// correct, only contended. The area's <c>node_id</c> (6.3+) could pick socket-local regions
-/// (one per NUMA node, each shared atomically), a middle ground this class does not take.</para>
+/// <para>There is a region for each processor the process may run on at start
+/// (<see cref="ProcessorSet.Current"/>, the reading the Interlocked path sizes by too), picked by
+/// <c>cpu_id</c> where those are processors 0 to k - 1, else by <c>mm_cid</c> where the kernel fills
+/// it (Linux 6.3+), else by <c>cpu_id</c> through a map inside the sequence
+/// (<see cref="RseqPartitionBounds"/>). A thread whose id has no region (a processor brought online
+/// or allowed after start) has its adds refused, and they go to the overflow region: correct, only
+/// contended, and counted (<see cref="Cells.OverflowRegionAdds"/>). The area's <c>node_id</c> (6.3+)
+/// could pick socket-local regions (one per NUMA node, each shared atomically), a middle ground
+/// this class does not take.</para>
 /// <para>Where any step is unavailable (not Linux, not x86-64, glibc older than 2.35 or musl, rseq
 /// not registered, no executable memory, a failed self-test, or the switch
 /// <see cref="DisableSwitchName"/> set), <see cref="IsSupported"/> is <see langword="false"/> and
@@ -39,6 +40,15 @@ internal static unsafe class RestartableSequence
     /// first registry is created).
     /// </summary>
     public const string DisableSwitchName = "ScalableMetrics.DisableRestartableSequences";
+
+    /// <summary>
+    /// The <see cref="AppContext"/> switch that makes the restartable adds pick their region by
+    /// <c>cpu_id</c> (through a map where the allowed processors are not 0 to k - 1) even where the
+    /// kernel fills <c>mm_cid</c>: a diagnostic, to exercise on a new kernel the path older kernels
+    /// take (the topology check, <c>scripts/many-cpu-guest.sh</c>, runs both). Set it as
+    /// <see cref="DisableSwitchName"/>.
+    /// </summary>
+    public const string PreferCpuIdSwitchName = "ScalableMetrics.RestartableSequencesPreferCpuId";
 
     private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long*, nint, long, int> s_add;
 
@@ -63,6 +73,7 @@ internal static unsafe class RestartableSequence
         if (s_function is not null)
         {
             s_add = s_function.Add;
+            Plan = s_function.Plan;
             IdField = s_function.IdField;
             PartitionCount = s_function.PartitionCount;
             IsSupported = true;
@@ -95,6 +106,9 @@ internal static unsafe class RestartableSequence
     /// <see cref="PartitionCount"/>.
     /// </summary>
     public static int PartitionCount { get; }
+
+    /// <summary>How the adds pick their region, with the reason in words; null where <see cref="IsSupported"/> is <see langword="false"/>.</summary>
+    public static RseqRegionPlan? Plan { get; }
 
     /// <summary>The id that picks the region (<see cref="RseqIdField.CpuId"/> where unsupported).</summary>
     public static RseqIdField IdField { get; }
@@ -175,7 +189,7 @@ internal static unsafe class RestartableSequence
             string? failure = RseqArea.TryGetOffset(out long rseqOffset);
             if (failure is null)
             {
-                function = RestartableAddFunction.TryCreate(rseqOffset, s_function!.IdField, s_function.PartitionCount, s_restarts, operation, out failure);
+                function = RestartableAddFunction.TryCreate(rseqOffset, s_function!.Plan, s_restarts, operation, out failure);
             }
 
             return failure is null ? null : $"the {operation} function: {failure}";
@@ -207,10 +221,9 @@ internal static unsafe class RestartableSequence
                 return failure;
             }
 
-            int byCpuId = RseqPartitionBounds.For(RseqIdField.CpuId);
-            int byMmCid = RseqArea.KernelFillsMmCid ? RseqPartitionBounds.For(RseqIdField.MmCid) : int.MaxValue;
-            (RseqIdField field, int count) = byMmCid < byCpuId ? (RseqIdField.MmCid, byMmCid) : (RseqIdField.CpuId, byCpuId);
-            function = RestartableAddFunction.TryCreate(rseqOffset, field, count, s_restarts, out failure);
+            bool preferCpuId = AppContext.TryGetSwitch(PreferCpuIdSwitchName, out bool prefer) && prefer;
+            RseqRegionPlan plan = RseqPartitionBounds.Choose(ProcessorSet.Current, RseqArea.KernelFillsMmCid, preferCpuId);
+            function = RestartableAddFunction.TryCreate(rseqOffset, plan, s_restarts, RestartableOperation.SaturatingAdd, out failure);
             return failure;
         }
         catch (Exception e) when (e is DllNotFoundException or EntryPointNotFoundException or ArgumentException)

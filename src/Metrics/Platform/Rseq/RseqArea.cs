@@ -48,6 +48,17 @@ internal static unsafe class RseqArea
     public static bool KernelFillsMmCid => KernelFeatureSize >= RseqAbi.MmCidFeatureSize;
 
     /// <summary>
+    /// Disarms the calling thread's critical section: writes 0 to its area's <c>rseq_cs</c>. A
+    /// restartable add leaves its descriptor armed when it returns (the kernel clears it at the
+    /// thread's next preemption, after reading it); before its memory is unmapped, a thread that
+    /// called it must disarm, or the kernel, reading an unmapped descriptor, kills the thread with
+    /// <c>SIGSEGV</c>. Call outside any critical section (that is, from managed code).
+    /// </summary>
+    /// <param name="offset">The area's offset (see <see cref="TryGetOffset"/>).</param>
+    public static void DisarmCurrentThread(long offset) =>
+        Volatile.Write(ref *(long*)(Libc.PThreadSelf() + (nint)offset + RseqAbi.RseqCsOffset), 0);
+
+    /// <summary>
     /// Reads the calling thread's <paramref name="field"/> straight from its area, at
     /// <c>pthread_self() + offset</c>: glibc on x86-64 keeps the thread pointer (the <c>fs</c>
     /// base) and <c>pthread_self()</c> equal. Independent of the generated code; for its

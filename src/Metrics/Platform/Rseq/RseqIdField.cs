@@ -3,7 +3,7 @@ namespace ScalableMetrics.Platform.Rseq;
 /// <summary>Which id in the thread's <c>struct rseq</c> area picks the region a restartable add writes.</summary>
 internal enum RseqIdField
 {
-    /// <summary><c>cpu_id</c>: the processor the thread runs on; needs a region per possible processor id.</summary>
+    /// <summary><c>cpu_id</c>: the processor the thread runs on; the region itself where the allowed processors are 0 to k - 1, else looked up in a map of them (<see cref="RseqPartitionBounds"/>).</summary>
     CpuId,
 
     /// <summary>

@@ -1,122 +1,66 @@
-using System.Numerics;
-using ScalableMetrics.Platform.Interop;
-
 namespace ScalableMetrics.Platform.Rseq;
 
 /// <summary>
-/// How many regions a restartable add needs so that every id a thread of the process can report
-/// has one: for <c>cpu_id</c>, the highest <em>possible</em> processor id plus one; for
-/// <c>mm_cid</c>, the number of processors the process's threads may run on.
+/// Which id picks a restartable add's region, and how many regions it needs: one per processor
+/// the process may run on (<see cref="ProcessorSet"/>), whatever the ids of those processors, then
+/// the overflow region. A pure function of the reading, so that tests can state the policy case by
+/// case with any affinity mask.
 /// </summary>
 /// <remarks>
-/// <para>Not the calling thread's affinity mask (<c>sched_getaffinity(0, …)</c> reads only the
-/// calling thread's): another thread, or this one later, may run on any processor the machine
-/// has. The possible processors are <c>/sys/devices/system/cpu/possible</c> (hot-pluggable ones
-/// included), else <c>sysconf(_SC_NPROCESSORS_CONF)</c>.</para>
-/// <para><c>mm_cid</c> is kept below the number of processors in the union of the affinity masks
-/// the process's threads have had (<c>mm->nr_cpus_allowed</c>, Linux 6.13+; on 6.3 to 6.12, in
-/// practice below the number of processors the process ran on) and the number of its threads.
-/// The bound read here is the union of its threads' masks at start; a thread whose mask widens
-/// later can get an id past it, and its adds then go to the overflow region: correct, only
-/// contended.</para>
-/// <para>Thread-safe; every member reads the system afresh.</para>
+/// <para>Three ways, by cost of the add:</para>
+/// <list type="bullet">
+/// <item><c>cpu_id</c> as the region, where the allowed processors are 0 to k - 1 (a whole
+/// machine, or a cpuset from 0): no lookup, and each region stays with its processor (and its cache).</item>
+/// <item><c>mm_cid</c> otherwise, where the kernel fills it (Linux 6.3+): the kernel numbers the
+/// process's running threads densely, below the processors it may run on (<c>mm->nr_cpus_allowed</c>
+/// since 6.13; on 6.3 to 6.12 in practice below the processors it ran on), so k processors with any
+/// ids need k regions, with no lookup.</item>
+/// <item><c>cpu_id</c> through a map otherwise (kernels without <c>mm_cid</c>, such as 5.14 and 5.15,
+/// or where <see cref="RestartableSequence.PreferCpuIdSwitchName"/> asks for it): the add reads its
+/// region from a dense table of the allowed processors inside the sequence
+/// (<see cref="RestartableAddEncoder"/>), so a cpuset of CPUs 184 to 191 gets 8 regions, not 192.</item>
+/// </list>
+/// <para>The map gives each allowed processor a region of its own, in region order (socket, core,
+/// id); no two processors share one, since the add is a plain add. A processor outside the map (brought
+/// online after start, or allowed later: <c>sched_getaffinity</c> leaves offline processors out)
+/// and an <c>mm_cid</c> past the regions have none: their adds go to the overflow region, atomically,
+/// and are counted (<see cref="Cells.OverflowRegionAdds"/>). Thread-safe; pure.</para>
 /// </remarks>
-internal static unsafe class RseqPartitionBounds
+internal static class RseqPartitionBounds
 {
-    // 8192 processors, the kernel's largest NR_CPUS.
-    private const int MaskWords = 8192 / 64;
+    /// <summary>The value of a map entry for a processor with no region.</summary>
+    public const ushort NoRegion = ushort.MaxValue;
 
-    /// <summary>The regions indexing by <paramref name="field"/> needs; at least 1.</summary>
-    /// <param name="field">The id that picks the region.</param>
-    /// <returns>The partition count.</returns>
-    public static int For(RseqIdField field)
+    /// <summary>Chooses the id field, the regions and the map for <paramref name="processors"/>.</summary>
+    /// <param name="processors">The processors the process may run on, read once.</param>
+    /// <param name="kernelFillsMmCid">Whether the kernel fills <c>mm_cid</c> (<see cref="RseqArea.KernelFillsMmCid"/>).</param>
+    /// <param name="preferCpuId">Whether <c>cpu_id</c> is asked for even where <c>mm_cid</c> would need no map.</param>
+    /// <returns>The choice, with the reason in words.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="processors"/> is null.</exception>
+    public static RseqRegionPlan Choose(ProcessorSet processors, bool kernelFillsMmCid, bool preferCpuId)
     {
-        int possible = HighestPossibleProcessor() + 1;
-        return field == RseqIdField.MmCid ? Math.Clamp(ProcessAllowedProcessorCount(), 1, possible) : possible;
-    }
-
-    /// <summary>The highest processor id the machine can ever bring online.</summary>
-    /// <returns>A processor id, 0 or more.</returns>
-    public static int HighestPossibleProcessor()
-    {
-        try
+        ArgumentNullException.ThrowIfNull(processors);
+        int count = processors.Count;
+        string where = processors.Describe();
+        const string Outside = "an id outside them (a processor brought online or allowed after start) adds atomically to the overflow region";
+        if (!processors.IsKnown || processors.IsDenseFromZero)
         {
-            if (TryParseHighest(File.ReadAllText("/sys/devices/system/cpu/possible"), out int highest))
-            {
-                return highest;
-            }
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            // Fall back below: /sys may not be mounted in a container.
+            return new RseqRegionPlan(RseqIdField.CpuId, count, null, $"{count} regions by cpu_id, processor i writing region i, for {where}; {Outside}.");
         }
 
-        nint configured = Libc.IsAvailable ? Libc.SysConf(Libc.ScNProcessorsConf) : -1;
-        return (int)Math.Clamp(configured > 0 ? configured : Environment.ProcessorCount, 1, MaskWords * 64) - 1;
-    }
-
-    /// <summary>
-    /// The number of processors in the union of the affinity masks of the process's threads
-    /// (<c>/proc/self/task</c>), or of the process's main thread where the tasks cannot be listed.
-    /// </summary>
-    /// <returns>A count, 1 or more; <see cref="Environment.ProcessorCount"/> where no mask can be read.</returns>
-    public static int ProcessAllowedProcessorCount()
-    {
-        ulong* union = stackalloc ulong[MaskWords];
-        ulong* mask = stackalloc ulong[MaskWords];
-        new Span<ulong>(union, MaskWords).Clear();
-        bool any = false;
-        IEnumerable<int> threads;
-        try
+        if (kernelFillsMmCid && !preferCpuId)
         {
-            threads = Directory.EnumerateDirectories("/proc/self/task").Select(path => int.TryParse(Path.GetFileName(path), out int id) ? id : 0).Where(id => id > 0).ToList();
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            threads = [Environment.ProcessId];
+            return new RseqRegionPlan(RseqIdField.MmCid, count, null, $"{count} regions by mm_cid (the kernel's dense id), for {where}; {Outside}.");
         }
 
-        foreach (int thread in threads)
+        ushort[] regionOf = new ushort[processors.Allowed[^1] + 1];
+        regionOf.AsSpan().Fill(NoRegion);
+        for (int region = 0; region < processors.Ordered.Count; region++)
         {
-            // A thread may end while the list is read: its mask is simply left out.
-            if (Libc.SchedGetAffinity(thread, MaskWords * sizeof(ulong), mask) == 0)
-            {
-                any = true;
-                for (int i = 0; i < MaskWords; i++)
-                {
-                    union[i] |= mask[i];
-                }
-            }
+            regionOf[processors.Ordered[region]] = (ushort)region;
         }
 
-        int count = 0;
-        for (int i = 0; i < MaskWords; i++)
-        {
-            count += BitOperations.PopCount(union[i]);
-        }
-
-        return any && count > 0 ? count : Math.Max(1, Environment.ProcessorCount);
-    }
-
-    /// <summary>Parses a kernel cpu list (<c>0-3,8,10-11</c>) and returns its highest id.</summary>
-    /// <param name="list">The list's text.</param>
-    /// <param name="highest">The highest id; -1 where the text is not a list.</param>
-    /// <returns>Whether the text was a non-empty list.</returns>
-    internal static bool TryParseHighest(string list, out int highest)
-    {
-        highest = -1;
-        foreach (string range in list.Trim().Split(',', StringSplitOptions.RemoveEmptyEntries))
-        {
-            string last = range[(range.IndexOf('-', StringComparison.Ordinal) + 1)..];
-            if (!int.TryParse(last, out int id) || id < 0)
-            {
-                highest = -1;
-                return false;
-            }
-
-            highest = Math.Max(highest, id);
-        }
-
-        return highest >= 0;
+        string why = kernelFillsMmCid ? $"{RestartableSequence.PreferCpuIdSwitchName} is set" : "the kernel fills no mm_cid";
+        return new RseqRegionPlan(RseqIdField.CpuId, count, regionOf, $"{count} regions by cpu_id through a map of the allowed processors ({why}), for {where}; {Outside}.");
     }
 }

@@ -1,6 +1,7 @@
 using System.Diagnostics.Metrics;
 using System.Text;
 using Microsoft.Extensions.Logging.Abstractions;
+using ScalableMetrics.Cells;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.SelfMetrics;
@@ -43,6 +44,9 @@ public sealed class SelfMetricsExpositionTests
         string text = await WriteAsync(source, PrometheusExpositionFormat.Text);
         string openMetrics = await WriteAsync(source, PrometheusExpositionFormat.OpenMetrics);
 
+        // Process-wide: none here unless a processor outside the start-up set added (read after the scrape).
+        long overflowAdds = OverflowRegionAdds.Count;
+
         Assert.Equal(
             $$"""
             # HELP scalablemetrics_scrape_duration_seconds How long the last collection of each exposition format took.
@@ -66,6 +70,9 @@ public sealed class SelfMetricsExpositionTests
             scalablemetrics_instruments_overflowing{otel_scope_name="app",otel_scope_version="2.0"} 0
             scalablemetrics_instruments_overflowing{otel_scope_name="{{prefix}}.A",otel_scope_version="1.0"} 0
             scalablemetrics_instruments_overflowing{otel_scope_name="{{prefix}}.B"} 1
+            # HELP scalablemetrics_overflow_region_adds_total Adds that found no region of their own (a processor outside the partitions chosen at start) and went atomically to the shared overflow region: exact, but contended.
+            # TYPE scalablemetrics_overflow_region_adds_total counter
+            scalablemetrics_overflow_region_adds_total{otel_scope_name="app",otel_scope_version="2.0"} {{overflowAdds}}
             # HELP scalablemetrics_dropped_measurements_total Measurements of listened meters (AddMeter) dropped: invalid values or tags.
             # TYPE scalablemetrics_dropped_measurements_total counter
             scalablemetrics_dropped_measurements_total{otel_scope_name="app",otel_scope_version="2.0"} 1

@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Logging.Abstractions;
+using ScalableMetrics.Cells;
 using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 using ScalableMetrics.Naming;
@@ -28,11 +29,30 @@ public sealed class SelfMetricsRegistryTests
                 "scalablemetrics_series",
                 "scalablemetrics_series_limit",
                 "scalablemetrics_instruments_overflowing",
+                "scalablemetrics_overflow_region_adds_total",
                 "scalablemetrics_dropped_measurements_total",
                 "scalablemetrics_refused_instruments_total",
             ],
             families);
         Assert.All(self.Registry.Instruments.SelectMany(static i => ExportedFamily.For(i).ReservedNames), static name => Assert.True(SelfMetricNames.Contains(name), name));
+    }
+
+    [Fact]
+    public void TheOverflowRegionCountFollowsTheAddsThatGoThere()
+    {
+        // Adds counted as they go to an overflow region (RestartableWritePath's out-of-line adds
+        // count each so, shown in the core's tests) move what the self-metric reports.
+        var self = new SelfMetricsRegistry(new MetricRegistry(), Scope, null, listened: null);
+        ObservableInstrument adds = Observable(self, "scalablemetrics.overflow_region.adds");
+        double before = Assert.Single(adds.Collect()).Value;
+        for (int i = 0; i < 7; i++)
+        {
+            OverflowRegionAdds.Increment();
+        }
+
+        double after = Assert.Single(adds.Collect()).Value;
+        Assert.InRange(after - before, 7, double.MaxValue);
+        Assert.Equal("{add}", adds.Unit);
     }
 
     [Fact]

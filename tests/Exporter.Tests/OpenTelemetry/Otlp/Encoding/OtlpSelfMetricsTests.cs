@@ -30,6 +30,9 @@ public sealed class OtlpSelfMetricsTests
         Metric dropped = Metric(request, "scalablemetrics.dropped.measurements");
         Assert.True(dropped.Sum.IsMonotonic);
         Assert.Equal(0, Assert.Single(dropped.Sum.DataPoints).AsInt);
+        Metric overflowAdds = Metric(request, "scalablemetrics.overflow_region.adds");
+        Assert.True(overflowAdds.Sum.IsMonotonic);
+        Assert.InRange(Assert.Single(overflowAdds.Sum.DataPoints).AsInt, 0, ScalableMetrics.Cells.OverflowRegionAdds.Count);
         Assert.Equal("{series}", Metric(request, "scalablemetrics.series").Unit);
     }
 
