@@ -194,10 +194,11 @@ public abstract unsafe class PartitionedSeries : Series
         AddCountAndValue<TOp, TValue>(_route, countSlot, valueSlot, value, mayBeSampled: true);
 
     // The one dispatch of a single add, through route: the series' own (mayBeSampled), or (from
-    // AddSampled) its registry's write path. Both dispatches test for Sampled by reading the field
-    // again rather than route: kept live to the end, the route took a register the restartable path
-    // of the two-slot add then lacked, and it spilled a value to the stack and back on every record
-    // (seen in the JIT's output).
+    // AddSampled) its storage route. Both dispatches test every route on the one value read: the
+    // route changes once (compact to promoted), and a second read could see the new route after
+    // fields were read for the old one (a record that re-read it took the Interlocked path with the
+    // compact series' stride of 1 byte, and added 256 a byte off its slot: found by the exactness
+    // tests). The JIT keeps the one read in a register from the first test to the last.
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Add<TOp, TValue>(Route route, int slot, TValue value, bool mayBeSampled)
         where TOp : struct, ISlotOperation<TValue>
@@ -238,9 +239,8 @@ public abstract unsafe class PartitionedSeries : Series
             return;
         }
 
-        // Compact and Sampled in one test (see Route). The series' own dispatch reads the field
-        // again rather than keep route live (see above); AddSampled's passes its storage route.
-        Route special = mayBeSampled ? _route : route;
+        // Compact and Sampled in one test (see Route), on the route read once (see above).
+        Route special = route;
         if (special >= Route.Compact)
         {
             if (special == Route.Compact)
@@ -301,7 +301,7 @@ public abstract unsafe class PartitionedSeries : Series
             return;
         }
 
-        Route special = mayBeSampled ? _route : route;
+        Route special = route;
         if (special >= Route.Compact)
         {
             if (special == Route.Compact)
