@@ -42,7 +42,7 @@ case $SM_GUEST in
     step whole-guest "${CHECK[@]}" --expect-partitions 16 --expect-field cpu_id --threads 16 --adds 10000 --cycle-cpus 12-15
     partitions=$(sed -n 's/^partitions=//p' "$SM_OUT/whole-guest.log")
     # The memory mode at the library's own partition count (the figures are the guest's, not speed).
-    step memory-mode "${SCALING[@]}" memory --partitions "${partitions:-16}" --series 1000 --instrument counter,histogram
+    step memory-mode "${SCALING[@]}" memory --partitions "${partitions:-16}" --series 1000 --instrument counter,histogram --mode adaptive,per-partition
     # One socket by a cgroup v2 cpuset: mm_cid by default, cpu_id through the map when asked.
     step cpuset-socket2-mm_cid in_cpuset 8-11 "${CHECK[@]}" --expect-partitions 4 --expect-field mm_cid --threads 16 --adds 2000
     step cpuset-socket2-cpu_id in_cpuset 8-11 "${CHECK[@]}" --prefer-cpu-id --expect-partitions 4 --expect-field cpu_id --threads 16 --adds 2000

@@ -34,8 +34,10 @@ internal static class Check
         }
 
         IReadOnlyList<int> allowed = Cpus.AllowedNow();
-        var restartable = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true });
-        var interlocked = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = false });
+        // Series per partition from creation, as the partitions and the overflow region are what is
+        // checked; the adaptive storage (compact until contended) is checked for exactness below too.
+        var restartable = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true, SeriesStorage = SeriesStorage.PerPartition });
+        var interlocked = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = false, SeriesStorage = SeriesStorage.PerPartition });
         string field = RestartableSequence.IdField == RseqIdField.MmCid ? "mm_cid" : "cpu_id";
         output.WriteLine($"topology: online {Cpus.Format(Cpus.Online())}, allowed {Cpus.Format(allowed)} ({allowed.Count}), possible {File.ReadAllText("/sys/devices/system/cpu/possible").Trim()}; prefer cpu_id: {options.PreferCpuId}");
         output.WriteLine($"library: restartable {restartable.WritePath}, {restartable.PartitionCount} partitions (+1 overflow), id field {field}{(RestartableSequence.Plan?.RegionOfId is null ? "" : " through the map")}; interlocked {interlocked.WritePath}, {interlocked.PartitionCount} partitions");
@@ -58,7 +60,15 @@ internal static class Check
 
         if (options.Threads > 0)
         {
-            foreach (MetricRegistry registry in (MetricRegistry[])[restartable, interlocked, new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread })])
+            MetricRegistry[] registries =
+            [
+                restartable,
+                interlocked,
+                new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread, SeriesStorage = SeriesStorage.PerPartition }),
+                new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true, SeriesStorage = SeriesStorage.Adaptive }),
+                new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = false, SeriesStorage = SeriesStorage.Adaptive }),
+            ];
+            foreach (MetricRegistry registry in registries)
             {
                 // Processors go offline and back under the per-processor paths; a per-thread add does not depend on them.
                 Exactness.Run(registry, options.Threads, options.Adds, registry.WritePath == WritePath.PerThread ? [] : options.CycleCpus, output, Expect);

@@ -116,7 +116,7 @@ internal static class Exactness
         scraper.Join();
         long rounds = done.Sum();
         long upDownExpected = done.Sum(r => (r / 2 * 2) + (r % 2 * 3));
-        output.WriteLine($"{registry.WritePath}: {threads} writers, {rounds} rounds of 6 kinds in {clock.Elapsed.TotalSeconds:F1} s, {reads} scraper reads, {cycles} offline/online cycles of {(cycleCpus.Count == 0 ? "none" : Cpus.Format(cycleCpus))}, {RestartableSequence.RestartCount - restartsBefore} restarts, {OverflowRegionAdds.Count - overflowBefore} overflow-region adds");
+        output.WriteLine($"{registry.WritePath} ({registry.SeriesStorage}, {registry.PromotedSeriesCount} promoted): {threads} writers, {rounds} rounds of 6 kinds in {clock.Elapsed.TotalSeconds:F1} s, {reads} scraper reads, {cycles} offline/online cycles of {(cycleCpus.Count == 0 ? "none" : Cpus.Format(cycleCpus))}, {RestartableSequence.RestartCount - restartsBefore} restarts, {OverflowRegionAdds.Count - overflowBefore} overflow-region adds");
         expect(wentDown == 0, $"{registry.WritePath}: no reading went down ({wentDown} did)");
         expect(counter.Read() == rounds, $"{registry.WritePath}: counter {counter.Read()} = {rounds}");
         expect(doubleCounter.Read() == rounds * 0.5, $"{registry.WritePath}: double counter {doubleCounter.Read()} = {rounds * 0.5}");

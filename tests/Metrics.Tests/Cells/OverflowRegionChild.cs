@@ -27,7 +27,7 @@ internal static unsafe class OverflowRegionChild
     public static int Run(bool preferCpuId, int target)
     {
         AppContext.SetSwitch(RestartableSequence.PreferCpuIdSwitchName, preferCpuId);
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true });
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true, SeriesStorage = SeriesStorage.PerPartition });
         if (registry.WritePath != WritePath.RestartableSequence)
         {
             Console.Error.WriteLine($"no restartable write path: {registry.WritePathReason}");
