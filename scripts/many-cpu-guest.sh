@@ -102,11 +102,13 @@ mount -t sysfs sys /newroot/sys
 mount -t cgroup2 cgroup2 /newroot/sys/fs/cgroup
 mount -t devtmpfs dev /newroot/dev
 mount -t devpts devpts /newroot/dev/pts 2>/dev/null
-mount -t tmpfs tmp /newroot/tmp
+# A tmpfs for HOME and TMPDIR under /dev, not over /tmp: the build the guest runs may itself be
+# under the host's /tmp (a CI clone), which a tmpfs there would hide.
+mkdir -p /newroot/dev/shm && mount -t tmpfs tmp /newroot/dev/shm && mkdir -p /newroot/dev/shm/home /newroot/dev/shm/tmp
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results "/newroot$SM_OUT" || { echo "init: cannot mount the results share"; poweroff -f; }
 touch "/newroot$SM_OUT/started"
 chroot /newroot /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  HOME=/tmp TMPDIR=/tmp DOTNET_CLI_HOME=/tmp DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 \
+  HOME=/dev/shm/home TMPDIR=/dev/shm/tmp DOTNET_CLI_HOME=/dev/shm/home DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 \
   SM_REPO="$SM_REPO" SM_OUT="$SM_OUT" SM_GUEST="$SM_GUEST" \
   /bin/bash "$SM_REPO/scripts/many-cpu-guest-inside.sh"
 echo $? > "/newroot$SM_OUT/rc"
