@@ -151,7 +151,7 @@ public abstract unsafe class PartitionedSeries : Series
     internal WritePath WritePath => Volatile.Read(ref _chunk).Arena.WritePath;
 
     /// <summary>Whether the series adds to its compact slots: not promoted (yet), or a registry that keeps every series compact.</summary>
-    internal bool IsCompact => Volatile.Read(ref Unsafe.As<Route, byte>(ref _storageRoute)) == (byte)Route.Compact;
+    internal bool IsCompact => StorageRoute == Route.Compact;
 
     /// <summary>Whether the series has compact slots: created by a registry whose series start compact.</summary>
     internal bool HasCompactSlots => _compactSlots != null;

@@ -19,7 +19,6 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping.Security;
 /// </summary>
 internal sealed partial class ListenerSecurity
 {
-    private const string ClientAuthenticationOid = "1.3.6.1.5.5.7.3.2";
 
     private readonly string? _file;
     private readonly ILogger _logger;
@@ -250,23 +249,7 @@ internal sealed partial class ListenerSecurity
             files.Length == other.Length && files.Zip(other).All(static pair => pair.First.AsSpan().SequenceEqual(pair.Second));
 
         // Chained to the client CA alone (not the system's roots), for client authentication.
-        private bool Verify(X509Certificate certificate, X509Chain? presented)
-        {
-            using var verified = new X509Chain();
-            verified.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
-            verified.ChainPolicy.CustomTrustStore.AddRange(clientCa!);
-            verified.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
-            verified.ChainPolicy.ApplicationPolicy.Add(new Oid(ClientAuthenticationOid));
-            if (presented is not null)
-            {
-                foreach (X509ChainElement element in presented.ChainElements)
-                {
-                    verified.ChainPolicy.ExtraStore.Add(element.Certificate);
-                }
-            }
-
-            using X509Certificate2 leaf = X509CertificateLoader.LoadCertificate(certificate.GetRawCertData());
-            return verified.Build(leaf);
-        }
+        private bool Verify(X509Certificate certificate, X509Chain? presented) =>
+            PrivateCaChain.Verify(certificate, presented, clientCa!, PrivateCaChain.ClientAuthenticationOid);
     }
 }

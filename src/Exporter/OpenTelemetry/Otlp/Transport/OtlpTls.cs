@@ -1,6 +1,7 @@
 using System.Net.Security;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
+using ScalableMetrics.Exporter.Prometheus.Scraping.Security;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
@@ -14,7 +15,6 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 /// </summary>
 internal sealed class OtlpTls
 {
-    private const string ServerAuthenticationOid = "1.3.6.1.5.5.7.3.1";
 
     private readonly X509Certificate2Collection? _trusted;
     private readonly X509Certificate2? _client;
@@ -124,20 +124,6 @@ internal sealed class OtlpTls
             return false;
         }
 
-        using var chain = new X509Chain();
-        chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
-        chain.ChainPolicy.CustomTrustStore.AddRange(_trusted!);
-        chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
-        chain.ChainPolicy.ApplicationPolicy.Add(new Oid(ServerAuthenticationOid));
-        if (presented is not null)
-        {
-            foreach (X509ChainElement element in presented.ChainElements)
-            {
-                chain.ChainPolicy.ExtraStore.Add(element.Certificate);
-            }
-        }
-
-        using X509Certificate2 leaf = X509CertificateLoader.LoadCertificate(certificate.GetRawCertData());
-        return chain.Build(leaf);
+        return PrivateCaChain.Verify(certificate, presented, _trusted!, PrivateCaChain.ServerAuthenticationOid);
     }
 }
