@@ -10,9 +10,10 @@ namespace ScalableMetrics;
 /// memory and read time in proportion to the partitions (8 bytes per slot per partition, however
 /// few processors ever write it). Most series of a service are written by one or two threads at a
 /// time, where one atomic add on one copy is as fast as the partitioned add; <see cref="Adaptive"/>
-/// spends partitions only where writers meet, after java.util.concurrent's <c>Striped64</c>
-/// (<c>LongAdder</c>: one base cell until a compare-and-swap on it fails, then cells per thread) and
-/// the kernel's lazy percpu counter (bcachefs <c>lib/lazy-percpu-counter.c</c>).</para>
+/// spends partitions only where several threads write often, after the kernel's lazy percpu
+/// counter (bcachefs <c>lib/lazy-percpu-counter.c</c>: one atomic until its update rate crosses a
+/// threshold, then per-CPU) and java.util.concurrent's <c>Striped64</c> (<c>LongAdder</c>: one base
+/// cell until a compare-and-swap on it fails, then cells per thread).</para>
 /// <para>Exact whichever is chosen: a compact slot only ever takes atomic adds and a partition's slot
 /// only its partition's adds (plus the overflow region's atomic ones), promotion only adds zeroed
 /// per-partition slots and publishes them before any add is routed to them, and a read sums both, so
@@ -21,9 +22,12 @@ namespace ScalableMetrics;
 public enum SeriesStorage
 {
     /// <summary>
-    /// The default: a series starts compact and is promoted to a copy per partition the first time
-    /// two writers meet on one of its slots (a failed compare-and-swap), while the promoted memory
-    /// stays within <see cref="MetricRegistryOptions.MaxPromotedBytes"/>; a series is never demoted.
+    /// The default: a series starts compact and is promoted to a copy per partition when two threads
+    /// write it often (two different threads' crossings of a multiple of 2^(10 + log2 |value|) by its
+    /// total, about 1,024 adds apart, within 100 ms of each other; or, for a double slot, a failed
+    /// compare-and-swap), while the promoted memory stays within
+    /// <see cref="MetricRegistryOptions.MaxPromotedBytes"/>; a series is never demoted. One thread
+    /// alone never promotes its series, however fast it writes.
     /// </summary>
     Adaptive = 0,
 

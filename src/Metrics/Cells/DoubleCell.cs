@@ -35,13 +35,23 @@ internal readonly unsafe struct DoubleCell : ISlotOperation<double>
     }
 
     /// <inheritdoc/>
+    /// <remarks>One compare-and-swap (no processor adds doubles atomically), refused where it fails: a double slot gives no crossing, so a series whose compact slots are all doubles is promoted on a failed swap only.</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool TryAddAtomicOnce(long* slot, double value)
+    public static long AddCompact(long* slot, double value)
     {
         Debug.Assert(!double.IsNaN(value), "callers refuse NaN");
         long current = Volatile.Read(ref *slot);
         long result = BitConverter.DoubleToInt64Bits(BitConverter.Int64BitsToDouble(current) + value);
-        return Interlocked.CompareExchange(ref *slot, result, current) == current;
+        return Interlocked.CompareExchange(ref *slot, result, current) ^ current;
+    }
+
+    /// <inheritdoc/>
+    public static bool CompactAddAlwaysLands => false;
+
+    /// <inheritdoc/>
+    /// <remarks>Nothing to do: a double does not wrap.</remarks>
+    public static void SettleCompact(long* slot)
+    {
     }
 
     /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>

@@ -19,11 +19,28 @@ internal unsafe interface ISlotOperation<TValue>
     static abstract void AddAtomic(long* slot, TValue value);
 
     /// <summary>
-    /// Adds atomically with one compare-and-swap: for a compact slot (<see cref="SlotRange"/> of a
-    /// series that has not been promoted), which every thread writes.
+    /// Adds atomically to a compact slot (<see cref="SlotRange"/> of a series that has not been
+    /// promoted), which every thread writes: with one atomic add where the kind has one (one
+    /// locked instruction, as <see cref="Interlocked.Add(ref long, long)"/>), otherwise with one
+    /// compare-and-swap.
     /// </summary>
-    /// <returns><see langword="false"/>, with nothing added, where another thread wrote the slot between the load and the swap: the series is contended (java.util.concurrent's <c>Striped64</c> spreads on the same signal).</returns>
-    static abstract bool TryAddAtomicOnce(long* slot, TValue value);
+    /// <returns>
+    /// 0, added, where there is nothing to look at. Anything else where the series should look out
+    /// of line: with <see cref="CompactAddAlwaysLands"/>, the value was added and the total crossed a
+    /// multiple of a power of two (<see cref="CompactWrites.Crossing"/>), so the series looks at its
+    /// write rate and calls <see cref="SettleCompact"/>; otherwise nothing was added, because a
+    /// compare-and-swap met another thread's write: the series is contended (java.util.concurrent's
+    /// <c>Striped64</c> spreads on the same signal). A number rather than a <see cref="bool"/>: the
+    /// JIT then tests the flags of the instruction that computed it, where it would set a register
+    /// to a returned <see cref="bool"/> and test that.
+    /// </returns>
+    static abstract long AddCompact(long* slot, TValue value);
+
+    /// <summary>Whether <see cref="AddCompact"/> adds the value whatever it returns (an atomic add), or not where it returns other than 0 (a refused compare-and-swap).</summary>
+    static abstract bool CompactAddAlwaysLands { get; }
+
+    /// <summary>After an <see cref="AddCompact"/> that landed and returned other than 0, out of line: keeps the compact slot's total in the range its reads expect (a saturating slot's, see <see cref="SaturatingCell"/>).</summary>
+    static abstract void SettleCompact(long* slot);
 
     /// <summary>Adds to the slot at <paramref name="slotInRegion0"/> in the calling processor's region, inside a restartable sequence (<see cref="RestartableWritePath"/>).</summary>
     /// <returns><see langword="false"/>, with nothing added, where the add was refused: then <see cref="AddToOverflowRegion"/>.</returns>

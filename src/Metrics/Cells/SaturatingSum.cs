@@ -43,4 +43,29 @@ internal static class SaturatingSum
             sums[i] = Add(sums[i], slots[i]);
         }
     }
+
+    /// <summary>Reads every negative value of <paramref name="values"/> as <see cref="long.MaxValue"/>, in place; vectorized: the totals copied from compact slots, which past <see cref="long.MaxValue"/> hold a negative number (<see cref="SaturatingCell.AddCompact"/>).</summary>
+    public static void Saturate(Span<long> values)
+    {
+        int i = 0;
+        if (Vector.IsHardwareAccelerated && values.Length >= Vector<long>.Count)
+        {
+            ref long value0 = ref MemoryMarshal.GetReference(values);
+            var max = new Vector<long>(long.MaxValue);
+            for (; i <= values.Length - Vector<long>.Count; i += Vector<long>.Count)
+            {
+                ref byte at = ref Unsafe.As<long, byte>(ref Unsafe.Add(ref value0, i));
+                Vector<long> value = Unsafe.ReadUnaligned<Vector<long>>(ref at);
+                Unsafe.WriteUnaligned(ref at, Vector.ConditionalSelect(Vector.LessThan(value, Vector<long>.Zero), max, value));
+            }
+        }
+
+        for (; i < values.Length; i++)
+        {
+            if (values[i] < 0)
+            {
+                values[i] = long.MaxValue;
+            }
+        }
+    }
 }

@@ -20,11 +20,17 @@ internal readonly unsafe struct WrappingCell : ISlotOperation<long>
     public static void AddAtomic(long* slot, long value) => Interlocked.Add(ref *slot, value);
 
     /// <inheritdoc/>
+    /// <remarks>One <c>lock xadd</c>, whatever the value: a wrapping slot has no range to keep.</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool TryAddAtomicOnce(long* slot, long value)
+    public static long AddCompact(long* slot, long value) => CompactWrites.Crossing(Interlocked.Add(ref *slot, value), value);
+
+    /// <inheritdoc/>
+    public static bool CompactAddAlwaysLands => true;
+
+    /// <inheritdoc/>
+    /// <remarks>Nothing to do: every total is in range.</remarks>
+    public static void SettleCompact(long* slot)
     {
-        long current = Volatile.Read(ref *slot);
-        return Interlocked.CompareExchange(ref *slot, unchecked(current + value), current) == current;
     }
 
     /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>

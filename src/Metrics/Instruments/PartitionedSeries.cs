@@ -30,19 +30,30 @@ namespace ScalableMetrics;
 /// serialized: each slot only grows and each read visits every slot after the read before it
 /// did, so a read's result never goes down, and no value is lost or counted twice.</para>
 /// <para>With <see cref="SeriesStorage.Adaptive"/> (the default) a series starts compact: one copy of
-/// its slots in the arena's compact arena, which every writer adds to with one compare-and-swap
-/// (<see cref="ISlotOperation{TValue}.TryAddAtomicOnce"/>). The first swap that fails, two writers
-/// met on the slot, promotes it (<see cref="Promote"/>): zeroed per-partition slots are allocated and
-/// published, then the route changes, and from then on its adds take the registry's write path. The
-/// compact copy is kept and read for good, so an add is in exactly one of the two copies, and a read
-/// sums both (java.util.concurrent's <c>Striped64</c>, whose base cell stays beside the cells it
-/// spreads to).</para>
+/// its slots in the arena's compact arena, which every writer adds to atomically
+/// (<see cref="ISlotOperation{TValue}.AddCompact"/>: one <c>lock xadd</c> for integers, one
+/// compare-and-swap for doubles). It is promoted (<see cref="Promote"/>) when it proves shared and
+/// hot: two different threads make its total cross a multiple of 2^(10 + log2 |value|), about every
+/// 1,024 adds, within <see cref="SharedWritesWindowMilliseconds"/> of each other (the write-rate
+/// rule of the kernel's lazy percpu counter, checked out of line, with the writer's identity added
+/// so that one busy thread keeps its series compact), or a double's compare-and-swap fails (two
+/// writers met on the slot: java.util.concurrent's <c>Striped64</c> rule). Zeroed per-partition
+/// slots are allocated and published, then the route changes, and from then on its adds take the
+/// registry's write path. The compact copy is kept and read for good, so an add is in exactly one
+/// of the two copies, and a read sums both (as <c>Striped64</c>'s base cell stays beside the cells
+/// it spreads to).</para>
 /// <para>The write path's fields sit in this base class rather than in an object of their own, so
 /// that an add through a bound series reaches its slot with one load less.</para>
 /// </remarks>
 public abstract unsafe class PartitionedSeries : Series
 {
-    // Fields ordered and sized so that the object is 72 bytes: every series has one.
+    // Fields ordered and sized so that the object is 80 bytes: every series has one.
+
+    /// <summary>How close in time two different threads' crossings of a compact series must be for it to be promoted (<see cref="NoteCrossing"/>), in milliseconds: about 10,000 adds a second or more, from two threads or more.</summary>
+    internal const int SharedWritesWindowMilliseconds = 100;
+
+    // The bits of _lastCrossing that hold the writer's thread id (the rest hold its time).
+    private const int WriterBits = 20;
 
     // The series' first slot in region 0 of its per-partition chunk; null while it is compact. Per
     // thread it moves, with _chunk, to a successor generation when a thread index is past the
@@ -62,6 +73,11 @@ public abstract unsafe class PartitionedSeries : Series
     // regions (under the arena's read lock): the same slot offset and stride in every generation,
     // and reads sum every generation.
     private ArenaChunk _chunk;
+
+    // The last crossing of a compact slot (NoteCrossing): Environment.TickCount64 << WriterBits,
+    // with the low bits of the managed thread id that made it; 0 before the first. Written out of
+    // line only, about once per 1,024 adds, by whichever writer crossed: a heuristic, not data.
+    private long _lastCrossing;
 
     // Null unless the series keeps exemplars; then its adds reach OfferExemplar.
     private readonly ExemplarReservoir? _exemplars;
@@ -245,9 +261,9 @@ public abstract unsafe class PartitionedSeries : Series
         {
             if (special == Route.Compact)
             {
-                if (!TOp.TryAddAtomicOnce(_compactSlots + slot, value))
+                if (TOp.AddCompact(_compactSlots + slot, value) != 0)
                 {
-                    AddContended<TOp, TValue>(slot, value);
+                    AddCompactNoticed<TOp, TValue>(slot, value);
                 }
 
                 return;
@@ -306,18 +322,14 @@ public abstract unsafe class PartitionedSeries : Series
         {
             if (special == Route.Compact)
             {
-                // Two swaps, each of which lands once; a failed one promotes the series and its
-                // add, and only its add, takes the new route.
+                // Two adds, each of which lands once (the count's is an atomic add); a refused
+                // value promotes the series, and its add, and only its add, takes the new route.
                 long* compact = _compactSlots;
-                if (!SaturatingCell.TryAddAtomicOnce(compact + countSlot, 1))
+                bool counted = SaturatingCell.AddCompact(compact + countSlot, 1) == 0;
+                bool added = TOp.AddCompact(compact + valueSlot, value) == 0;
+                if (!(counted & added))
                 {
-                    AddCountAndValueContended<TOp, TValue>(countSlot, valueSlot, value);
-                    return;
-                }
-
-                if (!TOp.TryAddAtomicOnce(compact + valueSlot, value))
-                {
-                    AddContended<TOp, TValue>(valueSlot, value);
+                    AddCountAndValueNoticed<TOp, TValue>(counted, added, countSlot, valueSlot, value);
                 }
 
                 return;
@@ -373,9 +385,55 @@ public abstract unsafe class PartitionedSeries : Series
     // The storage route, read with acquire semantics: Compact, or the write path whose slots were published before it was written.
     private Route StorageRoute => (Route)Volatile.Read(ref Unsafe.As<Route, byte>(ref _storageRoute));
 
-    // A compact add whose swap failed: promotes the series (if the storage and the budget let it),
-    // then adds through the route it has now; still compact, atomically to the compact slot.
+    // A compact add that returned other than 0: landed (settles the slot, then the write-rate rule) or
+    // refused (promotes, then adds). Out of line, about once per 1,024 adds.
     [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AddCompactNoticed<TOp, TValue>(int slot, TValue value)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
+        if (!TOp.CompactAddAlwaysLands)
+        {
+            AddContended<TOp, TValue>(slot, value);
+            return;
+        }
+
+        TOp.SettleCompact(_compactSlots + slot);
+        NoteCrossing();
+    }
+
+    // The two-slot add's out-of-line part: as AddCompactNoticed for each add that returned other than 0.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AddCountAndValueNoticed<TOp, TValue>(bool counted, bool added, int countSlot, int valueSlot, TValue value)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
+        bool crossed = false;
+        if (!counted)
+        {
+            SaturatingCell.SettleCompact(_compactSlots + countSlot);
+            crossed = true;
+        }
+
+        if (!added && TOp.CompactAddAlwaysLands)
+        {
+            TOp.SettleCompact(_compactSlots + valueSlot);
+            crossed = true;
+        }
+
+        if (crossed)
+        {
+            NoteCrossing();
+        }
+
+        if (!added && !TOp.CompactAddAlwaysLands)
+        {
+            AddContended<TOp, TValue>(valueSlot, value);
+        }
+    }
+
+    // A compact add that was refused: promotes the series (if the storage and the budget let it),
+    // then adds through the route it has now; still compact, to the compact slot until it lands.
     private void AddContended<TOp, TValue>(int slot, TValue value)
         where TOp : struct, ISlotOperation<TValue>
         where TValue : unmanaged, INumberBase<TValue>
@@ -383,28 +441,35 @@ public abstract unsafe class PartitionedSeries : Series
         Route route = Promote();
         if (route == Route.Compact)
         {
-            TOp.AddAtomic(_compactSlots + slot, value);
+            while (TOp.AddCompact(_compactSlots + slot, value) != 0)
+            {
+                if (TOp.CompactAddAlwaysLands)
+                {
+                    TOp.SettleCompact(_compactSlots + slot);
+                    return;
+                }
+            }
+
             return;
         }
 
         Add<TOp, TValue>(route, slot, value, mayBeSampled: false);
     }
 
-    // The two-slot add whose first swap failed: as AddContended, for both adds.
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void AddCountAndValueContended<TOp, TValue>(int countSlot, int valueSlot, TValue value)
-        where TOp : struct, ISlotOperation<TValue>
-        where TValue : unmanaged, INumberBase<TValue>
+    // The write-rate rule, at a crossing of a compact slot (CompactWrites.Crossing): promotes the
+    // series where the crossing before this one was another thread's, within
+    // SharedWritesWindowMilliseconds. One thread alone never promotes its series however fast it
+    // writes (a copy per partition would not make it faster); two or more that write it often do.
+    private void NoteCrossing()
     {
-        Route route = Promote();
-        if (route == Route.Compact)
+        long now = Environment.TickCount64;
+        long writer = Environment.CurrentManagedThreadId & ((1L << WriterBits) - 1);
+        long last = Volatile.Read(ref _lastCrossing);
+        Volatile.Write(ref _lastCrossing, (now << WriterBits) | writer);
+        if (last != 0 && (last & ((1L << WriterBits) - 1)) != writer && now - (last >> WriterBits) <= SharedWritesWindowMilliseconds)
         {
-            SaturatingCell.AddAtomic(_compactSlots + countSlot, 1);
-            TOp.AddAtomic(_compactSlots + valueSlot, value);
-            return;
+            Promote();
         }
-
-        AddCountAndValue<TOp, TValue>(route, countSlot, valueSlot, value, mayBeSampled: false);
     }
 
     /// <summary>
@@ -599,6 +664,12 @@ public abstract unsafe class PartitionedSeries : Series
             }
         }
 
+        if (kind == SlotSum.Saturating)
+        {
+            // A negative compact total is past long.MaxValue (SaturatingCell.AddCompact).
+            SaturatingSum.Saturate(totals[..(series.Length * slotsPerSeries)]);
+        }
+
         if (promoted == 0)
         {
             return;
@@ -677,7 +748,8 @@ public abstract unsafe class PartitionedSeries : Series
     // One slot's total, compact and per partition; the caller holds the read lock.
     private long SumSlot(int slot)
     {
-        long sum = _compactSlots == null ? 0 : Volatile.Read(ref _compactSlots[slot]);
+        // A negative compact total is past long.MaxValue (SaturatingCell.AddCompact): Add reads it so.
+        long sum = _compactSlots == null ? 0 : SaturatingSum.Add(0, Volatile.Read(ref _compactSlots[slot]));
         return IsCompact ? sum : SaturatingSum.Add(sum, _chunk.FirstGeneration.SumSlot(_firstSlot + slot));
     }
 

@@ -4,8 +4,8 @@ using ScalableMetrics.Tests.Shared;
 namespace ScalableMetrics.Tests.Cells;
 
 /// <summary>
-/// Series that start compact (<see cref="SeriesStorage.Adaptive"/>): one copy until two writers
-/// meet on it, then a copy per partition beside the compact one, exact through the change.
+/// Series that start compact (<see cref="SeriesStorage.Adaptive"/>): one copy until two threads
+/// write it often, then a copy per partition beside the compact one, exact through the change.
 /// </summary>
 public class PromotionTests
 {
@@ -48,9 +48,9 @@ public class PromotionTests
         CounterSeries contended = counter.Bind(new KeyValuePair<string, object?>("s", "contended"));
         CounterSeries alone = counter.Bind(new KeyValuePair<string, object?>("s", "alone"));
 
-        // A failed compare-and-swap needs the two writers between one's load and its swap at once:
-        // both write until one of them sees the series promoted, bounded (two threads on two cores
-        // meet within microseconds; taking turns on a busy machine, within a few time slices).
+        // The write-rate rule needs two crossings (about 1,024 adds apart) by different threads within
+        // its window: both write until one of them sees the series promoted, bounded (a few thousand
+        // adds where both run; taking turns on a busy machine, within a few time slices).
         const long MaxAddsPerThread = 100_000_000;
         long[] adds = new long[2];
         ConcurrentWriters.Run(2, thread =>
@@ -71,7 +71,7 @@ public class PromotionTests
         alone.Add(3);
         long expected = adds.Sum();
 
-        Assert.False(contended.IsCompact, "two writers never failed a compare-and-swap on the compact slot in their bounded run");
+        Assert.False(contended.IsCompact, "two writers never crossed the compact slot one after the other in their bounded run");
         Assert.True(alone.IsCompact);
         Assert.Equal(1, registry.PromotedSeriesCount);
         Assert.Equal(expected, contended.Read());
@@ -81,6 +81,100 @@ public class PromotionTests
         contended.Add(5);
         Assert.Equal(expected + 5, contended.Read());
         Assert.Equal(registry.WritePath, contended.WritePath);
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
+    public void OneThreadWritingFastKeepsItsSeriesCompact(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        CounterSeries series = registry.CreateCounter("test.one.writer").Bind();
+        HistogramSeries histogram = registry.CreateHistogram("test.one.writer.histogram", boundaries: [1]).Bind();
+
+        // Hundreds of crossings of the compact slots, all by this thread, within the window.
+        for (int i = 0; i < 1_000_000; i++)
+        {
+            series.Increment();
+            histogram.Record(2 * (i & 1));
+        }
+
+        Assert.True(series.IsCompact);
+        Assert.True(histogram.IsCompact);
+        Assert.Equal(0, registry.PromotedSeriesCount);
+        Assert.Equal(1_000_000, series.Read());
+        Assert.Equal([500_000L, 500_000L], histogram.Read().BucketCounts);
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
+    public void TwoThreadsTakingTurnsPromoteTheSeriesThoughTheyNeverMeet(string storage)
+    {
+        var registry = new MetricRegistry(Storages.Options(storage));
+        CounterSeries series = registry.CreateCounter("test.turns").Bind();
+        const int AddsPerTurn = 3_000;
+        const int MaxTurns = 1_000;
+
+        // One thread at a time, handing over after each turn: no two adds ever race on the slot,
+        // yet two threads write it often, and their crossings alternate.
+        using var first = new SemaphoreSlim(1);
+        using var second = new SemaphoreSlim(0);
+        long turns = 0;
+        ConcurrentWriters.Run(2, thread =>
+        {
+            (SemaphoreSlim mine, SemaphoreSlim theirs) = thread == 0 ? (first, second) : (second, first);
+            while (true)
+            {
+                mine.Wait();
+                if (!series.IsCompact || Volatile.Read(ref turns) >= MaxTurns)
+                {
+                    theirs.Release();
+                    return;
+                }
+
+                for (int i = 0; i < AddsPerTurn; i++)
+                {
+                    series.Increment();
+                }
+
+                Interlocked.Increment(ref turns);
+                theirs.Release();
+            }
+        });
+
+        Assert.False(series.IsCompact, $"still compact after {turns} turns of {AddsPerTurn} adds");
+        Assert.Equal(1, registry.PromotedSeriesCount);
+        Assert.Equal(turns * AddsPerTurn, series.Read());
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
+    public void ACompactCounterPastLongMaxValueReadsLongMaxValueThroughEveryAdd(string storage)
+    {
+        MetricRegistryOptions options = Storages.Options(storage);
+        options.MaxPromotedBytes = 0;
+        var registry = new MetricRegistry(options);
+        PartitionedCounter counter = registry.CreateCounter("test.saturated");
+        CounterSeries series = counter.Bind();
+        series.Add(long.MaxValue - 1_000);
+
+        // Atomic adds below 2^32 carry the compact slot past long.MaxValue; every read after says
+        // long.MaxValue, never less, and adds of every size keep it there.
+        long expected = long.MaxValue - 1_000;
+        for (int i = 0; i < 5_000; i++)
+        {
+            series.Add(i % 3);
+            expected = expected > long.MaxValue - (i % 3) ? long.MaxValue : expected + (i % 3);
+            Assert.Equal(expected, series.Read());
+        }
+
+        Assert.Equal(long.MaxValue, expected);
+
+        series.Add(uint.MaxValue);
+        series.Add(long.MaxValue);
+        series.Increment();
+        Assert.True(series.IsCompact);
+        Assert.Equal(long.MaxValue, series.Read());
+        Assert.Equal(long.MaxValue, counter.Collect().Single().Value);
     }
 
     public static TheoryData<string, string> AdaptiveStoragesAndKinds
