@@ -181,6 +181,22 @@ internal sealed class InstrumentSnapshot
         return AddSeries(series);
     }
 
+    /// <summary>
+    /// Lets go of what the last read referred to (its series, their exemplars), keeping the
+    /// columns' memory for the next read: a snapshot kept between reads then keeps no series alive.
+    /// </summary>
+    internal void ReleaseReferences()
+    {
+        _series = null;
+        Array.Clear(_ownSeries);
+        if (_exemplarStride != 0)
+        {
+            Array.Clear(_exemplars);
+        }
+
+        _count = 0;
+    }
+
     /// <summary>A histogram's or an operation's buckets per series (0: none), set after the read begins.</summary>
     internal void SetBucketCount(int bucketCount) => _bucketCount = bucketCount;
 

@@ -1,26 +1,46 @@
 namespace ScalableMetrics.Snapshots;
 
 /// <summary>
-/// The public <c>Collect()</c> of every kind: a view over a fresh <see cref="InstrumentSnapshot"/>,
-/// one reading per series read, so that <c>Collect()</c> reads exactly what the exporters read.
+/// The public <c>Collect()</c> of every kind: a view over an <see cref="InstrumentSnapshot"/>, one
+/// reading per series read, so that <c>Collect()</c> reads exactly what the exporters read.
 /// </summary>
+/// <remarks>
+/// The readings copy what they carry out of the snapshot, so the snapshot is kept for the next
+/// <c>Collect()</c> of any instrument rather than made afresh: a fresh one allocated columns for
+/// every series each time (at 10,000 histogram series, arrays on the large object heap, zeroed, and
+/// the full collections they lead to), which cost several times the read itself
+/// (perf/results/README.md, "Collect()"). One is kept, for the process, holding no series between
+/// calls (<see cref="InstrumentSnapshot.ReleaseReferences"/>); a call made while another holds it
+/// makes its own.
+/// </remarks>
 internal static class SnapshotReadings
 {
-    /// <summary>Reads <paramref name="instrument"/> into a new snapshot and makes a reading of each series.</summary>
+    // The snapshot kept between calls, or null while a call holds it.
+    private static InstrumentSnapshot? s_spare;
+
+    /// <summary>Reads <paramref name="instrument"/> into the kept snapshot (or a new one) and makes a reading of each series. Thread-safe.</summary>
     /// <param name="instrument">The instrument to read.</param>
-    /// <param name="toReading">The reading of series i of the snapshot.</param>
+    /// <param name="toReading">The reading of series i of the snapshot: what it carries copied out of the snapshot.</param>
     /// <returns>One reading per series, in the snapshot's order.</returns>
     /// <exception cref="InvalidOperationException">An observable instrument's callback failed.</exception>
     public static TReading[] Of<TReading>(Instrument instrument, Func<InstrumentSnapshot, int, TReading> toReading)
     {
-        var snapshot = new InstrumentSnapshot();
-        instrument.ReadInto(snapshot);
-        var readings = new TReading[snapshot.Count];
-        for (int i = 0; i < readings.Length; i++)
+        InstrumentSnapshot snapshot = Interlocked.Exchange(ref s_spare, null) ?? new InstrumentSnapshot();
+        try
         {
-            readings[i] = toReading(snapshot, i);
-        }
+            instrument.ReadInto(snapshot);
+            var readings = new TReading[snapshot.Count];
+            for (int i = 0; i < readings.Length; i++)
+            {
+                readings[i] = toReading(snapshot, i);
+            }
 
-        return readings;
+            return readings;
+        }
+        finally
+        {
+            snapshot.ReleaseReferences();
+            Volatile.Write(ref s_spare, snapshot);
+        }
     }
 }

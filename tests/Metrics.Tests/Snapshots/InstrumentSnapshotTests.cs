@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Snapshots;
+using ScalableMetrics.Tests.Shared;
 
 namespace ScalableMetrics.Tests.Snapshots;
 
@@ -230,5 +231,70 @@ public class InstrumentSnapshotTests
 
             Assert.Contains(Enumerable.Range(0, snapshot.Count), i => snapshot.BucketExemplarsAt(i).Count == 0);
         }
+    }
+
+    [Fact]
+    public void ReadingsCollectedEarlierKeepTheirValuesThroughLaterCollectionsOfEveryKind()
+    {
+        var registry = new MetricRegistry();
+        PartitionedHistogram histogram = registry.CreateHistogram("test.kept", boundaries: [1, 10]);
+        PartitionedExponentialHistogram exponential = registry.CreateExponentialHistogram("test.kept.exponential");
+        OperationData operation = registry.CreateOperationData("test.kept.operation", boundaries: [0.5]);
+        histogram.Record(0.5, new KeyValuePair<string, object?>("s", "a"));
+        exponential.Record(3, new KeyValuePair<string, object?>("s", "a"));
+        operation.Record(TimeSpan.FromSeconds(0.25), new KeyValuePair<string, object?>("s", "a"));
+
+        // Collect() reuses one snapshot between calls: what each reading carries must be its own.
+        IReadOnlyList<HistogramReading> histogramBefore = histogram.Collect();
+        IReadOnlyList<ExponentialHistogramReading> exponentialBefore = exponential.Collect();
+        IReadOnlyList<OperationReading> operationBefore = operation.Collect();
+        for (int i = 0; i < 50; i++)
+        {
+            histogram.Record(20, new KeyValuePair<string, object?>("s", i % 2 == 0 ? "a" : "b"));
+            exponential.Record(1_000, new KeyValuePair<string, object?>("s", "a"));
+            operation.Record(TimeSpan.FromSeconds(2), new KeyValuePair<string, object?>("s", "a"));
+        }
+
+        IReadOnlyList<HistogramReading> histogramAfter = histogram.Collect();
+        _ = exponential.Collect();
+        _ = operation.Collect();
+
+        Assert.Equal([1L, 0, 0], histogramBefore.Single().BucketCounts);
+        Assert.Equal(1, exponentialBefore.Single().Count);
+        Assert.Equal(3, exponentialBefore.Single().Sum);
+        Assert.Equal([1L, 0], operationBefore.Single().BucketCounts);
+        Assert.Equal([1L, 0, 25], histogramAfter.Single(r => r.Tags[0].Value is "a").BucketCounts);
+        Assert.Equal([0L, 0, 25], histogramAfter.Single(r => r.Tags[0].Value is "b").BucketCounts);
+    }
+
+    [Fact]
+    public void CollectionsOnManyThreadsAtOnceEachReadTheirOwnInstrument()
+    {
+        var registry = new MetricRegistry();
+        PartitionedHistogram[] histograms = [.. Enumerable.Range(0, 4).Select(i => registry.CreateHistogram($"test.concurrent.{i}", boundaries: [1]))];
+        for (int i = 0; i < histograms.Length; i++)
+        {
+            for (int series = 0; series < 100 * (i + 1); series++)
+            {
+                histograms[i].Record(i, new KeyValuePair<string, object?>("series", series));
+            }
+        }
+
+        // Four threads share the one kept snapshot, or make their own while another holds it.
+        var failures = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        ConcurrentWriters.Run(histograms.Length, thread =>
+        {
+            for (int round = 0; round < 200; round++)
+            {
+                IReadOnlyList<HistogramReading> readings = histograms[thread].Collect();
+                long[] expected = thread <= 1 ? [1L, 0] : [0L, 1];
+                if (readings.Count != 100 * (thread + 1) || readings.Any(r => !r.BucketCounts.SequenceEqual(expected)))
+                {
+                    failures.Enqueue($"thread {thread}, round {round}: {readings.Count} readings");
+                }
+            }
+        });
+
+        Assert.Empty(failures);
     }
 }
