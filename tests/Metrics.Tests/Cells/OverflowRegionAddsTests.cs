@@ -89,6 +89,44 @@ public unsafe class OverflowRegionAddsTests(ITestOutputHelper output)
         Assert.Equal(-OverflowRegionChild.Adds, long.Parse(fields[5], CultureInfo.InvariantCulture));
         Assert.Equal(OverflowRegionChild.Adds / 2.0, double.Parse(fields[6], CultureInfo.InvariantCulture));
     }
+
+    [OverflowChildTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void PromotionMidwayWithTheOverflowRegionInUseAndAReaderThroughoutLosesNothing(bool preferCpuId)
+    {
+        // Compact, then promoted midway by the writer whose processor has no region: its adds
+        // before promotion go to the compact slots, after it to the overflow region, and the other
+        // writer's to its processor's region; a reader reads all along.
+        IReadOnlyList<int> allowed = ThreadPinning.AllowedProcessors;
+        (int start, int target) = preferCpuId ? (allowed[1], allowed[0]) : (allowed[0], allowed[1]);
+        var info = new ProcessStartInfo("taskset", ["-c", start.ToString(CultureInfo.InvariantCulture), JitListing.DotnetHost(), "exec", typeof(OverflowRegionChild).Assembly.Location, OverflowRegionChild.PromotionVerb, preferCpuId.ToString(), target.ToString(CultureInfo.InvariantCulture)])
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        };
+        using Process child = Process.Start(info)!;
+        Task<string> error = child.StandardError.ReadToEndAsync();
+        string line = child.StandardOutput.ReadToEnd().Trim();
+        Assert.True(child.WaitForExit(TimeSpan.FromSeconds(60)), "the child did not exit within 60 s");
+        Assert.True(child.ExitCode == 0, $"the child exited with {child.ExitCode}: {line}{error.Result}");
+        output.WriteLine($"started on {start}, second writer on {target}: {line}");
+
+        string[] fields = line.Split(' ');
+        const int Adds = OverflowRegionChild.PromotionAdds;
+        long overflowAdds = long.Parse(fields[1], CultureInfo.InvariantCulture) - long.Parse(fields[0], CultureInfo.InvariantCulture);
+        Assert.Equal(2L * Adds, long.Parse(fields[2], CultureInfo.InvariantCulture));
+        Assert.Equal(-2L * Adds, long.Parse(fields[3], CultureInfo.InvariantCulture));
+        Assert.Equal(Adds, double.Parse(fields[4], CultureInfo.InvariantCulture));
+        Assert.Equal(2L * Adds, long.Parse(fields[5], CultureInfo.InvariantCulture));
+        Assert.Equal(4.0 * Adds, double.Parse(fields[6], CultureInfo.InvariantCulture));
+        Assert.Equal(0, long.Parse(fields[7], CultureInfo.InvariantCulture));
+
+        // At least the second half of the moved writer's adds (five words a round: the counter,
+        // the up-down counter, the double, the histogram's count and sum), at most all of them
+        // (where the write-rate rule promoted earlier than midway).
+        Assert.InRange(overflowAdds, 5L * (Adds / 2), 5L * Adds);
+    }
 }
 
 /// <summary>A theory that needs restartable sequences, two processors the process may use and <c>taskset</c> (util-linux) on the PATH; skipped with the reason elsewhere.</summary>

@@ -68,4 +68,107 @@ internal static unsafe class OverflowRegionChild
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{RestartableSequence.IdField} {registry.PartitionCount} {before} {OverflowRegionAdds.Count} {counter.Read()} {upDown.Read()} {@double.Read()}"));
         return 0;
     }
+
+    /// <summary>The verb that makes <see cref="Program.Main"/> run <see cref="RunPromotingMidway"/>.</summary>
+    public const string PromotionVerb = "overflow-region-promotion";
+
+    /// <summary>The adds each writer of <see cref="RunPromotingMidway"/> makes of each kind.</summary>
+    public const int PromotionAdds = 20_000;
+
+    /// <summary>
+    /// Exactness where every route meets: an adaptive registry's counter, up-down counter, double
+    /// counter and histogram series, written by one thread on the start processor and one on
+    /// <paramref name="target"/> (which has no region: the overflow region), each series promoted
+    /// midway by the second, with a reader reading throughout. Prints
+    /// <c>overflowBefore overflowAfter counter upDown double histogramCount histogramSum readsThatWentDown</c>.
+    /// </summary>
+    /// <param name="preferCpuId">Whether to set <see cref="RestartableSequence.PreferCpuIdSwitchName"/> first.</param>
+    /// <param name="target">The processor the second writer moves to.</param>
+    /// <returns>0, or 2 where it could not set up.</returns>
+    public static int RunPromotingMidway(bool preferCpuId, int target)
+    {
+        AppContext.SetSwitch(RestartableSequence.PreferCpuIdSwitchName, preferCpuId);
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true, SeriesStorage = SeriesStorage.Adaptive });
+        if (registry.WritePath != WritePath.RestartableSequence)
+        {
+            Console.Error.WriteLine($"no restartable write path: {registry.WritePathReason}");
+            return 2;
+        }
+
+        CounterSeries counter = registry.CreateCounter("child.counter").Bind();
+        UpDownCounterSeries upDown = registry.CreateUpDownCounter("child.updown").Bind();
+        DoubleCounterSeries @double = registry.CreateDoubleCounter("child.double").Bind();
+        PartitionedHistogram histogram = registry.CreateHistogram("child.histogram", boundaries: [1]);
+        HistogramSeries histogramSeries = histogram.Bind();
+        long before = OverflowRegionAdds.Count;
+        string? failure = null;
+        long wentDown = 0;
+        using var stop = new CancellationTokenSource();
+        var reader = new Thread(() =>
+        {
+            (long Counter, long UpDown, double Double, long Count) previous = (0, 0, 0, 0);
+            while (!stop.IsCancellationRequested)
+            {
+                // Each read at least the one before (an up-down counter's that only goes down, at most).
+                (long Counter, long UpDown, double Double, long Count) current = (counter.Read(), upDown.Read(), @double.Read(), histogram.Collect().Single().Count);
+                if (current.Counter < previous.Counter || current.UpDown > previous.UpDown || current.Double < previous.Double || current.Count < previous.Count)
+                {
+                    Interlocked.Increment(ref wentDown);
+                }
+
+                previous = current;
+            }
+        });
+        reader.Start();
+        Thread[] writers = [.. Enumerable.Range(0, 2).Select(writer => new Thread(() =>
+        {
+            if (writer == 1)
+            {
+                ulong* mask = stackalloc ulong[ProcessorSet.MaxProcessors / 64];
+                new Span<ulong>(mask, ProcessorSet.MaxProcessors / 64).Clear();
+                mask[target / 64] = 1UL << (target % 64);
+                if (Libc.SchedSetAffinity(0, ProcessorSet.MaxProcessors / 8, mask) != 0 || ProcessorId.ReadFromOperatingSystem() != target)
+                {
+                    failure = $"could not move to processor {target}";
+                }
+            }
+
+            for (int i = 0; i < PromotionAdds; i++)
+            {
+                if (writer == 1 && i == PromotionAdds / 2)
+                {
+                    counter.TryPromote();
+                    upDown.TryPromote();
+                    @double.TryPromote();
+                    histogramSeries.TryPromote();
+                }
+
+                counter.Add(1);
+                upDown.Add(-1);
+                @double.Add(0.5);
+                histogramSeries.Record(2);
+            }
+        }))];
+        foreach (Thread writer in writers)
+        {
+            writer.Start();
+        }
+
+        foreach (Thread writer in writers)
+        {
+            writer.Join();
+        }
+
+        stop.Cancel();
+        reader.Join();
+        if (failure is not null)
+        {
+            Console.Error.WriteLine(failure);
+            return 2;
+        }
+
+        HistogramReading reading = histogram.Collect().Single();
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{before} {OverflowRegionAdds.Count} {counter.Read()} {upDown.Read()} {@double.Read()} {reading.Count} {reading.Sum} {wentDown}"));
+        return 0;
+    }
 }
