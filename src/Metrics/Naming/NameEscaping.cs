@@ -36,13 +36,45 @@ internal static class NameEscaping
     /// <param name="name">A metric or label name.</param>
     /// <param name="scheme">The scheme.</param>
     /// <param name="label">Whether it is a label name (<c>:</c> is then outside the set).</param>
-    public static string Escape(string name, EscapingScheme scheme, bool label = false)
-    {
-        if (name.Length == 0 || scheme == EscapingScheme.AllowUtf8 || IsLegacy(name, label))
-        {
-            return name;
-        }
+    public static string Escape(string name, EscapingScheme scheme, bool label = false) =>
+        name.Length == 0 || scheme == EscapingScheme.AllowUtf8 || IsLegacy(name, label) ? name : EscapeAlways(name, scheme, label);
 
+    /// <summary>
+    /// A tag's label name (<see cref="ExportedNames.Utf8TagLabelName"/>) as <paramref name="scheme"/> writes it: as
+    /// <see cref="Escape"/> does, but where a legacy-valid name could be taken for another's escape, that name is escaped
+    /// too, so that two keys the default translation tells apart never come out alike. Under <c>dots</c>, a name that
+    /// starts with a digit gets <c>key_</c> before it (as <see cref="ExportedNames.SanitizeLabelName"/> does), and a
+    /// legacy-valid name holding <c>__</c> or <c>_dot_</c> is escaped (<c>a_dot_b</c> is <c>a__dot__b</c>, not
+    /// <c>a.b</c>'s <c>a_dot_b</c>); under <c>values</c>, a legacy-valid name starting with <c>U__</c> is escaped.
+    /// </summary>
+    /// <remarks>
+    /// Under <c>dots</c> every escaped name is a sequence of tokens read back one way (<c>__</c>, <c>_dot_</c>, a legacy
+    /// character other than <c>_</c>), and a name left as it is holds neither token: equal outputs come from keys that
+    /// differ only where one has <c>_</c> and the other a character outside the set, which the default translation
+    /// writes alike (both <c>_</c>) and the registry keeps as one series. Under <c>values</c> the escape is reversible
+    /// and always starts with <c>U__</c>. prometheus/common leaves every legacy-valid name as it is; this differs
+    /// from it only for those names.
+    /// </remarks>
+    /// <param name="name">The label name under a UTF-8 translation.</param>
+    /// <param name="scheme">The scheme.</param>
+    public static string EscapeLabel(string name, EscapingScheme scheme)
+    {
+        switch (scheme)
+        {
+            case EscapingScheme.Dots:
+                string named = name.Length > 0 && char.IsAsciiDigit(name[0]) ? "key_" + name : name;
+                return IsLegacy(named, label: true) && !named.Contains("__", StringComparison.Ordinal) && !named.Contains("_dot_", StringComparison.Ordinal)
+                    ? named
+                    : EscapeAlways(named, scheme, label: true);
+            case EscapingScheme.Values:
+                return IsLegacy(name, label: true) && !name.StartsWith("U__", StringComparison.Ordinal) ? name : EscapeAlways(name, scheme, label: true);
+            default:
+                return Escape(name, scheme, label: true);
+        }
+    }
+
+    private static string EscapeAlways(string name, EscapingScheme scheme, bool label)
+    {
         var escaped = new StringBuilder(name.Length + 8);
         if (scheme == EscapingScheme.Values)
         {

@@ -51,6 +51,35 @@ public sealed class NameEscapingTests
         Assert.False(NameEscaping.IsLegacyLabelName("a:b"));
     }
 
+    [Theory]
+    // As EscapeMetricFamily writes them where no other key could be taken for them.
+    [InlineData("http.route", "dots", "http_dot_route")]
+    [InlineData("http_route", "dots", "http_route")]
+    [InlineData("http.route", "values", "U__http_2e_route")]
+    [InlineData("http_route", "values", "http_route")]
+    // A legacy-valid key that reads as another's escape is escaped itself.
+    [InlineData("a_dot_b", "dots", "a__dot__b")]
+    [InlineData("x__y", "dots", "x____y")]
+    [InlineData("U__a_2e_b", "values", "U__U____a__2e__b")]
+    // A leading digit: key_ first, as the default translation writes it.
+    [InlineData("1a.b", "dots", "key__1a_dot_b")]
+    [InlineData("1a", "dots", "key_1a")]
+    public void ALabelNameIsEscapedSoThatNoOtherKeyComesOutAlike(string key, string scheme, string expected) =>
+        Assert.Equal(expected, NameEscaping.EscapeLabel(key, Parse(scheme)));
+
+    [Fact]
+    public void KeysTheDefaultTranslationKeepsApartStayApartUnderDotsAndValues()
+    {
+        // Pairs that prometheus/common's EscapeMetricFamily would write alike.
+        (string, string)[] pairs = [("a.b", "a_dot_b"), ("_a.b", "1a.b"), ("a.b", "U__a_2e_b"), ("a-b", "a__b")];
+        foreach ((string first, string second) in pairs)
+        {
+            Assert.NotEqual(ExportedNames.TagLabelName(first), ExportedNames.TagLabelName(second));
+            Assert.NotEqual(NameEscaping.EscapeLabel(first, EscapingScheme.Dots), NameEscaping.EscapeLabel(second, EscapingScheme.Dots));
+            Assert.NotEqual(NameEscaping.EscapeLabel(first, EscapingScheme.Values), NameEscaping.EscapeLabel(second, EscapingScheme.Values));
+        }
+    }
+
     [Fact]
     public void ALoneSurrogateIsTheReplacementCharacterUnderValues() =>
         Assert.Equal("U__a_FFFD_", NameEscaping.Escape("a\uD800", EscapingScheme.Values));

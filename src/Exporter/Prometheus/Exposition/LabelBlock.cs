@@ -55,7 +55,8 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     /// Renders the labels as a scrape of <paramref name="scheme"/> under a UTF-8 translation writes
     /// them: <see cref="EscapingScheme.Underscores"/> as <see cref="Create(PrometheusTextWriter, ReadOnlySpan{KeyValuePair{string, string}}, IEnumerable{KeyValuePair{string, object?}})"/>
     /// does; any other scheme each tag key as it is (<see cref="ExportedNames.Utf8TagLabelName"/>),
-    /// escaped as the scheme escapes a label name (<see cref="NameEscaping.Escape"/>), and between
+    /// escaped as the scheme escapes a label name (<see cref="NameEscaping.EscapeLabel"/>, which keeps apart
+    /// every two keys the default translation keeps apart, so series stay apart), and between
     /// double quotes in the text where not legacy-valid (<c>"http.route"="/a"</c>, under <c>allow-utf-8</c> only).
     /// Keys that come out alike are merged as they are under underscores.
     /// </summary>
@@ -67,7 +68,7 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     {
         Func<string, string> labelName = scheme == EscapingScheme.Underscores
             ? ExportedNames.TagLabelName
-            : key => NameEscaping.Escape(ExportedNames.Utf8TagLabelName(key), scheme, label: true);
+            : key => NameEscaping.EscapeLabel(ExportedNames.Utf8TagLabelName(key), scheme);
 
         // Ordered by original key first, so that merged values keep that order; then by label
         // name (OrderBy is stable), so that equal label sets render to equal text.

@@ -172,12 +172,17 @@ internal sealed partial class RegistrySource : IScrapeSource
             }
 
             bool headerWritten = false;
-            foreach ((RegistrySource source, Instrument instrument, Exported exported) in members)
+            for (int m = 0; m < members.Count; m++)
             {
-                // Taken by an earlier source, or (refused when published, so not expected) of another kind.
+                (RegistrySource source, Instrument instrument, Exported exported) = members[m];
+
+                // Taken by an earlier source, or (refused when published, so not expected) of another kind;
+                // or a second instrument of one meter in the family (two names that meet only under the
+                // scrape's escaping), whose series would carry the same scope labels as the first's.
                 ExportedFamily own = exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
                 bool sameFamily = own.Kind == family.Kind && own.ReservedNames.SequenceEqual(family.ReservedNames);
-                if (!sameFamily || (!headerWritten && TakenNames.AnyOf(family.ReservedNames, takenNames)))
+                bool sourceTwice = m > 0 && members[m - 1].Source == source;
+                if (!sameFamily || sourceTwice || (!headerWritten && TakenNames.AnyOf(family.ReservedNames, takenNames)))
                 {
                     source.WarnTaken(instrument, own);
                     continue;

@@ -205,6 +205,51 @@ public sealed class Utf8NamesTests
     }
 
     [Fact]
+    public async Task TwoInstrumentsOfAListenedMeterThatMeetUnderASchemeAreNotOneFamilyTwice()
+    {
+        // A listened meter's instruments are not refused at creation (another library made them):
+        // the scrape writes the first and leaves the second out, logged, as it does names that meet under underscores.
+        using var listened = new ListenedMeter();
+        listened.Meter.CreateUpDownCounter<long>("a.b").Add(1);
+        listened.Meter.CreateUpDownCounter<long>("a_dot_b").Add(2);
+        var log = new ListLogger();
+        using var scraper = new PrometheusScraper(new MetricRegistry(), Scope, null, log, listened.Host) { NameTranslation = PrometheusNameTranslation.NoUTF8EscapingWithSuffixes };
+
+        byte[] dots = await scraper.ScrapeAsync(ExpositionFormat.Text, EscapingScheme.Dots);
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(Encoding.UTF8.GetString(dots));
+        Assert.Equal(1, Assert.Single(samples, static s => s.Name == "a_dot_b").NumericValue);
+        Assert.Contains(log.Events, static e => e.Level == Microsoft.Extensions.Logging.LogLevel.Warning && e.Message.Contains("'a_dot_b'", StringComparison.Ordinal));
+
+        // Where they do not meet, both are written.
+        byte[] utf8 = await scraper.ScrapeAsync(ExpositionFormat.Text, EscapingScheme.AllowUtf8);
+        IReadOnlyList<PrometheusSample> apart = PrometheusText.Parse(Encoding.UTF8.GetString(utf8), utf8Names: true);
+        Assert.Equal(1, Assert.Single(apart, static s => s.Name == "a.b").NumericValue);
+        Assert.Equal(2, Assert.Single(apart, static s => s.Name == "a_dot_b").NumericValue);
+    }
+
+    [Theory]
+    [InlineData("dots", "a_dot_b")]
+    [InlineData("values", "U__a_2e_b")]
+    public async Task TwoSeriesWhoseTagKeysMeetUnderASchemeStayTwoSeries(string scheme, string otherKey)
+    {
+        // a.b escapes to the other key under the scheme: two series of one instrument that escaping
+        // legacy-valid names as they are would write as one.
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        counter.Add(1, new KeyValuePair<string, object?>("a.b", "x"));
+        counter.Add(2, new KeyValuePair<string, object?>(otherKey, "x"));
+        using var scraper = new PrometheusScraper(registry, Scope) { NameTranslation = PrometheusNameTranslation.NoUTF8EscapingWithSuffixes };
+        foreach (PrometheusExpositionFormat format in Enum.GetValues<PrometheusExpositionFormat>())
+        {
+            byte[] body = await scraper.ScrapeAsync(ExpositionFormat.Of(format), ScrapeNegotiation.ParseEscaping(scheme)!.Value);
+            ExposedSeries.AssertNoneRepeated(format, body);
+        }
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(ExpositionFormat.Text, ScrapeNegotiation.ParseEscaping(scheme)!.Value));
+        Assert.Equal(2, PrometheusText.Parse(text).Count(static s => s.Name == "requests_total"));
+    }
+
+    [Fact]
     public void AnUndefinedTranslationIsRefused()
     {
         var registry = new MetricRegistry();
