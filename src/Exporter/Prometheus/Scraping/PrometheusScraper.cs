@@ -56,6 +56,9 @@ public sealed partial class PrometheusScraper : IDisposable
     // Where each collection's duration goes: the self-metrics' scrape duration; null where none are written.
     private readonly ScrapeDurations? _durations;
 
+    // How many escaping schemes a format's writers are kept for (EscapingScheme's values).
+    private const int EscapingSchemes = 4;
+
     // Each exposition format's coalescer and writer per escaping of its names (FormatIndex): scrapes
     // of one format and escaping share a body, never another's.
     private readonly ScrapedFormat[] _formats;
@@ -126,9 +129,6 @@ public sealed partial class PrometheusScraper : IDisposable
             }
         }
     }
-
-    // How many escaping schemes a format's writers are kept for.
-    private const int EscapingSchemes = 4;
 
     /// <summary>How many collections ran: fewer than the scrapes when concurrent ones were coalesced. For tests.</summary>
     internal int Collections => _formats.Sum(static format => format.Coalescer.Collections);
@@ -299,14 +299,14 @@ public sealed partial class PrometheusScraper : IDisposable
         CancellationToken disposing = _disposing.Token;
         ObjectDisposedException.ThrowIf(disposing.IsCancellationRequested, this);
 
-        // Before joining: WaitAsync returns a collection already finished even to a canceled token.
-        cancellationToken.ThrowIfCancellationRequested();
         // Under the default translation every scheme writes the same names: one body, one collection.
         if (_nameTranslation == PrometheusNameTranslation.UnderscoreEscapingWithSuffixes)
         {
             escaping = EscapingScheme.Underscores;
         }
 
+        // Before joining: WaitAsync returns a collection already finished even to a canceled token.
+        cancellationToken.ThrowIfCancellationRequested();
         CoalescedCollection collection = FormatOf(format, escaping, filter).Coalescer.JoinOrStart();
         try
         {
