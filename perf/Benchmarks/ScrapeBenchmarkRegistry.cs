@@ -43,6 +43,20 @@ internal static class ScrapeBenchmarkRegistry
         return lease.Body.Length;
     }
 
+    /// <summary>The length of a scrape's body as the endpoint takes it for a scraper that negotiated <paramref name="escaping"/>.</summary>
+    public static int ServedLength(PrometheusScraper scraper, PrometheusExpositionFormat format, ScalableMetrics.Naming.EscapingScheme escaping)
+    {
+        using ScrapeBodyLease lease = scraper.LeaseAsync(ExpositionFormat.Of(format), escaping, filter: null, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+        return lease.Body.Length;
+    }
+
+    /// <summary>The body of a scrape that negotiated <paramref name="escaping"/>.</summary>
+    public static byte[] Serve(PrometheusScraper scraper, PrometheusExpositionFormat format, ScalableMetrics.Naming.EscapingScheme escaping)
+    {
+        using ScrapeBodyLease lease = scraper.LeaseAsync(ExpositionFormat.Of(format), escaping, filter: null, Timeout.InfiniteTimeSpan, CancellationToken.None).GetAwaiter().GetResult();
+        return lease.Body.ToArray();
+    }
+
     /// <summary>How many counter samples a text or OpenMetrics body holds: the setups' check that a body holds every series.</summary>
     public static int CounterSamples(byte[] body) =>
         System.Text.Encoding.UTF8.GetString(body).Split('\n').Count(static line => line.StartsWith(CounterSampleName + "{", StringComparison.Ordinal));

@@ -10,7 +10,9 @@ namespace ScalableMetrics.Benchmarks;
 /// The cost of one scrape of 10,000 counter series and 100 histogram series (15 buckets each) in each
 /// format the endpoint serves: the text format 0.0.4 (the baseline), OpenMetrics 1.0 (what a
 /// Prometheus server asks for by default) and the protobuf exposition (what it asks for with native
-/// histograms on). Each returns the body's length; the setup checks that each body holds every series.
+/// histograms on); and OpenMetrics with UTF-8 names (<c>escaping=allow-utf-8</c> under
+/// <see cref="PrometheusNameTranslation.NoUTF8EscapingWithSuffixes"/>: every name quoted).
+/// Each returns the body's length; the setup checks that each body holds every series.
 /// </summary>
 [MemoryDiagnoser]
 [BenchmarkCategory("scrape-format")]
@@ -20,6 +22,7 @@ public class ScrapeFormatBenchmarks
     private const int HistogramSeries = 100;
 
     private PrometheusScraper _scraper = null!;
+    private PrometheusScraper _utf8Scraper = null!;
 
     [GlobalSetup]
     public void Setup()
@@ -47,6 +50,14 @@ public class ScrapeFormatBenchmarks
                 throw new InvalidOperationException($"The {format} scrape holds {lines} counter series, expected {CounterSeries}.");
             }
         }
+
+        _utf8Scraper = new PrometheusScraper(registry, "ScalableMetrics.Benchmarks") { NameTranslation = PrometheusNameTranslation.NoUTF8EscapingWithSuffixes };
+        string utf8 = System.Text.Encoding.UTF8.GetString(ScrapeBenchmarkRegistry.Serve(_utf8Scraper, PrometheusExpositionFormat.OpenMetrics, Naming.EscapingScheme.AllowUtf8));
+        int utf8Lines = utf8.Split('\n').Count(static line => line.StartsWith("{\"bench.requests_total\",", StringComparison.Ordinal));
+        if (utf8Lines != CounterSeries)
+        {
+            throw new InvalidOperationException($"The UTF-8 OpenMetrics scrape holds {utf8Lines} counter series, expected {CounterSeries}.");
+        }
     }
 
     [Benchmark(Baseline = true, Description = "text 0.0.4")]
@@ -57,6 +68,9 @@ public class ScrapeFormatBenchmarks
 
     [Benchmark(Description = "protobuf (delimited MetricFamily)")]
     public int Protobuf() => ScrapeBenchmarkRegistry.ServedLength(_scraper, PrometheusExpositionFormat.Protobuf);
+
+    [Benchmark(Description = "OpenMetrics 1.0, UTF-8 names")]
+    public int OpenMetricsUtf8() => ScrapeBenchmarkRegistry.ServedLength(_utf8Scraper, PrometheusExpositionFormat.OpenMetrics, Naming.EscapingScheme.AllowUtf8);
 
     private byte[] Serve(PrometheusExpositionFormat format) => ScrapeBenchmarkRegistry.Serve(_scraper, format);
 }

@@ -220,6 +220,23 @@ public sealed class MetricRegistry
         }
     }
 
+    /// <summary>
+    /// Makes the registry reserve its instruments' exported names under a UTF-8 name translation
+    /// too (<see cref="NameReservations.ReserveTranslation"/>): a Prometheus exporter that writes
+    /// that translation calls it before its first scrape, so that an instrument whose names would
+    /// meet another's under it, under any escaping a scraper negotiates, is refused at creation. Thread-safe.
+    /// </summary>
+    /// <param name="withSuffixes">Whether the translation appends the unit and type suffixes.</param>
+    /// <param name="parameterName">The exporter's parameter that chose it, named in the exception.</param>
+    /// <exception cref="ArgumentException">Two instruments already created would meet under it; the message names both.</exception>
+    internal void ReserveTranslatedNames(bool withSuffixes, string parameterName)
+    {
+        lock (_lock)
+        {
+            _names.ReserveTranslation(withSuffixes, _instruments, parameterName);
+        }
+    }
+
     /// <summary>Creates a partitioned counter, or returns the one already created with this name and unit.</summary>
     /// <param name="name">The instrument name, e.g. <c>webapi.requests</c>; see <see cref="Instrument.Name"/> for the syntax.</param>
     /// <param name="unit">The unit, e.g. <c>{request}</c> or <c>By</c>; null for none.</param>

@@ -12,16 +12,19 @@ namespace ScalableMetrics.Exporter.Tests;
 internal static class ExposedSeries
 {
     /// <summary>Fails where two samples (in protobuf, two <c>Metric</c> messages of a family name) of <paramref name="body"/> are one series.</summary>
-    public static void AssertNoneRepeated(PrometheusExpositionFormat format, byte[] body)
+    /// <param name="format">The body's format.</param>
+    /// <param name="body">The body.</param>
+    /// <param name="utf8Names">Whether the text formats may hold quoted UTF-8 names (a scrape that allowed them).</param>
+    public static void AssertNoneRepeated(PrometheusExpositionFormat format, byte[] body, bool utf8Names = false)
     {
         switch (format)
         {
             case PrometheusExpositionFormat.Text:
                 // The text parser fails on a repeated series itself, among its other checks.
-                PrometheusText.Parse(Encoding.UTF8.GetString(body));
+                PrometheusText.Parse(Encoding.UTF8.GetString(body), utf8Names);
                 break;
             case PrometheusExpositionFormat.OpenMetrics:
-                AssertUnique(PrometheusText.ParseOpenMetrics(Encoding.UTF8.GetString(body)).Select(static s => PrometheusText.SeriesKey(s.Name, s.Labels)));
+                AssertUnique(PrometheusText.ParseOpenMetrics(Encoding.UTF8.GetString(body), utf8Names).Select(static s => PrometheusText.SeriesKey(s.Name, s.Labels)));
                 break;
             default:
                 AssertUnique(ProtobufSeries(body));

@@ -9,11 +9,16 @@ namespace ScalableMetrics.Exporter.Tests;
 /// given twice or after its samples, on a sample outside the family its lines belong to, on two
 /// samples Prometheus would store as one series (same name, same labels once sorted and with
 /// empty values dropped: it keeps the first and drops the rest), and on a negative counter,
-/// summary or histogram count or sum.
+/// summary or histogram count or sum. With <c>utf8Names</c>, it reads text 1.0.0 (and OpenMetrics)
+/// as a scrape that allows UTF-8 names gets it, by the grammar of Prometheus' escaping-schemes
+/// document and text format 1.0.0: a name outside the legacy character set between double quotes
+/// (<c>\\</c>, <c>\"</c>, <c>\n</c> escaped), a metric name quoted as the first item in the braces
+/// (<c>{"http.server.request.duration",le="0.1"} 3</c>), in <c># HELP</c> and <c># TYPE</c> lines
+/// quoted in place; and it fails on a name quoted that needs no quotes.
 /// </summary>
 public static class PrometheusText
 {
-    public static IReadOnlyList<PrometheusSample> Parse(string text)
+    public static IReadOnlyList<PrometheusSample> Parse(string text, bool utf8Names = false)
     {
         var samples = new List<PrometheusSample>();
         if (text.Length == 0)
@@ -31,9 +36,10 @@ public static class PrometheusText
         {
             if (line.StartsWith("# HELP ", StringComparison.Ordinal) || line.StartsWith("# TYPE ", StringComparison.Ordinal))
             {
-                string[] parts = line.Split(' ', 4);
-                string name = parts[2];
-                Assert.Matches("^[a-zA-Z_:][a-zA-Z0-9_:]*$", name);
+                int afterName = 7;
+                string name = ReadName(line, ref afterName, utf8Names, label: false);
+                Assert.True(afterName == line.Length || line[afterName] == ' ', $"No space after the name: {line}");
+                string[] parts = [.. line[..7].Split(' ', StringSplitOptions.RemoveEmptyEntries), name, .. afterName < line.Length ? [line[(afterName + 1)..]] : Array.Empty<string>()];
                 Assert.False(sampled.Contains(name), $"{parts[1]} for {name} after its samples: {line}");
                 if (parts[1] == "HELP")
                 {
@@ -52,7 +58,7 @@ public static class PrometheusText
             }
 
             Assert.False(line.StartsWith('#'), $"Unknown comment line: {line}");
-            PrometheusSample sample = ParseSample(line);
+            PrometheusSample sample = ParseSample(line, openMetrics: false, utf8Names);
             string type = family is null ? "untyped" : typed.GetValueOrDefault(family, "untyped");
             string owner = family is not null && BelongsTo(sample.Name, family, type) ? family : sample.Name;
             Assert.True(owner == family || !typed.ContainsKey(sample.Name), $"Sample outside its family's lines: {line}");
@@ -78,11 +84,19 @@ public static class PrometheusText
     /// each sample line's name, labels and value (its timestamp and exemplar skipped); the
     /// metadata lines are not checked, and the text must end with <c># EOF</c>.
     /// </summary>
-    public static IReadOnlyList<PrometheusSample> ParseOpenMetrics(string text)
+    public static IReadOnlyList<PrometheusSample> ParseOpenMetrics(string text, bool utf8Names = false)
     {
         Assert.EndsWith("# EOF\n", text);
-        return [.. text[..^"# EOF\n".Length].Split('\n').Where(static line => line.Length > 0 && !line.StartsWith('#')).Select(static line => ParseSample(line, openMetrics: true))];
+        return [.. text[..^"# EOF\n".Length].Split('\n').Where(static line => line.Length > 0 && !line.StartsWith('#')).Select(line => ParseSample(line, openMetrics: true, utf8Names))];
     }
+
+    /// <summary>The names of the <c># TYPE</c> lines of OpenMetrics or text, quoted ones read back, in order.</summary>
+    public static IReadOnlyList<string> TypedFamilies(string text, bool utf8Names = false) =>
+        [.. text.Split('\n').Where(static line => line.StartsWith("# TYPE ", StringComparison.Ordinal)).Select(line =>
+        {
+            int at = 7;
+            return ReadName(line, ref at, utf8Names, label: false);
+        })];
 
     /// <summary>A series as Prometheus stores it: the sample name and its labels sorted, those of empty value left out.</summary>
     public static string SeriesKey(string name, IEnumerable<KeyValuePair<string, string>> labels) =>
@@ -105,30 +119,38 @@ public static class PrometheusText
         _ => sample == family,
     };
 
-    private static PrometheusSample ParseSample(string line, bool openMetrics = false)
+    private static PrometheusSample ParseSample(string line, bool openMetrics = false, bool utf8Names = false)
     {
         int i = 0;
-        while (i < line.Length && (char.IsAsciiLetterOrDigit(line[i]) || line[i] is '_' or ':'))
+        string? name = null;
+        if (!(utf8Names && line.StartsWith("{\"", StringComparison.Ordinal)))
         {
-            i++;
+            name = ReadName(line, ref i, utf8Names: false, label: false);
         }
 
-        string name = line[..i];
-        Assert.Matches("^[a-zA-Z_:][a-zA-Z0-9_:]*$", name);
         var labels = new Dictionary<string, string>(StringComparer.Ordinal);
         if (i < line.Length && line[i] == '{')
         {
             i++;
-            while (line[i] != '}')
+            if (name is null)
             {
-                int nameStart = i;
-                while (line[i] != '=')
+                // {"name"} or {"name",labels}: the quoted metric name first.
+                name = ReadName(line, ref i, utf8Names, label: false);
+                if (line[i] == ',')
                 {
                     i++;
+                    Assert.NotEqual('}', line[i]);
                 }
+                else
+                {
+                    Assert.Equal('}', line[i]);
+                }
+            }
 
-                string labelName = line[nameStart..i];
-                Assert.Matches("^[a-zA-Z_][a-zA-Z0-9_]*$", labelName);
+            while (line[i] != '}')
+            {
+                string labelName = ReadName(line, ref i, utf8Names, label: true);
+                Assert.Equal('=', line[i]);
                 Assert.False(labelName.StartsWith("__", StringComparison.Ordinal), $"Reserved label name in: {line}");
                 Assert.Equal('"', line[i + 1]);
                 i += 2;
@@ -180,6 +202,55 @@ public static class PrometheusText
 
         Assert.Matches(@"^([-+]?[0-9.]+([eE][-+]?[0-9]+)?|NaN|[+-]Inf)$", number);
         _ = double.Parse(number.Replace("Inf", "Infinity", StringComparison.Ordinal), CultureInfo.InvariantCulture);
+        Assert.NotNull(name);
         return new PrometheusSample(name, labels, number);
+    }
+
+    // A metric or label name at line[i]: legacy-valid as it is, or (where UTF-8 names are read) between
+    // double quotes, escaped, and then not legacy-valid; i is moved past it.
+    private static string ReadName(string line, ref int i, bool utf8Names, bool label)
+    {
+        string legacy = label ? "^[a-zA-Z_][a-zA-Z0-9_]*$" : "^[a-zA-Z_:][a-zA-Z0-9_:]*$";
+        if (i < line.Length && line[i] == '"')
+        {
+            Assert.True(utf8Names, $"A quoted name where only legacy names are allowed: {line}");
+            i++;
+            var quoted = new StringBuilder();
+            while (line[i] != '"')
+            {
+                if (line[i] == '\\')
+                {
+                    i++;
+                    quoted.Append(line[i] switch
+                    {
+                        'n' => '\n',
+                        '\\' => '\\',
+                        '"' => '"',
+                        _ => throw new FormatException($"Bad escape '\\{line[i]}' in: {line}"),
+                    });
+                }
+                else
+                {
+                    quoted.Append(line[i]);
+                }
+
+                i++;
+            }
+
+            i++;
+            string name = quoted.ToString();
+            Assert.DoesNotMatch(legacy, name);
+            return name;
+        }
+
+        int start = i;
+        while (i < line.Length && (char.IsAsciiLetterOrDigit(line[i]) || line[i] == '_' || (line[i] == ':' && !label)))
+        {
+            i++;
+        }
+
+        string unquoted = line[start..i];
+        Assert.Matches(legacy, unquoted);
+        return unquoted;
     }
 }

@@ -69,6 +69,20 @@ public sealed class ScalableMetricsOptions
     /// Configuration key <c>ScalableMetrics:EnableOpenMetricsTextCreatedSamples</c>.</remarks>
     public bool EnableOpenMetricsTextCreatedSamples { get; set; }
 
+    /// <summary>
+    /// How instrument names and tag keys become Prometheus names where a scraper allows UTF-8 names
+    /// (<see cref="PrometheusScraper.NameTranslation"/>), under the names of OpenTelemetry's
+    /// <c>translation_strategy</c>: <see cref="PrometheusNameTranslation.UnderscoreEscapingWithSuffixes"/>
+    /// (<c>http_server_request_duration_seconds</c> for every scraper),
+    /// <see cref="PrometheusNameTranslation.NoUTF8EscapingWithSuffixes"/> (<c>http.server.request.duration_seconds</c>
+    /// for Prometheus 3) or <see cref="PrometheusNameTranslation.NoTranslation"/> (<c>http.server.request.duration</c>).
+    /// </summary>
+    /// <remarks>Default: <see cref="PrometheusNameTranslation.UnderscoreEscapingWithSuffixes"/>, the names every
+    /// scrape has always had. A scraper that allows no UTF-8 names gets those under any translation. A UTF-8 one
+    /// makes the registry refuse an instrument whose names would meet another's under it (see docs/prometheus.md).
+    /// Configuration key <c>ScalableMetrics:NameTranslation</c>.</remarks>
+    public PrometheusNameTranslation NameTranslation { get; set; }
+
     /// <summary>The version of the meter the registry's instruments are published on; it becomes
     /// the <c>otel_scope_version</c> label of every sample of the registry.</summary>
     /// <remarks>Default: <see langword="null"/> (no version, no label).</remarks>

@@ -32,7 +32,12 @@ namespace ScalableMetrics.Naming;
 /// </remarks>
 internal sealed class ExportedFamily
 {
-    private ExportedFamily(string name, ExportedKind kind, string unit, string[] sampleNames, string[] reservedNames, string[] instrumentNames)
+    // The variants of In(withSuffixes, scheme), made on first ask: [withSuffixes ? 0 : 1, scheme].
+    // A race makes equal variants, and either is kept.
+    private readonly ExportedFamily?[] _variants;
+    private readonly string? _rawUnit;
+
+    private ExportedFamily(string name, ExportedKind kind, string unit, string[] sampleNames, string[] reservedNames, string[] instrumentNames, string? rawUnit = null, bool isVariant = false)
     {
         Name = name;
         Kind = kind;
@@ -40,7 +45,11 @@ internal sealed class ExportedFamily
         SampleNames = sampleNames;
         ReservedNames = reservedNames;
         InstrumentNames = instrumentNames;
+        _rawUnit = rawUnit;
+        _variants = isVariant ? [] : new ExportedFamily?[2 * VariantSchemes];
     }
+
+    private const int VariantSchemes = 4;
 
     /// <summary>The family name: what OpenMetrics' <c># TYPE</c> and <c># HELP</c> name (<c>B</c>, a counter's without <c>_total</c>).</summary>
     public string Name { get; }
@@ -74,19 +83,55 @@ internal sealed class ExportedFamily
     public static ExportedFamily Of(string instrumentName, string? unit, ExportedKind kind)
     {
         string name = ExportedNames.MetricName(instrumentName, unit, kind);
-        string unitSuffix = ExportedNames.UnitSuffix(unit);
+        return Build(name, kind, ExportedNames.UnitSuffix(unit), [instrumentName], unit, isVariant: false);
+    }
+
+    /// <summary>
+    /// The family as a scrape writes it under a translation and the escaping it negotiated: this
+    /// family itself (the default translation's names, legacy-valid) for <see cref="EscapingScheme.Underscores"/>;
+    /// for any other scheme, the family of OpenTelemetry's names (<see cref="ExportedNames.Utf8MetricName"/>,
+    /// with or without suffixes), escaped as the scheme escapes a metric family (<see cref="NameEscaping.Escape"/>:
+    /// the counter's sample name and any other family's name, as prometheus/common's
+    /// <c>EscapeMetricFamily</c> does, the sample suffixes appended after).
+    /// </summary>
+    /// <param name="withSuffixes">Whether the UTF-8 names carry the unit and type suffixes (<c>NoUTF8EscapingWithSuffixes</c>) or not (<c>NoTranslation</c>).</param>
+    /// <param name="scheme">The escaping the scrape applies.</param>
+    /// <remarks>A family's variants carry its kind and unit suffix, and only their own names: neither the
+    /// published instruments' names of an operation (which another exporter writes, legacy-named) nor variants of their own.</remarks>
+    public ExportedFamily In(bool withSuffixes, EscapingScheme scheme)
+    {
+        if (scheme == EscapingScheme.Underscores || _variants.Length == 0)
+        {
+            return this;
+        }
+
+        int index = ((withSuffixes ? 0 : 1) * VariantSchemes) + (int)scheme;
+        return _variants[index] ??= Variant(withSuffixes, scheme);
+    }
+
+    private ExportedFamily Variant(bool withSuffixes, EscapingScheme scheme)
+    {
+        string utf8 = ExportedNames.Utf8MetricName(InstrumentNames[0], _rawUnit, Kind, withSuffixes);
+        string name = NameEscaping.Escape(utf8, scheme);
+        return Build(name, Kind, Unit, [InstrumentNames[0]], _rawUnit, isVariant: true);
+    }
+
+    // The family of metric name `name` (a counter's sample name, _total ended): its family name,
+    // sample names and reserved names.
+    private static ExportedFamily Build(string name, ExportedKind kind, string unitSuffix, string[] instrumentNames, string? rawUnit, bool isVariant)
+    {
         switch (kind)
         {
             case ExportedKind.Counter:
                 string total = name;
                 name = total.Length > "_total".Length && total.EndsWith("_total", StringComparison.Ordinal) ? total[..^"_total".Length] : total;
-                return new(name, kind, unitSuffix, [total], Distinct(name, total, name + "_created"), [instrumentName]);
+                return new(name, kind, unitSuffix, [total], Distinct(name, total, name + "_created"), instrumentNames, rawUnit, isVariant);
             case ExportedKind.Histogram:
             case ExportedKind.Summary:
                 string[] sampleNames = kind == ExportedKind.Histogram ? [name + "_bucket", name + "_sum", name + "_count"] : [name + "_sum", name + "_count"];
-                return new(name, kind, unitSuffix, sampleNames, Distinct([name, .. sampleNames, name + "_created"]), [instrumentName]);
+                return new(name, kind, unitSuffix, sampleNames, Distinct([name, .. sampleNames, name + "_created"]), instrumentNames, rawUnit, isVariant);
             default:
-                return new(name, kind, unitSuffix, [name], [name], [instrumentName]);
+                return new(name, kind, unitSuffix, [name], [name], instrumentNames, rawUnit, isVariant);
         }
     }
 
@@ -107,7 +152,8 @@ internal sealed class ExportedFamily
             family.Unit,
             [.. family.SampleNames],
             Distinct([.. family.ReservedNames, .. published.SelectMany(static p => p.ExportedNames)]),
-            Distinct([instrumentName, .. published.Select(static p => p.Name)]));
+            Distinct([instrumentName, .. published.Select(static p => p.Name)]),
+            OperationData.ElapsedUnit);
     }
 
     /// <summary>The family of an up-down counter (or a gauge) named <paramref name="instrumentName"/> with <paramref name="unit"/>: a gauge.</summary>

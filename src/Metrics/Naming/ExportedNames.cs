@@ -63,6 +63,42 @@ internal static class ExportedNames
     }
 
     /// <summary>
+    /// The metric family name under a UTF-8 translation: the instrument name as it is, then, with
+    /// <paramref name="withSuffixes"/> (OpenTelemetry's <c>NoUTF8EscapingWithSuffixes</c>), the
+    /// unit's suffix and <c>_ratio</c> as <see cref="MetricName"/> appends them; and <c>_total</c>
+    /// for counters either way, as OpenMetrics requires of a counter's sample, so that a counter is
+    /// stored under one name whichever format the scraper negotiates (<c>NoTranslation</c> otherwise
+    /// passes the name through).
+    /// </summary>
+    public static string Utf8MetricName(string instrumentName, string? unit, ExportedKind kind, bool withSuffixes)
+    {
+        string name = instrumentName;
+        if (withSuffixes && UnitSuffix(unit) is { Length: > 0 } unitSuffix)
+        {
+            name = AppendSuffix(name, unitSuffix);
+        }
+
+        return kind switch
+        {
+            ExportedKind.Counter => AppendSuffix(name, "total"),
+            ExportedKind.Gauge when withSuffixes && unit == "1" => AppendSuffix(name, "ratio"),
+            _ => name,
+        };
+    }
+
+    /// <summary>
+    /// The label a tag is written under where the scraper allows UTF-8 names: its key as it is, but
+    /// an empty key as <c>key_</c>, one starting with <c>__</c> (Prometheus' own) with <c>key</c>
+    /// before it, and one starting with <c>otel_scope_</c> as <c>tag_otel_scope_*</c>, as
+    /// <see cref="TagLabelName"/> treats their sanitized forms.
+    /// </summary>
+    public static string Utf8TagLabelName(string key) =>
+        key.Length == 0 ? "key_"
+        : key.StartsWith("__", StringComparison.Ordinal) ? "key" + key
+        : key.StartsWith(ScopeLabelPrefix, StringComparison.Ordinal) ? "tag_" + key
+        : key;
+
+    /// <summary>
     /// A metric name matching <c>[a-zA-Z_:][a-zA-Z0-9_:]*</c>: every other character becomes
     /// <c>_</c>, runs of <c>_</c> (given or made) become one, and a leading digit gets a <c>_</c> before it.
     /// </summary>

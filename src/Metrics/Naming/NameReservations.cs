@@ -17,6 +17,14 @@ internal sealed class NameReservations(bool selfMetricNamesAllowed)
     private readonly Dictionary<string, Instrument> _instrumentNames = new(StringComparer.OrdinalIgnoreCase);
     private readonly Dictionary<string, Instrument> _exportedNames = new(StringComparer.Ordinal);
 
+    // The exported names under each UTF-8 translation an exporter of the registry writes
+    // (ReserveTranslation), one table per scheme that then changes names: a scrape writes one
+    // translation under one scheme, so names only meet within a table.
+    private readonly List<(bool WithSuffixes, EscapingScheme Scheme, Dictionary<string, Instrument> Names)> _translatedNames = [];
+
+    // The schemes whose names differ from the default translation's under a UTF-8 translation.
+    private static readonly EscapingScheme[] s_translatedSchemes = [EscapingScheme.AllowUtf8, EscapingScheme.Dots, EscapingScheme.Values];
+
     /// <summary>The instrument that holds <paramref name="name"/> as an instrument name (its own or a published instrument's), or null.</summary>
     public Instrument? HolderOf(string name) => _instrumentNames.GetValueOrDefault(name);
 
@@ -59,6 +67,56 @@ internal sealed class NameReservations(bool selfMetricNamesAllowed)
                     nameof(name));
             }
         }
+
+        foreach ((bool withSuffixes, EscapingScheme scheme, Dictionary<string, Instrument> names) in _translatedNames)
+        {
+            foreach (string exportedName in family.In(withSuffixes, scheme).ReservedNames)
+            {
+                if (names.TryGetValue(exportedName, out Instrument? holder))
+                {
+                    throw TranslatedNameTaken($"The {kind} {ExceptionText.Quote(name)} (unit {ExceptionText.Quote(unit)})", exportedName, withSuffixes, scheme, holder, nameof(name));
+                }
+            }
+        }
+    }
+
+    /// <summary>
+    /// From now on, also reserves every instrument's exported names under the UTF-8 translation
+    /// <paramref name="withSuffixes"/> names (<see cref="ExportedFamily.In"/>) and each escaping
+    /// scheme a scrape may ask for, those of <paramref name="instruments"/> (the registry's) first:
+    /// an exporter that writes that translation calls it, so that no two of its families are ever
+    /// one family to Prometheus, whatever the scraper negotiates. Idempotent.
+    /// </summary>
+    /// <param name="withSuffixes">The translation: with the unit and type suffixes, or without.</param>
+    /// <param name="instruments">The instruments the registry holds, in creation order.</param>
+    /// <param name="parameterName">The exporter's parameter that chose the translation, named in the exception.</param>
+    /// <exception cref="ArgumentException">Two of <paramref name="instruments"/> would export alike under it (the message names both); nothing is reserved then.</exception>
+    public void ReserveTranslation(bool withSuffixes, IEnumerable<Instrument> instruments, string parameterName)
+    {
+        if (_translatedNames.Exists(t => t.WithSuffixes == withSuffixes))
+        {
+            return;
+        }
+
+        var added = new List<(bool, EscapingScheme, Dictionary<string, Instrument>)>();
+        foreach (EscapingScheme scheme in s_translatedSchemes)
+        {
+            var names = new Dictionary<string, Instrument>(StringComparer.Ordinal);
+            foreach (Instrument instrument in instruments)
+            {
+                foreach (string exportedName in ExportedFamily.For(instrument).In(withSuffixes, scheme).ReservedNames)
+                {
+                    if (!names.TryAdd(exportedName, instrument) && !ReferenceEquals(names[exportedName], instrument))
+                    {
+                        throw TranslatedNameTaken($"The {instrument.GetType().Name} {ExceptionText.Quote(instrument.Name)} (unit {ExceptionText.Quote(instrument.Unit)})", exportedName, withSuffixes, scheme, names[exportedName], parameterName);
+                    }
+                }
+            }
+
+            added.Add((withSuffixes, scheme, names));
+        }
+
+        _translatedNames.AddRange(added);
     }
 
     /// <summary>Gives <paramref name="instrument"/> every name of <paramref name="family"/>, which <see cref="ThrowIfTaken"/> found free.</summary>
@@ -73,7 +131,19 @@ internal sealed class NameReservations(bool selfMetricNamesAllowed)
         {
             _exportedNames.Add(exportedName, instrument);
         }
+
+        foreach ((bool withSuffixes, EscapingScheme scheme, Dictionary<string, Instrument> names) in _translatedNames)
+        {
+            foreach (string exportedName in family.In(withSuffixes, scheme).ReservedNames)
+            {
+                names.Add(exportedName, instrument);
+            }
+        }
     }
+
+    private static ArgumentException TranslatedNameTaken(string what, string exportedName, bool withSuffixes, EscapingScheme scheme, Instrument holder, string parameterName) => new(
+        $"{what} would export as {ExceptionText.Quote(exportedName)} under the name translation {(withSuffixes ? "NoUTF8EscapingWithSuffixes" : "NoTranslation")} when a scraper asks for escaping={EscapingNames.Of(scheme)}, which the {holder.GetType().Name} {ExceptionText.Quote(holder.Name)} (unit {ExceptionText.Quote(holder.Unit)}) already exports so; two instruments must not be one family to Prometheus under any escaping a scrape negotiates.",
+        parameterName);
 
     // Names every scrape writes itself, for the resource: target_info in text 0.0.4 and protobuf,
     // and in OpenMetrics the info family target with its sample target_info. An instrument under

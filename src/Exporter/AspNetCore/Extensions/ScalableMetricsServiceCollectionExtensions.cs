@@ -100,6 +100,7 @@ public static class ScalableMetricsServiceCollectionExtensions
             {
                 ResourceAttributes = ServiceResource.Attributes(value),
                 EnableOpenMetricsTextCreatedSamples = value.EnableOpenMetricsTextCreatedSamples,
+                NameTranslation = value.NameTranslation,
             };
         });
         services.TryAddSingleton<ScrapeListener>();

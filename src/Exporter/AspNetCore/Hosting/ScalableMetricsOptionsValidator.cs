@@ -25,6 +25,11 @@ internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<Scalabl
             }
         }
 
+        if (!Enum.IsDefined(options.NameTranslation))
+        {
+            failures.Add($"{nameof(ScalableMetricsOptions.NameTranslation)} '{options.NameTranslation}' is not a defined {nameof(PrometheusNameTranslation)}.");
+        }
+
         MetricRegistryOptions registry = options.Registry;
         if (!Enum.IsDefined(registry.Strategy))
         {

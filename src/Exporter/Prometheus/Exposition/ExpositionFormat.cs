@@ -1,4 +1,5 @@
 using System.Collections.Immutable;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
@@ -6,15 +7,15 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// Everything about one exposition format in one place, as prometheus/common's <c>expfmt.Format</c>
 /// and client_java's <c>ExpositionFormatWriter</c> keep it: the media ranges of an <c>Accept</c>
 /// header it answers (<see cref="Answers"/>), its content type, the label the self-metrics give it,
-/// and its writer (<see cref="CreateWriter"/>), which keeps the format's per-series caches.
+/// and its writer (<see cref="CreateWriter(bool)"/>), which keeps the format's per-series caches.
 /// One instance per format (<see cref="Text"/>, <see cref="OpenMetrics"/>, <see cref="Protobuf"/>),
 /// compared by reference; immutable and thread-safe.
 /// </summary>
 internal sealed class ExpositionFormat
 {
     /// <summary>The Prometheus text exposition format: <c>text/plain</c> of version <c>0.0.4</c>, <c>1.0.0</c> or none, <c>text/*</c> and <c>*/*</c>.
-    /// Version 1.0.0 differs from 0.0.4 only in that it may quote names outside the legacy character set, which this library never writes
-    /// (<see cref="EscapingScheme"/>): the same body serves both.</summary>
+    /// Version 1.0.0 differs from 0.0.4 only in that it may quote names outside the legacy character set, which a scrape
+    /// writes only where it allows UTF-8 names (<see cref="EscapingScheme"/>); the writer is the same.</summary>
     public static readonly ExpositionFormat Text = new(
         PrometheusExpositionFormat.Text,
         PrometheusScraper.ContentType,
@@ -91,6 +92,17 @@ internal sealed class ExpositionFormat
     /// (<see cref="OpenMetricsWriter.CreatedSamples"/>); the other formats ignore it (protobuf always
     /// writes a known start as <c>created_timestamp</c>, which adds no series).</param>
     public ExpositionWriter CreateWriter(bool openMetricsCreatedSamples = false) => _createWriter(openMetricsCreatedSamples);
+
+    /// <summary>A new writer of the format, as <see cref="CreateWriter(bool)"/>, of the names of <paramref name="escaping"/>
+    /// (<see cref="ExpositionWriter.Escaping"/>) under the UTF-8 translation <paramref name="utf8WithSuffixes"/> says.</summary>
+    /// <param name="openMetricsCreatedSamples">Whether an OpenMetrics writer writes <c>_created</c> samples.</param>
+    /// <param name="escaping">The escaping of the scrapes it writes.</param>
+    /// <param name="utf8WithSuffixes">Whether the UTF-8 names carry the unit and type suffixes.</param>
+    public ExpositionWriter CreateWriter(bool openMetricsCreatedSamples, EscapingScheme escaping, bool utf8WithSuffixes)
+    {
+        ExpositionWriter writer = _createWriter(openMetricsCreatedSamples);
+        return escaping == EscapingScheme.Underscores ? writer : writer.WithNames(escaping, utf8WithSuffixes);
+    }
 
     /// <summary>Whether the format answers the media range <paramref name="mediaType"/> with <paramref name="parameters"/> of an <c>Accept</c> header.</summary>
     /// <param name="mediaType">The media range's type (<c>text/plain</c>, <c>*/*</c>), trimmed.</param>

@@ -6,7 +6,7 @@ using ScalableMetrics.Naming;
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>
-/// Writes one exposition format, chosen once (<see cref="ExpositionFormat.CreateWriter"/>), as prometheus/common's
+/// Writes one exposition format, chosen once (<see cref="ExpositionFormat.CreateWriter(bool)"/>), as prometheus/common's
 /// <c>expfmt.NewEncoder(w, format)</c> and client_java's <c>ExpositionFormatWriter</c> choose
 /// theirs: a family's header, then its series. One implementation per format:
 /// <see cref="TextFormatWriter"/> (text 0.0.4), <see cref="OpenMetricsWriter"/> (OpenMetrics 1.0)
@@ -31,6 +31,27 @@ internal abstract class ExpositionWriter
 
     /// <summary>The format this writer writes.</summary>
     public abstract PrometheusExpositionFormat Format { get; }
+
+    /// <summary>
+    /// The escaping of the names the sources give this writer (<see cref="ExportedFamily.In"/>,
+    /// <see cref="LabelBlock.Create(PrometheusTextWriter, ReadOnlySpan{KeyValuePair{string, string}}, IEnumerable{KeyValuePair{string, object?}}, EscapingScheme)"/>):
+    /// <see cref="EscapingScheme.Underscores"/>, the default translation's names, unless the scraper
+    /// writes a UTF-8 translation and the scrape negotiated another scheme. Set once, when the writer is made.
+    /// </summary>
+    public EscapingScheme Escaping { get; private set; }
+
+    /// <summary>Whether the UTF-8 names of a scheme other than <see cref="EscapingScheme.Underscores"/> carry the unit and type suffixes
+    /// (<c>NoUTF8EscapingWithSuffixes</c>) or not (<c>NoTranslation</c>). Set once, when the writer is made.</summary>
+    public bool Utf8WithSuffixes { get; private set; }
+
+    /// <summary>Makes this new writer one of the names of <paramref name="escaping"/> under the UTF-8 translation <paramref name="utf8WithSuffixes"/> says, before its first scrape.</summary>
+    /// <returns>This writer.</returns>
+    public ExpositionWriter WithNames(EscapingScheme escaping, bool utf8WithSuffixes)
+    {
+        Escaping = escaping;
+        Utf8WithSuffixes = utf8WithSuffixes;
+        return this;
+    }
 
     /// <summary>The bytes written since <see cref="Clear()"/>, the family in progress ended first.</summary>
     public ReadOnlySpan<byte> WrittenSpan

@@ -48,13 +48,33 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     /// escaping is the exposition's one escaping. The caller's, reused from block to block.</param>
     /// <param name="scopeLabels">Label names already valid, values already formatted.</param>
     /// <param name="tags">The series' tags, in any order.</param>
-    public static LabelBlock Create(PrometheusTextWriter scratch, ReadOnlySpan<KeyValuePair<string, string>> scopeLabels, IEnumerable<KeyValuePair<string, object?>> tags)
+    public static LabelBlock Create(PrometheusTextWriter scratch, ReadOnlySpan<KeyValuePair<string, string>> scopeLabels, IEnumerable<KeyValuePair<string, object?>> tags) =>
+        Create(scratch, scopeLabels, tags, EscapingScheme.Underscores);
+
+    /// <summary>
+    /// Renders the labels as a scrape of <paramref name="scheme"/> under a UTF-8 translation writes
+    /// them: <see cref="EscapingScheme.Underscores"/> as <see cref="Create(PrometheusTextWriter, ReadOnlySpan{KeyValuePair{string, string}}, IEnumerable{KeyValuePair{string, object?}})"/>
+    /// does; any other scheme each tag key as it is (<see cref="ExportedNames.Utf8TagLabelName"/>),
+    /// escaped as the scheme escapes a label name (<see cref="NameEscaping.EscapeLabel"/>, which keeps apart
+    /// every two keys the default translation keeps apart, so series stay apart), and between
+    /// double quotes in the text where not legacy-valid (<c>"http.route"="/a"</c>, under <c>allow-utf-8</c> only).
+    /// Keys that come out alike are merged as they are under underscores.
+    /// </summary>
+    /// <param name="scratch">Where the block is rendered (cleared first).</param>
+    /// <param name="scopeLabels">Label names already valid, values already formatted.</param>
+    /// <param name="tags">The series' tags, in any order.</param>
+    /// <param name="scheme">The escaping of the scrape.</param>
+    public static LabelBlock Create(PrometheusTextWriter scratch, ReadOnlySpan<KeyValuePair<string, string>> scopeLabels, IEnumerable<KeyValuePair<string, object?>> tags, EscapingScheme scheme)
     {
+        Func<string, string> labelName = scheme == EscapingScheme.Underscores
+            ? ExportedNames.TagLabelName
+            : key => NameEscaping.EscapeLabel(ExportedNames.Utf8TagLabelName(key), scheme);
+
         // Ordered by original key first, so that merged values keep that order; then by label
         // name (OrderBy is stable), so that equal label sets render to equal text.
         List<KeyValuePair<string, string>> labels = [.. tags
             .OrderBy(static tag => tag.Key, StringComparer.Ordinal)
-            .Select(static tag => new KeyValuePair<string, string>(ExportedNames.TagLabelName(tag.Key), ExportedNames.FormatLabelValue(tag.Value)))
+            .Select(tag => new KeyValuePair<string, string>(labelName(tag.Key), ExportedNames.FormatLabelValue(tag.Value)))
             .OrderBy(static label => label.Key, StringComparer.Ordinal)];
 
         scratch.Clear();
@@ -105,7 +125,7 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
             text.Write((byte)',');
         }
 
-        text.Write(name);
+        text.WriteName(name, label: true);
         text.Write("=\"");
         text.WriteLabelValue(value);
         text.Write((byte)'"');

@@ -62,7 +62,16 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <inheritdoc/>
     public override void WriteCounterSeries(string name, ExportedKind kind, LabelBlock labels, ReadOnlySpan<byte> labelText, long value, Exemplar? exemplar, DateTimeOffset? created)
     {
-        Output.WriteSample(_names.Get(name, string.Empty), labelText, default, default, value, endLine: exemplar is null);
+        ReadOnlySpan<byte> sampleName = _names.Get(name, string.Empty, out bool quoted);
+        if (quoted)
+        {
+            // A UTF-8 name goes inside the braces: the general line.
+            WriteSample(name, string.Empty, labels, null, 0, value, exemplar);
+            WriteCreated(name, kind, labels, created);
+            return;
+        }
+
+        Output.WriteSample(sampleName, labelText, default, default, value, endLine: exemplar is null);
         if (exemplar is not null)
         {
             WriteExemplar(exemplar);
@@ -184,7 +193,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
     protected void StartMetadataLine(string keyword, ReadOnlySpan<char> family)
     {
         Output.Write(keyword);
-        Output.Write(family);
+        Output.WriteName(family);
         Output.Write((byte)' ');
     }
 
@@ -199,16 +208,31 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <param name="extraLabelValue">Its value.</param>
     protected void WriteNameAndLabels(string name, int nameLength, string suffix, LabelBlock labels, string? extraLabelName, double extraLabelValue)
     {
-        Output.Write(_names.Get(name, nameLength, suffix));
-
-        // No braces for no labels, as both specifications' examples write such a sample (foo_count 17).
-        if (labels.Utf8.IsEmpty && extraLabelName is null)
+        ReadOnlySpan<byte> sampleName = _names.Get(name, nameLength, suffix, out bool quoted);
+        if (quoted)
         {
-            Output.Write((byte)' ');
-            return;
+            // {"name",labels,extra="value"}: a quoted name is the braces' first item.
+            Output.Write((byte)'{');
+            Output.Write(sampleName);
+            if (!labels.Utf8.IsEmpty || extraLabelName is not null)
+            {
+                Output.Write((byte)',');
+            }
+        }
+        else
+        {
+            Output.Write(sampleName);
+
+            // No braces for no labels, as both specifications' examples write such a sample (foo_count 17).
+            if (labels.Utf8.IsEmpty && extraLabelName is null)
+            {
+                Output.Write((byte)' ');
+                return;
+            }
+
+            Output.Write((byte)'{');
         }
 
-        Output.Write((byte)'{');
         Output.Write(labels.Utf8);
         if (extraLabelName is not null)
         {
@@ -230,10 +254,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// <see cref="WriteSample(string, string, LabelBlock, string?, double, long, Exemplar?)"/> with the extra label <c>le</c> writes.</summary>
     private void WriteBucket(string name, LabelBlock labels, ReadOnlySpan<byte> boundary, long count, Exemplar? exemplar)
     {
-        Output.Write(_names.Get(name, "_bucket"));
-        Output.Write((byte)'{');
-        Output.Write(labels.Utf8);
-        Output.Write(labels.Utf8.IsEmpty ? "le=\""u8 : ",le=\""u8);
+        WriteBucketStart(name, labels.Utf8);
         Output.Write(boundary);
         Output.Write("\"} "u8);
         Output.Write(count);
@@ -262,10 +283,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
         {
             // BoundaryText renders at the end of the output too: taken before this line starts.
             ReadOnlySpan<byte> boundary = i < boundaries.Count ? BoundaryText(i, boundaries[i]) : "+Inf"u8;
-            Output.Write(_names.Get(name, "_bucket"));
-            Output.Write((byte)'{');
-            Output.Write(labelText);
-            Output.Write(labelText.IsEmpty ? "le=\""u8 : ",le=\""u8);
+            WriteBucketStart(name, labelText);
             Output.Write(boundary);
             Output.Write("\"} "u8);
             ends[i] = Output.WrittenSpan.Length - start;
@@ -283,15 +301,51 @@ internal abstract class LineFormatWriter : ExpositionWriter
         return built;
     }
 
-    // B_sum{labels} as WriteNameAndLabels writes it: no braces for no labels.
-    private void WriteSeriesPrefix(string name, string suffix, ReadOnlySpan<byte> labelText)
+    // B_bucket{labels,le=" (or {"B_bucket",labels,le=" for a UTF-8 name): a bucket line up to its boundary.
+    private void WriteBucketStart(string name, ReadOnlySpan<byte> labelText)
     {
-        Output.Write(_names.Get(name, suffix));
-        if (!labelText.IsEmpty)
+        ReadOnlySpan<byte> sampleName = _names.Get(name, "_bucket", out bool quoted);
+        if (quoted)
         {
             Output.Write((byte)'{');
-            Output.Write(labelText);
+            Output.Write(sampleName);
+            Output.Write((byte)',');
+        }
+        else
+        {
+            Output.Write(sampleName);
+            Output.Write((byte)'{');
+        }
+
+        Output.Write(labelText);
+        Output.Write(labelText.IsEmpty ? "le=\""u8 : ",le=\""u8);
+    }
+
+    // B_sum{labels} as WriteNameAndLabels writes it: no braces for no labels; {"B_sum",labels} for a UTF-8 name.
+    private void WriteSeriesPrefix(string name, string suffix, ReadOnlySpan<byte> labelText)
+    {
+        ReadOnlySpan<byte> sampleName = _names.Get(name, suffix, out bool quoted);
+        if (quoted)
+        {
+            Output.Write((byte)'{');
+            Output.Write(sampleName);
+            if (!labelText.IsEmpty)
+            {
+                Output.Write((byte)',');
+                Output.Write(labelText);
+            }
+
             Output.Write((byte)'}');
+        }
+        else
+        {
+            Output.Write(sampleName);
+            if (!labelText.IsEmpty)
+            {
+                Output.Write((byte)'{');
+                Output.Write(labelText);
+                Output.Write((byte)'}');
+            }
         }
 
         Output.Write((byte)' ');

@@ -1,3 +1,5 @@
+using ScalableMetrics.Naming;
+
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
 /// <summary>The parameters of one media range of an <c>Accept</c> header that pick an exposition format (<see cref="ExpositionFormat.Answers"/>); each null where not given.</summary>

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Buffers.Text;
 using System.Globalization;
 using System.Text;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
@@ -195,7 +196,27 @@ internal sealed class PrometheusTextWriter
     /// shortest round-trip digits, and <c>NaN</c>, <c>+Inf</c>, <c>-Inf</c>.</summary>
     public void Write(double value) => _length += PrometheusFloat.Format(value, GetSpan(PrometheusFloat.MaxLength));
 
-    private void WriteEscaped(string text, SearchValues<char> escapes)
+    /// <summary>
+    /// Writes a metric or label name as text 1.0.0 and OpenMetrics write a name outside the legacy
+    /// character set: between double quotes, <c>\\</c>, <c>\"</c> and <c>\n</c> escaped (the escaping-schemes
+    /// document's <c>allow-utf-8</c>); a legacy-valid name as it is.
+    /// </summary>
+    /// <param name="name">The name.</param>
+    /// <param name="label">Whether it is a label name (legacy-valid without <c>:</c>).</param>
+    public void WriteName(ReadOnlySpan<char> name, bool label = false)
+    {
+        if (label ? NameEscaping.IsLegacyLabelName(name) : NameEscaping.IsLegacyMetricName(name))
+        {
+            WriteUtf8(name);
+            return;
+        }
+
+        Write((byte)'"');
+        WriteEscaped(name, s_labelValueEscapes);
+        Write((byte)'"');
+    }
+
+    private void WriteEscaped(ReadOnlySpan<char> text, SearchValues<char> escapes)
     {
         ReadOnlySpan<char> rest = text;
         int index;

@@ -1,4 +1,5 @@
 using System.Text;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
@@ -9,7 +10,10 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// copied, not transcoded from UTF-16 again.
 /// </summary>
 /// <remarks>A few entries, replaced in turn, each keeping its buffer for the next name it holds:
-/// nothing is allocated once the longest name has been seen. Not thread-safe: a writer's.</remarks>
+/// nothing is allocated once the longest name has been seen. A name outside the legacy character
+/// set (only a scrape that allows UTF-8 names gets one) is kept quoted, as the text formats write it
+/// inside the braces (<c>{"http.server.request.duration_seconds_bucket",le="0.1"}</c>), and said so
+/// (<see cref="Get(string, int, string, out bool)"/>). Not thread-safe: a writer's.</remarks>
 internal sealed class SampleNames
 {
     // A histogram family writes three names (_bucket, _sum, _count), OpenMetrics a fourth (_created).
@@ -20,6 +24,10 @@ internal sealed class SampleNames
     private readonly string?[] _suffixes = new string?[Entries];
     private readonly byte[][] _utf8 = new byte[Entries][];
     private readonly int[] _lengths = new int[Entries];
+    private readonly bool[] _quoted = new bool[Entries];
+
+    // Where a quoted name is rendered before it is kept.
+    private readonly PrometheusTextWriter _scratch = new();
     private int _next;
 
     /// <summary>Creates an empty cache.</summary>
@@ -31,41 +39,63 @@ internal sealed class SampleNames
         }
     }
 
-    /// <summary>The UTF-8 of <paramref name="name"/> then <paramref name="suffix"/>.</summary>
-    public ReadOnlySpan<byte> Get(string name, string suffix) => Get(name, name.Length, suffix);
+    /// <summary>The UTF-8 of <paramref name="name"/> then <paramref name="suffix"/>, quoted where not legacy-valid (<paramref name="quoted"/>).</summary>
+    public ReadOnlySpan<byte> Get(string name, string suffix, out bool quoted) => Get(name, name.Length, suffix, out quoted);
 
     /// <summary>The UTF-8 of the first <paramref name="nameLength"/> characters of <paramref name="name"/> (OpenMetrics' family name of
-    /// a counter, its sample name less <c>_total</c>), then <paramref name="suffix"/>.</summary>
-    public ReadOnlySpan<byte> Get(string name, int nameLength, string suffix)
+    /// a counter, its sample name less <c>_total</c>), then <paramref name="suffix"/>; between double quotes, escaped, where the
+    /// two are not a legacy-valid name, which <paramref name="quoted"/> says.</summary>
+    public ReadOnlySpan<byte> Get(string name, int nameLength, string suffix, out bool quoted)
     {
         for (int i = 0; i < Entries; i++)
         {
             if (ReferenceEquals(_names[i], name) && ReferenceEquals(_suffixes[i], suffix) && _nameLengths[i] == nameLength)
             {
+                quoted = _quoted[i];
                 return _utf8[i].AsSpan(0, _lengths[i]);
             }
         }
 
-        return Add(name, nameLength, suffix);
+        return Add(name, nameLength, suffix, out quoted);
     }
 
-    private ReadOnlySpan<byte> Add(string name, int nameLength, string suffix)
+    private ReadOnlySpan<byte> Add(string name, int nameLength, string suffix, out bool quoted)
     {
         int entry = _next;
         _next = (_next + 1) % Entries;
         ReadOnlySpan<char> namePart = name.AsSpan(0, nameLength);
-        int length = Encoding.UTF8.GetByteCount(namePart) + Encoding.UTF8.GetByteCount(suffix);
-        if (_utf8[entry].Length < length)
+        System.Diagnostics.Debug.Assert(suffix.Length == 0 || NameEscaping.IsLegacyMetricName(suffix), "the sample suffixes are legacy-valid");
+        quoted = !NameEscaping.IsLegacyMetricName(namePart);
+        int written;
+        if (quoted)
         {
-            _utf8[entry] = new byte[Math.Max(length, 64)];
+            _scratch.Clear();
+            _scratch.WriteName(string.Concat(namePart, suffix));
+            written = _scratch.WrittenSpan.Length;
+            if (_utf8[entry].Length < written)
+            {
+                _utf8[entry] = new byte[Math.Max(written, 64)];
+            }
+
+            _scratch.WrittenSpan.CopyTo(_utf8[entry]);
+        }
+        else
+        {
+            int length = Encoding.UTF8.GetByteCount(namePart) + Encoding.UTF8.GetByteCount(suffix);
+            if (_utf8[entry].Length < length)
+            {
+                _utf8[entry] = new byte[Math.Max(length, 64)];
+            }
+
+            written = Encoding.UTF8.GetBytes(namePart, _utf8[entry]);
+            written += Encoding.UTF8.GetBytes(suffix, _utf8[entry].AsSpan(written));
         }
 
-        int written = Encoding.UTF8.GetBytes(namePart, _utf8[entry]);
-        written += Encoding.UTF8.GetBytes(suffix, _utf8[entry].AsSpan(written));
         _names[entry] = name;
         _nameLengths[entry] = nameLength;
         _suffixes[entry] = suffix;
         _lengths[entry] = written;
+        _quoted[entry] = quoted;
         return _utf8[entry].AsSpan(0, written);
     }
 }

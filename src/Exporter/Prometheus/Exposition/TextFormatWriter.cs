@@ -6,7 +6,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// Writes the Prometheus text exposition format 0.0.4 (prometheus/common's
 /// <c>expfmt/text_create.go</c>): per family a <c># HELP</c> line (when there is help) and a
 /// <c># TYPE</c> line, then its samples, numbers as Go's <c>strconv.FormatFloat(f, 'g', -1, 64)</c>
-/// writes them; no exemplars, no <c>_created</c>, nothing at the end.
+/// writes them; no exemplars, no <c>_created</c>, nothing at the end. A name outside the legacy
+/// character set (given only for a scrape of version 1.0.0 that allows UTF-8 names) is quoted, as
+/// text 1.0.0 writes it: <c>{"http.server.request.duration_seconds_count"} 3</c>, <c># TYPE "…" histogram</c>.
 /// </summary>
 internal sealed class TextFormatWriter : LineFormatWriter
 {

@@ -56,13 +56,19 @@ public sealed partial class PrometheusScraper : IDisposable
     // Where each collection's duration goes: the self-metrics' scrape duration; null where none are written.
     private readonly ScrapeDurations? _durations;
 
-    // Each exposition format's coalescer and writer: scrapes of one format share a body, never another's.
-    private readonly Dictionary<ExpositionFormat, ScrapedFormat> _formats;
+    // How many escaping schemes a format's writers are kept for (EscapingScheme's values).
+    private const int EscapingSchemes = 4;
+
+    // Each exposition format's coalescer and writer per escaping of its names (FormatIndex): scrapes
+    // of one format and escaping share a body, never another's.
+    private readonly ScrapedFormat[] _formats;
+    private readonly MetricRegistry _registry;
+    private readonly PrometheusNameTranslation _nameTranslation;
     private readonly HashSet<string> _takenNames = new(StringComparer.Ordinal);
 
     // Each (format, name[] filter) asked for, its own coalescer and writer, as _formats; at most
     // MaxFilteredFormats kept, a filter past them served by a collection of its own.
-    private readonly System.Collections.Concurrent.ConcurrentDictionary<(ExpositionFormat Format, string Names), ScrapedFormat> _filtered = new();
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<(ExpositionFormat Format, EscapingScheme Escaping, string Names), ScrapedFormat> _filtered = new();
     private LabelBlock? _targetInfo;
 
     // Canceled, never disposed, by Dispose: a scrape may still be linking its token to it.
@@ -94,6 +100,7 @@ public sealed partial class PrometheusScraper : IDisposable
         ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
         ILogger log = logger ?? (ILogger)NullLogger.Instance;
         _logger = log;
+        _registry = registry;
         List<IScrapeSource> sources = [new RegistrySource(registry, scopeName, scopeVersion, log)];
         if (listened is not null)
         {
@@ -113,11 +120,62 @@ public sealed partial class PrometheusScraper : IDisposable
         }
 
         _sources = [.. sources];
-        _formats = ExpositionFormat.All.ToDictionary(static format => format, format => new ScrapedFormat(format, CollectAsync, f => f.CreateWriter(EnableOpenMetricsTextCreatedSamples)));
+        _formats = new ScrapedFormat[ExpositionFormat.All.Length * EscapingSchemes];
+        foreach (ExpositionFormat format in ExpositionFormat.All)
+        {
+            foreach (EscapingScheme escaping in Enum.GetValues<EscapingScheme>())
+            {
+                _formats[FormatIndex(format, escaping)] = new ScrapedFormat(format, CollectAsync, WriterOf(escaping));
+            }
+        }
     }
 
     /// <summary>How many collections ran: fewer than the scrapes when concurrent ones were coalesced. For tests.</summary>
-    internal int Collections => _formats.Values.Sum(static format => format.Coalescer.Collections);
+    internal int Collections => _formats.Sum(static format => format.Coalescer.Collections);
+
+    /// <summary>
+    /// How instrument names and tag keys become metric and label names where a scraper allows
+    /// UTF-8 names (<c>escaping=allow-utf-8</c>, Prometheus 3's default, or <c>dots</c> or
+    /// <c>values</c>), under the names of OpenTelemetry's <c>translation_strategy</c>
+    /// (<see cref="PrometheusNameTranslation"/>). Set before the first scrape.
+    /// </summary>
+    /// <remarks>
+    /// <para>Default: <see cref="PrometheusNameTranslation.UnderscoreEscapingWithSuffixes"/>, the names
+    /// every scrape has always had (<c>http_server_request_duration_seconds</c>), whatever the scraper
+    /// allows; <see cref="PrometheusNameTranslation.NoUTF8EscapingWithSuffixes"/> writes
+    /// <c>http.server.request.duration_seconds</c> where UTF-8 is allowed, and
+    /// <see cref="PrometheusNameTranslation.NoTranslation"/> <c>http.server.request.duration</c>.
+    /// A scraper that allows no UTF-8 names gets the default's names under any translation.</para>
+    /// <para>Setting a UTF-8 translation makes the registry refuse, from then on, an instrument whose
+    /// names would meet another's under it and any escaping scheme (an <see cref="ArgumentException"/> from
+    /// its <c>Create*</c> method naming both), as it refuses names that meet under the default.</para>
+    /// </remarks>
+    /// <exception cref="ArgumentOutOfRangeException">The value is not a defined translation.</exception>
+    /// <exception cref="ArgumentException">Two instruments the registry already holds would export alike under it; the message names both.</exception>
+    public PrometheusNameTranslation NameTranslation
+    {
+        get => _nameTranslation;
+        init
+        {
+            if (!Enum.IsDefined(value))
+            {
+                throw new ArgumentOutOfRangeException(nameof(NameTranslation), value, $"Not a defined {nameof(PrometheusNameTranslation)}.");
+            }
+
+            if (value != PrometheusNameTranslation.UnderscoreEscapingWithSuffixes)
+            {
+                _registry.ReserveTranslatedNames(value == PrometheusNameTranslation.NoUTF8EscapingWithSuffixes, nameof(NameTranslation));
+            }
+
+            _nameTranslation = value;
+        }
+    }
+
+    // The writer of a format for scrapes of an escaping, made on its first collection, with the settings read then.
+    private Func<ExpositionFormat, ExpositionWriter> WriterOf(EscapingScheme escaping) =>
+        format => format.CreateWriter(EnableOpenMetricsTextCreatedSamples, escaping, _nameTranslation == PrometheusNameTranslation.NoUTF8EscapingWithSuffixes);
+
+    private static int FormatIndex(ExpositionFormat format, EscapingScheme escaping) => ((int)format.Id * EscapingSchemes) + (int)escaping;
 
     /// <summary>
     /// Whether an OpenMetrics scrape writes a <c>_created</c> sample (when the series started
@@ -216,21 +274,40 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <exception cref="InvalidOperationException">The collection failed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled while waiting.</exception>
     internal Task<ScrapeBodyLease> LeaseAsync(ExpositionFormat format, TimeSpan timeout, CancellationToken cancellationToken) =>
-        LeaseAsync(format, filter: null, timeout, cancellationToken);
+        LeaseAsync(format, EscapingScheme.Underscores, filter: null, timeout, cancellationToken);
+
+    /// <summary>The scrape in <paramref name="format"/> with the names of <paramref name="escaping"/> (<see cref="ScrapeNegotiation.Negotiate(string?, PrometheusNameTranslation)"/>), a new array the caller owns. For tests.</summary>
+    internal async Task<byte[]> ScrapeAsync(ExpositionFormat format, EscapingScheme escaping, CancellationToken cancellationToken = default)
+    {
+        using ScrapeBodyLease lease = await LeaseAsync(format, escaping, filter: null, Timeout.InfiniteTimeSpan, cancellationToken).ConfigureAwait(false);
+        return lease.Body.ToArray();
+    }
 
     /// <summary>The most distinct <c>name[]</c> filters whose collections are kept apart and coalesced; past them, each scrape collects alone.</summary>
     internal const int MaxFilteredFormats = 32;
 
     /// <summary>As <see cref="LeaseAsync(ExpositionFormat, TimeSpan, CancellationToken)"/>, only the families <paramref name="filter"/> names
     /// (null for all): scrapes of one format and one filter share a collection, never another filter's.</summary>
-    internal async Task<ScrapeBodyLease> LeaseAsync(ExpositionFormat format, ScrapeNameFilter? filter, TimeSpan timeout, CancellationToken cancellationToken)
+    internal Task<ScrapeBodyLease> LeaseAsync(ExpositionFormat format, ScrapeNameFilter? filter, TimeSpan timeout, CancellationToken cancellationToken) =>
+        LeaseAsync(format, EscapingScheme.Underscores, filter, timeout, cancellationToken);
+
+    /// <summary>As <see cref="LeaseAsync(ExpositionFormat, ScrapeNameFilter?, TimeSpan, CancellationToken)"/>, its names those of
+    /// <paramref name="escaping"/> (the negotiation's, <see cref="ScrapeNegotiation.Negotiate(string?, PrometheusNameTranslation)"/>):
+    /// scrapes of one format and one escaping share a collection, never another's.</summary>
+    internal async Task<ScrapeBodyLease> LeaseAsync(ExpositionFormat format, EscapingScheme escaping, ScrapeNameFilter? filter, TimeSpan timeout, CancellationToken cancellationToken)
     {
         CancellationToken disposing = _disposing.Token;
         ObjectDisposedException.ThrowIf(disposing.IsCancellationRequested, this);
 
+        // Under the default translation every scheme writes the same names: one body, one collection.
+        if (_nameTranslation == PrometheusNameTranslation.UnderscoreEscapingWithSuffixes)
+        {
+            escaping = EscapingScheme.Underscores;
+        }
+
         // Before joining: WaitAsync returns a collection already finished even to a canceled token.
         cancellationToken.ThrowIfCancellationRequested();
-        CoalescedCollection collection = FormatOf(format, filter).Coalescer.JoinOrStart();
+        CoalescedCollection collection = FormatOf(format, escaping, filter).Coalescer.JoinOrStart();
         try
         {
             using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, disposing);
@@ -255,20 +332,20 @@ public sealed partial class PrometheusScraper : IDisposable
         }
     }
 
-    private ScrapedFormat FormatOf(ExpositionFormat format, ScrapeNameFilter? filter)
+    private ScrapedFormat FormatOf(ExpositionFormat format, EscapingScheme escaping, ScrapeNameFilter? filter)
     {
         if (filter is null)
         {
-            return _formats[format];
+            return _formats[FormatIndex(format, escaping)];
         }
 
-        if (_filtered.TryGetValue((format, filter.Key), out ScrapedFormat? kept))
+        if (_filtered.TryGetValue((format, escaping, filter.Key), out ScrapedFormat? kept))
         {
             return kept;
         }
 
-        var scraped = new ScrapedFormat(format, CollectAsync, f => f.CreateWriter(EnableOpenMetricsTextCreatedSamples), filter);
-        return _filtered.Count < MaxFilteredFormats ? _filtered.GetOrAdd((format, filter.Key), scraped) : scraped;
+        var scraped = new ScrapedFormat(format, CollectAsync, WriterOf(escaping), filter);
+        return _filtered.Count < MaxFilteredFormats ? _filtered.GetOrAdd((format, escaping, filter.Key), scraped) : scraped;
     }
 
     /// <summary>Ends every scrape waiting with an <see cref="ObjectDisposedException"/>, and refuses later ones. Idempotent, thread-safe.</summary>

@@ -1,5 +1,6 @@
 using System.Net;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
@@ -38,7 +39,7 @@ internal sealed class ScrapeAnswer : IDisposable
     /// <summary>The shared scrape body (write it, never change it, and not after <see cref="Dispose"/>); empty unless 200.</summary>
     public ReadOnlyMemory<byte> Body => _body?.Body ?? ReadOnlyMemory<byte>.Empty;
 
-    /// <summary>The format's content type, naming the escaping applied (<see cref="ScrapeNegotiation.Negotiate"/>); null unless 200.</summary>
+    /// <summary>The format's content type, naming the escaping applied (<see cref="ScrapeNegotiation.Negotiate(string?, PrometheusNameTranslation)"/>); null unless 200.</summary>
     public string? ContentType { get; }
 
     /// <summary>Whether the body goes out gzip-compressed (<c>Content-Encoding: gzip</c>).</summary>
@@ -77,12 +78,12 @@ internal sealed class ScrapeAnswer : IDisposable
             return s_unavailable;
         }
 
-        (ExpositionFormat format, string contentType) = ScrapeNegotiation.Negotiate(accept);
+        (ExpositionFormat format, EscapingScheme escaping, string contentType) = ScrapeNegotiation.Negotiate(accept, scraper.NameTranslation);
         TimeSpan timeout = ScrapeTimeoutHeader.Parse(timeoutHeader, defaultTimeout);
         using CancellationTokenSource wait = CancellationTokenSource.CreateLinkedTokenSource(requestAborted, stopping);
         try
         {
-            ScrapeBodyLease body = await scraper.LeaseAsync(format, filter, timeout, wait.Token).ConfigureAwait(false);
+            ScrapeBodyLease body = await scraper.LeaseAsync(format, escaping, filter, timeout, wait.Token).ConfigureAwait(false);
             return new ScrapeAnswer((int)HttpStatusCode.OK, body, contentType, ScrapeNegotiation.AcceptsGzip(acceptEncoding));
         }
         catch (Exception exception) when (exception is TimeoutException or ObjectDisposedException

@@ -1,4 +1,5 @@
 using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 
@@ -17,7 +18,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// which gets protobuf. A missing header, or one that names nothing served, gets text 0.0.4,
 /// as before content negotiation (client_golang answers so too, never 406). Prometheus 3 sends
 /// <c>application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1</c>,
-/// which gets OpenMetrics with <c>escaping=underscores</c> (<see cref="Negotiate"/>).</para>
+/// which gets OpenMetrics with <c>escaping=underscores</c> under the default name translation, and with
+/// <c>escaping=allow-utf-8</c> and OpenTelemetry's names under a UTF-8 one (<see cref="Negotiate(string?, PrometheusNameTranslation)"/>).</para>
 /// </remarks>
 internal static class ScrapeNegotiation
 {
@@ -29,32 +31,57 @@ internal static class ScrapeNegotiation
     /// <summary>The format <paramref name="accept"/> (the <c>Accept</c> header's values joined by commas) asks for.</summary>
     public static ExpositionFormat Format(string? accept) => Negotiate(accept).Format;
 
-    /// <summary>
-    /// The format <paramref name="accept"/> asks for, and the content type to answer it with: the
-    /// format's, naming the escaping applied (Prometheus' content-negotiation document: "for text
-    /// formats version 1.0.0 and above, the escaping scheme parameter"; protobuf names it too, as
-    /// client_golang does). Text 0.0.4 names none: it has no names but legacy ones.
-    /// </summary>
-    /// <remarks>
-    /// The escaping applied is the one asked for, <c>underscores</c> where none (the escaping-schemes
-    /// document's default), except that <c>allow-utf-8</c> gets <c>underscores</c>: this library's
-    /// names are OpenTelemetry's translated to underscores before any scrape, as OpenTelemetry
-    /// .NET's exporter answers under its default translation strategy. The other schemes leave
-    /// such names as they are (prometheus/common's <c>EscapeMetricFamily</c>), so no scheme
-    /// changes the body, and no two series that Prometheus would store as one are ever written.
-    /// </remarks>
+    /// <summary>The format <paramref name="accept"/> asks for and the content type to answer it with, under the default name translation
+    /// (<see cref="Negotiate(string?, PrometheusNameTranslation)"/>).</summary>
     public static (ExpositionFormat Format, string ContentType) Negotiate(string? accept)
     {
-        (ExpositionFormat format, MediaRangeParameters parameters) = Choose(accept);
-        int escaping = (int)(parameters.Escaping is null or EscapingScheme.AllowUtf8 ? EscapingScheme.Underscores : parameters.Escaping.Value);
+        (ExpositionFormat format, _, string contentType) = Negotiate(accept, PrometheusNameTranslation.UnderscoreEscapingWithSuffixes);
+        return (format, contentType);
+    }
+
+    /// <summary>
+    /// The format <paramref name="accept"/> asks for, the escaping of the names to write it with,
+    /// and the content type to answer it with: the format's, naming the escaping applied
+    /// (Prometheus' content-negotiation document: "for text formats version 1.0.0 and above, the
+    /// escaping scheme parameter"; protobuf names it too, as client_golang does). Text 0.0.4 names
+    /// none: it has no names but legacy ones, and gets the default translation's, as under <c>underscores</c>.
+    /// </summary>
+    /// <remarks>
+    /// <para>The escaping applied is the one asked for, <c>underscores</c> where none (the escaping-schemes
+    /// document's default).</para>
+    /// <para>Under the default <paramref name="translation"/> (<see cref="PrometheusNameTranslation.UnderscoreEscapingWithSuffixes"/>)
+    /// the names are legacy-valid before any scrape, which every scheme leaves as they are
+    /// (prometheus/common's <c>EscapeMetricFamily</c>): the body is the same for every scheme, written
+    /// as <see cref="EscapingScheme.Underscores"/>, and <c>allow-utf-8</c> is answered <c>underscores</c>,
+    /// as OpenTelemetry .NET's exporter answers under that strategy. Under a UTF-8 translation, every
+    /// scheme but <c>underscores</c> writes names of its own (<see cref="ExportedFamily.In"/>).</para>
+    /// </remarks>
+    /// <param name="accept">The <c>Accept</c> header's values joined by commas, or null.</param>
+    /// <param name="translation">The scraper's name translation.</param>
+    public static (ExpositionFormat Format, EscapingScheme Escaping, string ContentType) Negotiate(string? accept, PrometheusNameTranslation translation)
+    {
+        (ExpositionFormat format, MediaRangeParameters parameters, EscapingScheme? headerEscaping) = Choose(accept);
+
+        // Prometheus names an escaping on its text 1.0.0 and OpenMetrics 1.0.0 ranges only (the content-negotiation
+        // document); its protobuf range takes the scheme the header names elsewhere, as client_java's fromAcceptHeader reads it.
+        EscapingScheme asked = parameters.Escaping
+            ?? (format.Id == PrometheusExpositionFormat.Protobuf ? headerEscaping : null)
+            ?? EscapingScheme.Underscores;
+        bool legacyText = format.Id == PrometheusExpositionFormat.Text && parameters.Version != "1.0.0";
+        EscapingScheme applied = legacyText ? EscapingScheme.Underscores
+            : translation == PrometheusNameTranslation.UnderscoreEscapingWithSuffixes ? (asked == EscapingScheme.AllowUtf8 ? EscapingScheme.Underscores : asked)
+            : asked;
+
+        // The names written: under the default translation, the same whatever the scheme.
+        EscapingScheme written = translation == PrometheusNameTranslation.UnderscoreEscapingWithSuffixes ? EscapingScheme.Underscores : applied;
         string contentType = format.Id switch
         {
-            PrometheusExpositionFormat.OpenMetrics => s_openMetrics[escaping],
-            PrometheusExpositionFormat.Protobuf => s_protobuf[escaping],
-            _ when parameters.Version == "1.0.0" => s_text100[escaping],
+            PrometheusExpositionFormat.OpenMetrics => s_openMetrics[(int)applied],
+            PrometheusExpositionFormat.Protobuf => s_protobuf[(int)applied],
+            _ when !legacyText => s_text100[(int)applied],
             _ => format.ContentType,
         };
-        return (format, contentType);
+        return (format, written, contentType);
     }
 
     /// <summary>The scheme an <c>escaping</c> parameter names, or null for a value that is none of them (the default then applies).</summary>
@@ -70,24 +97,21 @@ internal static class ScrapeNegotiation
     };
 
     /// <summary>The scheme's name as the <c>escaping</c> parameter writes it.</summary>
-    public static string NameOf(EscapingScheme scheme) => scheme switch
-    {
-        EscapingScheme.AllowUtf8 => "allow-utf-8",
-        EscapingScheme.Dots => "dots",
-        EscapingScheme.Values => "values",
-        _ => "underscores",
-    };
+    public static string NameOf(EscapingScheme scheme) => EscapingNames.Of(scheme);
 
-    private static (ExpositionFormat Format, MediaRangeParameters Parameters) Choose(string? accept)
+    // The format chosen, its media range's parameters, and the escaping named by the range of highest quality that names one.
+    private static (ExpositionFormat Format, MediaRangeParameters Parameters, EscapingScheme? HeaderEscaping) Choose(string? accept)
     {
         if (string.IsNullOrWhiteSpace(accept))
         {
-            return (ExpositionFormat.Text, default);
+            return (ExpositionFormat.Text, default, null);
         }
 
         ExpositionFormat best = ExpositionFormat.Text;
         MediaRangeParameters bestParameters = default;
         double bestQuality = 0;
+        EscapingScheme? headerEscaping = null;
+        double headerEscapingQuality = -1;
         foreach (string range in accept.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
         {
             string[] parts = range.Split(';', StringSplitOptions.TrimEntries);
@@ -129,6 +153,12 @@ internal static class ScrapeNegotiation
             }
 
             var parameters = new MediaRangeParameters(version, proto, encoding, escaping);
+            if (escaping is not null && quality > 0 && quality > headerEscapingQuality)
+            {
+                headerEscaping = escaping;
+                headerEscapingQuality = quality;
+            }
+
             if (quality > bestQuality && FormatOf(parts[0], parameters) is { } format)
             {
                 best = format;
@@ -137,7 +167,7 @@ internal static class ScrapeNegotiation
             }
         }
 
-        return (best, bestParameters);
+        return (best, bestParameters, headerEscaping);
     }
 
     private static string[] ContentTypes(string contentType) =>

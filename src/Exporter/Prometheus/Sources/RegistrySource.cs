@@ -46,7 +46,8 @@ internal sealed partial class RegistrySource : IScrapeSource
     private readonly ILogger _logger;
     private readonly bool _selfMetrics;
     private readonly ConditionalWeakTable<Instrument, Exported> _exported = [];
-    private readonly ConditionalWeakTable<TagSet, LabelBlock> _labelBlocks = [];
+    // Each tag set's label block, per escaping of the names (EscapingScheme's order).
+    private readonly ConditionalWeakTable<TagSet, LabelBlock>[] _labelBlocks = [[], [], [], []];
     private readonly ConditionalWeakTable<Instrument, object> _warned = [];
     private readonly PrometheusTextWriter _labelScratch = new();
 
@@ -57,9 +58,9 @@ internal sealed partial class RegistrySource : IScrapeSource
     // A histogram series' exemplars in the kept array, as the list the writers take.
     private readonly KeptExemplars _keptExemplars = new();
 
-    // Made once: a method group made into a delegate at each call would allocate one per series.
-    private readonly Func<TagSet, LabelBlock> _findLabelBlock;
-    private readonly ConditionalWeakTable<TagSet, LabelBlock>.CreateValueCallback _createLabelBlock;
+    // Made once, per escaping: a method group made into a delegate at each call would allocate one per series.
+    private readonly Func<TagSet, LabelBlock>[] _findLabelBlock;
+    private readonly ConditionalWeakTable<TagSet, LabelBlock>.CreateValueCallback[] _createLabelBlock;
 
     /// <summary>Creates the source of <paramref name="registry"/>, its samples labelled with its scope.</summary>
     /// <param name="registry">The registry.</param>
@@ -72,8 +73,8 @@ internal sealed partial class RegistrySource : IScrapeSource
         _registry = registry;
         _logger = logger;
         _selfMetrics = selfMetrics;
-        _createLabelBlock = CreateLabelBlock;
-        _findLabelBlock = FindLabelBlock;
+        _createLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(CreateLabelBlockOf)];
+        _findLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(FindLabelBlockOf)];
         _scopeLabels = string.IsNullOrEmpty(scopeVersion)
             ? [new(ExportedNames.ScopeNameLabel, scopeName)]
             : [new(ExportedNames.ScopeNameLabel, scopeName), new(ExportedNames.ScopeVersionLabel, scopeVersion)];
@@ -93,7 +94,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         foreach (Instrument instrument in _registry.Instruments)
         {
             Exported exported = _exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
-            ExportedFamily family = exported.Family;
+            ExportedFamily family = exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
 
             // An observable instrument has no series until its callback is first called: a scrape is what calls it.
             if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument)
@@ -119,7 +120,7 @@ internal sealed partial class RegistrySource : IScrapeSource
                 continue;
             }
 
-            writer.Header = new Header(family, instrument, exported.Labels);
+            writer.Header = new Header(family, instrument, exported.LabelsOf(output.Escaping), _findLabelBlock[(int)output.Escaping]);
             writer.HeaderWritten = false;
             instrument.Accept(writer);
         }
@@ -149,10 +150,11 @@ internal sealed partial class RegistrySource : IScrapeSource
                 }
 
                 Exported exported = source._exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
-                if (!families.TryGetValue(exported.Family.Name, out var members))
+                string familyName = exported.Family.In(output.Utf8WithSuffixes, output.Escaping).Name;
+                if (!families.TryGetValue(familyName, out var members))
                 {
                     members = [];
-                    families.Add(exported.Family.Name, members);
+                    families.Add(familyName, members);
                     order.Add(members);
                 }
 
@@ -162,7 +164,7 @@ internal sealed partial class RegistrySource : IScrapeSource
 
         foreach (var members in order)
         {
-            ExportedFamily family = members[0].Exported.Family;
+            ExportedFamily family = members[0].Exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
             if (!output.Includes(family.ReservedNames))
             {
                 takenNames.UnionWith(family.ReservedNames);
@@ -170,17 +172,24 @@ internal sealed partial class RegistrySource : IScrapeSource
             }
 
             bool headerWritten = false;
-            foreach ((RegistrySource source, Instrument instrument, Exported exported) in members)
+            for (int m = 0; m < members.Count; m++)
             {
-                // Taken by an earlier source, or (refused when published, so not expected) of another kind.
-                bool sameFamily = exported.Family.Kind == family.Kind && exported.Family.ReservedNames.SequenceEqual(family.ReservedNames);
-                if (!sameFamily || (!headerWritten && TakenNames.AnyOf(family.ReservedNames, takenNames)))
+                (RegistrySource source, Instrument instrument, Exported exported) = members[m];
+
+                // Taken by an earlier source, or (refused when published, so not expected) of another kind;
+                // or a second instrument of one meter in the family (two names that meet only under the
+                // scrape's escaping), whose series would carry the same scope labels as the first's.
+                ExportedFamily own = exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
+                bool sameFamily = own.Kind == family.Kind && own.ReservedNames.SequenceEqual(family.ReservedNames);
+                bool sourceTwice = m > 0 && members[m - 1].Source == source;
+                if (!sameFamily || sourceTwice || (!headerWritten && TakenNames.AnyOf(family.ReservedNames, takenNames)))
                 {
-                    source.WarnTaken(instrument, exported.Family);
+                    source.WarnTaken(instrument, own);
                     continue;
                 }
 
-                var writer = new InstrumentWriter(source, output) { Header = new Header(exported.Family, instrument, exported.Labels), HeaderWritten = headerWritten };
+                var header = new Header(own, instrument, exported.LabelsOf(output.Escaping), source._findLabelBlock[(int)output.Escaping]);
+                var writer = new InstrumentWriter(source, output) { Header = header, HeaderWritten = headerWritten };
                 instrument.Accept(writer);
                 headerWritten = writer.HeaderWritten;
             }
@@ -208,7 +217,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         SeriesLabelBlocks labels = header.Labels;
         for (int i = 0; i < values.Length; i++)
         {
-            LabelBlock block = labels.Get(snapshot, i, _findLabelBlock);
+            LabelBlock block = labels.Get(snapshot, i, header.FindLabels);
             writer.Output.WriteCounterSeries(header.Name, header.Kind, block, labels.Text(i), values[i], snapshot.ExemplarAt(i), header.Created);
         }
     }
@@ -223,7 +232,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         for (int i = 0; i < snapshot.Count; i++)
         {
             KeptExemplars? exemplars = hasExemplars ? ExemplarsOf(snapshot.BucketExemplarsAt(i)) : null;
-            writer.Output.WriteHistogram(header.Name, header.Labels.Get(snapshot, i, _findLabelBlock), boundaries, snapshot.BucketCountsAt(i), snapshot.SumAt(i), header.Created, exemplars);
+            writer.Output.WriteHistogram(header.Name, header.Labels.Get(snapshot, i, header.FindLabels), boundaries, snapshot.BucketCountsAt(i), snapshot.SumAt(i), header.Created, exemplars);
         }
     }
 
@@ -250,7 +259,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         ReadOnlySpan<double> values = snapshot.DoubleValues;
         for (int i = 0; i < values.Length; i++)
         {
-            LabelBlock labels = header.Labels.Get(snapshot, i, _findLabelBlock);
+            LabelBlock labels = header.Labels.Get(snapshot, i, header.FindLabels);
             writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, values[i], snapshot.ExemplarAt(i));
             writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
         }
@@ -265,7 +274,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         ReadOnlySpan<long> values = snapshot.LongValues;
         for (int i = 0; i < values.Length; i++)
         {
-            writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(snapshot, i, _findLabelBlock), null, 0, values[i]);
+            writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(snapshot, i, header.FindLabels), null, 0, values[i]);
         }
     }
 
@@ -278,7 +287,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         ReadOnlySpan<double> values = snapshot.DoubleValues;
         for (int i = 0; i < values.Length; i++)
         {
-            writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(snapshot, i, _findLabelBlock), null, 0, (long)values[i]);
+            writer.Output.WriteSample(header.Name, string.Empty, header.Labels.Get(snapshot, i, header.FindLabels), null, 0, (long)values[i]);
         }
     }
 
@@ -289,7 +298,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         writer.WriteHeaderIfAny(header, snapshot.Count);
         for (int i = 0; i < snapshot.Count; i++)
         {
-            writer.Output.WriteExponentialHistogram(header.Name, header.Labels.Get(snapshot, i, _findLabelBlock), snapshot.ExponentialHistogramAt(i), header.Created);
+            writer.Output.WriteExponentialHistogram(header.Name, header.Labels.Get(snapshot, i, header.FindLabels), snapshot.ExponentialHistogramAt(i), header.Created);
         }
     }
 
@@ -300,7 +309,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         writer.WriteHeaderIfAny(header, snapshot.Count);
         for (int i = 0; i < snapshot.Count; i++)
         {
-            LabelBlock labels = header.Labels.Get(snapshot, i, _findLabelBlock);
+            LabelBlock labels = header.Labels.Get(snapshot, i, header.FindLabels);
             if (boundaries is not null)
             {
                 writer.Output.WriteHistogram(header.Name, labels, boundaries, snapshot.BucketCountsAt(i), snapshot.ElapsedSecondsAt(i), header.Created);
@@ -328,11 +337,13 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
     }
 
-    private LabelBlock FindLabelBlock(TagSet tags) => _labelBlocks.GetValue(tags, _createLabelBlock);
+    private Func<TagSet, LabelBlock> FindLabelBlockOf(EscapingScheme escaping) =>
+        tags => _labelBlocks[(int)escaping].GetValue(tags, _createLabelBlock[(int)escaping]);
 
-    private LabelBlock CreateLabelBlock(TagSet tags) => _selfMetrics
-        ? SelfMetricLabels.Create(_labelScratch, _scopeLabels, tags)
-        : LabelBlock.Create(_labelScratch, _scopeLabels, tags);
+    private ConditionalWeakTable<TagSet, LabelBlock>.CreateValueCallback CreateLabelBlockOf(EscapingScheme escaping) =>
+        tags => _selfMetrics
+            ? SelfMetricLabels.Create(_labelScratch, _scopeLabels, tags, escaping)
+            : LabelBlock.Create(_labelScratch, _scopeLabels, tags, escaping);
 
     [LoggerMessage(EventId = 1, Level = LogLevel.Warning, Message = "The instrument '{Instrument}' is left out of the Prometheus exposition: the family name '{Family}' (or one of its sample names) is already written by another family.")]
     private static partial void LogFamilyTaken(ILogger logger, string instrument, string family);
@@ -420,7 +431,7 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// sample name <c>B_total</c>, as the text format 0.0.4 names the family after it), kind, help,
     /// unit and start.
     /// </summary>
-    private readonly struct Header(ExportedFamily family, Instrument instrument, SeriesLabelBlocks labels)
+    private readonly struct Header(ExportedFamily family, Instrument instrument, SeriesLabelBlocks labels, Func<TagSet, LabelBlock> findLabels)
     {
         public string Name { get; } = family.TextName;
 
@@ -435,15 +446,21 @@ internal sealed partial class RegistrySource : IScrapeSource
         /// an observable instrument, whose values start wherever its callback's source started, which it does not say.</summary>
         public DateTimeOffset? Created { get; } = instrument is ObservableInstrument ? null : instrument.CreatedAt;
 
-        /// <summary>The instrument's label blocks by series position, kept from scrape to scrape.</summary>
+        /// <summary>The instrument's label blocks by series position, kept from scrape to scrape, in the scrape's escaping.</summary>
         public SeriesLabelBlocks Labels { get; } = labels;
+
+        /// <summary>Finds (or makes) a tag set's label block in the scrape's escaping.</summary>
+        public Func<TagSet, LabelBlock> FindLabels { get; } = findLabels;
     }
 
-    /// <summary>What is kept of one instrument from scrape to scrape: its family and its series' label blocks.</summary>
+    /// <summary>What is kept of one instrument from scrape to scrape: its family and its series' label blocks, per escaping.</summary>
     private sealed class Exported(ExportedFamily family)
     {
+        private readonly SeriesLabelBlocks?[] _labels = new SeriesLabelBlocks?[4];
+
         public ExportedFamily Family { get; } = family;
 
-        public SeriesLabelBlocks Labels { get; } = new();
+        /// <summary>The series' label blocks in <paramref name="escaping"/>, made on first ask (a scrape at a time).</summary>
+        public SeriesLabelBlocks LabelsOf(EscapingScheme escaping) => _labels[(int)escaping] ??= new();
     }
 }

@@ -17,11 +17,12 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 internal static class SelfMetricLabels
 {
     /// <summary>Renders the labels of a series of <paramref name="tags"/>.</summary>
-    /// <param name="scratch">Where the block is rendered (see <see cref="LabelBlock.Create"/>).</param>
+    /// <param name="scratch">Where the block is rendered (see <see cref="LabelBlock.Create(PrometheusTextWriter, ReadOnlySpan{KeyValuePair{string, string}}, IEnumerable{KeyValuePair{string, object?}})"/>).</param>
     /// <param name="ownScope">The self-metrics' scope labels.</param>
     /// <param name="tags">The series' tags.</param>
+    /// <param name="escaping">The escaping of the scrape's names (<see cref="LabelBlock.Create(PrometheusTextWriter, ReadOnlySpan{KeyValuePair{string, string}}, IEnumerable{KeyValuePair{string, object?}}, EscapingScheme)"/>).</param>
     /// <returns>The series' label block.</returns>
-    public static LabelBlock Create(PrometheusTextWriter scratch, KeyValuePair<string, string>[] ownScope, TagSet tags)
+    public static LabelBlock Create(PrometheusTextWriter scratch, KeyValuePair<string, string>[] ownScope, TagSet tags, EscapingScheme escaping = EscapingScheme.Underscores)
     {
         string? name = null;
         string? version = null;
@@ -44,12 +45,12 @@ internal static class SelfMetricLabels
 
         if (name is null)
         {
-            return LabelBlock.Create(scratch, ownScope, tags);
+            return LabelBlock.Create(scratch, ownScope, tags, escaping);
         }
 
         KeyValuePair<string, string>[] scope = string.IsNullOrEmpty(version)
             ? [new(ExportedNames.ScopeNameLabel, name)]
             : [new(ExportedNames.ScopeNameLabel, name), new(ExportedNames.ScopeVersionLabel, version)];
-        return LabelBlock.Create(scratch, scope, rest);
+        return LabelBlock.Create(scratch, scope, rest, escaping);
     }
 }
