@@ -39,6 +39,11 @@
 # with one sampled W3C traceparent ($TRACEPARENT), both servers keep exemplars
 # (--enable-feature=exemplar-storage), and scripts/e2e-check-exemplars.py reads back, from each,
 # exemplars of that trace on the sample's counter and histogram and on ASP.NET Core's histogram.
+# The worker runs with a view that keeps exemplars of its native histogram (ExemplarFilter AlwaysOn):
+# scripts/e2e-check-native-exemplars.py decodes its protobuf scrape with classes protoc generates
+# from client_model's metrics.proto and checks Histogram.exemplars (timestamps, values, none on the
+# classic buckets); Prometheus reads that field from 2.51.0 only, so with Debian's 2.42 the scrape's
+# own message is the check, and from 2.51.0 the native server must hold them too.
 # A second make of scraper and a strict parser that no one here wrote: VictoriaMetrics (Debian's
 # victoria-metrics) scrapes both the sample and the worker beside Prometheus, and
 # scripts/e2e-check-victoriametrics.py reads back through its query API the exact /hello count,
@@ -69,8 +74,8 @@
 # `dotnet tool install`, pinned) attached to the sample reads the registry's counter and histogram
 # under meter ScalableMetrics while /metrics is requested (scripts/e2e-check-counters.py).
 # Installs ab (apache2-utils), prometheus and promtool (prometheus), victoria-metrics,
-# python3-prometheus-client, protoc (protobuf-compiler), python3-protobuf, python3-grpcio and curl
-# from Debian's packages if missing.
+# python3-prometheus-client, protoc (protobuf-compiler) and its well-known types (libprotobuf-dev),
+# python3-protobuf, python3-grpcio and curl from Debian's packages if missing.
 set -euo pipefail
 
 REQUESTS=200000
@@ -110,6 +115,8 @@ install_missing_tools() {
   command -v victoria-metrics >/dev/null 2>&1 || missing+=(victoria-metrics)
   "$DEBIAN_PYTHON" -c 'import prometheus_client.openmetrics.parser' >/dev/null 2>&1 || missing+=(python3-prometheus-client)
   command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
+  # protoc's well-known types (google/protobuf/timestamp.proto, which client_model's metrics.proto imports).
+  [[ -f /usr/include/google/protobuf/timestamp.proto ]] || missing+=(libprotobuf-dev)
   "$DEBIAN_PYTHON" -c 'import google.protobuf' >/dev/null 2>&1 || missing+=(python3-protobuf)
   "$DEBIAN_PYTHON" -c 'import grpc' >/dev/null 2>&1 || missing+=(python3-grpcio)
   # The script installs no recommends of prometheus (node exporter, ...).
@@ -348,6 +355,10 @@ trap cleanup EXIT
 mkdir -p "$WORK/otlp-py"
 OTLP_PROTO=tests/Exporter.Tests/OpenTelemetry/Otlp/proto
 protoc -I "$OTLP_PROTO" --python_out="$WORK/otlp-py" $(cd "$OTLP_PROTO" && find opentelemetry -name '*.proto') || fail "protoc could not generate the OTLP classes"
+# client_model's metrics.proto, copied out of io/prometheus/client: Python's own io module would hide a package of that name.
+mkdir -p "$WORK/prometheus-proto" "$WORK/prometheus-py"
+cp tests/Exporter.Tests/Prometheus/Exposition/proto/io/prometheus/client/metrics.proto "$WORK/prometheus-proto/"
+protoc -I "$WORK/prometheus-proto" --python_out="$WORK/prometheus-py" metrics.proto || fail "protoc could not generate the client_model classes"
 # Started in this shell, not in $( ), so that their pids stay in PROMETHEUS_PIDS for cleanup.
 start_otlp_receiver sample --grpc >"$WORK/otlp-sample.url"
 SAMPLE_OTLP_URL=$(<"$WORK/otlp-sample.url")
@@ -400,7 +411,9 @@ dotnet build samples/Worker -c Release -nologo -v quiet -clp:ErrorsOnly >"$WORK/
 }
 worker_port=$(free_port)
 WORKER_URL="https://127.0.0.1:$worker_port"
+WORKER_STARTED=$(date +%s)
 dotnet samples/Worker/bin/Release/net10.0/ScalableMetrics.Samples.Worker.dll --ScalableMetrics:ScrapeListener:Port="$worker_port" \
+  --ScalableMetrics:Registry:Views:0:Instrument=worker.item.number --ScalableMetrics:Registry:Views:0:ExemplarFilter=AlwaysOn \
   --ScalableMetrics:ScrapeListener:WebConfigFile="$WORK/tls/web-config.yml" \
   --OTEL_EXPORTER_OTLP_CERTIFICATE="$WORK/tls/ca.pem" --OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE="$WORK/tls/client.pem" \
   --OTEL_EXPORTER_OTLP_CLIENT_KEY="$WORK/tls/client.key" \
@@ -510,6 +523,9 @@ native_status=0
   python3 scripts/e2e-check-native.py "$NATIVE_PROMETHEUS_URL" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
   SSL_CERT_FILE="$WORK/tls/ca.pem" SCRAPE_AUTHORIZATION="$WORKER_AUTHORIZATION" \
     python3 scripts/e2e-check-classic.py "$PROMETHEUS_URL" "$WORKER_URL/metrics" ScalableMetrics "$WORKER_ITEMS" || native_status=$?
+  SSL_CERT_FILE="$WORK/tls/ca.pem" SCRAPE_AUTHORIZATION="$WORKER_AUTHORIZATION" \
+    "$DEBIAN_PYTHON" scripts/e2e-check-native-exemplars.py "$NATIVE_PROMETHEUS_URL" "$WORKER_URL/metrics" ScalableMetrics "$WORKER_ITEMS" \
+    "$WORK/prometheus-py" "$WORKER_STARTED" || native_status=$?
 } >"$WORK/native-check.txt" 2>&1
 
 echo "e2e: checking the values VictoriaMetrics stored, and the OpenMetrics bodies with a strict parser"
@@ -596,7 +612,7 @@ echo
 ((exemplar_status == 0)) || fail "exemplars were not stored as expected (see above)"
 ((victoriametrics_status == 0)) || fail "VictoriaMetrics did not store the exact values (see above)"
 ((openmetrics_status == 0)) || fail "the strict OpenMetrics parser rejected a body (see above)"
-((native_status == 0)) || fail "the native-histograms Prometheus did not store the exact values, the quantile was off, or the protobuf message's classic buckets were not those stored (see above)"
+((native_status == 0)) || fail "the native-histograms Prometheus did not store the exact values, the quantile was off, the protobuf message's classic buckets were not those stored, or its native exemplars were wrong (see above)"
 ((counters_status == 0)) || fail "dotnet-counters did not read the registry's counter and histogram (see above)"
 ((otlp_status == 0)) || fail "the OTLP receivers did not get the exact values (see above)"
 # A real OTLP backend that reads the data (the Aspire dashboard), after the checks above.

@@ -390,7 +390,7 @@ public sealed class MetricRegistry
         }
 
         ExponentialBuckets buckets = ExponentialBuckets.Create(scale, minValue, maxValue, maxBuckets, classicBoundaries);
-        PartitionedExponentialHistogram histogram = GetOrCreate(name, unit, s => new PartitionedExponentialHistogram(s.Name, unit, description, buckets, _arena, s.MaxSeries, s.TagLimits));
+        PartitionedExponentialHistogram histogram = GetOrCreate(name, unit, s => new PartitionedExponentialHistogram(s.Name, unit, description, buckets, _arena, s.MaxSeries, s.TagLimits, s.ExemplarFilter));
         if (!histogram.Buckets.SameAs(buckets))
         {
             throw new ArgumentException(

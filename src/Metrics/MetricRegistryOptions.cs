@@ -61,12 +61,15 @@ public class MetricRegistryOptions
     /// </remarks>
     public long MaxPromotedBytes { get; set; } = DefaultMaxPromotedBytes;
 
-    /// <summary>Which measurements counters (<see cref="PartitionedCounter"/>, <see cref="PartitionedDoubleCounter"/>)
-    /// and histograms (<see cref="PartitionedHistogram"/>) keep as an <see cref="Exemplar"/>: per
+    /// <summary>Which measurements counters (<see cref="PartitionedCounter"/>, <see cref="PartitionedDoubleCounter"/>),
+    /// histograms (<see cref="PartitionedHistogram"/>) and exponential histograms
+    /// (<see cref="PartitionedExponentialHistogram"/>) keep as an <see cref="Exemplar"/>: per
     /// series and partition, the last sampled measurement (per histogram bucket: the last in that
-    /// bucket), with its time and the current <see cref="System.Diagnostics.Activity"/>'s trace and
-    /// span; a collection reads the newest over partitions (<see cref="CounterReading.Exemplar"/>,
-    /// <see cref="DoubleReading.Exemplar"/>, <see cref="HistogramReading.Exemplars"/>).</summary>
+    /// bucket; an exponential histogram: min(20, max buckets) chosen by reservoir sampling, as
+    /// OpenTelemetry's <c>SimpleFixedSizeExemplarReservoir</c>), with its time and the current
+    /// <see cref="System.Diagnostics.Activity"/>'s trace and span; a collection reads the newest over
+    /// partitions (<see cref="CounterReading.Exemplar"/>, <see cref="DoubleReading.Exemplar"/>,
+    /// <see cref="HistogramReading.Exemplars"/>, <see cref="ExponentialHistogramReading.Exemplars"/>).</summary>
     /// <remarks>
     /// <para>Default: <see cref="ExemplarFilter.None"/>: nothing is kept or allocated, and an add or
     /// record runs the same instructions as without exemplars. With <see cref="ExemplarFilter.AlwaysOn"/>, every
@@ -75,8 +78,11 @@ public class MetricRegistryOptions
     /// measurement also reads the clock and writes a slot behind a sequence lock (never a lock, never
     /// an allocation once its partition's slots exist); an unsampled one reads <see cref="System.Diagnostics.Activity.Current"/>.</para>
     /// <para>Memory goes only where sampled measurements happen: a series' table of partitions on its
-    /// first, a partition's slots (about 40 bytes per counter or per histogram bucket) on its first
-    /// in that partition. Exemplars are exported where the format carries them (OpenMetrics, protobuf).</para>
+    /// first, a partition's slots (about 40 bytes per counter or per histogram bucket, 20 × 40 bytes per
+    /// exponential histogram) on its first in that partition; an exponential histogram's series also
+    /// counts its sampled measurements, in 128 bytes per partition. Exemplars are exported where the
+    /// format carries them (OpenMetrics, protobuf, OTLP); an exponential histogram's only in protobuf
+    /// (<c>Histogram.exemplars</c>) and OTLP.</para>
     /// </remarks>
     public ExemplarFilter ExemplarFilter { get; set; } = ExemplarFilter.None;
 

@@ -19,7 +19,7 @@ public enum ExemplarFilter
 
     /// <summary>
     /// Every measurement is offered (OpenTelemetry's <c>AlwaysOn</c>): each series, partition and
-    /// bucket keeps its last, with the trace and span of <see cref="System.Diagnostics.Activity.Current"/>
+    /// bucket keeps its last (an exponential histogram's series and partition, a sample of a fixed size), with the trace and span of <see cref="System.Diagnostics.Activity.Current"/>
     /// where there is one (recorded or not), and none where there is not. Each add or record reads the
     /// clock and writes a slot behind a sequence lock: the costliest filter, for services that want an
     /// exemplar on every series whether traced or not.

@@ -108,10 +108,20 @@ public abstract unsafe class PartitionedSeries : Series
     /// <param name="exemplarFilter">Which adds keep an exemplar (<see cref="ExemplarFilter.None"/>: none).</param>
     /// <param name="exemplarSlotCount">The exemplars it keeps per partition: one per slot an add offers (a counter's 1, a histogram's buckets).</param>
     private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount, ExemplarFilter exemplarFilter = ExemplarFilter.None, int exemplarSlotCount = 0)
+        : this(tags, arena, slotCount, ExemplarReservoir.Create(exemplarFilter, exemplarSlotCount))
+    {
+    }
+
+    /// <summary>Creates the series' slots in <paramref name="arena"/>, with the exemplars given.</summary>
+    /// <param name="tags">The series' tags.</param>
+    /// <param name="arena">Where its slots are.</param>
+    /// <param name="slotCount">How many slots it takes in each region.</param>
+    /// <param name="exemplars">Its exemplars, offered every add, or null where it keeps none.</param>
+    private protected PartitionedSeries(TagSet tags, PartitionArena arena, int slotCount, ExemplarReservoir? exemplars)
         : base(tags)
     {
         Debug.Assert(arena.Compact != arena, "series are created in a per-partition arena, which has its compact one");
-        _exemplars = ExemplarReservoir.Create(exemplarFilter, exemplarSlotCount);
+        _exemplars = exemplars;
         _slotCount = slotCount;
         if (arena.StartsCompact)
         {

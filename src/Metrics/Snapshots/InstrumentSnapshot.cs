@@ -47,6 +47,7 @@ internal sealed class InstrumentSnapshot
     private int _bucketCount;
     private ExponentialBuckets? _exponentialBuckets;
     private long[] _point = [];
+    private Exemplar[] _pointExemplars = [];
 
     // Room for where each series' slots are during the read.
     private SlotRange[] _ranges = [];
@@ -97,18 +98,19 @@ internal sealed class InstrumentSnapshot
 
     /// <summary>
     /// The point of series <paramref name="index"/> of an exponential histogram: what its reading
-    /// carries (trimmed, downscaled to fit the instrument's maximum buckets, classic counts cumulative).
+    /// carries (trimmed, downscaled to fit the instrument's maximum buckets, classic counts
+    /// cumulative, its sampled exemplars where it keeps them).
     /// </summary>
     /// <returns>The point, valid until the next point or read.</returns>
     public ExponentialHistogramPoint ExponentialHistogramAt(int index)
     {
         ExponentialBuckets buckets = _exponentialBuckets!;
-        return ExponentialHistogramPoint.Of(buckets, ExponentialCountsAt(index), _doubles[index], Grow(ref _point, ExponentialHistogramPoint.RoomFor(buckets)).AsSpan(0, ExponentialHistogramPoint.RoomFor(buckets)));
+        return ExponentialHistogramPoint.Of(buckets, ExponentialCountsAt(index), _doubles[index], Grow(ref _point, ExponentialHistogramPoint.RoomFor(buckets)).AsSpan(0, ExponentialHistogramPoint.RoomFor(buckets)), SampledExemplarsAt(index));
     }
 
     /// <summary>Series <paramref name="index"/> of an exponential histogram as a reading of its own (the values of <see cref="ExponentialHistogramAt"/>, in arrays of its own).</summary>
     public ExponentialHistogramReading ExponentialHistogramReadingAt(int index) =>
-        ExponentialHistogramReading.Create(TagsAt(index), _exponentialBuckets!, ExponentialCountsAt(index), _doubles[index]);
+        ExponentialHistogramReading.Create(TagsAt(index), _exponentialBuckets!, ExponentialCountsAt(index), _doubles[index], SampledExemplarsAt(index));
 
     /// <summary>The count of series <paramref name="index"/> of an operation: where it has boundaries, its bucket counts' sum, saturating.</summary>
     public long OperationCountAt(int index)
@@ -126,6 +128,29 @@ internal sealed class InstrumentSnapshot
 
     /// <summary>The time series <paramref name="index"/> of an operation measured, in seconds.</summary>
     public double ElapsedSecondsAt(int index) => (double)ElapsedTimestampTicksAt(index) / Stopwatch.Frequency;
+
+    /// <summary>
+    /// The sampled exemplars of series <paramref name="index"/> of an exponential histogram, oldest
+    /// first (a reservoir's read leaves its kept ones first, then nulls), copied into room kept from
+    /// point to point; empty where the series keeps none.
+    /// </summary>
+    internal ReadOnlySpan<Exemplar> SampledExemplarsAt(int index)
+    {
+        ArraySegment<Exemplar?> read = BucketExemplarsAt(index);
+        Span<Exemplar> kept = Grow(ref _pointExemplars, read.Count).AsSpan(0, read.Count);
+        int count = 0;
+        foreach (Exemplar? exemplar in read.AsSpan())
+        {
+            if (exemplar is not { } value)
+            {
+                break;
+            }
+
+            kept[count++] = value;
+        }
+
+        return kept[..count];
+    }
 
     /// <summary>An exponential histogram's count slots of series <paramref name="index"/> as read (the zero bucket, the positive buckets, the classic buckets).</summary>
     internal ReadOnlySpan<long> ExponentialCountsAt(int index) => _longs.AsSpan(index * _longStride, _exponentialBuckets!.CountSlots);
@@ -232,7 +257,7 @@ internal sealed class InstrumentSnapshot
         for (int i = 0; i < series.Length; i++)
         {
             Span<Exemplar?> ofSeries = exemplars.Slice(i * perSeries, perSeries);
-            kept[i] = series[i].Exemplars is { } reservoir && reservoir.ReadNewestOfEach(ofSeries);
+            kept[i] = series[i].Exemplars is { } reservoir && reservoir.ReadInto(ofSeries);
             if (!kept[i])
             {
                 ofSeries.Clear();

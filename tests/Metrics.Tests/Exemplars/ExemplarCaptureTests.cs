@@ -144,7 +144,7 @@ public class ExemplarCaptureTests
     [Fact]
     public void TheNewestTimestampWinsAcrossPartitions()
     {
-        var reservoir = new ExemplarReservoir(slotCount: 2);
+        var reservoir = new BucketExemplarReservoir(slotCount: 2);
         ActivityTraceId trace = ActivityTraceId.CreateRandom();
         ActivitySpanId span = ActivitySpanId.CreateRandom();
 

@@ -85,6 +85,7 @@ internal abstract class LineFormatWriter : ExpositionWriter
     /// The text formats have no native histogram: its classic buckets (<see cref="ClassicBuckets"/>:
     /// the instrument's classic boundaries, else its non-empty exponential buckets), then
     /// <c>le="+Inf"</c>, <c>_sum</c> and <c>_count</c>, so that no text scrape leaves the instrument out.
+    /// Without its exemplars: they are a native histogram's, in no bucket of their own (protobuf only).
     /// </summary>
     /// <inheritdoc/>
     public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramPoint point, DateTimeOffset? created = null)

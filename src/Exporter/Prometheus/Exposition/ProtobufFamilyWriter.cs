@@ -157,8 +157,12 @@ internal sealed class ProtobufFamilyWriter
         _family.EndMessage(metric);
     }
 
-    /// <summary>An exponential histogram's series as a native histogram (<see cref="NativeHistogramEncoder"/>), with the classic buckets given, if any, in the same message,
-    /// and its <c>created_timestamp</c> where <paramref name="created"/> is known.</summary>
+    /// <summary>
+    /// An exponential histogram's series as a native histogram (<see cref="NativeHistogramEncoder"/>), with the classic buckets given, if any, in the same message,
+    /// its <c>created_timestamp</c> where <paramref name="created"/> is known, and its sampled exemplars (<see cref="ExponentialHistogramPoint.Exemplars"/>)
+    /// in <c>exemplars</c>, the field client_model keeps for a native histogram's, each with its timestamp, which Prometheus requires there
+    /// (client_golang writes its native exemplars there too). The classic buckets carry none, as before.
+    /// </summary>
     public void AddNativeHistogram(LabelBlock labels, ExponentialHistogramPoint point, ClassicBuckets? classic, DateTimeOffset? created = null)
     {
         int metric = BeginMetric(labels);
@@ -176,6 +180,11 @@ internal sealed class ProtobufFamilyWriter
         if (created is { } start)
         {
             WriteTimestamp(ProtobufMessages.HistogramCreatedTimestamp, start);
+        }
+
+        foreach (Exemplar exemplar in point.Exemplars)
+        {
+            WriteExemplar(ProtobufMessages.HistogramExemplars, exemplar);
         }
 
         _family.EndMessage(histogram);

@@ -47,6 +47,9 @@ internal static class ProtobufMessages
     public const int HistogramPositiveSpan = 12;
     public const int HistogramPositiveDelta = 13;
 
+    // Histogram.exemplars: a native histogram's, each with a timestamp (client_model#80).
+    public const int HistogramExemplars = 16;
+
     // Exemplar, and google.protobuf.Timestamp.
     public const int ExemplarLabel = 1;
     public const int ExemplarValue = 2;

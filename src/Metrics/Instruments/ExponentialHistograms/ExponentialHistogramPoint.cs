@@ -13,8 +13,9 @@ namespace ScalableMetrics.Instruments.ExponentialHistograms;
 internal readonly ref struct ExponentialHistogramPoint
 {
     /// <summary>A point of the given buckets; <see cref="Count"/> is the zero count plus the positive bucket counts, saturating.</summary>
-    public ExponentialHistogramPoint(int scale, double zeroThreshold, long zeroCount, int positiveOffset, ReadOnlySpan<long> positiveBucketCounts, double sum, IReadOnlyList<double> classicBoundaries, ReadOnlySpan<long> classicCumulativeCounts, long classicCount)
+    public ExponentialHistogramPoint(int scale, double zeroThreshold, long zeroCount, int positiveOffset, ReadOnlySpan<long> positiveBucketCounts, double sum, IReadOnlyList<double> classicBoundaries, ReadOnlySpan<long> classicCumulativeCounts, long classicCount, ReadOnlySpan<Exemplar> exemplars = default)
     {
+        Exemplars = exemplars;
         Scale = scale;
         ZeroThreshold = zeroThreshold;
         ZeroCount = zeroCount;
@@ -59,6 +60,9 @@ internal readonly ref struct ExponentialHistogramPoint
     /// <summary>The values recorded per the classic buckets (the +∞ bucket's cumulative count).</summary>
     public long ClassicCount { get; }
 
+    /// <summary>The series' sampled exemplars, oldest first (empty where it keeps none): see <see cref="ExponentialHistogramReading.Exemplars"/>.</summary>
+    public ReadOnlySpan<Exemplar> Exemplars { get; }
+
     /// <summary>The upper boundary of positive bucket <paramref name="j"/>: base^(<see cref="PositiveOffset"/> + j + 1).</summary>
     public double PositiveBucketUpperBoundary(int j) => ExponentialBuckets.LowerBoundary(PositiveOffset + j + 1, Scale);
 
@@ -76,7 +80,8 @@ internal readonly ref struct ExponentialHistogramPoint
     /// <param name="counts">The series' count slots, <see cref="ExponentialBuckets.CountSlots"/> of them.</param>
     /// <param name="sum">The series' sum.</param>
     /// <param name="room">Where the merged and cumulative counts are written: at least <see cref="RoomFor"/>, not overlapping <paramref name="counts"/>.</param>
-    public static ExponentialHistogramPoint Of(ExponentialBuckets buckets, ReadOnlySpan<long> counts, double sum, Span<long> room)
+    /// <param name="exemplars">The series' sampled exemplars, oldest first, read before the counts; empty for none.</param>
+    public static ExponentialHistogramPoint Of(ExponentialBuckets buckets, ReadOnlySpan<long> counts, double sum, Span<long> room, ReadOnlySpan<Exemplar> exemplars = default)
     {
         IReadOnlyList<double> classicBoundaries = [];
         ReadOnlySpan<long> classicCumulative = default;
@@ -102,7 +107,7 @@ internal readonly ref struct ExponentialHistogramPoint
         int first = positive.IndexOfAnyExcept(0L);
         if (first < 0)
         {
-            return new ExponentialHistogramPoint(buckets.Scale, buckets.ZeroThreshold, counts[0], 0, default, sum, classicBoundaries, classicCumulative, classicCount);
+            return new ExponentialHistogramPoint(buckets.Scale, buckets.ZeroThreshold, counts[0], 0, default, sum, classicBoundaries, classicCumulative, classicCount, exemplars);
         }
 
         int last = positive.LastIndexOfAnyExcept(0L);
@@ -123,6 +128,6 @@ internal readonly ref struct ExponentialHistogramPoint
             bucket = SaturatingCounts.Add(bucket, positive[j]);
         }
 
-        return new ExponentialHistogramPoint(buckets.Scale - shift, buckets.ZeroThreshold, counts[0], offset, merged, sum, classicBoundaries, classicCumulative, classicCount);
+        return new ExponentialHistogramPoint(buckets.Scale - shift, buckets.ZeroThreshold, counts[0], offset, merged, sum, classicBoundaries, classicCumulative, classicCount, exemplars);
     }
 }

@@ -24,10 +24,12 @@ public sealed class ExponentialHistogramReading
     // Arrays of the reading's own, which Point lends as spans.
     private readonly long[] _positiveBucketCounts;
     private readonly long[] _classicCumulativeCounts;
+    private readonly Exemplar[] _exemplars;
 
     // The reading of a point: its scalars, and its spans as the arrays given.
-    private ExponentialHistogramReading(TagSet tags, ExponentialHistogramPoint point, long[] positiveBucketCounts, long[] classicCumulativeCounts)
+    private ExponentialHistogramReading(TagSet tags, ExponentialHistogramPoint point, long[] positiveBucketCounts, long[] classicCumulativeCounts, Exemplar[] exemplars)
     {
+        _exemplars = exemplars;
         Tags = tags;
         Scale = point.Scale;
         ZeroThreshold = point.ZeroThreshold;
@@ -79,9 +81,20 @@ public sealed class ExponentialHistogramReading
     /// plus those above the last boundary; <see cref="Count"/> but for records under way.</summary>
     public long ClassicCount { get; }
 
+    /// <summary>
+    /// The series' sampled exemplars, oldest first: with <see cref="MetricRegistryOptions.ExemplarFilter"/>
+    /// (or a view's) on, up to min(20, <see cref="PartitionedExponentialHistogram.MaxBuckets"/>) of
+    /// the measurements the filter sampled, chosen by reservoir sampling as OpenTelemetry's
+    /// <c>SimpleFixedSizeExemplarReservoir</c> chooses them; empty where the series keeps none or
+    /// none was sampled yet.
+    /// </summary>
+    /// <remarks>Read before the counts: every exemplar's record is counted in the buckets. Not tied
+    /// to a bucket: an exemplar's bucket is the one its <see cref="Exemplar.Value"/> falls in.</remarks>
+    public IReadOnlyList<Exemplar> Exemplars => _exemplars;
+
     /// <summary>The reading as a point (the form the exposition writes), over the reading's own arrays: nothing allocated.</summary>
     internal ExponentialHistogramPoint Point =>
-        new(Scale, ZeroThreshold, ZeroCount, PositiveOffset, _positiveBucketCounts, Sum, ClassicBoundaries, _classicCumulativeCounts, ClassicCount);
+        new(Scale, ZeroThreshold, ZeroCount, PositiveOffset, _positiveBucketCounts, Sum, ClassicBoundaries, _classicCumulativeCounts, ClassicCount, _exemplars);
 
     /// <summary>A reading of buckets counted elsewhere (an OpenTelemetry exponential histogram point), empty buckets at either end trimmed.</summary>
     internal static ExponentialHistogramReading Of(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum)
@@ -90,14 +103,14 @@ public sealed class ExponentialHistogramReading
         int last = positiveBucketCounts.AsSpan().LastIndexOfAnyExcept(0L);
         long[] trimmed = first < 0 ? [] : positiveBucketCounts[first..(last + 1)];
         var point = new ExponentialHistogramPoint(scale, zeroThreshold, zeroCount, first < 0 ? 0 : positiveOffset + first, trimmed, sum, [], default, 0);
-        return new ExponentialHistogramReading(tags, point, trimmed, []);
+        return new ExponentialHistogramReading(tags, point, trimmed, [], []);
     }
 
-    /// <summary>The reading of <paramref name="counts"/> (zero bucket first, then the instrument's positive buckets, then its classic buckets), downscaled to fit (<see cref="ExponentialHistogramPoint.Of"/>).</summary>
-    internal static ExponentialHistogramReading Create(TagSet tags, ExponentialBuckets buckets, ReadOnlySpan<long> counts, double sum)
+    /// <summary>The reading of <paramref name="counts"/> (zero bucket first, then the instrument's positive buckets, then its classic buckets), downscaled to fit (<see cref="ExponentialHistogramPoint.Of"/>), with <paramref name="exemplars"/> (oldest first).</summary>
+    internal static ExponentialHistogramReading Create(TagSet tags, ExponentialBuckets buckets, ReadOnlySpan<long> counts, double sum, ReadOnlySpan<Exemplar> exemplars = default)
     {
         int room = ExponentialHistogramPoint.RoomFor(buckets);
-        ExponentialHistogramPoint point = ExponentialHistogramPoint.Of(buckets, counts, sum, room <= MaxStackRoom ? stackalloc long[room] : new long[room]);
-        return new ExponentialHistogramReading(tags, point, point.PositiveBucketCounts.ToArray(), point.ClassicCumulativeCounts.ToArray());
+        ExponentialHistogramPoint point = ExponentialHistogramPoint.Of(buckets, counts, sum, room <= MaxStackRoom ? stackalloc long[room] : new long[room], exemplars);
+        return new ExponentialHistogramReading(tags, point, point.PositiveBucketCounts.ToArray(), point.ClassicCumulativeCounts.ToArray(), exemplars.ToArray());
     }
 }

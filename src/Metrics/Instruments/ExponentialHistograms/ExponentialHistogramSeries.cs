@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.Exemplars;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Snapshots;
@@ -15,13 +16,18 @@ namespace ScalableMetrics;
 /// <para>Thread-safe. Get one from <see cref="PartitionedExponentialHistogram.Bind"/>, once, and keep it.</para>
 /// <para>Its slots in each region: the zero bucket, one count per positive bucket, one per classic
 /// bucket where the instrument has classic boundaries, then the sum (a <see cref="double"/>).</para>
+/// <para>With <see cref="MetricRegistryOptions.ExemplarFilter"/> (or a view's) on, a record the
+/// filter samples is also offered, after the record, to the series' reservoir of min(20, max
+/// buckets) exemplars per partition (OpenTelemetry's <c>SimpleFixedSizeExemplarReservoir</c>, its
+/// default for Base2 exponential histograms): one per bucket, at the recording scale, would cost
+/// hundreds of slots per partition, and a reading downscales its buckets anyway.</para>
 /// </remarks>
 public sealed class ExponentialHistogramSeries : PartitionedSeries
 {
     private readonly ExponentialBuckets _buckets;
 
-    internal ExponentialHistogramSeries(TagSet tags, PartitionArena arena, ExponentialBuckets buckets)
-        : base(tags, arena, SlotCountFor(buckets))
+    internal ExponentialHistogramSeries(TagSet tags, PartitionArena arena, ExponentialBuckets buckets, ExemplarFilter exemplarFilter = ExemplarFilter.None)
+        : base(tags, arena, SlotCountFor(buckets), ExemplarReservoir.CreateFixedSize(exemplarFilter, ExemplarCountFor(buckets), offeredSlots: buckets.ClassicFirstSlot))
     {
         _buckets = buckets;
     }
@@ -50,9 +56,12 @@ public sealed class ExponentialHistogramSeries : PartitionedSeries
     /// <returns>The cumulative reading.</returns>
     public ExponentialHistogramReading Read()
     {
+        // Exemplars first, so that every exemplar's record is in the counts read after it.
+        Exemplar?[]? read = Exemplars?.Read();
+        Exemplar[] exemplars = read is null ? [] : [.. read.TakeWhile(static e => e is not null).Select(static e => e!.Value)];
         long[] counts = new long[_buckets.CountSlots];
         double sum = ReadSlotsAndDouble(0, counts, SumSlot);
-        return ExponentialHistogramReading.Create(Tags, _buckets, counts, sum);
+        return ExponentialHistogramReading.Create(Tags, _buckets, counts, sum, exemplars);
     }
 
     /// <summary>Records <paramref name="value"/>, known to be neither NaN nor negative.</summary>
@@ -68,6 +77,9 @@ public sealed class ExponentialHistogramSeries : PartitionedSeries
             Add<SaturatingCell, long>(_buckets.ClassicFirstSlot + classic.Find(value), 1);
         }
     }
+
+    /// <summary>The exemplars a series of <paramref name="buckets"/> keeps per partition and reads: min(20, max buckets), as OpenTelemetry sizes an exponential histogram's reservoir.</summary>
+    internal static int ExemplarCountFor(ExponentialBuckets buckets) => SimpleFixedSizeExemplarReservoir.SizeFor(buckets.MaxBuckets);
 
     /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: the zero bucket, a count per positive bucket, one per classic bucket, then the sum.</summary>
     internal static int SlotCountFor(ExponentialBuckets buckets) => buckets.CountSlots + 1;

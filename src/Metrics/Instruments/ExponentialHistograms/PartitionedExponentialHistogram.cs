@@ -64,12 +64,12 @@ public sealed class PartitionedExponentialHistogram : Instrument
     private readonly SeriesTable<ExponentialHistogramSeries> _series;
     private readonly PartitionArena _arena;
 
-    internal PartitionedExponentialHistogram(string name, string? unit, string? description, ExponentialBuckets buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits)
+    internal PartitionedExponentialHistogram(string name, string? unit, string? description, ExponentialBuckets buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(name, unit, description)
     {
         _arena = arena;
         Buckets = buckets;
-        _series = new SeriesTable<ExponentialHistogramSeries>(maxSeries, tagLimits, tags => new ExponentialHistogramSeries(tags, arena, buckets));
+        _series = new SeriesTable<ExponentialHistogramSeries>(maxSeries, tagLimits, tags => new ExponentialHistogramSeries(tags, arena, buckets, exemplarFilter));
     }
 
     /// <summary>The scale the instrument records at (from -4 to 8, Prometheus' native histogram schemas): base 2^(2^-scale).</summary>
@@ -144,18 +144,21 @@ public sealed class PartitionedExponentialHistogram : Instrument
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
     public ExponentialHistogramSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
 
-    /// <summary>Sums every series' partitions: bucket counts and sums, each reading downscaled to fit <see cref="MaxBuckets"/>.</summary>
+    /// <summary>Sums every series' partitions: bucket counts and sums, each reading downscaled to fit <see cref="MaxBuckets"/>; and reads each series' sampled exemplars (<see cref="ExponentialHistogramReading.Exemplars"/>).</summary>
     /// <returns>One reading per series, in no particular order.</returns>
     /// <remarks>One pass over the series' slots, region by region; serialized with every other read of the registry's series.</remarks>
     public IReadOnlyList<ExponentialHistogramReading> Collect() =>
         SnapshotReadings.Of(this, static (snapshot, i) => snapshot.ExponentialHistogramReadingAt(i));
 
     /// <inheritdoc/>
+    /// <remarks>Each series' sampled exemplars first, where the series keep them (so that every
+    /// exemplar's record is in the counts read after it), then one pass over the arena.</remarks>
     internal override void ReadInto(InstrumentSnapshot snapshot)
     {
         ArraySegment<ExponentialHistogramSeries> series = _series.Series;
         snapshot.BeginSeries(series, ExponentialHistogramSeries.SlotCountFor(Buckets), doubles: true);
         snapshot.SetExponentialBuckets(Buckets);
+        snapshot.ReadExemplars<ExponentialHistogramSeries>(series, ExponentialHistogramSeries.ExemplarCountFor(Buckets));
         ExponentialHistogramSeries.ReadAllInto(_arena, series, Buckets, snapshot);
     }
 

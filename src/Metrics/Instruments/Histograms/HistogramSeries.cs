@@ -62,10 +62,10 @@ public sealed class HistogramSeries : PartitionedSeries
     internal void RecordValid(double value) => AddCountAndValue<DoubleCell, double>(_buckets.Find(value), SumSlot, value);
 
     /// <summary>The newest exemplar of each bucket, or null where none was ever kept (or the registry keeps none).</summary>
-    internal Exemplar?[]? ReadExemplars() => Exemplars?.ReadNewestOfEach();
+    internal Exemplar?[]? ReadExemplars() => Exemplars?.Read();
 
     /// <summary>As <see cref="ReadExemplars"/>, into <paramref name="exemplars"/> (one per bucket): false, and nothing written, where none was ever kept.</summary>
-    internal bool ReadExemplarsInto(Span<Exemplar?> exemplars) => Exemplars?.ReadNewestOfEach(exemplars) ?? false;
+    internal bool ReadExemplarsInto(Span<Exemplar?> exemplars) => Exemplars?.ReadInto(exemplars) ?? false;
 
     /// <summary>The slots a series of <paramref name="buckets"/> takes in each region: a count per bucket, then the sum.</summary>
     internal static int SlotCountFor(HistogramBuckets buckets) => buckets.BucketCount + 1;

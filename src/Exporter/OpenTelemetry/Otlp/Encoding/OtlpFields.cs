@@ -63,6 +63,7 @@ internal static class OtlpFields
     public const int ExponentialScale = 6;
     public const int ExponentialZeroCount = 7;
     public const int ExponentialPositive = 8;
+    public const int ExponentialExemplars = 11;
     public const int ExponentialZeroThreshold = 14;
     public const int BucketsOffset = 1;
     public const int BucketsCounts = 2;

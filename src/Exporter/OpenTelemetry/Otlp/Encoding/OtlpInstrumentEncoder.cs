@@ -258,7 +258,8 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         EndSum(data, delta, monotonic: null);
     }
 
-    // From the snapshot, each series as a reading of its own: a delta's baseline is the series' committed reading.
+    // From the snapshot, each series as a reading of its own (its sampled exemplars read first
+    // where the series keep them): a delta's baseline is the series' committed reading.
     public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
     {
         histogram.ReadInto(_snapshot);
@@ -288,6 +289,11 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             output.Fixed64(OtlpFields.ExponentialZeroCount, (ulong)(reading.ZeroCount - (baseline?.ZeroCount ?? 0)));
             WritePositiveBuckets(reading, baseline);
             output.Double(OtlpFields.ExponentialZeroThreshold, reading.ZeroThreshold);
+            foreach (Exemplar exemplar in reading.Exemplars)
+            {
+                WriteExemplar(OtlpFields.ExponentialExemplars, exemplar, start, delta, asInt: false);
+            }
+
             EndPoint(point);
         }
 
