@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Naming;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics.SeriesTables;
@@ -95,6 +96,10 @@ internal sealed class SeriesTable<TSeries>
     // _removing's and _retired's entries: 0 lets a collection end without the lock.
     private int _pendingWork;
 
+    // Idle expiry's state by index (MarkIdle): null until a collection with expiry on.
+    private int[]? _idleCounts;
+    private long[]? _digests;
+
     // Series created for callers' tag sets (not the overflow series): the limit's count, read
     // without a lock on the miss path and raised under _lock.
     private int _createdCount;
@@ -179,8 +184,19 @@ internal sealed class SeriesTable<TSeries>
     /// partitioned series' reading is its final one, <see cref="RetiredSeries"/>), then reclaims the
     /// memory of retired series no thread can write any more.
     /// </summary>
-    public void EndRead(long read)
+    /// <param name="read">The collection's number, from <see cref="BeginRead"/>.</param>
+    /// <param name="snapshot">What it read: where idle expiry looks for series whose reading did not change.</param>
+    /// <param name="idleCollections">Idle expiry: mark the series unchanged for this many collections in a row, bound ones aside; 0: none.</param>
+    public void EndRead(long read, InstrumentSnapshot snapshot, int idleCollections)
     {
+        if (idleCollections > 0)
+        {
+            lock (_lock)
+            {
+                MarkIdle(snapshot, idleCollections);
+            }
+        }
+
         if (Volatile.Read(ref _pendingWork) == 0)
         {
             return;
@@ -466,6 +482,11 @@ internal sealed class SeriesTable<TSeries>
             Volatile.Write(ref _count, _count + 1);
         }
 
+        if (_idleCounts is not null && series.Index < _idleCounts.Length)
+        {
+            _idleCounts[series.Index] = -1;
+        }
+
         LiveSeries live = _live;
         TSeries[] array = live.Array;
         if (live.Count == array.Length)
@@ -497,6 +518,41 @@ internal sealed class SeriesTable<TSeries>
         (_removing ??= []).Add((series, markedAt));
         Volatile.Write(ref _pendingWork, _pendingWork + 1);
         return true;
+    }
+
+    // Under _lock: idle expiry. Each series read keeps its reading's digest and the collections in a
+    // row that read it unchanged (by index; -1: none read yet); at idleCollections it is marked, and
+    // the next collection exports it a last time. A bound series is in use, and never expires.
+    private void MarkIdle(InstrumentSnapshot snapshot, int idleCollections)
+    {
+        if (_idleCounts is null || _idleCounts.Length < _series.Length)
+        {
+            int from = _idleCounts?.Length ?? 0;
+            Array.Resize(ref _idleCounts, _series.Length);
+            Array.Resize(ref _digests, _series.Length);
+            _idleCounts.AsSpan(from).Fill(-1);
+        }
+
+        for (int i = 0; i < snapshot.Count; i++)
+        {
+            var series = (TSeries)snapshot.KeyAt(i);
+            int index = series.Index;
+            if (series.IsMarked || !ReferenceEquals(_series[index], series))
+            {
+                continue;
+            }
+
+            long digest = snapshot.DigestAt(i);
+            if (_idleCounts[index] < 0 || _digests![index] != digest)
+            {
+                _digests![index] = digest;
+                _idleCounts[index] = 0;
+            }
+            else if (++_idleCounts[index] >= idleCollections && !series.IsBound)
+            {
+                Mark(series);
+            }
+        }
     }
 
     // Under _lock: unlinks the marked series that collection read (numbered past their mark) read.

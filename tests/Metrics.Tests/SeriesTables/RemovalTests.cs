@@ -250,6 +250,59 @@ public class RemovalTests
         Assert.Equal((long)threads * AddsPerThread, exports.Total + counter.Removals.LateAdds);
     }
 
+    [Fact]
+    public void IdleExpiryRemovesExactlyTheSeriesUnwrittenForNCollectionsAndNeverABoundOne()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { RemoveSeriesIdleForCollections = 2 });
+        PartitionedCounter counter = registry.CreateCounter("test.idle");
+        var c = new KeyValuePair<string, object?>("tenant", "c");
+        counter.Add(1, s_a);
+        counter.Add(1, s_b);
+        counter.Bind(c).Add(1);
+
+        // Collection 1 sees each series first; 2 and 3 see b and c unchanged; a is written before each.
+        string[] Tenants() => [.. counter.Collect().Select(r => (string)r.Tags.AsSpan()[0].Value!).Order()];
+        Assert.Equal(["a", "b", "c"], Tenants());
+        counter.Add(1, s_a);
+        Assert.Equal(["a", "b", "c"], Tenants());
+        counter.Add(1, s_a);
+
+        // The second unchanged collection marks b; the next exports it a last time, then it is gone.
+        Assert.Equal(["a", "b", "c"], Tenants());
+        counter.Add(1, s_a);
+        Assert.Equal(["a", "b", "c"], Tenants());
+        Assert.Equal(["a", "c"], Tenants());
+        Assert.Equal(["a", "c"], Tenants());
+
+        // An expired series' tags recorded again make a new series, from zero.
+        counter.Add(6, s_b);
+        Assert.Equal(6, counter.Collect().Single(r => r.Tags.AsSpan()[0].Value is "b").Value);
+    }
+
+    [Fact]
+    public void IdleExpiryBelowOneIsRefused()
+    {
+        var e = Assert.Throws<ArgumentOutOfRangeException>("options", () => new MetricRegistry(new MetricRegistryOptions { RemoveSeriesIdleForCollections = 0 }));
+        Assert.Contains(nameof(MetricRegistryOptions.RemoveSeriesIdleForCollections), e.Message, StringComparison.Ordinal);
+        Assert.Null(new MetricRegistry().RemoveSeriesIdleForCollections);
+    }
+
+    [Theory]
+    [MemberData(nameof(Kinds))]
+    public void IdleExpiryRemovesAnUnwrittenSeriesOfEveryKind(string kind)
+    {
+        var instrument = new KindUnderTest(new MetricRegistry(new MetricRegistryOptions { RemoveSeriesIdleForCollections = 1 }), kind);
+        instrument.Record(2, s_a);
+        instrument.Record(1, s_b);
+        Assert.Equal(2, instrument.Read(s_a));
+        instrument.Record(1, s_b);
+        Assert.Equal(2, instrument.Read(s_a));
+        instrument.Record(1, s_b);
+        Assert.Equal(2, instrument.Read(s_a));
+        Assert.Null(instrument.Read(s_a));
+        Assert.Equal(3, instrument.Read(s_b));
+    }
+
     internal static void CollectGarbage()
     {
         for (int i = 0; i < 2; i++)
@@ -355,7 +408,25 @@ public class RemovalTests
 
         public int SeriesCount => Instrument.SeriesCount;
 
-        public void Record(int n, KeyValuePair<string, object?> tag) => RecordBound(Bind(tag), n);
+        /// <summary>Records through the instrument's tagged methods (a lookup per record; the series is not bound).</summary>
+        public void Record(int n, KeyValuePair<string, object?> tag)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                switch (Instrument)
+                {
+                    case PartitionedCounter c: c.Add(1, tag); break;
+                    case PartitionedDoubleCounter c: c.Add(1, tag); break;
+                    case PartitionedUpDownCounter c: c.Add(1, tag); break;
+                    case PartitionedDoubleUpDownCounter c: c.Add(1, tag); break;
+                    case PartitionedHistogram h: h.Record(1, tag); break;
+                    case PartitionedExponentialHistogram h: h.Record(1, tag); break;
+                    case OperationData o: o.Record(TimeSpan.FromMilliseconds(1), tag); break;
+                    case Gauge g: g.Set(Total(TagSet.Create([tag])), tag); break;
+                    case DoubleGauge g: g.Set(Total(TagSet.Create([tag])), tag); break;
+                }
+            }
+        }
 
         public object Bind(KeyValuePair<string, object?> tag) => Instrument switch
         {

@@ -117,7 +117,7 @@ public sealed class PartitionedCounter : Instrument
     {
         ArraySegment<CounterSeries> series = _series.BeginRead(out long read);
         PartitionedSeries.ReadTotalsInto(_arena, series, snapshot, SlotSum.Saturating);
-        _series.EndRead(read);
+        _series.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <inheritdoc/>

@@ -117,7 +117,7 @@ public sealed class PartitionedDoubleCounter : Instrument
     {
         ArraySegment<DoubleCounterSeries> series = _series.BeginRead(out long read);
         PartitionedSeries.ReadTotalsInto(_arena, series, snapshot, SlotSum.Double);
-        _series.EndRead(read);
+        _series.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <inheritdoc/>

@@ -188,7 +188,7 @@ public sealed class PartitionedExponentialHistogram : Instrument
         snapshot.BeginSeries(series, ExponentialHistogramSeries.SlotCountFor(Buckets), doubles: true);
         snapshot.SetExponentialBuckets(Buckets);
         ExponentialHistogramSeries.ReadAllInto(_arena, series, Buckets, snapshot);
-        _series.EndRead(read);
+        _series.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <summary>Throws unless <paramref name="value"/> is zero, positive or +∞.</summary>

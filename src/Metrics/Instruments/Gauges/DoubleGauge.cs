@@ -94,7 +94,7 @@ public sealed class DoubleGauge : Instrument
     {
         ArraySegment<DoubleGaugeSeries> series = _series.BeginRead(out long read);
         ILastValueSeries<double>.ReadInto<DoubleGaugeSeries>(series, snapshot);
-        _series.EndRead(read);
+        _series.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <inheritdoc/>

@@ -94,7 +94,7 @@ public sealed class Gauge : Instrument
     {
         ArraySegment<GaugeSeries> series = _series.BeginRead(out long read);
         ILastValueSeries<long>.ReadInto<GaugeSeries>(series, snapshot);
-        _series.EndRead(read);
+        _series.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <inheritdoc/>

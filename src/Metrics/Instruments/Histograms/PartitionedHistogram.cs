@@ -158,7 +158,7 @@ public sealed class PartitionedHistogram : Instrument
         snapshot.SetBucketCount(Buckets.BucketCount);
         snapshot.ReadExemplars<HistogramSeries>(series, Buckets.BucketCount);
         HistogramSeries.ReadAllInto(_arena, series, Buckets, snapshot);
-        _series.EndRead(read);
+        _series.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <summary>Whether any series keeps exemplars (the registry's <see cref="MetricRegistryOptions.ExemplarFilter"/> is on).</summary>

@@ -153,7 +153,7 @@ public sealed class OperationData : Instrument
         snapshot.BeginSeries(series, slotsPerSeries, doubles: false);
         snapshot.SetBucketCount(bucketCount);
         OperationSeries.ReadAllInto(_arena, series, slotsPerSeries, snapshot);
-        _series.EndRead(read);
+        _series.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <inheritdoc/>

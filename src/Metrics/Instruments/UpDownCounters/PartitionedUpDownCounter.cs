@@ -106,7 +106,7 @@ public sealed class PartitionedUpDownCounter : Instrument
     {
         ArraySegment<UpDownCounterSeries> series = _series.BeginRead(out long read);
         PartitionedSeries.ReadTotalsInto(_arena, series, snapshot, SlotSum.Wrapping);
-        _series.EndRead(read);
+        _series.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <inheritdoc/>
