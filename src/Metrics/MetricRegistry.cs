@@ -191,6 +191,12 @@ public sealed class MetricRegistry
     /// <summary>The arena of this registry's series (for tests and the harness).</summary>
     internal PartitionArena Arena => _arena;
 
+    /// <summary>The removed series of this registry's instruments whose arena memory was reclaimed (<c>SeriesTables.RetiredSeries</c>).</summary>
+    internal long RemovedSeriesReclaimed => Instruments.Sum(static instrument => instrument.Removals.Reclaimed);
+
+    /// <summary>What was added to this registry's removed series after their last export, found at their reclaims: counted, never exported.</summary>
+    internal long RemovedSeriesLateAdds => Instruments.Aggregate(0L, static (sum, instrument) => Cells.SaturatingSum.Add(sum, instrument.Removals.LateAdds));
+
     /// <summary>After how many collections without a change a series is removed (<see cref="MetricRegistryOptions.RemoveSeriesIdleForCollections"/>); null: never.</summary>
     public int? RemoveSeriesIdleForCollections { get; }
 

@@ -14,8 +14,9 @@ namespace ScalableMetrics.SeriesTables;
 /// thread holds the series. No add pays for knowing that (the bound add has no removed flag to
 /// test): the garbage collector knows it. While the weak reference is alive a writer may still
 /// come; once it is dead no thread can reach the series, so the collector reads its slots one
-/// last time, counts what was added after its final reading (<see cref="RemovedSeriesCounts"/>:
-/// never exported, never lost without a count), zeroes them and hands them back to the arena
+/// last time, counts what was added after its final reading (<see cref="LateAdds"/>, summed per
+/// registry into the self-metric <c>scalablemetrics_removed_series_late_adds_total</c>: never
+/// exported, never lost without a count), zeroes them and hands them back to the arena
 /// (<see cref="PartitionArena.Free"/>), for a new series of as many slots. After the epoch-based
 /// reclamation of RCU and of OpenTelemetry .NET's reclaimed metric points, with the GC's own
 /// reachability as the quiescent state.</para>
@@ -65,7 +66,12 @@ internal sealed unsafe class RetiredSeries
     /// <summary>Keeps <paramref name="entry"/> as <paramref name="series"/>' entry; at its mark.</summary>
     public static void Add(Series series, RetiredSeries entry) => s_bySeries.AddOrUpdate(series, entry);
 
-    /// <summary>After <see cref="TryReclaim"/>: what was added after the final reading (see <see cref="RemovedSeriesCounts"/>).</summary>
+    /// <summary>
+    /// After <see cref="TryReclaim"/>: what was added after the final reading, the change of the
+    /// series' count and value slots: for a counter the value added, for a histogram or an
+    /// operation the records (and, for an operation, the ticks timed); an up-down counter's change
+    /// counts by its size, and each <see cref="double"/> slot that changed counts 1.
+    /// </summary>
     public long LateAdds { get; private set; }
 
     /// <summary>
@@ -97,7 +103,6 @@ internal sealed unsafe class RetiredSeries
         }
 
         long late = 0;
-        bool written = false;
         lock (_arena.ReadLock)
         {
             for (int slot = 0; slot < _slotCount; slot++)
@@ -108,7 +113,6 @@ internal sealed unsafe class RetiredSeries
                     double final = slot == _doubleSlot ? _finalDouble : BitConverter.Int64BitsToDouble(_final[slot]);
                     if (!_captured ? now != 0 : now != final && !(double.IsNaN(now) && double.IsNaN(final)))
                     {
-                        written = true;
                         late++;
                     }
 
@@ -118,7 +122,6 @@ internal sealed unsafe class RetiredSeries
                 long diff = unchecked(SumWrapping(slot) - (_captured ? _final[slot] : 0));
                 if (diff != 0)
                 {
-                    written = true;
                     late = SaturatingSum.Add(late, diff == long.MinValue ? long.MaxValue : Math.Abs(diff));
                 }
             }
@@ -127,7 +130,6 @@ internal sealed unsafe class RetiredSeries
         }
 
         LateAdds = late;
-        RemovedSeriesCounts.Reclaimed(late, written);
         return true;
     }
 

@@ -134,7 +134,7 @@ internal sealed class SeriesTable<TSeries>
     /// <summary>This table's retired series reclaimed so far; under the table's lock.</summary>
     internal long ReclaimedCount { get; private set; }
 
-    /// <summary>What was added to this table's retired series after their final export, found at their reclaims (<see cref="RemovedSeriesCounts"/>); under the table's lock.</summary>
+    /// <summary>What was added to this table's retired series after their final export, found at their reclaims (<see cref="RetiredSeries.LateAdds"/>); under the table's lock.</summary>
     internal long LateAdds { get; private set; }
 
     /// <summary>The retired series whose memory is not reclaimed yet, those reclaimed, and what was added to them after their final export.</summary>
@@ -417,6 +417,12 @@ internal sealed class SeriesTable<TSeries>
             }
 
             TSeries created = _createSeries(kept);
+            if (_epoch > 0)
+            {
+                // After a removal this may be a removed series' tags again: a new series, from now.
+                SeriesStartTimes.StartNow(created);
+            }
+
             Append(created);
             _byIdentity.Add(identityHash, created.Index);
             _byTags.Add(created);

@@ -3,6 +3,8 @@ using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
 
+using ScalableMetrics.SeriesTables;
+
 namespace ScalableMetrics.Snapshots;
 
 /// <summary>
@@ -57,6 +59,13 @@ internal sealed class InstrumentSnapshot
 
     /// <summary>Whether the last read read exemplars (the series keep them: all of an instrument's series do, or none).</summary>
     public bool HasExemplars => _exemplarStride != 0;
+
+    /// <summary>When series <paramref name="index"/> started, where it has a start of its own: made after a removal of its instrument (<see cref="SeriesStartTimes"/>); null where it starts with its instrument.</summary>
+    public DateTimeOffset? OwnStartAt(int index) => SeriesStartTimes.Of(_series![index]);
+
+    /// <summary>When series <paramref name="index"/> started counting (OpenMetrics' <c>_created</c>): its own start, or <paramref name="instrumentCreated"/> (null for an instrument that has none).</summary>
+    public DateTimeOffset? CreatedAt(int index, DateTimeOffset? instrumentCreated) =>
+        instrumentCreated is null ? null : OwnStartAt(index) ?? instrumentCreated;
 
     /// <summary>
     /// A 64-bit digest of everything series <paramref name="index"/> read (its slots and its

@@ -167,6 +167,7 @@ public class RemovalTests
         CollectGarbage();
         counter.Collect();
         Assert.Equal((0, 1L, 5L), counter.Removals);
+        Assert.Equal((1L, 5L), (registry.RemovedSeriesReclaimed, registry.RemovedSeriesLateAdds));
     }
 
     [Fact]

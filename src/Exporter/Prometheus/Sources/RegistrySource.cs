@@ -209,7 +209,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         for (int i = 0; i < values.Length; i++)
         {
             LabelBlock block = labels.Get(snapshot, i, _findLabelBlock);
-            writer.Output.WriteCounterSeries(header.Name, header.Kind, block, labels.Text(i), values[i], snapshot.ExemplarAt(i), header.Created);
+            writer.Output.WriteCounterSeries(header.Name, header.Kind, block, labels.Text(i), values[i], snapshot.ExemplarAt(i), snapshot.CreatedAt(i, header.Created));
         }
     }
 
@@ -223,7 +223,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         for (int i = 0; i < snapshot.Count; i++)
         {
             KeptExemplars? exemplars = hasExemplars ? ExemplarsOf(snapshot.BucketExemplarsAt(i)) : null;
-            writer.Output.WriteHistogram(header.Name, header.Labels.Get(snapshot, i, _findLabelBlock), boundaries, snapshot.BucketCountsAt(i), snapshot.SumAt(i), header.Created, exemplars);
+            writer.Output.WriteHistogram(header.Name, header.Labels.Get(snapshot, i, _findLabelBlock), boundaries, snapshot.BucketCountsAt(i), snapshot.SumAt(i), snapshot.CreatedAt(i, header.Created), exemplars);
         }
     }
 
@@ -252,7 +252,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         {
             LabelBlock labels = header.Labels.Get(snapshot, i, _findLabelBlock);
             writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, values[i], snapshot.ExemplarAt(i));
-            writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
+            writer.Output.WriteCreated(header.Name, header.Kind, labels, snapshot.CreatedAt(i, header.Created));
         }
     }
 
@@ -289,7 +289,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         writer.WriteHeaderIfAny(header, snapshot.Count);
         for (int i = 0; i < snapshot.Count; i++)
         {
-            writer.Output.WriteExponentialHistogram(header.Name, header.Labels.Get(snapshot, i, _findLabelBlock), snapshot.ExponentialHistogramAt(i), header.Created);
+            writer.Output.WriteExponentialHistogram(header.Name, header.Labels.Get(snapshot, i, _findLabelBlock), snapshot.ExponentialHistogramAt(i), snapshot.CreatedAt(i, header.Created));
         }
     }
 
@@ -303,11 +303,11 @@ internal sealed partial class RegistrySource : IScrapeSource
             LabelBlock labels = header.Labels.Get(snapshot, i, _findLabelBlock);
             if (boundaries is not null)
             {
-                writer.Output.WriteHistogram(header.Name, labels, boundaries, snapshot.BucketCountsAt(i), snapshot.ElapsedSecondsAt(i), header.Created);
+                writer.Output.WriteHistogram(header.Name, labels, boundaries, snapshot.BucketCountsAt(i), snapshot.ElapsedSecondsAt(i), snapshot.CreatedAt(i, header.Created));
             }
             else
             {
-                writer.Output.WriteSummary(header.Name, labels, snapshot.OperationCountAt(i), snapshot.ElapsedSecondsAt(i), header.Created);
+                writer.Output.WriteSummary(header.Name, labels, snapshot.OperationCountAt(i), snapshot.ElapsedSecondsAt(i), snapshot.CreatedAt(i, header.Created));
             }
         }
     }
@@ -394,6 +394,9 @@ internal sealed partial class RegistrySource : IScrapeSource
         private RegistrySource Read(Instrument instrument)
         {
             instrument.ReadInto(source._snapshot);
+
+            // An instrument whose series were removed reads fewer: the blocks past them hold removed series.
+            Header.Labels.KeepFirst(source._snapshot.Count);
             return source;
         }
 
