@@ -264,30 +264,6 @@ internal sealed class SeriesTable<TSeries>
         }
     }
 
-    /// <summary>
-    /// Marks every series <paramref name="expired"/> picks (given each series and whether it is
-    /// bound), as <see cref="Remove(TSeries)"/> would: idle expiry, after a collection read them.
-    /// </summary>
-    /// <returns>The series marked.</returns>
-    public int RemoveWhere<TState>(Func<TSeries, TState, bool> expired, TState state)
-    {
-        int marked = 0;
-        lock (_lock)
-        {
-            LiveSeries live = _live;
-            for (int i = 0; i < live.Count; i++)
-            {
-                TSeries series = live.Array[i];
-                if (expired(series, state) && Mark(series))
-                {
-                    marked++;
-                }
-            }
-        }
-
-        return marked;
-    }
-
     /// <summary>The series for <paramref name="tags"/>, created on first use.</summary>
     /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> or <see cref="TagLimits"/>.</exception>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
