@@ -335,9 +335,14 @@ internal sealed class SeriesTable<TSeries>
     private TSeries GetOrAddUntagged()
     {
         TSeries series = GetOrAddMissed([]);
-        if (!ReferenceEquals(series, _overflow))
+
+        // Under the lock an unlink takes, so that a series removed meanwhile is never kept here.
+        lock (_lock)
         {
-            _untagged = series;
+            if (!ReferenceEquals(series, _overflow) && !series.IsRemoved)
+            {
+                _untagged = series;
+            }
         }
 
         return series;

@@ -64,6 +64,19 @@ public class RemovalTests
     }
 
     [Fact]
+    public void TheSeriesWithoutTagsIsRemovedAndMadeAgain()
+    {
+        PartitionedCounter counter = new MetricRegistry().CreateCounter("test.untagged");
+        counter.Add(1);
+        counter.Add(1);
+        Assert.True(counter.Remove());
+        Assert.Equal(2, Assert.Single(counter.Collect()).Value);
+        Assert.Empty(counter.Collect());
+        counter.Add(5);
+        Assert.Equal(5, Assert.Single(counter.Collect()).Value);
+    }
+
+    [Fact]
     public void RemovingTagsThatExportAlikeRemovesTheirSeries()
     {
         PartitionedCounter counter = new MetricRegistry().CreateCounter("test.alike");
