@@ -294,6 +294,32 @@ public class RemovalTests
     }
 
     [Fact]
+    public void ARecordersRecentTagSetsNeverFindAnExpiredSeries()
+    {
+        // The listener's way in (AddMeter): a recorder with tags of its own, whose hits are keyed by
+        // the table's removal epoch as the table's own are.
+        var registry = new MetricRegistry(new MetricRegistryOptions { RemoveSeriesIdleForCollections = 1 });
+        PartitionedCounter counter = registry.CreateCounter("test.recorder");
+        var recorder = counter.CreateRecorder([new("meter", "m")]);
+        KeyValuePair<string, object?>[] tags = [s_a];
+        void Record(long value) => (recorder.Find(tags) ?? recorder.GetOrAdd(tags)).Add(value);
+        void RecordUntagged(long value) => (recorder.Find([]) ?? recorder.GetOrAdd([])).Add(value);
+
+        Record(3);
+        Record(3);
+        RecordUntagged(1);
+        Assert.Equal(2, counter.Collect().Count);
+        Assert.Equal(2, counter.Collect().Count);
+
+        // Unchanged once: marked; the next collection exports both a last time, then they are gone.
+        Assert.Equal(2, counter.Collect().Count);
+        Assert.Empty(counter.Collect());
+        Record(4);
+        RecordUntagged(2);
+        Assert.Equal([2L, 4L], counter.Collect().Select(r => r.Value).Order());
+    }
+
+    [Fact]
     public void IdleExpiryBelowOneIsRefused()
     {
         var e = Assert.Throws<ArgumentOutOfRangeException>("options", () => new MetricRegistry(new MetricRegistryOptions { RemoveSeriesIdleForCollections = 0 }));
