@@ -121,6 +121,21 @@ memory.SetAction(parseResult => MemoryCommand.Run(
     Console.Error));
 root.Subcommands.Add(memory);
 
+var churnSeriesOption = new Option<int>("--series") { Description = "Series created, removed and created again (default 100000).", DefaultValueFactory = _ => 100_000 };
+var churnCsvOption = new Option<string?>("--csv") { Description = $"Write the results to this CSV file ({ChurnCommand.CsvHeader})." };
+var churn = new Command("memory-churn", "Creates N series, removes them all, and creates N new ones: whether a removed series' memory comes back to the arena for reuse (issue 30), per instrument kind and partition count.")
+{
+    instrumentOption, partitionsOption, churnSeriesOption, churnCsvOption,
+};
+churn.SetAction(parseResult => ChurnCommand.Run(
+    parseResult.GetValue(instrumentOption)!,
+    parseResult.GetValue(partitionsOption)!,
+    parseResult.GetValue(churnSeriesOption),
+    parseResult.GetValue(churnCsvOption),
+    Console.Out,
+    Console.Error));
+root.Subcommands.Add(churn);
+
 var trialsOption = new Option<int>("--trials") { Description = "Trials (default 200).", DefaultValueFactory = _ => 200 };
 var limitOption = new Option<double>("--limit-seconds") { Description = "Seconds a trial may run before it counts as not promoted (default 1).", DefaultValueFactory = _ => 1 };
 var promotion = new Command("promotion", "Measures how long two threads writing one fresh series of an adaptive registry take to get it promoted to a copy per partition.")

@@ -93,6 +93,11 @@ public sealed class MetricRegistry
             throw new ArgumentOutOfRangeException(nameof(options), options.Strategy, $"{nameof(MetricRegistryOptions.Strategy)} is not a defined {nameof(PartitionStrategy)}.");
         }
 
+        if (options.RemoveSeriesIdleForCollections < 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.RemoveSeriesIdleForCollections, $"{nameof(MetricRegistryOptions.RemoveSeriesIdleForCollections)} must be at least 1, or null for no idle expiry.");
+        }
+
         if (options.MaxSeriesPerInstrument < 2)
         {
             throw new ArgumentOutOfRangeException(nameof(options), options.MaxSeriesPerInstrument, $"{nameof(MetricRegistryOptions.MaxSeriesPerInstrument)} must be at least 2.");
@@ -126,6 +131,7 @@ public sealed class MetricRegistry
         ExemplarFilter = options.ExemplarFilter;
         SeriesStorage = options.SeriesStorage;
         MaxSeriesPerInstrument = options.MaxSeriesPerInstrument;
+        RemoveSeriesIdleForCollections = options.RemoveSeriesIdleForCollections;
         MaxInstruments = options.MaxInstruments;
         _tagLimits = new TagLimits(options.MaxTagsPerSeries, options.MaxTagKeyLength, options.MaxTagValueLength);
         (WritePath, WritePathReason) = WritePathChoice.Choose(options.Strategy, options.UseRestartableSequences, ProcessorId.IsSupported, RestartableSequence.UnsupportedReason);
@@ -184,6 +190,15 @@ public sealed class MetricRegistry
 
     /// <summary>The arena of this registry's series (for tests and the harness).</summary>
     internal PartitionArena Arena => _arena;
+
+    /// <summary>The removed series of this registry's instruments whose arena memory was reclaimed (<c>SeriesTables.RetiredSeries</c>).</summary>
+    internal long RemovedSeriesReclaimed => Instruments.Sum(static instrument => instrument.Removals.Reclaimed);
+
+    /// <summary>What was added to this registry's removed series after their last export, found at their reclaims: counted, never exported.</summary>
+    internal long RemovedSeriesLateAdds => Instruments.Aggregate(0L, static (sum, instrument) => Cells.SaturatingSum.Add(sum, instrument.Removals.LateAdds));
+
+    /// <summary>After how many collections without a change a series is removed (<see cref="MetricRegistryOptions.RemoveSeriesIdleForCollections"/>); null: never.</summary>
+    public int? RemoveSeriesIdleForCollections { get; }
 
     /// <summary>The most series one instrument keeps, the overflow series not counted (<see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/>):
     /// an instrument exports at most one more series than this.</summary>
@@ -601,6 +616,7 @@ public sealed class MetricRegistry
             created = create(stream);
             created.AskedName = name;
             created.MaxSeries = stream.MaxSeries;
+            created.IdleCollections = RemoveSeriesIdleForCollections ?? 0;
             ExportedFamily family = ExportedFamily.For(created);
             _names.ThrowIfTaken(view?.Name is null ? typeof(T).Name : $"{typeof(T).Name} {ExceptionText.Quote(name)}, renamed by the {view.Description} to", streamName, unit, family);
 

@@ -95,6 +95,24 @@ public class MetricRegistryOptions
     /// The first view that matches an instrument applies. See docs/views.md.</remarks>
     public IList<MetricView> Views { get; } = new List<MetricView>();
 
+    /// <summary>
+    /// Idle expiry: a series whose value no collection has seen change for this many collections
+    /// in a row is removed, as <c>Remove</c> removes it (its next collection exports it a last time,
+    /// then it is gone and its memory is reclaimed); a bound series never is. <see langword="null"/>: off.
+    /// </summary>
+    /// <remarks>
+    /// <para>Default: <see langword="null"/>, off: a series lives as long as the registry, as in
+    /// earlier releases. Below 1 makes creating the registry throw <see cref="ArgumentOutOfRangeException"/>.</para>
+    /// <para>A collection is one read of the instrument, by whichever reader makes it: a scrape, an
+    /// OTLP export, the OpenTelemetry bridge, <c>Collect()</c>. With two readers (a scrape every 15 s
+    /// and OTLP every 60 s) each reader's collections count, so set it for their combined rate.
+    /// "Written" means its value changed: an add of 0, a gauge set to the value it had, or an
+    /// up-down counter's adds that cancel out between two collections leave it idle. A series
+    /// bound with <c>Bind</c> is in use by the caller holding it and is never expired; remove it
+    /// with <c>Remove</c>. See docs/series-lifecycle.md.</para>
+    /// </remarks>
+    public int? RemoveSeriesIdleForCollections { get; set; }
+
     /// <summary>The largest <see cref="PartitionCount"/>: 65,536.</summary>
     public const int MaxPartitionCount = 65_536;
 

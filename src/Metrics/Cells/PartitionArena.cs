@@ -39,6 +39,9 @@ internal sealed class PartitionArena
     private long[] _promotedReadScratch = [];
     private long _promotedSeriesCount;
 
+    // Ranges of removed series, zeroed, by slot count: what Allocate hands out first (Free).
+    private Dictionary<int, Stack<SlotRange>>? _freeRanges;
+
     /// <summary>Creates an arena of per-partition slots, with its compact arena.</summary>
     /// <param name="writePath">How its slots are written.</param>
     /// <param name="regionCount">Regions in each chunk; per thread, in the first chunks (it grows with the thread indexes).</param>
@@ -166,6 +169,11 @@ internal sealed class PartitionArena
         ArgumentOutOfRangeException.ThrowIfLessThan(slotCount, 1);
         lock (_allocationLock)
         {
+            if (_freeRanges is not null && _freeRanges.TryGetValue(slotCount, out Stack<SlotRange>? free) && free.TryPop(out SlotRange reused))
+            {
+                return reused;
+            }
+
             ArenaChunk? chunk = _current;
             // Per thread, the current chunk may have fewer regions than new chunks get: its
             // successors, made already, hold its slots in as many.
@@ -182,6 +190,55 @@ internal sealed class PartitionArena
             chunk.UsedSlots += slotCount;
             return range;
         }
+    }
+
+    /// <summary>
+    /// Takes back <paramref name="range"/>'s <paramref name="slotCount"/> slots, which no thread
+    /// can write any more (a removed series the GC collected, <c>RetiredSeries</c>): zeroed in every
+    /// region of every generation, as <see cref="Allocate"/> hands slots out, then kept for the next
+    /// allocation of as many slots; a promoted range's bytes go back to the promotion budget.
+    /// </summary>
+    public unsafe void Free(SlotRange range, int slotCount)
+    {
+        for (ArenaChunk? generation = range.Chunk.FirstGeneration; generation is not null; generation = generation.Successor)
+        {
+            for (int region = 0; region < generation.RegionCount; region++)
+            {
+                new Span<long>(generation.SlotAddress(region, range.FirstSlot), slotCount).Clear();
+            }
+        }
+
+        lock (_allocationLock)
+        {
+            _freeRanges ??= [];
+            if (!_freeRanges.TryGetValue(slotCount, out Stack<SlotRange>? free))
+            {
+                _freeRanges.Add(slotCount, free = new Stack<SlotRange>());
+            }
+
+            free.Push(new SlotRange(range.Chunk.FirstGeneration, range.FirstSlot));
+            if (Storage == SeriesStorage.Adaptive)
+            {
+                _promotionBytesLeft += (long)slotCount * ArenaChunk.SlotSize * RegionCount;
+            }
+        }
+    }
+
+    /// <summary>The range whose first slot is <paramref name="slot"/> of region 0 of one of this arena's chunks (a compact range, known by its address).</summary>
+    public unsafe SlotRange RangeAt(long* slot)
+    {
+        lock (_allocationLock)
+        {
+            foreach (ArenaChunk chunk in _chunks)
+            {
+                if (slot >= chunk.Region0 && slot < chunk.Region0 + chunk.SlotCapacity)
+                {
+                    return new SlotRange(chunk, (int)(slot - chunk.Region0));
+                }
+            }
+        }
+
+        throw new ArgumentOutOfRangeException(nameof(slot), "Not a slot of this arena.");
     }
 
     /// <summary>

@@ -50,6 +50,14 @@ public abstract class Instrument
     /// Set by the registry when it creates the instrument.</summary>
     internal int MaxSeries { get; set; }
 
+    /// <summary>Idle expiry: the collections without a change after which a series of it is removed
+    /// (<see cref="MetricRegistryOptions.RemoveSeriesIdleForCollections"/>); 0: never. Set by the
+    /// registry when it creates the instrument.</summary>
+    internal int IdleCollections { get; set; }
+
+    /// <summary>Its removed series: those not reclaimed yet, those reclaimed, and what was added to them after their final export (tests, diagnostics); none for a kind without arena memory.</summary>
+    internal virtual (int Retired, long Reclaimed, long LateAdds) Removals => default;
+
     /// <summary>The number of series (distinct tag sets) the instrument has recorded into.</summary>
     public abstract int SeriesCount { get; }
 

@@ -7,6 +7,7 @@ using ScalableMetrics.Cells;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Exemplars;
 using ScalableMetrics.Instruments;
+using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics;
@@ -193,6 +194,23 @@ public abstract unsafe class PartitionedSeries : Series
 
     /// <summary>The series' exemplars, or null where it keeps none.</summary>
     internal ExemplarReservoir? Exemplars => _exemplars;
+
+    /// <inheritdoc/>
+    internal override RetiredSeries? Retirement => IsMarked ? RetiredSeries.Of(this) : null;
+
+    /// <inheritdoc/>
+    /// <remarks>Under the arena's read lock, which a promotion takes: from here on the series
+    /// keeps the ranges the entry names (a contended add stays compact, exact), and every
+    /// collection keeps its reading as the final one (<see cref="ReadAll{TSeries}"/>).</remarks>
+    private protected override void Retire()
+    {
+        PartitionArena arena = Volatile.Read(ref _chunk).Arena.PerPartition;
+        lock (arena.ReadLock)
+        {
+            SlotRange? perPartition = IsCompact ? null : new SlotRange(_chunk.FirstGeneration, _firstSlot);
+            RetiredSeries.Add(this, new RetiredSeries(this, arena, _compactSlots, perPartition, _slotCount));
+        }
+    }
 
     /// <summary>
     /// Adds <paramref name="value"/> to slot <paramref name="slot"/> of the calling partition, as
@@ -502,6 +520,12 @@ public abstract unsafe class PartitionedSeries : Series
                 return _storageRoute;
             }
 
+            // A series marked for removal keeps the ranges its retired entry names.
+            if (IsMarked)
+            {
+                return Route.Compact;
+            }
+
             PartitionArena arena = compact.PerPartition;
             if (!arena.TryReservePromotion(_slotCount))
             {
@@ -616,10 +640,12 @@ public abstract unsafe class PartitionedSeries : Series
     /// chunk by chunk, region by region, vectorized; and where <paramref name="doubleSlot"/> is not
     /// negative, that <see cref="double"/> slot of each series summed as doubles into
     /// <paramref name="doubles"/>[i] (a histogram's sum). Under one hold of the read lock, so that
-    /// reads are serialized. <paramref name="ranges"/> is the reader's room for where each series'
+    /// reads are serialized. <paramref name="collection"/>: a collection of the instrument (not a
+    /// read of one series), whose reading of a series marked for removal is kept as its final one.
+    /// <paramref name="ranges"/> is the reader's room for where each series'
     /// slots are now (per thread, a range's chunk may be any generation, and the arena sums them all).
     /// </summary>
-    private protected static void ReadAll<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, Span<SlotRange> ranges, int slotsPerSeries, int doubleSlot, Span<long> totals, Span<double> doubles, SlotSum kind = SlotSum.Saturating)
+    private protected static void ReadAll<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, Span<SlotRange> ranges, int slotsPerSeries, int doubleSlot, Span<long> totals, Span<double> doubles, SlotSum kind = SlotSum.Saturating, bool collection = true)
         where TSeries : PartitionedSeries
     {
         Debug.Assert(ranges.Length == series.Length, "a range per series");
@@ -650,6 +676,16 @@ public abstract unsafe class PartitionedSeries : Series
                 for (int i = 0; i < series.Length; i++)
                 {
                     doubles[i] = series[i].SumSlotDouble(doubleSlot);
+                }
+            }
+
+            // A series marked for removal keeps a collection's reading as its final one, if this
+            // read is its last (the table unlinks it after a read that began after the mark).
+            for (int i = 0; collection && i < series.Length; i++)
+            {
+                if (series[i].IsMarked && RetiredSeries.Of(series[i]) is { } retired)
+                {
+                    retired.CaptureFinal(totals.Slice(i * slotsPerSeries, slotsPerSeries), doubleSlot >= 0 ? doubles[i] : 0, kind, doubleSlot);
                 }
             }
         }

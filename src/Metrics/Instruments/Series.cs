@@ -1,3 +1,6 @@
+using System.Diagnostics;
+using ScalableMetrics.SeriesTables;
+
 namespace ScalableMetrics;
 
 /// <summary>
@@ -7,6 +10,16 @@ namespace ScalableMetrics;
 /// <remarks>Thread-safe. Series are created by their instrument, never by the caller.</remarks>
 public abstract class Series
 {
+    // Flags in the high bits of the index's word, so that a series is no larger than before
+    // removal existed: the bound add's machine code reads the series' fields at offsets a listing
+    // checks (tests/Metrics.Tests/JitListings), and a field of its own moved them.
+    private const int IndexMask = (1 << 28) - 1;
+    private const int MarkedFlag = 1 << 28;
+    private const int RemovedFlag = 1 << 29;
+    private const int BoundFlag = 1 << 30;
+
+    private int _indexAndFlags;
+
     private protected Series(TagSet tags)
     {
         Tags = tags;
@@ -18,7 +31,46 @@ public abstract class Series
     /// <summary>
     /// Its place in its instrument's series, in creation order (<c>SeriesTable</c>): set once,
     /// before the series is published, so that a thread's recent tag sets
-    /// (<see cref="Tags.RecentTagSets"/>) name it by number and keep no series alive.
+    /// (<see cref="Tags.RecentTagSets"/>) name it by number and keep no series alive. A removed
+    /// series' index goes to a later series.
     /// </summary>
-    internal int Index { get; set; }
+    internal int Index
+    {
+        get => Volatile.Read(ref _indexAndFlags) & IndexMask;
+        set
+        {
+            Debug.Assert(value is >= 0 and <= IndexMask, "an index fits below the flags");
+            _indexAndFlags = (_indexAndFlags & ~IndexMask) | value;
+        }
+    }
+
+    /// <summary>Whether the series is marked for removal (<c>SeriesTable.Remove</c>): its next collection is its last. Set once, under the table's lock; read by reads and promotions, never by an add.</summary>
+    internal bool IsMarked => (Volatile.Read(ref _indexAndFlags) & MarkedFlag) != 0;
+
+    /// <summary>Whether the series was removed from its instrument (unlinked after its last collection); set once, under the table's lock, and read by no add.</summary>
+    internal bool IsRemoved => (Volatile.Read(ref _indexAndFlags) & RemovedFlag) != 0;
+
+    /// <summary>Whether a caller bound the series (<c>Bind</c>): idle expiry leaves it alone, as a bound handle says the series is in use. Set by <c>Bind</c>, never by an add.</summary>
+    internal bool IsBound => (Volatile.Read(ref _indexAndFlags) & BoundFlag) != 0;
+
+    /// <summary>What reclaims the memory of a partitioned series once it is removed (<see cref="Retire"/>); null for a series without arena memory, and before the mark.</summary>
+    internal virtual RetiredSeries? Retirement => null;
+
+    /// <summary>Marks the series for removal; under the table's lock.</summary>
+    internal void MarkForRemoval()
+    {
+        Retire();
+        Interlocked.Or(ref _indexAndFlags, MarkedFlag);
+    }
+
+    /// <summary>Marks the series removed (unlinked); under the table's lock.</summary>
+    internal void MarkRemoved() => Interlocked.Or(ref _indexAndFlags, RemovedFlag);
+
+    /// <summary>Marks the series bound (see <see cref="IsBound"/>).</summary>
+    internal void MarkBound() => Interlocked.Or(ref _indexAndFlags, BoundFlag);
+
+    /// <summary>Called once, under the table's lock, when the series is marked for removal: a partitioned series stops taking promotions and keeps its next reading as its final one.</summary>
+    private protected virtual void Retire()
+    {
+    }
 }

@@ -29,6 +29,12 @@ internal static class SelfMetricNames
     /// <summary>Counter family, process-wide: the restartable adds that went to an overflow region (sample <c>_total</c>).</summary>
     public const string OverflowRegionAdds = Prefix + "overflow_region_adds";
 
+    /// <summary>Counter family: a registry's removed series whose memory was reclaimed (sample <c>_total</c>).</summary>
+    public const string RemovedSeriesReclaimed = Prefix + "removed_series_reclaimed";
+
+    /// <summary>Counter family: what was added to a registry's removed series after their last export (sample <c>_total</c>).</summary>
+    public const string RemovedSeriesLateAdds = Prefix + "removed_series_late_adds";
+
     /// <summary>Counter family: the measurements the <c>AddMeter</c> listener dropped (sample <c>_total</c>).</summary>
     public const string DroppedMeasurements = Prefix + "dropped_measurements";
 
@@ -49,6 +55,12 @@ internal static class SelfMetricNames
         OverflowRegionAdds,
         OverflowRegionAdds + TotalSuffix,
         OverflowRegionAdds + "_created",
+        RemovedSeriesReclaimed,
+        RemovedSeriesReclaimed + TotalSuffix,
+        RemovedSeriesReclaimed + "_created",
+        RemovedSeriesLateAdds,
+        RemovedSeriesLateAdds + TotalSuffix,
+        RemovedSeriesLateAdds + "_created",
         DroppedMeasurements,
         DroppedMeasurements + TotalSuffix,
         DroppedMeasurements + "_created",

@@ -59,12 +59,14 @@ internal struct SeriesRecorder<TSeries>
     {
         if (tags.IsEmpty)
         {
-            return _untagged;
+            // A removed series is bound again, to the series of its tags now.
+            return _untagged is { IsRemoved: false } untagged ? untagged : null;
         }
 
-        // Read before the lookup, so that its loads overlap the call.
+        // Read before the lookup, so that its loads overlap the call; the key (the table's
+        // removal epoch with this recorder's number) after it, as the table reads its own.
         TSeries[] byIndex = _table.ByIndex;
-        int index = RecentTagSets.Find(_owner, tags);
+        int index = RecentTagSets.Find(_table.KeyOf(_owner), tags);
         return index >= 0 ? byIndex[index] : null;
     }
 
@@ -76,6 +78,6 @@ internal struct SeriesRecorder<TSeries>
     [MethodImpl(MethodImplOptions.NoInlining)]
     public TSeries GetOrAdd(ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
         tags.IsEmpty
-            ? (_untagged ??= _table.GetOrAdd(_sourceTags))
-            : _table.GetOrAddAndRemember(TagScratch.WithSource(tags, _sourceTags), _owner, tags);
+            ? (_untagged is { IsRemoved: false } untagged ? untagged : _untagged = _table.GetOrAdd(_sourceTags))
+            : _table.GetOrAddAndRemember(TagScratch.WithSource(tags, _sourceTags), _table.KeyOf(_owner), tags);
 }

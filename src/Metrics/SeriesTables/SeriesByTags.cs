@@ -9,7 +9,9 @@ namespace ScalableMetrics.SeriesTables;
 /// needed, of aliases (tag sets that export like a series' own, <see cref="SeriesTable{TSeries}"/>).
 /// </summary>
 /// <remarks>
-/// <para>Linear probing, at most three quarters full, never deleted from. A lookup hashes the
+/// <para>Linear probing, at most three quarters full counting the tombstones removed series leave
+/// (<see cref="Remove"/>: an entry replaced by <see cref="s_removed"/>, which keeps probe sequences
+/// going, matches nothing and is dropped when the table is rebuilt). A lookup hashes the
 /// caller's tags in place (<see cref="TagSetComparer.Hash(ReadOnlySpan{KeyValuePair{string, object}}, StringHashCache)"/>,
 /// the strings its series were created with hashed once, <see cref="StringHashCache"/>), compares that with each probed
 /// series' stored hash, and only then the tags (<see cref="TagSetComparer.MatchesStored"/>): it
@@ -21,11 +23,16 @@ namespace ScalableMetrics.SeriesTables;
 /// </remarks>
 internal sealed class SeriesByTags
 {
+    private static readonly Series s_removed = new Removed();
+
     // The hashes of the strings the series were created with, so that a caller passing the same
     // strings does not hash their characters again on every lookup.
     private readonly StringHashCache _strings = new();
     private Series?[] _series = new Series?[8];
+
+    // Entries and tombstones: what fills the probe sequences.
     private int _seriesCount;
+    private int _removedCount;
     private Alias?[]? _aliases;
     private int _aliasCount;
 
@@ -44,7 +51,7 @@ internal sealed class SeriesByTags
             }
 
             TagSet stored = series.Tags;
-            if (stored.GetHashCode() == hash && TagSetComparer.MatchesStored(stored.AsSpan(), tags))
+            if (stored.GetHashCode() == hash && !ReferenceEquals(series, s_removed) && TagSetComparer.MatchesStored(stored.AsSpan(), tags))
             {
                 return series;
             }
@@ -58,16 +65,20 @@ internal sealed class SeriesByTags
     {
         if ((_seriesCount + 1) * 4 > _series.Length * 3)
         {
-            var grown = new Series?[_series.Length * 2];
+            // Twice the room, unless dropping the tombstones leaves room enough.
+            int live = _seriesCount - _removedCount;
+            var grown = new Series?[(live + 1) * 2 > _series.Length ? _series.Length * 2 : _series.Length];
             foreach (Series? entry in _series)
             {
-                if (entry is not null)
+                if (entry is not null && !ReferenceEquals(entry, s_removed))
                 {
                     Insert(grown, entry.Tags.GetHashCode(), entry);
                 }
             }
 
             Volatile.Write(ref _series, grown);
+            _seriesCount = live;
+            _removedCount = 0;
         }
 
         Insert(_series, series.Tags.GetHashCode(), series);
@@ -97,6 +108,55 @@ internal sealed class SeriesByTags
         CacheStrings(tags);
         Volatile.Write(ref _aliases, aliases);
         _aliasCount++;
+    }
+
+    /// <summary>
+    /// Takes <paramref name="series"/> and every alias of it out of the lookup: a tombstone in its
+    /// entry, and an alias table rebuilt without its aliases (published whole, so that a reader
+    /// sees the old table or the new). Under the series table's lock.
+    /// </summary>
+    /// <returns>The aliases removed.</returns>
+    public int Remove(Series series)
+    {
+        Series?[] table = _series;
+        int mask = table.Length - 1;
+        for (int i = series.Tags.GetHashCode() & mask; table[i] is { } entry; i = (i + 1) & mask)
+        {
+            if (ReferenceEquals(entry, series))
+            {
+                Volatile.Write(ref table[i], s_removed);
+                _removedCount++;
+                break;
+            }
+        }
+
+        if (_aliases is not { } aliases || Array.FindIndex(aliases, alias => alias is not null && ReferenceEquals(alias.Series, series)) < 0)
+        {
+            return 0;
+        }
+
+        var kept = new Alias?[aliases.Length];
+        int removed = 0;
+        foreach (Alias? alias in aliases)
+        {
+            if (alias is null)
+            {
+                continue;
+            }
+
+            if (ReferenceEquals(alias.Series, series))
+            {
+                removed++;
+            }
+            else
+            {
+                Insert(kept, alias.Tags.GetHashCode(), alias);
+            }
+        }
+
+        Volatile.Write(ref _aliases, kept);
+        _aliasCount -= removed;
+        return removed;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -139,6 +199,9 @@ internal sealed class SeriesByTags
 
         Volatile.Write(ref table[i], entry);
     }
+
+    /// <summary>The tombstone of a removed series' entry: never returned by a lookup (tested by reference).</summary>
+    private sealed class Removed() : Series(TagSet.Create([]));
 
     /// <summary>A tag set that records into a series other than by its own tags.</summary>
     private sealed class Alias(TagSet tags, Series series)

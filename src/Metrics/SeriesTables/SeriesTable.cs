@@ -1,5 +1,7 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Naming;
+using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
 namespace ScalableMetrics.SeriesTables;
@@ -38,6 +40,15 @@ namespace ScalableMetrics.SeriesTables;
 /// is the fast one and tag sets that differ only in dropped keys record into one series. Past the
 /// limit, such a tag set still finds its series by its kept keys (under the lock, until an alias
 /// is kept for it).</para>
+/// <para><b>Removal.</b> <see cref="Remove(TSeries)"/> marks a series; the first collection of
+/// the instrument that starts after the mark (<see cref="BeginRead"/>) reads it a last time and then
+/// unlinks it (<see cref="EndRead"/>): out of the lookup, its aliases and its identity, its index
+/// freed, the limit's count lowered, and every thread's recent tag sets of this table made stale
+/// at once by a new key (<see cref="OwnerKey"/>: the removal epoch beside the owner number, so
+/// that no entry names a freed or reused index). Until the unlink the series takes every add, so
+/// a series of the same tags is never read beside it; an add that found it before the unlink and
+/// lands after its last read is an add to a retired series (<see cref="RetiredSeries"/>), counted
+/// when its memory is reclaimed, never exported twice or lost without a count.</para>
 /// <para>Thread-safe.</para>
 /// </remarks>
 /// <typeparam name="TSeries">The instrument's bound series type.</typeparam>
@@ -46,8 +57,12 @@ internal sealed class SeriesTable<TSeries>
 {
     private static readonly TagSet s_overflowTags = TagSet.Create(new KeyValuePair<string, object?>(ExportedNames.OverflowTagKey, true));
 
-    // This table's entries among each thread's recent tag sets.
-    private readonly long _owner = RecentTagSets.NewOwner();
+    // This table's number, and its entries' key among each thread's recent tag sets: the number
+    // with the removal epoch in the high half (OwnerKey), replaced, before the arrays it indexes,
+    // by each unlink.
+    private readonly long _ownerNumber = RecentTagSets.NewOwner();
+    private long _owner;
+    private uint _epoch;
 
     // Every tag set met (created or alias) to its series: read without a lock, written under _lock.
     private readonly SeriesByTags _byTags = new();
@@ -58,11 +73,32 @@ internal sealed class SeriesTable<TSeries>
     private readonly TagLimits _tagLimits;
     private readonly Lock _lock = new();
 
-    // The distinct series, the overflow series included, in creation order: the first _count
-    // entries. An entry is written before _count is raised past it, and a grown array is
-    // published before _count, so a reader that reads _count and then _series sees them all.
-    private TSeries[] _series = new TSeries[4];
+    // The series by index (Series.Index), the overflow series included: the first _count entries,
+    // null where a removed series' index is free (_freeIndexes) and not yet reused. An entry is
+    // written before a thread can learn its index; an unlink publishes a copy, so that an array a
+    // thread read never loses an entry it indexes (see OwnerKey).
+    private TSeries?[] _series = new TSeries?[4];
     private int _count;
+    private Stack<int>? _freeIndexes;
+
+    // The live series, densely, in creation order (a reused index's series at the end): what a
+    // read reads. Appended in place; an unlink publishes a copy, with its count, as one object.
+    private LiveSeries _live = new(new TSeries[4], 0);
+
+    // Collections begun (BeginRead), and the series marked for removal with the count at their
+    // mark: a collection whose number is past a mark reads the series a last time and unlinks it.
+    private long _reads;
+    private List<(TSeries Series, long MarkedAt)>? _removing;
+
+    // The retired series' memory, reclaimed once no thread can write it (RetiredSeries).
+    private List<RetiredSeries>? _retired;
+
+    // _removing's and _retired's entries: 0 lets a collection end without the lock.
+    private int _pendingWork;
+
+    // Idle expiry's state by index (MarkIdle): null until a collection with expiry on.
+    private int[]? _idleCounts;
+    private long[]? _digests;
 
     // Series created for callers' tag sets (not the overflow series): the limit's count, read
     // without a lock on the miss path and raised under _lock.
@@ -76,21 +112,155 @@ internal sealed class SeriesTable<TSeries>
         MaxSeries = maxSeries;
         _tagLimits = tagLimits;
         _createSeries = createSeries;
+        _owner = OwnerKey(_ownerNumber, 0);
     }
 
     /// <summary>The most series this table creates for callers' tag sets before it sends new tag sets to the overflow series.</summary>
     public int MaxSeries { get; }
 
-    /// <summary>The number of distinct series, the overflow series included once it exists.</summary>
-    public int Count => Volatile.Read(ref _count);
+    /// <summary>The number of distinct series, the overflow series included once it exists; a removed series until its unlink.</summary>
+    public int Count => Volatile.Read(ref _live).Count;
 
     /// <summary>The distinct series, each once (aliases are not repeated), in creation order: a snapshot.</summary>
     public ArraySegment<TSeries> Series
     {
         get
         {
-            int count = Volatile.Read(ref _count);
-            return new ArraySegment<TSeries>(Volatile.Read(ref _series), 0, count);
+            LiveSeries live = Volatile.Read(ref _live);
+            return new ArraySegment<TSeries>(live.Array, 0, live.Count);
+        }
+    }
+
+    /// <summary>This table's retired series reclaimed so far; under the table's lock.</summary>
+    internal long ReclaimedCount { get; private set; }
+
+    /// <summary>What was added to this table's retired series after their final export, found at their reclaims (<see cref="RetiredSeries.LateAdds"/>); under the table's lock.</summary>
+    internal long LateAdds { get; private set; }
+
+    /// <summary>The retired series whose memory is not reclaimed yet, those reclaimed, and what was added to them after their final export.</summary>
+    internal (int Retired, long Reclaimed, long LateAdds) Removals
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return (_retired?.Count ?? 0, ReclaimedCount, LateAdds);
+            }
+        }
+    }
+
+    /// <summary>
+    /// The key of <paramref name="owner"/>'s entries among threads' recent tag sets at removal
+    /// epoch <paramref name="epoch"/>: the epoch in the high half, so that an unlink makes every
+    /// entry of the table (and of its recorders) stale at once. Owner numbers stay below
+    /// 2<sup>32</sup> (one per table and recorder made); an entry is taken for a later epoch only
+    /// after 2<sup>32</sup> unlinks of its table, by a thread that kept it untouched meanwhile.
+    /// </summary>
+    internal static long OwnerKey(long owner, uint epoch)
+    {
+        Debug.Assert(owner is > 0 and <= uint.MaxValue, "owner numbers fit the low half");
+        return ((long)epoch << 32) | owner;
+    }
+
+    /// <summary>The key of <paramref name="owner"/> (a recorder's number) at the table's epoch now: read after <see cref="ByIndex"/>, as the table's own lookup reads its key.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal long KeyOf(long owner) => ((long)_epoch << 32) | owner;
+
+    /// <summary>
+    /// Starts a collection of the table's series: the series to read (the live ones, the marked
+    /// included), and the collection's number, for <see cref="EndRead"/>.
+    /// </summary>
+    /// <param name="read">The collection's number.</param>
+    public ArraySegment<TSeries> BeginRead(out long read)
+    {
+        // A full fence, against Mark's (see there).
+        read = Interlocked.Increment(ref _reads);
+        return Series;
+    }
+
+    /// <summary>
+    /// Ends collection <paramref name="read"/>, which read the series <see cref="BeginRead"/>
+    /// gave it: unlinks the series marked before it began (it read them a last time, and a
+    /// partitioned series' reading is its final one, <see cref="RetiredSeries"/>), then reclaims the
+    /// memory of retired series no thread can write any more.
+    /// </summary>
+    /// <param name="read">The collection's number, from <see cref="BeginRead"/>.</param>
+    /// <param name="snapshot">What it read: where idle expiry looks for series whose reading did not change.</param>
+    /// <param name="idleCollections">Idle expiry: mark the series unchanged for this many collections in a row, bound ones aside; 0: none.</param>
+    public void EndRead(long read, InstrumentSnapshot snapshot, int idleCollections)
+    {
+        if (idleCollections > 0)
+        {
+            lock (_lock)
+            {
+                MarkIdle(snapshot, idleCollections);
+            }
+        }
+
+        if (Volatile.Read(ref _pendingWork) == 0)
+        {
+            return;
+        }
+
+        lock (_lock)
+        {
+            if (_removing is { Count: > 0 } removing)
+            {
+                UnlinkReadBefore(removing, read);
+            }
+
+            if (_retired is { Count: > 0 } retired)
+            {
+                retired.RemoveAll(entry =>
+                {
+                    if (!entry.TryReclaim())
+                    {
+                        return false;
+                    }
+
+                    ReclaimedCount++;
+                    LateAdds = Cells.SaturatingSum.Add(LateAdds, entry.LateAdds);
+                    return true;
+                });
+            }
+
+            Volatile.Write(ref _pendingWork, (_removing?.Count ?? 0) + (_retired?.Count ?? 0));
+        }
+    }
+
+    /// <summary>
+    /// Marks the series named by <paramref name="tags"/> for removal at the instrument's next
+    /// collection (see remarks): the series of these tags, of an alias of them, or of the tags
+    /// that export alike.
+    /// </summary>
+    /// <returns>Whether a series was marked: false where none has these tags, for the overflow series, and for one marked already.</returns>
+    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> or <see cref="TagLimits"/>.</exception>
+    public bool Remove(ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        if (_byTags.Find(tags) is { } found)
+        {
+            return Remove(Unsafe.As<TSeries>(found));
+        }
+
+        _tagLimits.Validate(tags);
+        TagSet tagSet = TagSet.Create(tags);
+        TagSet kept = _tagLimits.KeyFilter?.Apply(tagSet) ?? tagSet;
+        KeyValuePair<string, string>[] labels = SeriesIdentity.Labels(kept);
+        int identityHash = SeriesIdentity.Hash(labels);
+        lock (_lock)
+        {
+            return FindByIdentity(identityHash, labels) is { } same && Mark(same);
+        }
+    }
+
+    /// <summary>Marks <paramref name="series"/>, one of this table's, for removal at the instrument's next collection (see remarks).</summary>
+    /// <returns>Whether it was marked: false where it is not in the table (another instrument's, or removed), for the overflow series, and for one marked already.</returns>
+    public bool Remove(TSeries series)
+    {
+        lock (_lock)
+        {
+            int index = series.Index;
+            return (uint)index < (uint)_count && ReferenceEquals(_series[index], series) && Mark(series);
         }
     }
 
@@ -109,6 +279,19 @@ internal sealed class SeriesTable<TSeries>
         TSeries[] byIndex = ByIndex;
         int index = RecentTagSets.Find(_owner, tags);
         return index >= 0 ? byIndex[index] : GetOrAddAndRemember(tags, _owner, tags);
+    }
+
+    /// <summary>The series for <paramref name="tags"/>, created on first use, marked bound: idle expiry leaves it alone.</summary>
+    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> or <see cref="TagLimits"/>.</exception>
+    public TSeries Bind(ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        TSeries series = GetOrAdd(tags);
+        if (!series.IsBound)
+        {
+            series.MarkBound();
+        }
+
+        return series;
     }
 
     /// <summary>
@@ -142,17 +325,24 @@ internal sealed class SeriesTable<TSeries>
     /// is, and a grown array is a copy.</remarks>
     public TSeries[] ByIndex
     {
+        // A remembered index never names a null entry: an unlink frees an index only in a copy
+        // published after the key that makes its entries stale (see OwnerKey).
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        get => Volatile.Read(ref _series);
+        get => Volatile.Read(ref _series)!;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private TSeries GetOrAddUntagged()
     {
         TSeries series = GetOrAddMissed([]);
-        if (!ReferenceEquals(series, _overflow))
+
+        // Under the lock an unlink takes, so that a series removed meanwhile is never kept here.
+        lock (_lock)
         {
-            _untagged = series;
+            if (!ReferenceEquals(series, _overflow) && !series.IsRemoved)
+            {
+                _untagged = series;
+            }
         }
 
         return series;
@@ -208,8 +398,14 @@ internal sealed class SeriesTable<TSeries>
             }
 
             TSeries created = _createSeries(kept);
-            _byIdentity.Add(identityHash, _count);
+            if (_epoch > 0)
+            {
+                // After a removal this may be a removed series' tags again: a new series, from now.
+                SeriesStartTimes.StartNow(created);
+            }
+
             Append(created);
+            _byIdentity.Add(identityHash, created.Index);
             _byTags.Add(created);
             if (!ReferenceEquals(kept, tagSet) && _aliasCount < MaxSeries)
             {
@@ -228,7 +424,7 @@ internal sealed class SeriesTable<TSeries>
     {
         foreach (int index in _byIdentity.Find(identityHash))
         {
-            TSeries candidate = _series[index];
+            TSeries candidate = _series[index]!;
             if (SeriesIdentity.Equal(SeriesIdentity.Labels(candidate.Tags), labels))
             {
                 return candidate;
@@ -250,15 +446,171 @@ internal sealed class SeriesTable<TSeries>
     // Under _lock.
     private void Append(TSeries series)
     {
-        if (_count == _series.Length)
+        if (_freeIndexes is { Count: > 0 } free)
         {
-            var grown = new TSeries[_series.Length * 2];
-            Array.Copy(_series, grown, _count);
-            Volatile.Write(ref _series, grown);
+            // A free index is null in the array published by the unlink that freed it, after the
+            // key that made every entry naming it stale.
+            int index = free.Pop();
+            Debug.Assert(_series[index] is null, "a free index names no series");
+            series.Index = index;
+            Volatile.Write(ref _series[index], series);
+        }
+        else
+        {
+            if (_count == _series.Length)
+            {
+                var grown = new TSeries?[_series.Length * 2];
+                Array.Copy(_series, grown, _count);
+                Volatile.Write(ref _series, grown);
+            }
+
+            series.Index = _count;
+            _series[_count] = series;
+            Volatile.Write(ref _count, _count + 1);
         }
 
-        series.Index = _count;
-        _series[_count] = series;
-        Volatile.Write(ref _count, _count + 1);
+        if (_idleCounts is not null && series.Index < _idleCounts.Length)
+        {
+            _idleCounts[series.Index] = -1;
+        }
+
+        LiveSeries live = _live;
+        TSeries[] array = live.Array;
+        if (live.Count == array.Length)
+        {
+            array = new TSeries[array.Length * 2];
+            Array.Copy(live.Array, array, live.Count);
+        }
+
+        // Written past every published count, then published with its count.
+        array[live.Count] = series;
+        Volatile.Write(ref _live, new LiveSeries(array, live.Count + 1));
+    }
+
+    // Under _lock. Marks a series of this table for removal, once; never the overflow series,
+    // which takes what the limit turns away. A partitioned series stops taking promotions and
+    // keeps its final reading from here on (PartitionedSeries.Retire).
+    private bool Mark(TSeries series)
+    {
+        if (series.IsMarked || ReferenceEquals(series, _overflow))
+        {
+            return false;
+        }
+
+        series.MarkForRemoval();
+
+        // A full fence between the mark and the count read (as BeginRead's increment is one), so
+        // that a collection numbered past the count sees the mark in its read (Dekker's pattern).
+        long markedAt = Interlocked.CompareExchange(ref _reads, 0, 0);
+        (_removing ??= []).Add((series, markedAt));
+        Volatile.Write(ref _pendingWork, _pendingWork + 1);
+        return true;
+    }
+
+    // Under _lock: idle expiry. Each series read keeps its reading's digest and the collections in a
+    // row that read it unchanged (by index; -1: none read yet); at idleCollections it is marked, and
+    // the next collection exports it a last time. A bound series is in use, and never expires.
+    private void MarkIdle(InstrumentSnapshot snapshot, int idleCollections)
+    {
+        if (_idleCounts is null || _idleCounts.Length < _series.Length)
+        {
+            int from = _idleCounts?.Length ?? 0;
+            Array.Resize(ref _idleCounts, _series.Length);
+            Array.Resize(ref _digests, _series.Length);
+            _idleCounts.AsSpan(from).Fill(-1);
+        }
+
+        for (int i = 0; i < snapshot.Count; i++)
+        {
+            var series = (TSeries)snapshot.KeyAt(i);
+            int index = series.Index;
+            if (series.IsMarked || !ReferenceEquals(_series[index], series))
+            {
+                continue;
+            }
+
+            long digest = snapshot.DigestAt(i);
+            if (_idleCounts[index] < 0 || _digests![index] != digest)
+            {
+                _digests![index] = digest;
+                _idleCounts[index] = 0;
+            }
+            else if (++_idleCounts[index] >= idleCollections && !series.IsBound)
+            {
+                Mark(series);
+            }
+        }
+    }
+
+    // Under _lock: unlinks the marked series that collection read (numbered past their mark) read.
+    private void UnlinkReadBefore(List<(TSeries Series, long MarkedAt)> removing, long read)
+    {
+        int unlinked = 0;
+        foreach ((TSeries series, long markedAt) in removing)
+        {
+            if (markedAt < read)
+            {
+                Unlink(series);
+                unlinked++;
+            }
+        }
+
+        if (unlinked == 0)
+        {
+            return;
+        }
+
+        removing.RemoveAll(entry => entry.Series.IsRemoved);
+
+        // Every thread's entries of this table (and its recorders) stale first, then the arrays
+        // they index: a thread that reads a new array reads the new key after it.
+        _epoch++;
+        Volatile.Write(ref _owner, OwnerKey(_ownerNumber, _epoch));
+        var byIndex = (TSeries?[])_series.Clone();
+        var live = new TSeries[Math.Max(4, _live.Array.Length)];
+        int count = 0;
+        foreach (TSeries series in Series)
+        {
+            if (series.IsRemoved)
+            {
+                byIndex[series.Index] = null;
+                (_freeIndexes ??= new Stack<int>()).Push(series.Index);
+            }
+            else
+            {
+                live[count++] = series;
+            }
+        }
+
+        Volatile.Write(ref _series, byIndex);
+        Volatile.Write(ref _live, new LiveSeries(live, count));
+    }
+
+    // Under _lock: takes one marked series out of the lookup, its identity and the limit's count;
+    // its retired entry (a partitioned series') waits for its memory's reclaim.
+    private void Unlink(TSeries series)
+    {
+        _aliasCount -= _byTags.Remove(series);
+        _byIdentity.Remove(SeriesIdentity.Hash(SeriesIdentity.Labels(series.Tags)), series.Index);
+        if (ReferenceEquals(_untagged, series))
+        {
+            _untagged = null;
+        }
+
+        series.MarkRemoved();
+        if (series.Retirement is { } retired)
+        {
+            (_retired ??= []).Add(retired);
+        }
+
+        Volatile.Write(ref _createdCount, _createdCount - 1);
+    }
+
+    /// <summary>The live series and how many: published together, so that a reader never pairs an array with another's count.</summary>
+    private sealed class LiveSeries(TSeries[] array, int count)
+    {
+        public TSeries[] Array { get; } = array;
+
+        public int Count { get; } = count;
     }
 }

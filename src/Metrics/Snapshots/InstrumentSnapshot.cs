@@ -3,6 +3,8 @@ using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
 
+using ScalableMetrics.SeriesTables;
+
 namespace ScalableMetrics.Snapshots;
 
 /// <summary>
@@ -37,6 +39,7 @@ internal sealed class InstrumentSnapshot
     private long[] _longs = [];
     private int _longStride;
     private double[] _doubles = [];
+    private bool _hasDoubles;
 
     // The exemplars: _exemplarStride per series (one for a counter, a histogram's buckets), none where 0.
     private Exemplar?[] _exemplars = [];
@@ -57,6 +60,36 @@ internal sealed class InstrumentSnapshot
 
     /// <summary>Whether the last read read exemplars (the series keep them: all of an instrument's series do, or none).</summary>
     public bool HasExemplars => _exemplarStride != 0;
+
+    /// <summary>When series <paramref name="index"/> started, where it has a start of its own: made after a removal of its instrument (<see cref="SeriesStartTimes"/>); null where it starts with its instrument.</summary>
+    public DateTimeOffset? OwnStartAt(int index) => SeriesStartTimes.Of(_series![index]);
+
+    /// <summary>When series <paramref name="index"/> started counting (OpenMetrics' <c>_created</c>): its own start, or <paramref name="instrumentCreated"/> (null for an instrument that has none).</summary>
+    public DateTimeOffset? CreatedAt(int index, DateTimeOffset? instrumentCreated) =>
+        instrumentCreated is null ? null : OwnStartAt(index) ?? instrumentCreated;
+
+    /// <summary>
+    /// A 64-bit digest of everything series <paramref name="index"/> read (its slots and its
+    /// <see cref="double"/>): equal from one read to the next where the series was not written
+    /// since, or where its writes left every slot as it was (an add of 0; an up-down counter's +1
+    /// and -1). Idle expiry's test of "written" (<see cref="MetricRegistryOptions.RemoveSeriesIdleForCollections"/>).
+    /// </summary>
+    internal long DigestAt(int index)
+    {
+        ulong digest = 0xCBF29CE484222325;
+        foreach (long slot in _longs.AsSpan(index * _longStride, _longStride))
+        {
+            digest = (digest ^ (ulong)slot) * 0x100000001B3;
+            digest ^= digest >> 29;
+        }
+
+        if (_hasDoubles)
+        {
+            digest = (digest ^ (ulong)BitConverter.DoubleToInt64Bits(_doubles[index])) * 0x100000001B3;
+        }
+
+        return (long)digest;
+    }
 
     /// <summary>Each series' value, of a counter, an up-down counter or a gauge of <see cref="long"/>s.</summary>
     public ReadOnlySpan<long> LongValues
@@ -269,6 +302,7 @@ internal sealed class InstrumentSnapshot
     private void Begin(int capacity, int longStride, bool doubles)
     {
         _longStride = longStride;
+        _hasDoubles = doubles;
         _exemplarStride = 0;
         _bucketCount = 0;
         _exponentialBuckets = null;

@@ -41,6 +41,11 @@ internal sealed class ScalableMetricsOptionsValidator : IValidateOptions<Scalabl
             failures.Add($"{RegistryKey}{nameof(MetricRegistryOptions.MaxSeriesPerInstrument)} must be at least 2; it is {registry.MaxSeriesPerInstrument}.");
         }
 
+        if (registry.RemoveSeriesIdleForCollections < 1)
+        {
+            failures.Add($"{RegistryKey}{nameof(MetricRegistryOptions.RemoveSeriesIdleForCollections)} must be at least 1, or absent for no idle expiry; it is {registry.RemoveSeriesIdleForCollections}.");
+        }
+
         if (registry.MaxInstruments < 1)
         {
             failures.Add($"{RegistryKey}{nameof(MetricRegistryOptions.MaxInstruments)} must be at least 1; it is {registry.MaxInstruments}.");

@@ -218,7 +218,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         for (int i = 0; i < values.Length; i++)
         {
             LabelBlock block = labels.Get(snapshot, i, header.FindLabels);
-            writer.Output.WriteCounterSeries(header.Name, header.Kind, block, labels.Text(i), values[i], snapshot.ExemplarAt(i), header.Created);
+            writer.Output.WriteCounterSeries(header.Name, header.Kind, block, labels.Text(i), values[i], snapshot.ExemplarAt(i), snapshot.CreatedAt(i, header.Created));
         }
     }
 
@@ -232,7 +232,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         for (int i = 0; i < snapshot.Count; i++)
         {
             KeptExemplars? exemplars = hasExemplars ? ExemplarsOf(snapshot.BucketExemplarsAt(i)) : null;
-            writer.Output.WriteHistogram(header.Name, header.Labels.Get(snapshot, i, header.FindLabels), boundaries, snapshot.BucketCountsAt(i), snapshot.SumAt(i), header.Created, exemplars);
+            writer.Output.WriteHistogram(header.Name, header.Labels.Get(snapshot, i, header.FindLabels), boundaries, snapshot.BucketCountsAt(i), snapshot.SumAt(i), snapshot.CreatedAt(i, header.Created), exemplars);
         }
     }
 
@@ -261,7 +261,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         {
             LabelBlock labels = header.Labels.Get(snapshot, i, header.FindLabels);
             writer.Output.WriteSample(header.Name, string.Empty, labels, null, 0, values[i], snapshot.ExemplarAt(i));
-            writer.Output.WriteCreated(header.Name, header.Kind, labels, header.Created);
+            writer.Output.WriteCreated(header.Name, header.Kind, labels, snapshot.CreatedAt(i, header.Created));
         }
     }
 
@@ -298,7 +298,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         writer.WriteHeaderIfAny(header, snapshot.Count);
         for (int i = 0; i < snapshot.Count; i++)
         {
-            writer.Output.WriteExponentialHistogram(header.Name, header.Labels.Get(snapshot, i, header.FindLabels), snapshot.ExponentialHistogramAt(i), header.Created);
+            writer.Output.WriteExponentialHistogram(header.Name, header.Labels.Get(snapshot, i, header.FindLabels), snapshot.ExponentialHistogramAt(i), snapshot.CreatedAt(i, header.Created));
         }
     }
 
@@ -312,11 +312,11 @@ internal sealed partial class RegistrySource : IScrapeSource
             LabelBlock labels = header.Labels.Get(snapshot, i, header.FindLabels);
             if (boundaries is not null)
             {
-                writer.Output.WriteHistogram(header.Name, labels, boundaries, snapshot.BucketCountsAt(i), snapshot.ElapsedSecondsAt(i), header.Created);
+                writer.Output.WriteHistogram(header.Name, labels, boundaries, snapshot.BucketCountsAt(i), snapshot.ElapsedSecondsAt(i), snapshot.CreatedAt(i, header.Created));
             }
             else
             {
-                writer.Output.WriteSummary(header.Name, labels, snapshot.OperationCountAt(i), snapshot.ElapsedSecondsAt(i), header.Created);
+                writer.Output.WriteSummary(header.Name, labels, snapshot.OperationCountAt(i), snapshot.ElapsedSecondsAt(i), snapshot.CreatedAt(i, header.Created));
             }
         }
     }
@@ -405,6 +405,9 @@ internal sealed partial class RegistrySource : IScrapeSource
         private RegistrySource Read(Instrument instrument)
         {
             instrument.ReadInto(source._snapshot);
+
+            // An instrument whose series were removed reads fewer: the blocks past them hold removed series.
+            Header.Labels.KeepFirst(source._snapshot.Count);
             return source;
         }
 

@@ -6,8 +6,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 
 /// <summary>
 /// One instrument's label blocks by the position of their series in its readings: a registry
-/// keeps its series in creation order and never drops one, so from one scrape to the next a
-/// series is read at the same position, and its block is found by one reference compare of its
+/// keeps its series in creation order, so from one scrape to the next a series is read at the
+/// same position (until a removal moves the series after it up), and its block is found by one reference compare of its
 /// key (its tag set, or the series itself where the scrape reads series rather than readings),
 /// rather than by a hash lookup per series.
 /// </summary>
@@ -29,6 +29,9 @@ internal sealed class SeriesLabelBlocks
     private byte[] _text = [];
     private int _textLength;
     private int _liveTextLength;
+
+    // Positions below this may hold a block (KeepFirst).
+    private int _remembered;
 
     /// <summary>The block of the series read at <paramref name="position"/> with <paramref name="tags"/>, keyed by the tag set; <paramref name="find"/> where it is not remembered there.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -55,6 +58,31 @@ internal sealed class SeriesLabelBlocks
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public ReadOnlySpan<byte> Text(int position) => _text.AsSpan(_textStarts[position], _textLengths[position]);
 
+    /// <summary>
+    /// Forgets the blocks at positions <paramref name="count"/> and up: an instrument that reads
+    /// fewer series than before had some removed, and a key kept past them would keep a removed
+    /// series (and its memory) alive.
+    /// </summary>
+    public void KeepFirst(int count)
+    {
+        if (count >= _remembered)
+        {
+            return;
+        }
+
+        for (int i = count; i < _remembered; i++)
+        {
+            if (_blocks[i] is not null)
+            {
+                _liveTextLength -= _textLengths[i];
+            }
+        }
+
+        Array.Clear(_keys, count, _remembered - count);
+        Array.Clear(_blocks, count, _remembered - count);
+        _remembered = count;
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private LabelBlock Remember(int position, object key, LabelBlock block)
     {
@@ -72,6 +100,7 @@ internal sealed class SeriesLabelBlocks
         }
 
         // Out of the compaction: its text is appended after it.
+        _remembered = Math.Max(_remembered, position + 1);
         _keys[position] = key;
         _blocks[position] = null;
         if (_textLength - _liveTextLength > _liveTextLength && _textLength > 4096)

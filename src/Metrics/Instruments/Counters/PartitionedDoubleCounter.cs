@@ -36,6 +36,9 @@ public sealed class PartitionedDoubleCounter : Instrument
     /// <inheritdoc/>
     public override int SeriesCount => _series.Count;
 
+    /// <inheritdoc/>
+    internal override (int Retired, long Reclaimed, long LateAdds) Removals => _series.Removals;
+
     /// <summary>A recorder into this instrument's series for a source that adds <paramref name="sourceTags"/> to every measurement's tags: the listener's way in.</summary>
     /// <param name="sourceTags">The source's tags (a listened instrument's and its meter's), with distinct keys.</param>
     internal SeriesRecorder<DoubleCounterSeries> CreateRecorder(KeyValuePair<string, object?>[] sourceTags) => new(_series, sourceTags);
@@ -73,7 +76,35 @@ public sealed class PartitionedDoubleCounter : Instrument
     /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
     /// <returns>The bound series; binding the same tags again returns the same object.</returns>
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
-    public DoubleCounterSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags);
+    public DoubleCounterSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Bind(tags);
+
+    /// <summary>
+    /// Removes the series named by <paramref name="tags"/> (as <see cref="Bind"/> names it: these
+    /// tags, in any order, or tags that export alike): the instrument's next collection exports it
+    /// a last time, then it is gone, its place under the series limit free and its memory returned
+    /// for reuse once nothing holds it. A later record with these tags starts a new series, from
+    /// zero, with a start time of its own. See docs/series-lifecycle.md.
+    /// </summary>
+    /// <param name="tags">The series' tags, in any order; none names the series without tags.</param>
+    /// <returns><see langword="true"/> where a series was removed; <see langword="false"/> where none
+    /// has these tags, for the overflow series, and for a series removed already.</returns>
+    /// <remarks>Thread-safe. A record racing the removal is in the series' last export, or in the new
+    /// series; an add through a bound handle of the removed series after its last export is counted,
+    /// not exported (<c>scalablemetrics_removed_series_late_adds_total</c>).</remarks>
+    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> (see <see cref="MetricRegistryOptions"/>); nothing is removed.</exception>
+    public bool Remove(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Remove(tags);
+
+    /// <summary>Removes <paramref name="series"/>, a series of this instrument, as <see cref="Remove(ReadOnlySpan{KeyValuePair{string, object}})"/> does.</summary>
+    /// <param name="series">A series <see cref="Bind"/> returned.</param>
+    /// <returns><see langword="true"/> where it was removed; <see langword="false"/> where it is not this
+    /// instrument's, is the overflow series, or was removed already.</returns>
+    /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
+    public bool Remove(DoubleCounterSeries series)
+    {
+        ArgumentNullException.ThrowIfNull(series);
+        return _series.Remove(series);
+    }
 
     /// <summary>Sums every series' partitions, and reads each series' newest exemplar (<see cref="DoubleReading.Exemplar"/>).</summary>
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
@@ -82,7 +113,12 @@ public sealed class PartitionedDoubleCounter : Instrument
         SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => PartitionedSeries.ReadTotalsInto(_arena, _series.Series, snapshot, SlotSum.Double);
+    internal override void ReadInto(InstrumentSnapshot snapshot)
+    {
+        ArraySegment<DoubleCounterSeries> series = _series.BeginRead(out long read);
+        PartitionedSeries.ReadTotalsInto(_arena, series, snapshot, SlotSum.Double);
+        _series.EndRead(read, snapshot, IdleCollections);
+    }
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleCounter(this);

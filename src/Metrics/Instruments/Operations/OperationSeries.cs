@@ -99,7 +99,7 @@ public sealed class OperationSeries : PartitionedSeries
 
         int slotCount = buckets.BucketCount + 1;
         long[] slots = new long[slotCount];
-        ReadAll(Slots.Chunk.Arena, [this], new SlotRange[1], slotCount, doubleSlot: -1, slots, default);
+        ReadAll(Slots.Chunk.Arena, [this], new SlotRange[1], slotCount, doubleSlot: -1, slots, default, collection: false);
         return OperationReading.FromBuckets(Tags, slots.AsSpan(0, buckets.BucketCount).ToArray(), slots[buckets.BucketCount]);
     }
 }

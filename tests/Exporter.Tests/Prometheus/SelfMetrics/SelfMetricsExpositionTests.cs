@@ -73,6 +73,16 @@ public sealed class SelfMetricsExpositionTests
             # HELP scalablemetrics_overflow_region_adds_total Adds that found no region of their own (a processor outside the partitions chosen at start) and went atomically to the shared overflow region: exact, but contended.
             # TYPE scalablemetrics_overflow_region_adds_total counter
             scalablemetrics_overflow_region_adds_total{otel_scope_name="app",otel_scope_version="2.0"} {{overflowAdds}}
+            # HELP scalablemetrics_removed_series_reclaimed_total Removed series whose memory went back to the arena once nothing could write them.
+            # TYPE scalablemetrics_removed_series_reclaimed_total counter
+            scalablemetrics_removed_series_reclaimed_total{otel_scope_name="app",otel_scope_version="2.0"} 0
+            scalablemetrics_removed_series_reclaimed_total{otel_scope_name="{{prefix}}.A",otel_scope_version="1.0"} 0
+            scalablemetrics_removed_series_reclaimed_total{otel_scope_name="{{prefix}}.B"} 0
+            # HELP scalablemetrics_removed_series_late_adds_total What was added to removed series after their last export (a counter's value, a histogram's records), found at their reclaim: counted here, not exported.
+            # TYPE scalablemetrics_removed_series_late_adds_total counter
+            scalablemetrics_removed_series_late_adds_total{otel_scope_name="app",otel_scope_version="2.0"} 0
+            scalablemetrics_removed_series_late_adds_total{otel_scope_name="{{prefix}}.A",otel_scope_version="1.0"} 0
+            scalablemetrics_removed_series_late_adds_total{otel_scope_name="{{prefix}}.B"} 0
             # HELP scalablemetrics_dropped_measurements_total Measurements of listened meters (AddMeter) dropped: invalid values or tags.
             # TYPE scalablemetrics_dropped_measurements_total counter
             scalablemetrics_dropped_measurements_total{otel_scope_name="app",otel_scope_version="2.0"} 1

@@ -30,6 +30,8 @@ public sealed class SelfMetricsRegistryTests
                 "scalablemetrics_series_limit",
                 "scalablemetrics_instruments_overflowing",
                 "scalablemetrics_overflow_region_adds_total",
+                "scalablemetrics_removed_series_reclaimed_total",
+                "scalablemetrics_removed_series_late_adds_total",
                 "scalablemetrics_dropped_measurements_total",
                 "scalablemetrics_refused_instruments_total",
             ],

@@ -116,7 +116,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 state.PendingGeneration = _generation;
             }
 
-            int point = BeginNumberPoint(state, start);
+            int point = BeginNumberPoint(state, StartAt(i, start));
             output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
             WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: true);
             EndPoint(point);
@@ -214,13 +214,15 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 counts.CopyTo(pendingCounts.Slice(i * bucketCount, bucketCount));
                 pendingSums[i] = sum;
                 state.PendingGeneration = _generation;
+                state.PendingPosition = i;
 
-                // The committed arrays hold the series the last accepted export read, by position
-                // (a registry never reorders nor drops a series); a series newer than it has none.
-                if (state.HasCommitted && (i + 1) * bucketCount <= committedCounts.Length)
+                // The committed arrays hold the series the last accepted export read, at the
+                // positions it read them (a removal moves the series after it); a series newer than it has none.
+                int at = state.CommittedPosition;
+                if (state.HasCommitted && (at + 1) * bucketCount <= committedCounts.Length)
                 {
-                    baseline = committedCounts.Slice(i * bucketCount, bucketCount);
-                    sum -= committedSums[i];
+                    baseline = committedCounts.Slice(at * bucketCount, bucketCount);
+                    sum -= committedSums[at];
                 }
             }
 
@@ -236,7 +238,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 baselineCount += baseline[j];
             }
 
-            int point = BeginHistogramPoint(state, start, count - baselineCount, sum);
+            int point = BeginHistogramPoint(state, StartAt(i, start), count - baselineCount, sum);
             output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, bucketCount);
             for (int j = 0; j < counts.Length; j++)
             {
@@ -281,7 +283,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
             int point = output.BeginMessage(OtlpFields.DataPoints);
             output.Raw(series.Attributes);
-            output.Fixed64(OtlpFields.ExponentialStartTime, start);
+            output.Fixed64(OtlpFields.ExponentialStartTime, StartAt(i, start));
             output.Fixed64(OtlpFields.ExponentialTime, _now);
             output.Fixed64(OtlpFields.ExponentialCount, (ulong)(reading.Count - (baseline?.Count ?? 0)));
             output.Double(OtlpFields.ExponentialSum, reading.Sum - (baseline?.Sum ?? 0));
@@ -332,7 +334,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 series.PendingGeneration = _generation;
             }
 
-            int point = BeginHistogramPoint(series, start, count, (double)ticks / Stopwatch.Frequency);
+            int point = BeginHistogramPoint(series, StartAt(i, start), count, (double)ticks / Stopwatch.Frequency);
             if (boundaries is not null)
             {
                 WriteBucketCounts(buckets, baselineBuckets);
@@ -353,6 +355,10 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         return delta ? Math.Max(created, _lastCommit) : created;
     }
 
+    // Series i's start: the instrument's (or, for a delta, the last accepted export's), unless the
+    // series was made after a removal of its instrument, which starts it afresh at its creation.
+    private ulong StartAt(int i, ulong start) => _snapshot.OwnStartAt(i) is { } own ? Math.Max(start, UnixNano(own)) : start;
+
     private OtlpSeriesState Series(int position, TagSet tags, int attributesField) => _state.Series(position, tags, attributesField, _scratch);
 
     // An up-down counter's or a gauge's long values, from the snapshot: cumulative, or a gauge.
@@ -364,7 +370,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         int data = BeginData(kind);
         for (int i = 0; i < values.Length; i++)
         {
-            int point = BeginNumberPoint(Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes), start);
+            int point = BeginNumberPoint(Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes), StartAt(i, start));
             output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)values[i]));
             EndPoint(point);
         }
@@ -399,7 +405,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 series.PendingGeneration = _generation;
             }
 
-            int point = BeginNumberPoint(series, start);
+            int point = BeginNumberPoint(series, StartAt(i, start));
             WriteNumber(value, asInt);
             WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: false);
             EndPoint(point);

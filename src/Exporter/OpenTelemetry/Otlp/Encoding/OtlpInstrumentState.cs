@@ -6,9 +6,9 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// <summary>
 /// What an OTLP export keeps of one instrument between exports: the state of each of its series,
 /// found by the series' position in the instrument's readings (a registry keeps its series in
-/// creation order and never drops one, so one reference compare finds it), and by its tags
-/// where the position does not match (a new series; an observable instrument, whose callback
-/// reports in any order).
+/// creation order, so one reference compare finds it), and by its tags where the position does
+/// not match (a new series; a series after a removed one; an observable instrument, whose
+/// callback reports in any order).
 /// </summary>
 /// <remarks>Not thread-safe: touched by one export at a time.</remarks>
 internal sealed class OtlpInstrumentState
@@ -109,6 +109,7 @@ internal sealed class OtlpInstrumentState
             if (state.PendingGeneration == generation)
             {
                 state.Committed = state.Pending;
+                state.CommittedPosition = state.PendingPosition;
                 state.HasCommitted = true;
             }
             else
@@ -154,6 +155,13 @@ internal sealed class OtlpInstrumentState
         {
             state = new OtlpSeriesState(tags, OtlpAttributes.Encode(scratch, attributesField, tags));
             _byTags.Add(tags, state);
+        }
+        else if (!ReferenceEquals(state.Tags, tags))
+        {
+            // Equal tags in another object: a series keeps its tag set for life, so this is a new
+            // series of a removed one's tags, which starts afresh (its whole value is its first delta).
+            state.Tags = tags;
+            state.HasCommitted = false;
         }
 
         if (position >= _byPosition.Length)

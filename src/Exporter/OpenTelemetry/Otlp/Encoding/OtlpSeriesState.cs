@@ -9,8 +9,8 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// <remarks>Not thread-safe: touched by one export at a time.</remarks>
 internal sealed class OtlpSeriesState(TagSet tags, byte[] attributes)
 {
-    /// <summary>The series' tags.</summary>
-    public TagSet Tags { get; } = tags;
+    /// <summary>The series' tags: the very object of the series read last (a series removed and recorded again has equal tags in a new object, <see cref="OtlpInstrumentState.Series"/>).</summary>
+    public TagSet Tags { get; set; } = tags;
 
     /// <summary>Its tags as encoded <c>KeyValue</c> fields of its kind's data point.</summary>
     public byte[] Attributes { get; } = attributes;
@@ -26,4 +26,10 @@ internal sealed class OtlpSeriesState(TagSet tags, byte[] attributes)
 
     /// <summary>The export that last read the series.</summary>
     public long PendingGeneration;
+
+    /// <summary>Its position in the readings of the export of <see cref="PendingGeneration"/>: where a histogram's pending counts are.</summary>
+    public int PendingPosition;
+
+    /// <summary>Its position in the readings of the last accepted export: where its committed counts are (a removal moves the series after it).</summary>
+    public int CommittedPosition;
 }

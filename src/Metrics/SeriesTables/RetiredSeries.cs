@@ -1,0 +1,162 @@
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using ScalableMetrics.Cells;
+
+namespace ScalableMetrics.SeriesTables;
+
+/// <summary>
+/// A removed partitioned series' memory, waiting until no thread can write it: its slot ranges,
+/// its final reading, and a weak reference to the series object, which is the grace period.
+/// </summary>
+/// <remarks>
+/// <para>A tagged add looks its series up and then adds, and a bound handle can add at any time,
+/// so a removed series may still be written: its ranges can go back to the arena only once no
+/// thread holds the series. No add pays for knowing that (the bound add has no removed flag to
+/// test): the garbage collector knows it. While the weak reference is alive a writer may still
+/// come; once it is dead no thread can reach the series, so the collector reads its slots one
+/// last time, counts what was added after its final reading (<see cref="LateAdds"/>, summed per
+/// registry into the self-metric <c>scalablemetrics_removed_series_late_adds_total</c>: never
+/// exported, never lost without a count), zeroes them and hands them back to the arena
+/// (<see cref="PartitionArena.Free"/>), for a new series of as many slots. After the epoch-based
+/// reclamation of RCU and of OpenTelemetry .NET's reclaimed metric points, with the GC's own
+/// reachability as the quiescent state.</para>
+/// <para>Nothing that outlives the removal holds the series strongly: the table unlinks it, its
+/// reservoir and chunk do not point back at it, and this entry holds it weakly (and is found from
+/// the series through a <see cref="ConditionalWeakTable{TKey, TValue}"/>, which does not keep it alive). A caller who keeps
+/// a bound handle keeps it alive, and its memory with it, for as long as the handle lives.</para>
+/// <para>Written under the table's lock (creation, <see cref="TryReclaim"/>) and under the arena's
+/// read lock (<see cref="CaptureFinal"/>, and the reads of <see cref="TryReclaim"/>).</para>
+/// </remarks>
+internal sealed unsafe class RetiredSeries
+{
+    // Each marked series' entry, beside the series rather than in it (see Series' flags); the
+    // series is held weakly, as by the entry itself.
+    private static readonly ConditionalWeakTable<Series, RetiredSeries> s_bySeries = [];
+
+    private readonly WeakReference _series;
+    private readonly PartitionArena _arena;
+    private readonly long* _compactSlots;
+    private readonly SlotRange? _perPartition;
+    private readonly int _slotCount;
+    private readonly long[] _final;
+    private double _finalDouble;
+    private SlotSum _kind;
+    private int _doubleSlot = -1;
+    private bool _captured;
+
+    /// <summary>The entry of a series marked for removal; called under the arena's read lock, which its promotion takes.</summary>
+    /// <param name="series">The series, held weakly.</param>
+    /// <param name="arena">Its per-partition arena.</param>
+    /// <param name="compactSlots">Its compact slots, or null where it has none.</param>
+    /// <param name="perPartition">Its per-partition range (the first generation's), or null while compact.</param>
+    /// <param name="slotCount">Its slots.</param>
+    public RetiredSeries(Series series, PartitionArena arena, long* compactSlots, SlotRange? perPartition, int slotCount)
+    {
+        _series = new WeakReference(series);
+        _arena = arena;
+        _compactSlots = compactSlots;
+        _perPartition = perPartition;
+        _slotCount = slotCount;
+        _final = new long[slotCount];
+    }
+
+    /// <summary>The entry of <paramref name="series"/>, marked for removal; null before the mark.</summary>
+    public static RetiredSeries? Of(Series series) => s_bySeries.TryGetValue(series, out RetiredSeries? entry) ? entry : null;
+
+    /// <summary>Keeps <paramref name="entry"/> as <paramref name="series"/>' entry; at its mark.</summary>
+    public static void Add(Series series, RetiredSeries entry) => s_bySeries.AddOrUpdate(series, entry);
+
+    /// <summary>
+    /// After <see cref="TryReclaim"/>: what was added after the final reading, the change of the
+    /// series' count and value slots: for a counter the value added, for a histogram or an
+    /// operation the records (and, for an operation, the ticks timed); an up-down counter's change
+    /// counts by its size, and each <see cref="double"/> slot that changed counts 1.
+    /// </summary>
+    public long LateAdds { get; private set; }
+
+    /// <summary>
+    /// Keeps the series' reading of a collection (a row of <see cref="SlotSum"/> sums, and its
+    /// <see cref="double"/> slot's sum where <paramref name="doubleSlot"/> is not negative) as its
+    /// final one; the last collection that reads it before its unlink is the one kept. Under the
+    /// arena's read lock, in the read itself, so that the kept reading is the exported one.
+    /// </summary>
+    public void CaptureFinal(ReadOnlySpan<long> row, double doubleValue, SlotSum kind, int doubleSlot)
+    {
+        Debug.Assert(row.Length == _slotCount, "a row of the series' slots");
+        row.CopyTo(_final);
+        _finalDouble = doubleValue;
+        _kind = kind;
+        _doubleSlot = doubleSlot;
+        _captured = true;
+    }
+
+    /// <summary>
+    /// Reclaims the series' ranges if no thread can write them any more: counts what was added
+    /// after the final reading, zeroes them and frees them. Under the table's lock.
+    /// </summary>
+    /// <returns>Whether the ranges were reclaimed (the entry is done).</returns>
+    public bool TryReclaim()
+    {
+        if (_series.IsAlive)
+        {
+            return false;
+        }
+
+        long late = 0;
+        lock (_arena.ReadLock)
+        {
+            for (int slot = 0; slot < _slotCount; slot++)
+            {
+                if (slot == _doubleSlot || (_kind == SlotSum.Double && _captured))
+                {
+                    double now = SumDouble(slot);
+                    double final = slot == _doubleSlot ? _finalDouble : BitConverter.Int64BitsToDouble(_final[slot]);
+                    if (!_captured ? now != 0 : now != final && !(double.IsNaN(now) && double.IsNaN(final)))
+                    {
+                        late++;
+                    }
+
+                    continue;
+                }
+
+                long diff = unchecked(SumWrapping(slot) - (_captured ? _final[slot] : 0));
+                if (diff != 0)
+                {
+                    late = SaturatingSum.Add(late, diff == long.MinValue ? long.MaxValue : Math.Abs(diff));
+                }
+            }
+
+            Free();
+        }
+
+        LateAdds = late;
+        return true;
+    }
+
+    // A slot's sum now, compact and per partition, as a wrapping sum of its words (a saturating
+    // slot's words sum to its total until that passes long.MaxValue, where the count saturates).
+    private long SumWrapping(int slot)
+    {
+        long sum = _compactSlots == null ? 0 : Volatile.Read(ref _compactSlots[slot]);
+        return _perPartition is { } range ? unchecked(sum + range.Chunk.SumSlotWrapping(range.FirstSlot + slot)) : sum;
+    }
+
+    private double SumDouble(int slot)
+    {
+        double sum = _compactSlots == null ? 0 : DoubleCell.Read(_compactSlots + slot);
+        return _perPartition is { } range ? sum + range.Chunk.SumSlotDouble(range.FirstSlot + slot) : sum;
+    }
+
+    private void Free()
+    {
+        if (_compactSlots != null)
+        {
+            _arena.Compact.Free(_arena.Compact.RangeAt(_compactSlots), _slotCount);
+        }
+
+        if (_perPartition is { } range)
+        {
+            _arena.Free(range, _slotCount);
+        }
+    }
+}
