@@ -222,8 +222,11 @@ public abstract unsafe class PartitionedSeries : Series
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private protected void Add<TOp, TValue>(int slot, TValue value)
         where TOp : struct, ISlotOperation<TValue>
-        where TValue : unmanaged, INumberBase<TValue> =>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
         Add<TOp, TValue>(_route, slot, value, mayBeSampled: true);
+        KeepUntilAdded();
+    }
 
     /// <summary>
     /// Adds 1 to slot <paramref name="countSlot"/> (saturating) and <paramref name="value"/> to slot
@@ -234,8 +237,20 @@ public abstract unsafe class PartitionedSeries : Series
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private protected void AddCountAndValue<TOp, TValue>(int countSlot, int valueSlot, TValue value)
         where TOp : struct, ISlotOperation<TValue>
-        where TValue : unmanaged, INumberBase<TValue> =>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
         AddCountAndValue<TOp, TValue>(_route, countSlot, valueSlot, value, mayBeSampled: true);
+        KeepUntilAdded();
+    }
+
+    // Keeps the series reachable until its add has stored: an add holds its slots by raw pointers,
+    // which keep nothing alive, and a removed series' slots go back to the arena once the garbage
+    // collector finds the series unreachable (RetiredSeries). Without this, a collection in the
+    // middle of an add whose caller holds the series nowhere else (a tagged add) could find it
+    // unreachable, and a series made later could be handed the slots before the add stored into
+    // them. No instruction: the JIT reports the reference live to the end of the add (an intrinsic).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void KeepUntilAdded() => GC.KeepAlive(this);
 
     // The one dispatch of a single add, through route: the series' own (mayBeSampled), or (from
     // AddSampled) its storage route. Both dispatches test every route on the one value read: the

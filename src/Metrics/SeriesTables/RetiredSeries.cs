@@ -23,7 +23,10 @@ namespace ScalableMetrics.SeriesTables;
 /// <para>Nothing that outlives the removal holds the series strongly: the table unlinks it, its
 /// reservoir and chunk do not point back at it, and this entry holds it weakly (and is found from
 /// the series through a <see cref="ConditionalWeakTable{TKey, TValue}"/>, which does not keep it alive). A caller who keeps
-/// a bound handle keeps it alive, and its memory with it, for as long as the handle lives.</para>
+/// a bound handle keeps it alive, and its memory with it, for as long as the handle lives. An add
+/// under way keeps it alive too, until its store (<c>PartitionedSeries.KeepUntilAdded</c>): the add
+/// holds the slots by raw pointers, and without that a tagged add, whose caller holds the series
+/// nowhere else, could be stopped by a collection between loading the pointer and storing.</para>
 /// <para>Written under the table's lock (creation, <see cref="TryReclaim"/>) and under the arena's
 /// read lock (<see cref="CaptureFinal"/>, and the reads of <see cref="TryReclaim"/>).</para>
 /// </remarks>
