@@ -67,21 +67,7 @@ public unsafe class OverflowRegionAddsTests(ITestOutputHelper output)
         // itself where it is processor 0, else through the map, cpu_id preferred to mm_cid); a
         // thread that moves to another processor has none there, so each of its adds, of each
         // kind, goes to the overflow region: counted, and exact.
-        IReadOnlyList<int> allowed = ThreadPinning.AllowedProcessors;
-        (int start, int target) = preferCpuId ? (allowed[1], allowed[0]) : (allowed[0], allowed[1]);
-        var info = new ProcessStartInfo("taskset", ["-c", start.ToString(CultureInfo.InvariantCulture), JitListing.DotnetHost(), "exec", typeof(OverflowRegionChild).Assembly.Location, OverflowRegionChild.Verb, preferCpuId.ToString(), target.ToString(CultureInfo.InvariantCulture)])
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-        };
-        using Process child = Process.Start(info)!;
-        Task<string> error = child.StandardError.ReadToEndAsync();
-        string line = child.StandardOutput.ReadToEnd().Trim();
-        Assert.True(child.WaitForExit(TimeSpan.FromSeconds(60)), "the child did not exit within 60 s");
-        Assert.True(child.ExitCode == 0, $"the child exited with {child.ExitCode}: {line}{error.Result}");
-        output.WriteLine($"started on {start}, added on {target}: {line}");
-
-        string[] fields = line.Split(' ');
+        string[] fields = RunChild(OverflowRegionChild.Verb, preferCpuId);
         Assert.Equal(nameof(RseqIdField.CpuId), fields[0]);
         Assert.Equal("1", fields[1]);
         Assert.Equal(3L * OverflowRegionChild.Adds, long.Parse(fields[3], CultureInfo.InvariantCulture) - long.Parse(fields[2], CultureInfo.InvariantCulture));
@@ -98,21 +84,7 @@ public unsafe class OverflowRegionAddsTests(ITestOutputHelper output)
         // Compact, then promoted midway by the writer whose processor has no region: its adds
         // before promotion go to the compact slots, after it to the overflow region, and the other
         // writer's to its processor's region; a reader reads all along.
-        IReadOnlyList<int> allowed = ThreadPinning.AllowedProcessors;
-        (int start, int target) = preferCpuId ? (allowed[1], allowed[0]) : (allowed[0], allowed[1]);
-        var info = new ProcessStartInfo("taskset", ["-c", start.ToString(CultureInfo.InvariantCulture), JitListing.DotnetHost(), "exec", typeof(OverflowRegionChild).Assembly.Location, OverflowRegionChild.PromotionVerb, preferCpuId.ToString(), target.ToString(CultureInfo.InvariantCulture)])
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-        };
-        using Process child = Process.Start(info)!;
-        Task<string> error = child.StandardError.ReadToEndAsync();
-        string line = child.StandardOutput.ReadToEnd().Trim();
-        Assert.True(child.WaitForExit(TimeSpan.FromSeconds(60)), "the child did not exit within 60 s");
-        Assert.True(child.ExitCode == 0, $"the child exited with {child.ExitCode}: {line}{error.Result}");
-        output.WriteLine($"started on {start}, second writer on {target}: {line}");
-
-        string[] fields = line.Split(' ');
+        string[] fields = RunChild(OverflowRegionChild.PromotionVerb, preferCpuId);
         const int Adds = OverflowRegionChild.PromotionAdds;
         long overflowAdds = long.Parse(fields[1], CultureInfo.InvariantCulture) - long.Parse(fields[0], CultureInfo.InvariantCulture);
         Assert.Equal(2L * Adds, long.Parse(fields[2], CultureInfo.InvariantCulture));
@@ -126,6 +98,26 @@ public unsafe class OverflowRegionAddsTests(ITestOutputHelper output)
         // the up-down counter, the double, the histogram's count and sum), at most all of them
         // (where the write-rate rule promoted earlier than midway).
         Assert.InRange(overflowAdds, 5L * (Adds / 2), 5L * Adds);
+    }
+
+    // Runs the child's verb confined to one allowed processor at start, its moved thread on the
+    // other (which way round by preferCpuId), and returns the fields of its one line of output.
+    private string[] RunChild(string verb, bool preferCpuId)
+    {
+        IReadOnlyList<int> allowed = ThreadPinning.AllowedProcessors;
+        (int start, int target) = preferCpuId ? (allowed[1], allowed[0]) : (allowed[0], allowed[1]);
+        var info = new ProcessStartInfo("taskset", ["-c", start.ToString(CultureInfo.InvariantCulture), JitListing.DotnetHost(), "exec", typeof(OverflowRegionChild).Assembly.Location, verb, preferCpuId.ToString(), target.ToString(CultureInfo.InvariantCulture)])
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        };
+        using Process child = Process.Start(info)!;
+        Task<string> error = child.StandardError.ReadToEndAsync();
+        string line = child.StandardOutput.ReadToEnd().Trim();
+        Assert.True(child.WaitForExit(TimeSpan.FromSeconds(60)), "the child did not exit within 60 s");
+        Assert.True(child.ExitCode == 0, $"the child exited with {child.ExitCode}: {line}{error.Result}");
+        output.WriteLine($"{verb}: started on {start}, moved a thread to {target}: {line}");
+        return line.Split(' ');
     }
 }
 

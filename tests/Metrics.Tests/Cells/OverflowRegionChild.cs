@@ -26,11 +26,8 @@ internal static unsafe class OverflowRegionChild
     /// <param name="target">The processor the thread moves to.</param>
     public static int Run(bool preferCpuId, int target)
     {
-        AppContext.SetSwitch(RestartableSequence.PreferCpuIdSwitchName, preferCpuId);
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true, SeriesStorage = SeriesStorage.PerPartition });
-        if (registry.WritePath != WritePath.RestartableSequence)
+        if (RestartableRegistry(preferCpuId, SeriesStorage.PerPartition) is not { } registry)
         {
-            Console.Error.WriteLine($"no restartable write path: {registry.WritePathReason}");
             return 2;
         }
 
@@ -41,10 +38,7 @@ internal static unsafe class OverflowRegionChild
         string? failure = null;
         var thread = new Thread(() =>
         {
-            ulong* mask = stackalloc ulong[ProcessorSet.MaxProcessors / 64];
-            new Span<ulong>(mask, ProcessorSet.MaxProcessors / 64).Clear();
-            mask[target / 64] = 1UL << (target % 64);
-            if (Libc.SchedSetAffinity(0, ProcessorSet.MaxProcessors / 8, mask) != 0 || ProcessorId.ReadFromOperatingSystem() != target)
+            if (!MoveCurrentThreadTo(target))
             {
                 failure = $"could not move to processor {target}";
                 return;
@@ -87,11 +81,8 @@ internal static unsafe class OverflowRegionChild
     /// <returns>0, or 2 where it could not set up.</returns>
     public static int RunPromotingMidway(bool preferCpuId, int target)
     {
-        AppContext.SetSwitch(RestartableSequence.PreferCpuIdSwitchName, preferCpuId);
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true, SeriesStorage = SeriesStorage.Adaptive });
-        if (registry.WritePath != WritePath.RestartableSequence)
+        if (RestartableRegistry(preferCpuId, SeriesStorage.Adaptive) is not { } registry)
         {
-            Console.Error.WriteLine($"no restartable write path: {registry.WritePathReason}");
             return 2;
         }
 
@@ -122,15 +113,9 @@ internal static unsafe class OverflowRegionChild
         reader.Start();
         Thread[] writers = [.. Enumerable.Range(0, 2).Select(writer => new Thread(() =>
         {
-            if (writer == 1)
+            if (writer == 1 && !MoveCurrentThreadTo(target))
             {
-                ulong* mask = stackalloc ulong[ProcessorSet.MaxProcessors / 64];
-                new Span<ulong>(mask, ProcessorSet.MaxProcessors / 64).Clear();
-                mask[target / 64] = 1UL << (target % 64);
-                if (Libc.SchedSetAffinity(0, ProcessorSet.MaxProcessors / 8, mask) != 0 || ProcessorId.ReadFromOperatingSystem() != target)
-                {
-                    failure = $"could not move to processor {target}";
-                }
+                failure = $"could not move to processor {target}";
             }
 
             for (int i = 0; i < PromotionAdds; i++)
@@ -170,5 +155,29 @@ internal static unsafe class OverflowRegionChild
         HistogramReading reading = histogram.Collect().Single();
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{before} {OverflowRegionAdds.Count} {counter.Read()} {upDown.Read()} {@double.Read()} {reading.Count} {reading.Sum} {wentDown}"));
         return 0;
+    }
+
+    // A registry on the restartable write path, with cpu_id preferred or not; null, with the reason
+    // on standard error, where the process has no restartable path.
+    private static MetricRegistry? RestartableRegistry(bool preferCpuId, SeriesStorage storage)
+    {
+        AppContext.SetSwitch(RestartableSequence.PreferCpuIdSwitchName, preferCpuId);
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true, SeriesStorage = storage });
+        if (registry.WritePath != WritePath.RestartableSequence)
+        {
+            Console.Error.WriteLine($"no restartable write path: {registry.WritePathReason}");
+            return null;
+        }
+
+        return registry;
+    }
+
+    // Confines the calling thread to processor target; false where it could not, or is not there.
+    private static bool MoveCurrentThreadTo(int target)
+    {
+        ulong* mask = stackalloc ulong[ProcessorSet.MaxProcessors / 64];
+        new Span<ulong>(mask, ProcessorSet.MaxProcessors / 64).Clear();
+        mask[target / 64] = 1UL << (target % 64);
+        return Libc.SchedSetAffinity(0, ProcessorSet.MaxProcessors / 8, mask) == 0 && ProcessorId.ReadFromOperatingSystem() == target;
     }
 }
