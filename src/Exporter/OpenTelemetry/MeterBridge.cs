@@ -117,28 +117,8 @@ public sealed class MeterBridge : IDisposable
     private static string? CountDescription(OperationData operation) =>
         operation.Description is { } description ? $"{description} (count of operations)" : null;
 
-    // One measurement per series of a fresh snapshot (a callback may run on any thread, and
-    // several at once), tagged with the series' tags.
-    private static Measurement<T>[] Observe<T>(Instrument instrument, Func<InstrumentSnapshot, int, T> valueAt)
-        where T : struct
-    {
-        var snapshot = new InstrumentSnapshot();
-        instrument.ReadInto(snapshot);
-        var measurements = new Measurement<T>[snapshot.Count];
-        for (int i = 0; i < measurements.Length; i++)
-        {
-            measurements[i] = new Measurement<T>(valueAt(snapshot, i), snapshot.TagsAt(i).AsSpan());
-        }
-
-        return measurements;
-    }
-
-    private static Measurement<long>[] ObserveLongs(Instrument instrument) => Observe(instrument, static (snapshot, i) => snapshot.LongValues[i]);
-
-    private static Measurement<double>[] ObserveDoubles(Instrument instrument) => Observe(instrument, static (snapshot, i) => snapshot.DoubleValues[i]);
-
     // The callback reported longs, which the registry holds as doubles: exact up to 2^53, as in the exposition.
-    private static Measurement<long>[] ObserveDoublesAsLongs(Instrument instrument) => Observe(instrument, static (snapshot, i) => (long)snapshot.DoubleValues[i]);
+    private static Measurement<long>[] ObserveDoublesAsLongs(Instrument instrument) => SnapshotReadings.Measurements(instrument, static (snapshot, i) => (long)snapshot.DoubleValues[i]);
 
     /// <summary>
     /// Publishes one registry instrument on the meter, by its kind (see the table in the remarks
@@ -148,22 +128,22 @@ public sealed class MeterBridge : IDisposable
     private sealed class Publisher(Meter meter) : IInstrumentSink
     {
         public void Counter(PartitionedCounter counter) =>
-            meter.CreateObservableCounter(counter.Name, () => ObserveLongs(counter), counter.Unit, counter.Description);
+            meter.CreateObservableCounter(counter.Name, () => SnapshotReadings.LongMeasurements(counter), counter.Unit, counter.Description);
 
         public void DoubleCounter(PartitionedDoubleCounter counter) =>
-            meter.CreateObservableCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
+            meter.CreateObservableCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
 
         public void UpDownCounter(PartitionedUpDownCounter counter) =>
-            meter.CreateObservableUpDownCounter(counter.Name, () => ObserveLongs(counter), counter.Unit, counter.Description);
+            meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.LongMeasurements(counter), counter.Unit, counter.Description);
 
         public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) =>
-            meter.CreateObservableUpDownCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
+            meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
 
         public void Gauge(Gauge gauge) =>
-            meter.CreateObservableGauge(gauge.Name, () => ObserveLongs(gauge), gauge.Unit, gauge.Description);
+            meter.CreateObservableGauge(gauge.Name, () => SnapshotReadings.LongMeasurements(gauge), gauge.Unit, gauge.Description);
 
         public void DoubleGauge(DoubleGauge gauge) =>
-            meter.CreateObservableGauge(gauge.Name, () => ObserveDoubles(gauge), gauge.Unit, gauge.Description);
+            meter.CreateObservableGauge(gauge.Name, () => SnapshotReadings.DoubleMeasurements(gauge), gauge.Unit, gauge.Description);
 
         public void ObservableCounter(ScalableMetrics.ObservableCounter counter) =>
             PublishObserved(counter, meter.CreateObservableCounter, meter.CreateObservableCounter);
@@ -184,7 +164,7 @@ public sealed class MeterBridge : IDisposable
         {
             if (instrument.IsFloatingPoint)
             {
-                createDoubles(instrument.Name, () => ObserveDoubles(instrument), instrument.Unit, instrument.Description);
+                createDoubles(instrument.Name, () => SnapshotReadings.DoubleMeasurements(instrument), instrument.Unit, instrument.Description);
             }
             else
             {
@@ -197,8 +177,8 @@ public sealed class MeterBridge : IDisposable
             // Under the names the registry reserved for them.
             PublishedInstrument elapsed = PublishedInstrument.OperationElapsed(operation.Name);
             PublishedInstrument count = PublishedInstrument.OperationCount(operation.Name);
-            meter.CreateObservableCounter(elapsed.Name, () => Observe(operation, static (snapshot, i) => snapshot.ElapsedSecondsAt(i)), elapsed.Unit, operation.Description);
-            meter.CreateObservableCounter(count.Name, () => Observe(operation, static (snapshot, i) => snapshot.OperationCountAt(i)), count.Unit, CountDescription(operation));
+            meter.CreateObservableCounter(elapsed.Name, () => SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.ElapsedSecondsAt(i)), elapsed.Unit, operation.Description);
+            meter.CreateObservableCounter(count.Name, () => SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.OperationCountAt(i)), count.Unit, CountDescription(operation));
         }
 
         // A histogram cannot cross (see the remarks of MeterBridge): it is left out.

@@ -98,24 +98,6 @@ internal sealed class RegistryMeterPublisher : IDisposable
         _meter.Dispose();
     }
 
-    private static Measurement<T>[] Observe<T>(Instrument instrument, Func<InstrumentSnapshot, int, T> valueAt)
-        where T : struct
-    {
-        var snapshot = new InstrumentSnapshot();
-        instrument.ReadInto(snapshot);
-        var measurements = new Measurement<T>[snapshot.Count];
-        for (int i = 0; i < measurements.Length; i++)
-        {
-            measurements[i] = new Measurement<T>(valueAt(snapshot, i), snapshot.TagsAt(i).AsSpan());
-        }
-
-        return measurements;
-    }
-
-    private static Measurement<long>[] ObserveLongs(Instrument instrument) => Observe(instrument, static (snapshot, i) => snapshot.LongValues[i]);
-
-    private static Measurement<double>[] ObserveDoubles(Instrument instrument) => Observe(instrument, static (snapshot, i) => snapshot.DoubleValues[i]);
-
     private void AddHistogram(HistogramReplay replay)
     {
         lock (_lock)
@@ -130,32 +112,32 @@ internal sealed class RegistryMeterPublisher : IDisposable
         private Meter Meter => owner._meter;
 
         public void Counter(PartitionedCounter counter) =>
-            Meter.CreateObservableCounter(counter.Name, () => ObserveLongs(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableCounter(counter.Name, () => SnapshotReadings.LongMeasurements(counter), counter.Unit, counter.Description);
 
         public void DoubleCounter(PartitionedDoubleCounter counter) =>
-            Meter.CreateObservableCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
 
         public void UpDownCounter(PartitionedUpDownCounter counter) =>
-            Meter.CreateObservableUpDownCounter(counter.Name, () => ObserveLongs(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.LongMeasurements(counter), counter.Unit, counter.Description);
 
         public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) =>
-            Meter.CreateObservableUpDownCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
 
         public void Gauge(Gauge gauge) =>
-            Meter.CreateObservableGauge(gauge.Name, () => ObserveLongs(gauge), gauge.Unit, gauge.Description);
+            Meter.CreateObservableGauge(gauge.Name, () => SnapshotReadings.LongMeasurements(gauge), gauge.Unit, gauge.Description);
 
         public void DoubleGauge(DoubleGauge gauge) =>
-            Meter.CreateObservableGauge(gauge.Name, () => ObserveDoubles(gauge), gauge.Unit, gauge.Description);
+            Meter.CreateObservableGauge(gauge.Name, () => SnapshotReadings.DoubleMeasurements(gauge), gauge.Unit, gauge.Description);
 
         // Observable instruments hold doubles, whatever their callback reports.
         public void ObservableCounter(ObservableCounter counter) =>
-            Meter.CreateObservableCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
 
         public void ObservableUpDownCounter(ObservableUpDownCounter counter) =>
-            Meter.CreateObservableUpDownCounter(counter.Name, () => ObserveDoubles(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
 
         public void ObservableGauge(ObservableGauge gauge) =>
-            Meter.CreateObservableGauge(gauge.Name, () => ObserveDoubles(gauge), gauge.Unit, gauge.Description);
+            Meter.CreateObservableGauge(gauge.Name, () => SnapshotReadings.DoubleMeasurements(gauge), gauge.Unit, gauge.Description);
 
         public void Operation(OperationData operation)
         {
@@ -167,8 +149,8 @@ internal sealed class RegistryMeterPublisher : IDisposable
 
             PublishedInstrument elapsed = PublishedInstrument.OperationElapsed(operation.Name);
             PublishedInstrument count = PublishedInstrument.OperationCount(operation.Name);
-            Meter.CreateObservableCounter(elapsed.Name, () => Observe(operation, static (snapshot, i) => snapshot.ElapsedSecondsAt(i)), elapsed.Unit, operation.Description);
-            Meter.CreateObservableCounter(count.Name, () => Observe(operation, static (snapshot, i) => snapshot.OperationCountAt(i)), count.Unit, operation.Description);
+            Meter.CreateObservableCounter(elapsed.Name, () => SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.ElapsedSecondsAt(i)), elapsed.Unit, operation.Description);
+            Meter.CreateObservableCounter(count.Name, () => SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.OperationCountAt(i)), count.Unit, operation.Description);
         }
 
         public void Histogram(PartitionedHistogram histogram) =>

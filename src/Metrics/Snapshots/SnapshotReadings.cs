@@ -1,3 +1,5 @@
+using System.Diagnostics.Metrics;
+
 namespace ScalableMetrics.Snapshots;
 
 /// <summary>
@@ -43,4 +45,25 @@ internal static class SnapshotReadings
             Volatile.Write(ref s_spare, snapshot);
         }
     }
+
+    /// <summary>
+    /// Reads <paramref name="instrument"/> as <see cref="Of"/> does and makes a
+    /// <see cref="Measurement{T}"/> of each series: <paramref name="valueAt"/>'s value, with the
+    /// series' tags (which the measurement copies). What an observable instrument's callback
+    /// reports where the registry is published to <c>MeterListener</c>s (<c>RegistryMeterPublisher</c>,
+    /// the OpenTelemetry bridge). Thread-safe: a callback may run on any thread, several at once.
+    /// </summary>
+    /// <typeparam name="T">The measurement's value type.</typeparam>
+    /// <param name="instrument">The instrument to read.</param>
+    /// <param name="valueAt">The value of series i of the snapshot.</param>
+    /// <returns>One measurement per series, in the snapshot's order.</returns>
+    public static Measurement<T>[] Measurements<T>(Instrument instrument, Func<InstrumentSnapshot, int, T> valueAt)
+        where T : struct =>
+        Of(instrument, (snapshot, i) => new Measurement<T>(valueAt(snapshot, i), snapshot.TagsAt(i).AsSpan()));
+
+    /// <summary>The measurements of an instrument read as longs (<see cref="InstrumentSnapshot.LongValues"/>), as <see cref="Measurements{T}"/>.</summary>
+    public static Measurement<long>[] LongMeasurements(Instrument instrument) => Measurements(instrument, static (snapshot, i) => snapshot.LongValues[i]);
+
+    /// <summary>The measurements of an instrument read as doubles (<see cref="InstrumentSnapshot.DoubleValues"/>), as <see cref="Measurements{T}"/>.</summary>
+    public static Measurement<double>[] DoubleMeasurements(Instrument instrument) => Measurements(instrument, static (snapshot, i) => snapshot.DoubleValues[i]);
 }
