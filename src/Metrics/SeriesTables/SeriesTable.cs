@@ -31,9 +31,10 @@ namespace ScalableMetrics.SeriesTables;
 /// tag set that would have been an alias of an existing series goes there too, unless it was
 /// met before the limit was reached. No value is lost.</para>
 /// <para><b>Memory.</b> Every series costs the table a few slots of 8 bytes and no object of its
-/// own: a reference in the lookup (<see cref="SeriesByTags"/>), one in the creation-order array,
-/// and an (identity hash, index) pair (<see cref="SeriesIdentityIndex"/>); no identity key or
-/// exported label is kept, they are recomputed on the path that creates a series.</para>
+/// own: a reference in the lookup (<see cref="SeriesByTags"/>), one in the creation-order array
+/// (and, once a removal has freed an index, one more in the dense array of live series that reads
+/// walk), and an (identity hash, index) pair (<see cref="SeriesIdentityIndex"/>); no identity key
+/// or exported label is kept, they are recomputed on the path that creates a series.</para>
 /// <para><b>Views.</b> Where a view keeps or drops tag keys (<see cref="TagLimits.KeyFilter"/>),
 /// a tag set met for the first time is cut to its kept keys before its identity is taken: the
 /// series holds only those, and the tag set as given is kept as its alias, so that its next lookup
@@ -83,7 +84,11 @@ internal sealed class SeriesTable<TSeries>
 
     // The live series, densely, in creation order (a reused index's series at the end): what a
     // read reads. Appended in place; an unlink publishes a copy, with its count, as one object.
-    private LiveSeries _live = new(new TSeries[4], 0);
+    // Until the first unlink that frees an index the two orders are one, and _live's array is
+    // _series itself (_sharedArrays): a table whose series are never removed keeps one reference
+    // per series here, not two.
+    private LiveSeries _live;
+    private bool _sharedArrays = true;
 
     // Collections begun (BeginRead), and the series marked for removal with the count at their
     // mark: a collection whose number is past a mark reads the series a last time and unlinks it.
@@ -113,6 +118,7 @@ internal sealed class SeriesTable<TSeries>
         _tagLimits = tagLimits;
         _createSeries = createSeries;
         _owner = OwnerKey(_ownerNumber, 0);
+        _live = new LiveSeries(_series!, 0);
     }
 
     /// <summary>The most series this table creates for callers' tag sets before it sends new tag sets to the overflow series.</summary>
@@ -475,6 +481,14 @@ internal sealed class SeriesTable<TSeries>
         }
 
         LiveSeries live = _live;
+        if (_sharedArrays)
+        {
+            // The entry is written above, at the index that is its place in creation order.
+            Debug.Assert(live.Count == series.Index, "no index was freed while the arrays are shared");
+            Volatile.Write(ref _live, new LiveSeries(_series!, live.Count + 1));
+            return;
+        }
+
         TSeries[] array = live.Array;
         if (live.Count == array.Length)
         {
@@ -584,6 +598,7 @@ internal sealed class SeriesTable<TSeries>
 
         Volatile.Write(ref _series, byIndex);
         Volatile.Write(ref _live, new LiveSeries(live, count));
+        _sharedArrays = false;
     }
 
     // Under _lock: takes one marked series out of the lookup, its identity and the limit's count;
