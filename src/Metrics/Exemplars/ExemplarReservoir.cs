@@ -33,6 +33,11 @@ internal abstract class ExemplarReservoir
 
     private readonly int _slotCount;
     private readonly bool _alwaysOn;
+
+    // The storage route of the series this reservoir samples for (PartitionedSeries' route
+    // enumeration, as a byte): kept here, not in the series, so that the series of an instrument
+    // without exemplars, most of them, do not pay for it.
+    private byte _storageRoute;
     private ExemplarSlot[]?[]? _partitions;
 
     /// <summary>Creates an empty reservoir of <paramref name="slotCount"/> exemplars per partition.</summary>
@@ -43,6 +48,9 @@ internal abstract class ExemplarReservoir
         _slotCount = slotCount;
         _alwaysOn = alwaysOn;
     }
+
+    /// <summary>How the adds of the series this reservoir samples for reach their slots (its compact slots, or its registry's write path once promoted): written and read by that series only, with release and acquire semantics.</summary>
+    internal ref byte StorageRoute => ref _storageRoute;
 
     /// <summary>Exemplars per partition, and per read: one per counter, one per classic histogram bucket, the sample size of an exponential histogram's.</summary>
     public int SlotCount => _slotCount;

@@ -48,13 +48,24 @@ namespace ScalableMetrics;
 /// </remarks>
 public abstract unsafe class PartitionedSeries : Series
 {
-    // Fields ordered and sized so that the object is 80 bytes: every series has one.
+    // Fields sized so that a counter's series object is 72 bytes: every series has one. State that
+    // only one phase of a series needs shares a field with another phase's (the write-rate rule's
+    // last crossing is _threadRegionCount while compact), and a sampled series' storage route is
+    // kept by its reservoir.
 
     /// <summary>How close in time two different threads' crossings of a compact series must be for it to be promoted (<see cref="NoteCrossing"/>), in milliseconds: about 10,000 adds a second or more, from two threads or more.</summary>
     internal const int SharedWritesWindowMilliseconds = 100;
 
-    // The bits of _lastCrossing that hold the writer's thread id (the rest hold its time).
-    private const int WriterBits = 20;
+    // A last crossing (NoteCrossing), held in _threadRegionCount while the series is compact: the
+    // sign bit set, so that it is never a region count (1 or more) nor 0 (no crossing yet), then
+    // TimeBits bits of Environment.TickCount64 and WriterBits of the managed thread id that made
+    // it. The time wraps every 2^19 ms (about 8.7 minutes), far more than the window it is
+    // compared within; two threads whose ids share their low bits count as one.
+    private const int CrossingMark = int.MinValue;
+    private const int WriterBits = 12;
+    private const int TimeBits = 31 - WriterBits;
+    private const int WriterMask = (1 << WriterBits) - 1;
+    private const int TimeMask = (1 << TimeBits) - 1;
 
     // The series' first slot in region 0 of its per-partition chunk; null while it is compact. Per
     // thread it moves, with _chunk, to a successor generation when a thread index is past the
@@ -75,32 +86,30 @@ public abstract unsafe class PartitionedSeries : Series
     // and reads sum every generation.
     private ArenaChunk _chunk;
 
-    // The last crossing of a compact slot (NoteCrossing): Environment.TickCount64 << WriterBits,
-    // with the low bits of the managed thread id that made it; 0 before the first. Written out of
-    // line only, about once per 1,024 adds, by whichever writer crossed: a heuristic, not data.
-    private long _lastCrossing;
-
     // Null unless the series keeps exemplars; then its adds reach OfferExemplar.
     private readonly ExemplarReservoir? _exemplars;
 
     // The first slot in _chunk: per partition once promoted, compact before.
     private int _firstSlot;
 
-    // Per thread: the regions of the chunk _slotInRegion0 points into (see above); 0 otherwise.
+    // Per thread, once per partition: the regions of the chunk _slotInRegion0 points into (see
+    // above). While the series is compact, the last crossing of its compact slots (CrossingMark;
+    // 0 before the first), written out of line only, about once per 1,024 adds, by whichever
+    // writer crossed, and only by a compare-and-swap from a value that is not a region count, so
+    // that it never overwrites the count a per-thread promotion publishes. Otherwise 0.
     private int _threadRegionCount;
 
-    // The slots the series takes in each region.
-    private readonly int _slotCount;
+    // The slots the series takes in each region: at most a few hundred (a histogram's
+    // HistogramBuckets.MaxBoundaryCount, an exponential histogram's ExponentialBuckets.MaxBucketCount).
+    private readonly ushort _slotCount;
 
     // The region stride is 1 << _regionStrideShift bytes, the same in every generation.
     private byte _regionStrideShift;
 
-    // How an add reaches its slot: the one field the dispatch tests. Compact until promoted.
+    // How an add reaches its slot: the one field the dispatch tests. Compact until promoted. A
+    // series that keeps exemplars has Sampled here, and its storage route (Compact until promoted,
+    // then the registry's write path) in its reservoir (ExemplarReservoir.StorageRoute).
     private Route _route;
-
-    // How the add of a series that keeps exemplars reaches its slot (its _route is Sampled): Compact
-    // until promoted, then the registry's write path; for every other series the same as _route.
-    private Route _storageRoute;
 
     /// <summary>Creates the series' slots in <paramref name="arena"/>.</summary>
     /// <param name="tags">The series' tags.</param>
@@ -122,27 +131,37 @@ public abstract unsafe class PartitionedSeries : Series
         : base(tags)
     {
         Debug.Assert(arena.Compact != arena, "series are created in a per-partition arena, which has its compact one");
+        Debug.Assert(slotCount is > 0 and <= ushort.MaxValue, "a series takes at most a few hundred slots");
         _exemplars = exemplars;
-        _slotCount = slotCount;
+        _slotCount = (ushort)slotCount;
+        Route storageRoute;
         if (arena.StartsCompact)
         {
             SlotRange compact = arena.Compact.Allocate(slotCount);
             _compactSlots = compact.SlotInRegion0;
             _chunk = compact.Chunk;
             _firstSlot = compact.FirstSlot;
-            _storageRoute = Route.Compact;
+            storageRoute = Route.Compact;
         }
         else
         {
             UsePartitionSlots(arena.Allocate(slotCount));
-            _storageRoute = RouteOf(arena.WritePath);
+            storageRoute = RouteOf(arena.WritePath);
         }
 
         // An exemplar costs an add nothing when off, not even a test: a series that keeps none runs
         // the write paths as they were, and one that keeps them is told apart by a route the add
         // tests anyway, where the Interlocked path would start (a test of a field of its own after
         // the add cost the bound counter add measurably: perf/results/README.md).
-        _route = _exemplars is null ? _storageRoute : Route.Sampled;
+        if (_exemplars is null)
+        {
+            _route = storageRoute;
+        }
+        else
+        {
+            _exemplars.StorageRoute = (byte)storageRoute;
+            _route = Route.Sampled;
+        }
     }
 
     // How an add reaches its slot. The write paths' routes have their values, which the dispatch
@@ -165,7 +184,7 @@ public abstract unsafe class PartitionedSeries : Series
         // start, as it told Sampled alone before: the promoted routes run the instructions they ran.
         Compact = 0x40,
 
-        // A series that keeps exemplars: its storage route (_storageRoute), then the offer
+        // A series that keeps exemplars: its storage route (ExemplarReservoir.StorageRoute), then the offer
         // (AddSampled). The dispatch tests for it only after the per-thread and restartable routes,
         // where the Interlocked path would start, so that a series without exemplars pays nothing for it.
         Sampled = 0x80,
@@ -425,8 +444,11 @@ public abstract unsafe class PartitionedSeries : Series
         OfferExemplar(countSlot, double.CreateTruncating(value));
     }
 
-    // The storage route, read with acquire semantics: Compact, or the write path whose slots were published before it was written.
-    private Route StorageRoute => (Route)Volatile.Read(ref Unsafe.As<Route, byte>(ref _storageRoute));
+    // The storage route, read with acquire semantics: Compact, or the write path whose slots were
+    // published before it was written; a sampled series' from its reservoir.
+    private Route StorageRoute => _exemplars is { } exemplars
+        ? (Route)Volatile.Read(ref exemplars.StorageRoute)
+        : (Route)Volatile.Read(ref Unsafe.As<Route, byte>(ref _route));
 
     // A compact add that returned other than 0: landed (settles the slot, then the write-rate rule) or
     // refused (promotes, then adds). Out of line, about once per 1,024 adds.
@@ -505,11 +527,18 @@ public abstract unsafe class PartitionedSeries : Series
     // writes (a copy per partition would not make it faster); two or more that write it often do.
     private void NoteCrossing()
     {
-        long now = Environment.TickCount64;
-        long writer = Environment.CurrentManagedThreadId & ((1L << WriterBits) - 1);
-        long last = Volatile.Read(ref _lastCrossing);
-        Volatile.Write(ref _lastCrossing, (now << WriterBits) | writer);
-        if (last != 0 && (last & ((1L << WriterBits) - 1)) != writer && now - (last >> WriterBits) <= SharedWritesWindowMilliseconds)
+        int now = (int)Environment.TickCount64 & TimeMask;
+        int writer = Environment.CurrentManagedThreadId & WriterMask;
+        int last = Volatile.Read(ref _threadRegionCount);
+
+        // A region count: promoted per thread since this add read its route.
+        if (last > 0
+            || Interlocked.CompareExchange(ref _threadRegionCount, CrossingMark | (now << WriterBits) | writer, last) != last)
+        {
+            return;
+        }
+
+        if (last != 0 && (last & WriterMask) != writer && ((now - (last >> WriterBits)) & TimeMask) <= SharedWritesWindowMilliseconds)
         {
             Promote();
         }
@@ -530,9 +559,10 @@ public abstract unsafe class PartitionedSeries : Series
         PartitionArena compact = Volatile.Read(ref _chunk).Arena;
         lock (compact.ReadLock)
         {
-            if (_storageRoute != Route.Compact)
+            Route storageRoute = StorageRoute;
+            if (storageRoute != Route.Compact)
             {
-                return _storageRoute;
+                return storageRoute;
             }
 
             // A series marked for removal keeps the ranges its retired entry names.
@@ -549,8 +579,11 @@ public abstract unsafe class PartitionedSeries : Series
 
             UsePartitionSlots(arena.Allocate(_slotCount));
             Route route = RouteOf(arena.WritePath);
-            Volatile.Write(ref Unsafe.As<Route, byte>(ref _storageRoute), (byte)route);
-            if (_route == Route.Compact)
+            if (_exemplars is { } exemplars)
+            {
+                Volatile.Write(ref exemplars.StorageRoute, (byte)route);
+            }
+            else
             {
                 Volatile.Write(ref Unsafe.As<Route, byte>(ref _route), (byte)route);
             }
@@ -570,6 +603,8 @@ public abstract unsafe class PartitionedSeries : Series
         _firstSlot = slots.FirstSlot;
         _slotInRegion0 = slots.SlotInRegion0;
         _regionStrideShift = checked((byte)slots.Chunk.RegionStrideShift);
+        // Per thread, the count replaces any last crossing (NoteCrossing no longer writes it);
+        // otherwise a crossing left there is read by no one.
         if (slots.Chunk.Arena.WritePath == WritePath.PerThread)
         {
             Volatile.Write(ref _threadRegionCount, slots.Chunk.RegionCount);

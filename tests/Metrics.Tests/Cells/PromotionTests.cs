@@ -148,6 +148,56 @@ public class PromotionTests
 
     [StorageTheory]
     [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
+    public void ASeriesThatKeepsExemplarsIsPromotedByTheWriteRateRuleAndKeepsSampling(string storage)
+    {
+        // A sampled series' storage route is kept by its reservoir, its route stays Sampled: the
+        // rule must still see it compact, promote it, and its adds after that still be offered.
+        MetricRegistryOptions options = Storages.Options(storage);
+        options.ExemplarFilter = ExemplarFilter.AlwaysOn;
+        var registry = new MetricRegistry(options);
+        PartitionedCounter counter = registry.CreateCounter("test.sampled.turns");
+        CounterSeries series = counter.Bind();
+        const int AddsPerTurn = 3_000;
+        const int MaxTurns = 1_000;
+
+        using var first = new SemaphoreSlim(1);
+        using var second = new SemaphoreSlim(0);
+        long turns = 0;
+        ConcurrentWriters.Run(2, thread =>
+        {
+            (SemaphoreSlim mine, SemaphoreSlim theirs) = thread == 0 ? (first, second) : (second, first);
+            while (true)
+            {
+                mine.Wait();
+                if (!series.IsCompact || Volatile.Read(ref turns) >= MaxTurns)
+                {
+                    theirs.Release();
+                    return;
+                }
+
+                for (int i = 0; i < AddsPerTurn; i++)
+                {
+                    series.Increment();
+                }
+
+                Interlocked.Increment(ref turns);
+                theirs.Release();
+            }
+        });
+
+        Assert.False(series.IsCompact, $"still compact after {turns} turns of {AddsPerTurn} adds");
+        Assert.Equal(1, registry.PromotedSeriesCount);
+
+        // Later than every exemplar the turns left, by more than the clock's resolution.
+        Thread.Sleep(2);
+        series.Add(7);
+        CounterReading reading = Assert.Single(counter.Collect());
+        Assert.Equal((turns * AddsPerTurn) + 7, reading.Value);
+        Assert.Equal(7, Assert.NotNull(reading.Exemplar).Value);
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
     public void ACompactCounterPastLongMaxValueReadsLongMaxValueThroughEveryAdd(string storage)
     {
         MetricRegistryOptions options = Storages.Options(storage);
