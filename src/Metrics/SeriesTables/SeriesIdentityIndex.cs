@@ -1,53 +1,81 @@
+using System.Diagnostics;
+using System.Numerics;
 using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.SeriesTables;
 
 /// <summary>
-/// The series of one instrument by exported identity, in 8 bytes a slot: an open-addressing table
-/// of (32-bit identity hash, series index) pairs (<see cref="SeriesIdentity.Hash"/>), no key kept.
+/// The series of one instrument by exported identity, in 4 bytes a slot: an open-addressing table
+/// of (identity hash tag, series index) pairs (<see cref="SeriesIdentity.Hash"/>), no key kept.
 /// A hash names candidates only; the caller confirms one by recomputing the candidate's exported
 /// labels from its tags (<see cref="SeriesIdentity.Labels"/>), which costs an allocation only on
 /// the path that creates a series.
 /// </summary>
 /// <remarks>
-/// Linear probing, at most three quarters full counting the tombstones a removed series leaves
-/// (<see cref="Remove"/>), which a growth drops. The hash is seeded per process
+/// <para>An entry holds the series index in as many bits as the table's largest index needs (11
+/// at OpenTelemetry's default series limit of 2,000) and, in the bits above it, a tag taken from
+/// the identity hash: a candidate whose tag differs is skipped without recomputing its labels (at
+/// the default limit a tag has 20 bits, so about one entry in a million is confirmed in vain).
+/// The full hash is not kept, so a growth asks the caller for each entry's hash again
+/// (<see cref="Add"/>'s <c>identityHashOf</c>): as many label computations as entries, once per
+/// doubling, on the path that creates a series.</para>
+/// <para>Linear probing, at most three quarters full counting the tombstones a removed series
+/// leaves (<see cref="Remove"/>), which a growth drops. The hash is seeded per process
 /// (<see cref="HashCode"/>), so that a caller cannot choose tags whose identities collide. Not
-/// thread-safe: used under the series table's lock.
+/// thread-safe: used under the series table's lock.</para>
 /// </remarks>
 internal sealed class SeriesIdentityIndex
 {
-    // A removed entry: it keeps probe sequences going and names no series (an entry's low half,
-    // an index plus one, is never 0xFFFFFFFF).
-    private const long Tombstone = -1;
+    // An entry has this bit set; 0 is an empty slot.
+    private const int Occupied = int.MinValue;
 
-    // 0: empty; otherwise the identity hash in the high half and the series index plus one in the low.
-    private long[] _slots = new long[8];
+    // A removed entry: it keeps probe sequences going and names no series (not Occupied, not 0).
+    private const int Tombstone = 1;
+
+    // The series index's bits; the tag is in the bits between them and Occupied.
+    private readonly int _indexBits;
+
+    // 0: empty; Tombstone; otherwise Occupied, the hash's tag and the series index.
+    private int[] _slots = new int[8];
 
     // Entries and tombstones: what fills the probe sequences.
     private int _used;
     private int _count;
 
-    /// <summary>Records that series <paramref name="seriesIndex"/> (0 or more) has identity hash <paramref name="identityHash"/>.</summary>
-    public void Add(int identityHash, int seriesIndex)
+    /// <summary>Creates an empty index of series whose indexes are at most <paramref name="maxIndex"/> (0 or more).</summary>
+    /// <param name="maxIndex">The largest series index the table gives: its series limit (the overflow series' place).</param>
+    public SeriesIdentityIndex(int maxIndex)
     {
+        Debug.Assert(maxIndex >= 0, "an index is 0 or more");
+
+        // At most 28 bits (Series.Index's), so that a tag keeps at least 3.
+        _indexBits = Math.Clamp(32 - BitOperations.LeadingZeroCount((uint)maxIndex), 1, 28);
+    }
+
+    /// <summary>Records that series <paramref name="seriesIndex"/> (0 to the largest index given at creation) has identity hash <paramref name="identityHash"/>.</summary>
+    /// <param name="identityHash">The series' identity hash.</param>
+    /// <param name="seriesIndex">The series' index.</param>
+    /// <param name="identityHashOf">The identity hash of the series at an index recorded before: called for each entry when the table grows.</param>
+    public void Add(int identityHash, int seriesIndex, Func<int, int> identityHashOf)
+    {
+        Debug.Assert((uint)seriesIndex < 1u << _indexBits, "an index within the series limit");
         if ((_used + 1) * 4 > _slots.Length * 3)
         {
             // Twice the room, unless dropping the tombstones leaves room enough.
-            var grown = new long[(_count + 1) * 2 > _slots.Length ? _slots.Length * 2 : _slots.Length];
-            foreach (long entry in _slots)
+            int[] old = _slots;
+            _slots = new int[(_count + 1) * 2 > old.Length ? old.Length * 2 : old.Length];
+            foreach (int entry in old)
             {
-                if (entry is not 0 and not Tombstone)
+                if (entry < 0)
                 {
-                    Insert(grown, entry);
+                    Insert(identityHashOf(entry & IndexMask), entry);
                 }
             }
 
-            _slots = grown;
             _used = _count;
         }
 
-        Insert(_slots, ((long)identityHash << 32) | (uint)(seriesIndex + 1));
+        Insert(identityHash, Entry(identityHash, seriesIndex));
         _used++;
         _count++;
     }
@@ -56,7 +84,7 @@ internal sealed class SeriesIdentityIndex
     /// <returns>Whether the pair was recorded.</returns>
     public bool Remove(int identityHash, int seriesIndex)
     {
-        long wanted = ((long)identityHash << 32) | (uint)(seriesIndex + 1);
+        int wanted = Entry(identityHash, seriesIndex);
         int mask = _slots.Length - 1;
         for (int i = identityHash & mask; _slots[i] != 0; i = (i + 1) & mask)
         {
@@ -71,33 +99,43 @@ internal sealed class SeriesIdentityIndex
         return false;
     }
 
-    /// <summary>The indexes of the series whose identity hash is <paramref name="identityHash"/>: candidates, to be confirmed.</summary>
-    public Candidates Find(int identityHash) => new(_slots, identityHash);
+    /// <summary>The indexes of the series whose identity hash may be <paramref name="identityHash"/>: candidates, to be confirmed.</summary>
+    public Candidates Find(int identityHash) => new(_slots, identityHash, TagOf(identityHash), IndexMask);
 
-    private static void Insert(long[] slots, long entry)
+    private int IndexMask => (1 << _indexBits) - 1;
+
+    // The tag bits of an entry for identityHash: the bits above the index of the hash multiplied
+    // by 2^32 / φ (Fibonacci hashing), which carries every bit of the hash into them.
+    private int TagOf(int identityHash) => (int)((uint)identityHash * 0x9E3779B9u) & ~IndexMask & ~Occupied;
+
+    private int Entry(int identityHash, int seriesIndex) => Occupied | TagOf(identityHash) | seriesIndex;
+
+    private void Insert(int identityHash, int entry)
     {
-        int mask = slots.Length - 1;
-        int i = (int)(entry >> 32) & mask;
-        while (slots[i] is not 0 and not Tombstone)
+        int mask = _slots.Length - 1;
+        int i = identityHash & mask;
+        while (_slots[i] != 0 && _slots[i] != Tombstone)
         {
             i = (i + 1) & mask;
         }
 
-        slots[i] = entry;
+        _slots[i] = entry;
     }
 
     /// <summary>Walks the probe sequence of one hash: <c>foreach (int index in index.Find(hash))</c>.</summary>
     public ref struct Candidates
     {
-        private readonly long[] _slots;
-        private readonly int _hash;
+        private readonly int[] _slots;
+        private readonly int _tag;
+        private readonly int _indexMask;
         private int _at;
 
-        /// <summary>Starts the walk of <paramref name="hash"/>'s probe sequence in <paramref name="slots"/>.</summary>
-        public Candidates(long[] slots, int hash)
+        /// <summary>Starts the walk of <paramref name="hash"/>'s probe sequence in <paramref name="slots"/>, for entries of tag <paramref name="tag"/>.</summary>
+        public Candidates(int[] slots, int hash, int tag, int indexMask)
         {
             _slots = slots;
-            _hash = hash;
+            _tag = tag;
+            _indexMask = indexMask;
             _at = (hash & (slots.Length - 1)) - 1;
             Current = -1;
         }
@@ -108,22 +146,22 @@ internal sealed class SeriesIdentityIndex
         /// <summary>This walk, for <c>foreach</c>.</summary>
         public readonly Candidates GetEnumerator() => this;
 
-        /// <summary>Moves to the next entry of the hash; false at the end of its probe sequence.</summary>
+        /// <summary>Moves to the next entry of the hash's tag; false at the end of its probe sequence.</summary>
         public bool MoveNext()
         {
             int mask = _slots.Length - 1;
             while (true)
             {
                 _at = (_at + 1) & mask;
-                long entry = _slots[_at];
+                int entry = _slots[_at];
                 if (entry == 0)
                 {
                     return false;
                 }
 
-                if (entry != Tombstone && (int)(entry >> 32) == _hash)
+                if (entry < 0 && (entry & ~Occupied & ~_indexMask) == _tag)
                 {
-                    Current = (int)(uint)entry - 1;
+                    Current = entry & _indexMask;
                     return true;
                 }
             }

@@ -69,7 +69,11 @@ internal sealed class SeriesTable<TSeries>
     private readonly SeriesByTags _byTags = new();
 
     // Exported identity hash to the series' index in _series; only under _lock.
-    private readonly SeriesIdentityIndex _byIdentity = new();
+    private readonly SeriesIdentityIndex _byIdentity;
+
+    // The identity hash of the series at an index, recomputed from its tags: what _byIdentity
+    // asks for each of its entries when it grows (it keeps no full hash).
+    private readonly Func<int, int> _identityHashOf;
     private readonly Func<TagSet, TSeries> _createSeries;
     private readonly TagLimits _tagLimits;
     private readonly Lock _lock = new();
@@ -117,6 +121,8 @@ internal sealed class SeriesTable<TSeries>
         MaxSeries = maxSeries;
         _tagLimits = tagLimits;
         _createSeries = createSeries;
+        _byIdentity = new SeriesIdentityIndex(maxSeries);
+        _identityHashOf = index => SeriesIdentity.Hash(SeriesIdentity.Labels(_series[index]!.Tags));
         _owner = OwnerKey(_ownerNumber, 0);
         _live = new LiveSeries(_series!, 0);
     }
@@ -411,7 +417,7 @@ internal sealed class SeriesTable<TSeries>
             }
 
             Append(created);
-            _byIdentity.Add(identityHash, created.Index);
+            _byIdentity.Add(identityHash, created.Index, _identityHashOf);
             _byTags.Add(created);
             if (!ReferenceEquals(kept, tagSet) && _aliasCount < MaxSeries)
             {
@@ -465,7 +471,10 @@ internal sealed class SeriesTable<TSeries>
         {
             if (_count == _series.Length)
             {
-                var grown = new TSeries?[_series.Length * 2];
+                // Twice the room, but never past the limit's series and the overflow series: the
+                // most indexes a table gives (a removed series' index is reused first).
+                Debug.Assert(_count <= MaxSeries, "no more indexes than the limit's series and the overflow series");
+                var grown = new TSeries?[Math.Max(_count + 1, Math.Min(_series.Length * 2, MaxSeries + 1))];
                 Array.Copy(_series, grown, _count);
                 Volatile.Write(ref _series, grown);
             }

@@ -8,12 +8,14 @@ public class SeriesIndexTests
     [Fact]
     public void IdentityIndexGivesEveryCandidateOfAHashAndNoOther()
     {
-        var index = new SeriesIdentityIndex();
+        var index = new SeriesIdentityIndex(1_000);
 
-        // Colliding hashes (same slot, same hash) and neighbours, past several growths.
+        // Colliding hashes (same slot, same hash) and neighbours, past several growths (which ask
+        // for each entry's hash again).
+        static int HashOf(int i) => i % 3 == 0 ? 42 : i;
         for (int i = 0; i < 1_000; i++)
         {
-            index.Add(i % 3 == 0 ? 42 : i, i);
+            index.Add(HashOf(i), i, HashOf);
         }
 
         var found = new List<int>();
@@ -25,6 +27,46 @@ public class SeriesIndexTests
         Assert.Equal(Enumerable.Range(0, 1_000).Where(i => i % 3 == 0 || i == 42), found.Order());
         Assert.Equal([7], ToList(index.Find(7)));
         Assert.Empty(ToList(index.Find(-5)));
+    }
+
+    [Fact]
+    public void IdentityIndexKeepsEveryEntryAcrossGrowthsAndRemovalsAtTheLargestIndex()
+    {
+        // The largest index the limit allows (its tag has the fewest bits), entries removed and
+        // added again: every hash finds its own series, none another's.
+        const int MaxIndex = 50_000;
+        var index = new SeriesIdentityIndex(MaxIndex);
+        static int HashOf(int i) => HashCode.Combine(i, "identity");
+        int[] indexes = [.. Enumerable.Range(0, 20_000).Select(i => MaxIndex - (i * 2))];
+        foreach (int i in indexes)
+        {
+            index.Add(HashOf(i), i, HashOf);
+        }
+
+        foreach (int i in indexes.Where(i => i % 3 == 0))
+        {
+            Assert.True(index.Remove(HashOf(i), i));
+            Assert.False(index.Remove(HashOf(i), i));
+        }
+
+        foreach (int i in indexes.Where(i => i % 3 == 0).Take(1_000))
+        {
+            index.Add(HashOf(i), i, HashOf);
+        }
+
+        var reAdded = indexes.Where(i => i % 3 == 0).Take(1_000).ToHashSet();
+        foreach (int i in indexes)
+        {
+            List<int> found = ToList(index.Find(HashOf(i)));
+            if (i % 3 != 0 || reAdded.Contains(i))
+            {
+                Assert.Contains(i, found);
+            }
+            else
+            {
+                Assert.DoesNotContain(i, found);
+            }
+        }
     }
 
     [Fact]
