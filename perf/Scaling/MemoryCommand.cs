@@ -43,6 +43,10 @@ internal static class MemoryCommand
     /// <summary>The storage modes <c>--mode</c> selects, in the order they are measured.</summary>
     public static IReadOnlyList<string> Modes { get; } = ["adaptive", "per-partition", "compact"];
 
+    // Collections before the timed ones, and the pause after them (see Measure).
+    private const int CollectWarmUps = 5;
+    private const int CollectWarmUpPauseMilliseconds = 300;
+
     /// <summary>The instrument kinds <c>--instrument</c> selects, in the order they are measured.</summary>
     public static IReadOnlyList<string> InstrumentKinds { get; } = ["counter", "histogram", "exponential-histogram", "operation"];
 
@@ -56,7 +60,7 @@ internal static class MemoryCommand
     public static int Run(IReadOnlyList<string> instruments, IReadOnlyList<string> modes, IReadOnlyList<int> partitionCounts, IReadOnlyList<int> seriesCounts, int hotSeries, string? csvPath, TextWriter output, TextWriter error)
     {
         output.WriteLine($"machine:   {MachineInfo.Current()}");
-        output.WriteLine($"memory:    GC heap per series after full collections (GC.GetTotalMemory(true)) + the arena chunks' native memory; resident: VmRSS per series; one integer tag per series; histogram: default boundaries, 16 buckets; collect = one Collect() of all series, best of 3; hot series: {hotSeries} written by 2 threads for 1 s");
+        output.WriteLine($"memory:    GC heap per series after full collections (GC.GetTotalMemory(true)) + the arena chunks' native memory; resident: VmRSS per series; one integer tag per series; histogram: default boundaries, 16 buckets; collect = one Collect() of all series, best of 3 after {CollectWarmUps} warm-up collections and a {CollectWarmUpPauseMilliseconds} ms pause; hot series: {hotSeries} written by 2 threads for 1 s");
         output.WriteLine($"{"instrument",-21} {"storage",-12} {"mode",-13} {"partitions",10} {"series",8} {"bytes/series",13} {"slots B/series",15} {"collect ms",11} {"promoted",9} {"RSS B/series",13}");
         var rows = new List<string>();
         foreach (string instrument in instruments)
@@ -157,6 +161,17 @@ internal static class MemoryCommand
                 throw new InvalidOperationException($"{instrument} {name}: collected {total}, expected {written.Writes}.");
             }
 
+            // Warm-up first, as a benchmark's warm-up iterations: a few collections, then a pause
+            // for the JIT's background compilation, so that what is timed is the optimized
+            // (tier-1) code a process scraped for minutes runs, not the first registry's tier-0
+            // code (seen: the first registry measured was the slowest with tiered compilation on,
+            // and not with it off).
+            for (int warmUp = 0; warmUp < CollectWarmUps; warmUp++)
+            {
+                written.Collect();
+            }
+
+            Thread.Sleep(CollectWarmUpPauseMilliseconds);
             double best = double.MaxValue;
             for (int repeat = 0; repeat < 3; repeat++)
             {
