@@ -169,11 +169,7 @@ public sealed class PartitionedExponentialHistogram : Instrument
     /// instrument's, is the overflow series, or was removed already.</returns>
     /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(ExponentialHistogramSeries series)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return _series.Remove(series);
-    }
+    public bool Remove(ExponentialHistogramSeries series) => _series.RemoveBound(series);
 
     /// <summary>Sums every series' partitions: bucket counts and sums, each reading downscaled to fit <see cref="MaxBuckets"/>; and reads each series' sampled exemplars (<see cref="ExponentialHistogramReading.Exemplars"/>).</summary>
     /// <returns>One reading per series, in no particular order.</returns>

@@ -47,8 +47,7 @@ public abstract class ObservableInstrument : Instrument
     /// <exception cref="InvalidOperationException">The callback threw, reported a tag set that breaks the rules of
     /// <see cref="TagSet.Create"/>, or a value the instrument's kind does not take (a negative or NaN counter value;
     /// a NaN up-down counter value); the inner exception says which. Nothing of this call is exported.</exception>
-    public IReadOnlyList<DoubleReading> Collect() =>
-        SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]));
+    public IReadOnlyList<DoubleReading> Collect() => SnapshotReadings.Doubles(this);
 
     /// <inheritdoc/>
     /// <remarks>Calls the callback, serialized with every other collection of the instrument, and
