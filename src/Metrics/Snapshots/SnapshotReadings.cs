@@ -46,6 +46,19 @@ internal static class SnapshotReadings
         }
     }
 
+    /// <summary>The readings of an instrument read as longs (<see cref="InstrumentSnapshot.LongValues"/>), as <see cref="Of"/>: an up-down counter's or a gauge's <c>Collect()</c>.</summary>
+    /// <param name="instrument">The instrument to read.</param>
+    /// <returns>One reading per series, in the snapshot's order.</returns>
+    public static LongReading[] Longs(Instrument instrument) =>
+        Of(instrument, static (snapshot, i) => new LongReading(snapshot.TagsAt(i), snapshot.LongValues[i]));
+
+    /// <summary>The readings of an instrument read as doubles (<see cref="InstrumentSnapshot.DoubleValues"/>), as <see cref="Of"/>, without exemplars: a double up-down counter's, a double gauge's or an observable instrument's <c>Collect()</c>.</summary>
+    /// <param name="instrument">The instrument to read.</param>
+    /// <returns>One reading per series, in the snapshot's order.</returns>
+    /// <exception cref="InvalidOperationException">An observable instrument's callback failed.</exception>
+    public static DoubleReading[] Doubles(Instrument instrument) =>
+        Of(instrument, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]));
+
     /// <summary>
     /// Reads <paramref name="instrument"/> as <see cref="Of"/> does and makes a
     /// <see cref="Measurement{T}"/> of each series: <paramref name="valueAt"/>'s value, with the

@@ -100,11 +100,7 @@ public sealed class PartitionedCounter : Instrument
     /// instrument's, is the overflow series, or was removed already.</returns>
     /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(CounterSeries series)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return _series.Remove(series);
-    }
+    public bool Remove(CounterSeries series) => _series.RemoveBound(series);
 
     /// <summary>Sums every series' partitions, and reads each series' newest exemplar (<see cref="CounterReading.Exemplar"/>).</summary>
     /// <returns>One reading per series, in no particular order; each value at most <see cref="long.MaxValue"/> and never lower than an earlier read of the series returned.</returns>
@@ -113,12 +109,7 @@ public sealed class PartitionedCounter : Instrument
         SnapshotReadings.Of(this, static (snapshot, i) => new CounterReading(snapshot.TagsAt(i), snapshot.LongValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ArraySegment<CounterSeries> series = _series.BeginRead(out long read);
-        PartitionedSeries.ReadTotalsInto(_arena, series, snapshot, SlotSum.Saturating);
-        _series.EndRead(read, snapshot, IdleCollections);
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => _series.ReadTotalsInto(_arena, snapshot, SlotSum.Saturating, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Counter(this);

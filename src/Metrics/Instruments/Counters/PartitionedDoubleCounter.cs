@@ -100,11 +100,7 @@ public sealed class PartitionedDoubleCounter : Instrument
     /// instrument's, is the overflow series, or was removed already.</returns>
     /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(DoubleCounterSeries series)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return _series.Remove(series);
-    }
+    public bool Remove(DoubleCounterSeries series) => _series.RemoveBound(series);
 
     /// <summary>Sums every series' partitions, and reads each series' newest exemplar (<see cref="DoubleReading.Exemplar"/>).</summary>
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
@@ -113,12 +109,7 @@ public sealed class PartitionedDoubleCounter : Instrument
         SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ArraySegment<DoubleCounterSeries> series = _series.BeginRead(out long read);
-        PartitionedSeries.ReadTotalsInto(_arena, series, snapshot, SlotSum.Double);
-        _series.EndRead(read, snapshot, IdleCollections);
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => _series.ReadTotalsInto(_arena, snapshot, SlotSum.Double, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleCounter(this);

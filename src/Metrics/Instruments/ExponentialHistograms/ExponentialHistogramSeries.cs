@@ -46,11 +46,7 @@ public sealed class ExponentialHistogramSeries : PartitionedSeries
     /// <param name="value">The value, zero or positive.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Record(long value)
-    {
-        PartitionedExponentialHistogram.ThrowIfNotRecordable(value);
-        RecordValid(value);
-    }
+    public void Record(long value) => Record((double)value);
 
     /// <summary>Sums the series' partitions: its buckets, count and sum since it was created, downscaled to at most the instrument's <c>maxBuckets</c>.</summary>
     /// <returns>The cumulative reading.</returns>

@@ -124,22 +124,14 @@ public sealed class PartitionedExponentialHistogram : Instrument
     /// <param name="value">The value, zero or positive.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Record(long value)
-    {
-        ThrowIfNotRecordable(value);
-        _series.GetOrAdd([]).RecordValid(value);
-    }
+    public void Record(long value) => Record((double)value);
 
     /// <summary>Records <paramref name="value"/>, converted to <see cref="double"/>, in the series named by <paramref name="tags"/>, creating it on first use.</summary>
     /// <param name="value">The value, zero or positive.</param>
     /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
-    public void Record(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
-    {
-        ThrowIfNotRecordable(value);
-        _series.GetOrAdd(tags).RecordValid(value);
-    }
+    public void Record(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags) => Record((double)value, tags);
 
     /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to record into without a lookup.</summary>
     /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
@@ -169,11 +161,7 @@ public sealed class PartitionedExponentialHistogram : Instrument
     /// instrument's, is the overflow series, or was removed already.</returns>
     /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(ExponentialHistogramSeries series)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return _series.Remove(series);
-    }
+    public bool Remove(ExponentialHistogramSeries series) => _series.RemoveBound(series);
 
     /// <summary>Sums every series' partitions: bucket counts and sums, each reading downscaled to fit <see cref="MaxBuckets"/>; and reads each series' sampled exemplars (<see cref="ExponentialHistogramReading.Exemplars"/>).</summary>
     /// <returns>One reading per series, in no particular order.</returns>

@@ -77,25 +77,15 @@ public sealed class DoubleGauge : Instrument
     /// instrument's, is the overflow series, or was removed already.</returns>
     /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(DoubleGaugeSeries series)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return _series.Remove(series);
-    }
+    public bool Remove(DoubleGaugeSeries series) => _series.RemoveBound(series);
 
     /// <summary>Reads every series set at least once.</summary>
     /// <returns>One reading per series that has a value, in no particular order.</returns>
-    public IReadOnlyList<DoubleReading> Collect() =>
-        SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]));
+    public IReadOnlyList<DoubleReading> Collect() => SnapshotReadings.Doubles(this);
 
     /// <inheritdoc/>
     /// <remarks>Series by series, those set at least once (each its last value), in creation order.</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ArraySegment<DoubleGaugeSeries> series = _series.BeginRead(out long read);
-        ILastValueSeries<double>.ReadInto<DoubleGaugeSeries>(series, snapshot);
-        _series.EndRead(read, snapshot, IdleCollections);
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => ILastValueSeries<double>.ReadInto(_series, snapshot, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleGauge(this);

@@ -77,25 +77,15 @@ public sealed class Gauge : Instrument
     /// instrument's, is the overflow series, or was removed already.</returns>
     /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(GaugeSeries series)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return _series.Remove(series);
-    }
+    public bool Remove(GaugeSeries series) => _series.RemoveBound(series);
 
     /// <summary>Reads every series set at least once.</summary>
     /// <returns>One reading per series that has a value, in no particular order.</returns>
-    public IReadOnlyList<LongReading> Collect() =>
-        SnapshotReadings.Of(this, static (snapshot, i) => new LongReading(snapshot.TagsAt(i), snapshot.LongValues[i]));
+    public IReadOnlyList<LongReading> Collect() => SnapshotReadings.Longs(this);
 
     /// <inheritdoc/>
     /// <remarks>Series by series, those set at least once (each its last value), in creation order.</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ArraySegment<GaugeSeries> series = _series.BeginRead(out long read);
-        ILastValueSeries<long>.ReadInto<GaugeSeries>(series, snapshot);
-        _series.EndRead(read, snapshot, IdleCollections);
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => ILastValueSeries<long>.ReadInto(_series, snapshot, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Gauge(this);

@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 
 namespace ScalableMetrics.Instruments.Gauges;
@@ -17,14 +18,25 @@ internal interface ILastValueSeries<TValue>
     TValue? Read();
 
     /// <summary>
-    /// Reads the series in <paramref name="series"/> set at least once (each its last value), in
-    /// creation order, into <paramref name="snapshot"/>: a <see cref="long"/> each, or a
-    /// <see cref="double"/> each where <typeparamref name="TValue"/> is <see cref="double"/>.
+    /// Reads the series of <paramref name="table"/> set at least once (each its last value), in
+    /// creation order, into <paramref name="snapshot"/>, as one collection of the table: a
+    /// <see cref="long"/> each, or a <see cref="double"/> each where <typeparamref name="TValue"/>
+    /// is <see cref="double"/>.
     /// </summary>
     /// <typeparam name="TSeries">The series type.</typeparam>
-    /// <param name="series">The gauge's series.</param>
+    /// <param name="table">The gauge's series.</param>
     /// <param name="snapshot">The reader's columns.</param>
-    static void ReadInto<TSeries>(ReadOnlySpan<TSeries> series, InstrumentSnapshot snapshot)
+    /// <param name="idleCollections">The gauge's idle expiry (<see cref="Instrument.IdleCollections"/>).</param>
+    static void ReadInto<TSeries>(SeriesTable<TSeries> table, InstrumentSnapshot snapshot, int idleCollections)
+        where TSeries : Series, ILastValueSeries<TValue>
+    {
+        ArraySegment<TSeries> series = table.BeginRead(out long read);
+        ReadValuesInto<TSeries>(series, snapshot);
+        table.EndRead(read, snapshot, idleCollections);
+    }
+
+    // The series set at least once, each its last value.
+    private static void ReadValuesInto<TSeries>(ReadOnlySpan<TSeries> series, InstrumentSnapshot snapshot)
         where TSeries : Series, ILastValueSeries<TValue>
     {
         // Folded by the JIT: TValue is a value type, so each instantiation is compiled for it.

@@ -131,11 +131,7 @@ public sealed class PartitionedHistogram : Instrument
     /// instrument's, is the overflow series, or was removed already.</returns>
     /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(HistogramSeries series)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return _series.Remove(series);
-    }
+    public bool Remove(HistogramSeries series) => _series.RemoveBound(series);
 
     /// <summary>Sums every series' partitions: bucket counts and sums; and reads each bucket's newest exemplar (<see cref="HistogramReading.Exemplars"/>).</summary>
     /// <returns>One reading per series, in no particular order; a series with no record yet reads all zeros.</returns>

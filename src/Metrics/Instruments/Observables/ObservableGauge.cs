@@ -15,17 +15,8 @@ namespace ScalableMetrics;
 public sealed class ObservableGauge : ObservableInstrument
 {
     internal ObservableGauge(string name, string? unit, string? description, ObservedValues values)
-        : base(name, unit, description, values)
+        : base(name, unit, description, values, sumsWithinCollection: false)
     {
-    }
-
-    /// <inheritdoc/>
-    internal override bool SumsWithinCollection => false;
-
-    /// <inheritdoc/>
-    internal override void CheckValue(double value)
-    {
-        // A gauge takes any value: NaN and infinities are exported as Prometheus writes them.
     }
 
     /// <inheritdoc/>

@@ -26,10 +26,11 @@ public abstract class ObservableInstrument : Instrument
     private readonly Lock _collectLock = new();
     private long _round;
 
-    private protected ObservableInstrument(string name, string? unit, string? description, ObservedValues values)
+    private protected ObservableInstrument(string name, string? unit, string? description, ObservedValues values, bool sumsWithinCollection)
         : base(name, unit, description)
     {
         _values = values;
+        SumsWithinCollection = sumsWithinCollection;
     }
 
     /// <summary>Whether the callback reports <see cref="double"/> values (otherwise <see cref="long"/> ones).</summary>
@@ -39,15 +40,14 @@ public abstract class ObservableInstrument : Instrument
     public override int SeriesCount => _values.SeriesCount;
 
     /// <summary>Whether values reported for one series in one collection add up (counters) or replace each other (gauges).</summary>
-    internal abstract bool SumsWithinCollection { get; }
+    internal bool SumsWithinCollection { get; }
 
     /// <summary>Calls the callback and returns what it reported.</summary>
     /// <returns>One reading per series the callback reported in this call, in no particular order.</returns>
     /// <exception cref="InvalidOperationException">The callback threw, reported a tag set that breaks the rules of
     /// <see cref="TagSet.Create"/>, or a value the instrument's kind does not take (a negative or NaN counter value;
     /// a NaN up-down counter value); the inner exception says which. Nothing of this call is exported.</exception>
-    public IReadOnlyList<DoubleReading> Collect() =>
-        SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]));
+    public IReadOnlyList<DoubleReading> Collect() => SnapshotReadings.Doubles(this);
 
     /// <inheritdoc/>
     /// <remarks>Calls the callback, serialized with every other collection of the instrument, and
@@ -69,7 +69,10 @@ public abstract class ObservableInstrument : Instrument
         }
     }
 
-    /// <summary>Throws <see cref="ArgumentOutOfRangeException"/> for a value this kind does not take.</summary>
+    /// <summary>Throws <see cref="ArgumentOutOfRangeException"/> for a value this kind does not take: none
+    /// here, as a gauge takes any value (NaN and infinities are exported as Prometheus writes them).</summary>
     /// <param name="value">A value the callback reported.</param>
-    internal abstract void CheckValue(double value);
+    internal virtual void CheckValue(double value)
+    {
+    }
 }

@@ -15,12 +15,9 @@ namespace ScalableMetrics;
 public sealed class ObservableUpDownCounter : ObservableInstrument
 {
     internal ObservableUpDownCounter(string name, string? unit, string? description, ObservedValues values)
-        : base(name, unit, description, values)
+        : base(name, unit, description, values, sumsWithinCollection: true)
     {
     }
-
-    /// <inheritdoc/>
-    internal override bool SumsWithinCollection => true;
 
     /// <inheritdoc/>
     internal override void CheckValue(double value)

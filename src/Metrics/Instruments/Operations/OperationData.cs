@@ -130,11 +130,7 @@ public sealed class OperationData : Instrument
     /// instrument's, is the overflow series, or was removed already.</returns>
     /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(OperationSeries series)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return _series.Remove(series);
-    }
+    public bool Remove(OperationSeries series) => _series.RemoveBound(series);
 
     /// <summary>Sums every series' partitions.</summary>
     /// <returns>One reading per series, in no particular order.</returns>

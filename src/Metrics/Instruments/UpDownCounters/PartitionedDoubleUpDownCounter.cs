@@ -100,25 +100,15 @@ public sealed class PartitionedDoubleUpDownCounter : Instrument
     /// instrument's, is the overflow series, or was removed already.</returns>
     /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(DoubleUpDownCounterSeries series)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return _series.Remove(series);
-    }
+    public bool Remove(DoubleUpDownCounterSeries series) => _series.RemoveBound(series);
 
     /// <summary>Sums every series' partitions.</summary>
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
-    public IReadOnlyList<DoubleReading> Collect() =>
-        SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]));
+    public IReadOnlyList<DoubleReading> Collect() => SnapshotReadings.Doubles(this);
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ArraySegment<DoubleUpDownCounterSeries> series = _series.BeginRead(out long read);
-        PartitionedSeries.ReadTotalsInto(_arena, series, snapshot, SlotSum.Double);
-        _series.EndRead(read, snapshot, IdleCollections);
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => _series.ReadTotalsInto(_arena, snapshot, SlotSum.Double, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleUpDownCounter(this);

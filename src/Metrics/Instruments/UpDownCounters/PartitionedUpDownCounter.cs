@@ -89,25 +89,15 @@ public sealed class PartitionedUpDownCounter : Instrument
     /// instrument's, is the overflow series, or was removed already.</returns>
     /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(UpDownCounterSeries series)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return _series.Remove(series);
-    }
+    public bool Remove(UpDownCounterSeries series) => _series.RemoveBound(series);
 
     /// <summary>Sums every series' partitions.</summary>
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
     /// <remarks>Region by region, vectorized, over the series' slots; serialized with every other read of the registry's series.</remarks>
-    public IReadOnlyList<LongReading> Collect() =>
-        SnapshotReadings.Of(this, static (snapshot, i) => new LongReading(snapshot.TagsAt(i), snapshot.LongValues[i]));
+    public IReadOnlyList<LongReading> Collect() => SnapshotReadings.Longs(this);
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
-    {
-        ArraySegment<UpDownCounterSeries> series = _series.BeginRead(out long read);
-        PartitionedSeries.ReadTotalsInto(_arena, series, snapshot, SlotSum.Wrapping);
-        _series.EndRead(read, snapshot, IdleCollections);
-    }
+    internal override void ReadInto(InstrumentSnapshot snapshot) => _series.ReadTotalsInto(_arena, snapshot, SlotSum.Wrapping, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.UpDownCounter(this);
