@@ -38,7 +38,6 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     private ulong _now;
     private ulong _lastCommit;
     private OtlpInstrumentState _state = null!;
-    private bool _read;
 
     /// <summary>Data points written since <see cref="BeginExport"/>.</summary>
     public int DataPoints { get; private set; }
@@ -60,8 +59,12 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     /// <returns>Whether the instrument was read (false only for a callback that failed): its series' readings are then pending in <paramref name="state"/>.</returns>
     public bool Write(Instrument instrument, OtlpInstrumentState state)
     {
+        if (!TryRead(instrument))
+        {
+            return false;
+        }
+
         _state = state;
-        _read = true;
         int mark = output.Position;
         int points = DataPoints;
         int expected = state.MetricLength;
@@ -87,18 +90,14 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             state.MetricLength = output.EndMessage(metric, expected);
         }
 
-        if (_read)
-        {
-            state.Generation = _generation;
-        }
-
-        return _read;
+        state.Generation = _generation;
+        return true;
     }
 
-    // From the snapshot, with no reading per series; a delta's baseline is a field of the series' state.
+    // Each kind from the snapshot Write read it into. A counter with no reading per series; a
+    // delta's baseline is a field of the series' state.
     public void Counter(PartitionedCounter counter)
     {
-        counter.ReadInto(_snapshot);
         InstrumentSnapshot snapshot = _snapshot;
         ReadOnlySpan<long> totals = snapshot.LongValues;
         bool delta = temporality == OtlpTemporality.Delta;
@@ -125,65 +124,26 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         EndSum(sum, delta, monotonic: true);
     }
 
-    public void DoubleCounter(PartitionedDoubleCounter counter)
-    {
-        counter.ReadInto(_snapshot);
-        WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
-    }
+    public void DoubleCounter(PartitionedDoubleCounter counter) => WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
 
-    public void UpDownCounter(PartitionedUpDownCounter counter)
-    {
-        counter.ReadInto(_snapshot);
-        WriteLongs(counter, OtlpFields.MetricSum);
-    }
+    public void UpDownCounter(PartitionedUpDownCounter counter) => WriteLongs(counter, OtlpFields.MetricSum);
 
-    public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter)
-    {
-        counter.ReadInto(_snapshot);
-        WriteDoubleSum(counter, delta: false, monotonic: false, asInt: false);
-    }
+    public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => WriteDoubleSum(counter, delta: false, monotonic: false, asInt: false);
 
-    public void Gauge(Gauge gauge)
-    {
-        gauge.ReadInto(_snapshot);
-        WriteLongs(gauge, OtlpFields.MetricGauge);
-    }
+    public void Gauge(Gauge gauge) => WriteLongs(gauge, OtlpFields.MetricGauge);
 
-    public void DoubleGauge(DoubleGauge gauge)
-    {
-        gauge.ReadInto(_snapshot);
-        WriteDoubleGauge(gauge, asInt: false);
-    }
+    public void DoubleGauge(DoubleGauge gauge) => WriteDoubleGauge(gauge, asInt: false);
 
-    public void ObservableCounter(ObservableCounter counter)
-    {
-        if (TryObserve(counter))
-        {
-            WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
-        }
-    }
+    public void ObservableCounter(ObservableCounter counter) => WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
 
-    public void ObservableUpDownCounter(ObservableUpDownCounter counter)
-    {
-        if (TryObserve(counter))
-        {
-            WriteDoubleSum(counter, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
-        }
-    }
+    public void ObservableUpDownCounter(ObservableUpDownCounter counter) => WriteDoubleSum(counter, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
 
-    public void ObservableGauge(ObservableGauge gauge)
-    {
-        if (TryObserve(gauge))
-        {
-            WriteDoubleGauge(gauge, asInt: !gauge.IsFloatingPoint);
-        }
-    }
+    public void ObservableGauge(ObservableGauge gauge) => WriteDoubleGauge(gauge, asInt: !gauge.IsFloatingPoint);
 
     // From the snapshot (each bucket's newest exemplar read first where the series keep them), a
     // delta's baselines in the instrument's state by series position.
     public void Histogram(PartitionedHistogram histogram)
     {
-        histogram.ReadInto(_snapshot);
         InstrumentSnapshot snapshot = _snapshot;
         bool keepsExemplars = snapshot.HasExemplars;
         IReadOnlyList<double> boundaries = histogram.Boundaries;
@@ -264,7 +224,6 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     // where the series keep them): a delta's baseline is the series' committed reading.
     public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
     {
-        histogram.ReadInto(_snapshot);
         InstrumentSnapshot snapshot = _snapshot;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(histogram, delta);
@@ -306,7 +265,6 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     // baseline is the series' committed count, time and bucket counts.
     public void Operation(OperationData operation)
     {
-        operation.ReadInto(_snapshot);
         InstrumentSnapshot snapshot = _snapshot;
         IReadOnlyList<double>? boundaries = operation.Boundaries;
         bool delta = temporality == OtlpTemporality.Delta;
@@ -588,19 +546,18 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         output.EndMessage(message);
     }
 
-    // Reads an observable instrument into the snapshot. The callback is the service's code:
-    // whatever it throws is that instrument's failure, not the export's.
-    private bool TryObserve(ObservableInstrument observable)
+    // Reads the instrument into the snapshot, once. An observable instrument's callback is the
+    // service's code: whatever it throws is that instrument's failure, not the export's.
+    private bool TryRead(Instrument instrument)
     {
         try
         {
-            observable.ReadInto(_snapshot);
+            instrument.ReadInto(_snapshot);
             return true;
         }
-        catch (InvalidOperationException e)
+        catch (InvalidOperationException e) when (instrument is ObservableInstrument)
         {
-            _read = false;
-            LogCallbackFailed(logger, e, observable.Name);
+            LogCallbackFailed(logger, e, instrument.Name);
             return false;
         }
     }
