@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Microsoft.Extensions.Logging;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
