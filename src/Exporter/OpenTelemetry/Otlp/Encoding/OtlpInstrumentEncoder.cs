@@ -93,43 +93,16 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         return true;
     }
 
-    // Each kind from the snapshot Write read it into. A counter with no reading per series; a
-    // delta's baseline is a field of the series' state.
-    public void Counter(PartitionedCounter counter)
-    {
-        InstrumentSnapshot snapshot = _snapshot;
-        ReadOnlySpan<long> totals = snapshot.LongValues;
-        bool delta = temporality == OtlpTemporality.Delta;
-        ulong start = Start(counter, delta);
-        int sum = BeginData(OtlpFields.MetricSum);
-        for (int i = 0; i < totals.Length; i++)
-        {
-            OtlpSeriesState state = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
-            long total = totals[i];
-            long value = total;
-            if (delta)
-            {
-                value = state.HasCommitted && state.Committed.Count <= total ? total - state.Committed.Count : total;
-                state.Pending = new OtlpSeriesValue { Count = total };
-                state.PendingGeneration = _generation;
-            }
-
-            int point = BeginNumberPoint(state, StartAt(i, start));
-            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
-            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: true);
-            EndPoint(point);
-        }
-
-        EndSum(sum, delta, monotonic: true);
-    }
+    // Each kind from the snapshot Write read it into.
+    public void Counter(PartitionedCounter counter) => WriteLongs(counter, OtlpFields.MetricSum, temporality == OtlpTemporality.Delta, monotonic: true);
 
     public void DoubleCounter(PartitionedDoubleCounter counter) => WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
 
-    public void UpDownCounter(PartitionedUpDownCounter counter) => WriteLongs(counter, OtlpFields.MetricSum);
+    public void UpDownCounter(PartitionedUpDownCounter counter) => WriteLongs(counter, OtlpFields.MetricSum, delta: false, monotonic: false);
 
     public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => WriteDoubleSum(counter, delta: false, monotonic: false, asInt: false);
 
-    public void Gauge(Gauge gauge) => WriteLongs(gauge, OtlpFields.MetricGauge);
+    public void Gauge(Gauge gauge) => WriteLongs(gauge, OtlpFields.MetricGauge, delta: false, monotonic: false);
 
     public void DoubleGauge(DoubleGauge gauge) => WriteDoubleGauge(gauge, asInt: false);
 
@@ -318,23 +291,36 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
     private OtlpSeriesState Series(int position, TagSet tags, int attributesField) => _state.Series(position, tags, attributesField, _scratch);
 
-    // An up-down counter's or a gauge's long values, from the snapshot: cumulative, or a gauge.
-    private void WriteLongs(Instrument instrument, int kind)
+    // A counter's, an up-down counter's or a gauge's long values, from the snapshot, with no
+    // reading per series: a delta's baseline is a field of the series' state. Only a counter's
+    // series keep exemplars.
+    private void WriteLongs(Instrument instrument, int kind, bool delta, bool monotonic)
     {
         InstrumentSnapshot snapshot = _snapshot;
-        ReadOnlySpan<long> values = snapshot.LongValues;
-        ulong start = Start(instrument, delta: false);
+        ReadOnlySpan<long> totals = snapshot.LongValues;
+        ulong start = Start(instrument, delta);
         int data = BeginData(kind);
-        for (int i = 0; i < values.Length; i++)
+        for (int i = 0; i < totals.Length; i++)
         {
-            int point = BeginNumberPoint(Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes), StartAt(i, start));
-            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)values[i]));
+            OtlpSeriesState state = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
+            long total = totals[i];
+            long value = total;
+            if (delta)
+            {
+                value = state.HasCommitted && state.Committed.Count <= total ? total - state.Committed.Count : total;
+                state.Pending = new OtlpSeriesValue { Count = total };
+                state.PendingGeneration = _generation;
+            }
+
+            int point = BeginNumberPoint(state, StartAt(i, start));
+            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
+            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: true);
             EndPoint(point);
         }
 
         if (kind == OtlpFields.MetricSum)
         {
-            EndSum(data, delta: false, monotonic: false);
+            EndSum(data, delta, monotonic);
         }
         else
         {
