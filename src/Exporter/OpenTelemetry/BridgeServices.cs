@@ -1,7 +1,5 @@
 using System.Diagnostics.Metrics;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
-using Microsoft.Extensions.Options;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry;
 

@@ -1,4 +1,3 @@
-using Microsoft.Extensions.Logging;
 using ScalableMetrics.Exporter.OpenTelemetry;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 

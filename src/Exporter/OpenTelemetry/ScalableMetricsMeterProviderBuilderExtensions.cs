@@ -1,6 +1,4 @@
 using System.Runtime.CompilerServices;
-using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Options;
 using ScalableMetrics;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.OpenTelemetry;

@@ -102,27 +102,17 @@ internal static class JsonLabelValue
             case byte number:
                 writer.WriteNumberValue(number);
                 break;
+            case double number when !double.IsFinite(number):
+                writer.WriteStringValue(NonFiniteName(number));
+                break;
+            case float number when !float.IsFinite(number):
+                writer.WriteStringValue(NonFiniteName(number));
+                break;
             case double number:
-                if (double.IsFinite(number))
-                {
-                    writer.WriteNumberValue(number);
-                }
-                else
-                {
-                    writer.WriteStringValue(NonFiniteName(number));
-                }
-
+                writer.WriteNumberValue(number);
                 break;
             case float number:
-                if (float.IsFinite(number))
-                {
-                    writer.WriteNumberValue(number);
-                }
-                else
-                {
-                    writer.WriteStringValue(NonFiniteName(number));
-                }
-
+                writer.WriteNumberValue(number);
                 break;
             case decimal number:
                 writer.WriteNumberValue(number);

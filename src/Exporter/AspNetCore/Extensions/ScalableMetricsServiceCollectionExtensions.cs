@@ -1,8 +1,5 @@
 using System.Diagnostics.Metrics;
 using Microsoft.Extensions.DependencyInjection.Extensions;
-using Microsoft.Extensions.Hosting;
-using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Options;
 using ScalableMetrics;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;

@@ -1,5 +1,4 @@
 using System.Diagnostics.Metrics;
-using Microsoft.Extensions.Options;
 using ScalableMetrics.Publishing;
 
 namespace ScalableMetrics.Exporter.Hosting;

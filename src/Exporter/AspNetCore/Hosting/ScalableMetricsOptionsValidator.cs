@@ -1,4 +1,3 @@
-using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace ScalableMetrics.Exporter.Hosting;

@@ -1,4 +1,3 @@
-using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 
 namespace ScalableMetrics.Exporter.Hosting;

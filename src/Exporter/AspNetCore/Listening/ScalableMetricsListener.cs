@@ -1,4 +1,3 @@
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.Metrics;
 using ScalableMetrics.Exporter.Listening;
 using SdmInstrument = System.Diagnostics.Metrics.Instrument;

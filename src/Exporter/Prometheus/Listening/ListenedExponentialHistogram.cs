@@ -6,16 +6,8 @@ namespace ScalableMetrics.Exporter.Listening;
 internal sealed class ListenedExponentialHistogram(PartitionedExponentialHistogram histogram, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
     : ListenedSeriesInstrument<ExponentialHistogramSeries>(histogram.Name, histogram.CreateRecorder(sourceTags), drops)
 {
-    public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
-    {
-        if (value < 0)
-        {
-            Drop("an exponential histogram holds no negative value");
-            return;
-        }
-
-        SeriesFor(tags)?.RecordValid(value);
-    }
+    // The series records doubles only: a long is recorded as its double, and refused as one.
+    public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags) => Record((double)value, tags);
 
     public override void Record(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {

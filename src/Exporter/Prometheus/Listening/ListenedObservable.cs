@@ -73,34 +73,25 @@ internal sealed class ListenedObservable
     internal long FilledPull { get; set; }
 
     /// <summary>What the group's instruments report now, integer-valued.</summary>
-    public IEnumerable<Measurement<long>> ObserveLongs()
-    {
-        if (_pull is not null)
-        {
-            return _pull.Take(this, static group => group._longs.ToArray());
-        }
-
-        lock (_lock)
-        {
-            _longs.Clear();
-            Observe();
-            return [.. _longs];
-        }
-    }
+    public IEnumerable<Measurement<long>> ObserveLongs() => Observe(_longs);
 
     /// <summary>What the group's instruments report now, floating-point-valued.</summary>
-    public IEnumerable<Measurement<double>> ObserveDoubles()
+    public IEnumerable<Measurement<double>> ObserveDoubles() => Observe(_doubles);
+
+    // A copy of one of the buffers, filled by the pull or, with a listener of the group's own, by an observation now.
+    private IEnumerable<Measurement<T>> Observe<T>(List<Measurement<T>> reports)
+        where T : struct
     {
         if (_pull is not null)
         {
-            return _pull.Take(this, static group => group._doubles.ToArray());
+            return _pull.Take(this, reports);
         }
 
         lock (_lock)
         {
-            _doubles.Clear();
+            reports.Clear();
             Observe();
-            return [.. _doubles];
+            return [.. reports];
         }
     }
 

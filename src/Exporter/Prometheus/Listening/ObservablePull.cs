@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using Microsoft.Extensions.Diagnostics.Metrics;
 
 namespace ScalableMetrics.Exporter.Listening;
@@ -29,8 +30,10 @@ internal sealed class ObservablePull
     /// <summary>The source to pull from, set once by <c>IMetricsListener.Initialize</c>.</summary>
     public void SetSource(IObservableInstrumentsSource source) => Volatile.Write(ref _source, source);
 
-    /// <summary>What <paramref name="group"/> reported in the latest pull it has not taken, pulling first where it has taken them all.</summary>
-    public T Take<T>(ListenedObservable group, Func<ListenedObservable, T> read)
+    /// <summary>What <paramref name="group"/> reported in the latest pull it has not taken, pulling first where it has taken them all:
+    /// a copy of <paramref name="reports"/>, the group's buffer of the values asked for.</summary>
+    public Measurement<T>[] Take<T>(ListenedObservable group, List<Measurement<T>> reports)
+        where T : struct
     {
         lock (_lock)
         {
@@ -48,7 +51,7 @@ internal sealed class ObservablePull
                 group.FilledPull = _pull;
             }
 
-            return read(group);
+            return reports.ToArray();
         }
     }
 

@@ -1,4 +1,3 @@
-using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;

@@ -1,5 +1,3 @@
-using Microsoft.Extensions.Configuration;
-
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
 
 /// <summary>

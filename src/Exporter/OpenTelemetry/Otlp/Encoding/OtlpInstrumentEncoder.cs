@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Microsoft.Extensions.Logging;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
@@ -38,7 +37,6 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     private ulong _now;
     private ulong _lastCommit;
     private OtlpInstrumentState _state = null!;
-    private bool _read;
 
     /// <summary>Data points written since <see cref="BeginExport"/>.</summary>
     public int DataPoints { get; private set; }
@@ -60,8 +58,12 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     /// <returns>Whether the instrument was read (false only for a callback that failed): its series' readings are then pending in <paramref name="state"/>.</returns>
     public bool Write(Instrument instrument, OtlpInstrumentState state)
     {
+        if (!TryRead(instrument))
+        {
+            return false;
+        }
+
         _state = state;
-        _read = true;
         int mark = output.Position;
         int points = DataPoints;
         int expected = state.MetricLength;
@@ -87,103 +89,33 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             state.MetricLength = output.EndMessage(metric, expected);
         }
 
-        if (_read)
-        {
-            state.Generation = _generation;
-        }
-
-        return _read;
+        state.Generation = _generation;
+        return true;
     }
 
-    // From the snapshot, with no reading per series; a delta's baseline is a field of the series' state.
-    public void Counter(PartitionedCounter counter)
-    {
-        counter.ReadInto(_snapshot);
-        InstrumentSnapshot snapshot = _snapshot;
-        ReadOnlySpan<long> totals = snapshot.LongValues;
-        bool delta = temporality == OtlpTemporality.Delta;
-        ulong start = Start(counter, delta);
-        int sum = BeginData(OtlpFields.MetricSum);
-        for (int i = 0; i < totals.Length; i++)
-        {
-            OtlpSeriesState state = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
-            long total = totals[i];
-            long value = total;
-            if (delta)
-            {
-                value = state.HasCommitted && state.Committed.Count <= total ? total - state.Committed.Count : total;
-                state.Pending = new OtlpSeriesValue { Count = total };
-                state.PendingGeneration = _generation;
-            }
+    // Each kind from the snapshot Write read it into.
+    public void Counter(PartitionedCounter counter) => WriteLongs(counter, OtlpFields.MetricSum, temporality == OtlpTemporality.Delta, monotonic: true);
 
-            int point = BeginNumberPoint(state, StartAt(i, start));
-            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
-            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: true);
-            EndPoint(point);
-        }
+    public void DoubleCounter(PartitionedDoubleCounter counter) => WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
 
-        EndSum(sum, delta, monotonic: true);
-    }
+    public void UpDownCounter(PartitionedUpDownCounter counter) => WriteLongs(counter, OtlpFields.MetricSum, delta: false, monotonic: false);
 
-    public void DoubleCounter(PartitionedDoubleCounter counter)
-    {
-        counter.ReadInto(_snapshot);
-        WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
-    }
+    public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => WriteDoubleSum(counter, delta: false, monotonic: false, asInt: false);
 
-    public void UpDownCounter(PartitionedUpDownCounter counter)
-    {
-        counter.ReadInto(_snapshot);
-        WriteLongs(counter, OtlpFields.MetricSum);
-    }
+    public void Gauge(Gauge gauge) => WriteLongs(gauge, OtlpFields.MetricGauge, delta: false, monotonic: false);
 
-    public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter)
-    {
-        counter.ReadInto(_snapshot);
-        WriteDoubleSum(counter, delta: false, monotonic: false, asInt: false);
-    }
+    public void DoubleGauge(DoubleGauge gauge) => WriteDoubleGauge(gauge, asInt: false);
 
-    public void Gauge(Gauge gauge)
-    {
-        gauge.ReadInto(_snapshot);
-        WriteLongs(gauge, OtlpFields.MetricGauge);
-    }
+    public void ObservableCounter(ObservableCounter counter) => WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
 
-    public void DoubleGauge(DoubleGauge gauge)
-    {
-        gauge.ReadInto(_snapshot);
-        WriteDoubleGauge(gauge, asInt: false);
-    }
+    public void ObservableUpDownCounter(ObservableUpDownCounter counter) => WriteDoubleSum(counter, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
 
-    public void ObservableCounter(ObservableCounter counter)
-    {
-        if (TryObserve(counter))
-        {
-            WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
-        }
-    }
-
-    public void ObservableUpDownCounter(ObservableUpDownCounter counter)
-    {
-        if (TryObserve(counter))
-        {
-            WriteDoubleSum(counter, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
-        }
-    }
-
-    public void ObservableGauge(ObservableGauge gauge)
-    {
-        if (TryObserve(gauge))
-        {
-            WriteDoubleGauge(gauge, asInt: !gauge.IsFloatingPoint);
-        }
-    }
+    public void ObservableGauge(ObservableGauge gauge) => WriteDoubleGauge(gauge, asInt: !gauge.IsFloatingPoint);
 
     // From the snapshot (each bucket's newest exemplar read first where the series keep them), a
     // delta's baselines in the instrument's state by series position.
     public void Histogram(PartitionedHistogram histogram)
     {
-        histogram.ReadInto(_snapshot);
         InstrumentSnapshot snapshot = _snapshot;
         bool keepsExemplars = snapshot.HasExemplars;
         IReadOnlyList<double> boundaries = histogram.Boundaries;
@@ -264,7 +196,6 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     // where the series keep them): a delta's baseline is the series' committed reading.
     public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
     {
-        histogram.ReadInto(_snapshot);
         InstrumentSnapshot snapshot = _snapshot;
         bool delta = temporality == OtlpTemporality.Delta;
         ulong start = Start(histogram, delta);
@@ -306,7 +237,6 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     // baseline is the series' committed count, time and bucket counts.
     public void Operation(OperationData operation)
     {
-        operation.ReadInto(_snapshot);
         InstrumentSnapshot snapshot = _snapshot;
         IReadOnlyList<double>? boundaries = operation.Boundaries;
         bool delta = temporality == OtlpTemporality.Delta;
@@ -361,23 +291,36 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
     private OtlpSeriesState Series(int position, TagSet tags, int attributesField) => _state.Series(position, tags, attributesField, _scratch);
 
-    // An up-down counter's or a gauge's long values, from the snapshot: cumulative, or a gauge.
-    private void WriteLongs(Instrument instrument, int kind)
+    // A counter's, an up-down counter's or a gauge's long values, from the snapshot, with no
+    // reading per series: a delta's baseline is a field of the series' state. Only a counter's
+    // series keep exemplars.
+    private void WriteLongs(Instrument instrument, int kind, bool delta, bool monotonic)
     {
         InstrumentSnapshot snapshot = _snapshot;
-        ReadOnlySpan<long> values = snapshot.LongValues;
-        ulong start = Start(instrument, delta: false);
+        ReadOnlySpan<long> totals = snapshot.LongValues;
+        ulong start = Start(instrument, delta);
         int data = BeginData(kind);
-        for (int i = 0; i < values.Length; i++)
+        for (int i = 0; i < totals.Length; i++)
         {
-            int point = BeginNumberPoint(Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes), StartAt(i, start));
-            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)values[i]));
+            OtlpSeriesState state = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
+            long total = totals[i];
+            long value = total;
+            if (delta)
+            {
+                value = state.HasCommitted && state.Committed.Count <= total ? total - state.Committed.Count : total;
+                state.Pending = new OtlpSeriesValue { Count = total };
+                state.PendingGeneration = _generation;
+            }
+
+            int point = BeginNumberPoint(state, StartAt(i, start));
+            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
+            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: true);
             EndPoint(point);
         }
 
         if (kind == OtlpFields.MetricSum)
         {
-            EndSum(data, delta: false, monotonic: false);
+            EndSum(data, delta, monotonic);
         }
         else
         {
@@ -588,19 +531,18 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         output.EndMessage(message);
     }
 
-    // Reads an observable instrument into the snapshot. The callback is the service's code:
-    // whatever it throws is that instrument's failure, not the export's.
-    private bool TryObserve(ObservableInstrument observable)
+    // Reads the instrument into the snapshot, once. An observable instrument's callback is the
+    // service's code: whatever it throws is that instrument's failure, not the export's.
+    private bool TryRead(Instrument instrument)
     {
         try
         {
-            observable.ReadInto(_snapshot);
+            instrument.ReadInto(_snapshot);
             return true;
         }
-        catch (InvalidOperationException e)
+        catch (InvalidOperationException e) when (instrument is ObservableInstrument)
         {
-            _read = false;
-            LogCallbackFailed(logger, e, observable.Name);
+            LogCallbackFailed(logger, e, instrument.Name);
             return false;
         }
     }

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Microsoft.Extensions.Logging;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 

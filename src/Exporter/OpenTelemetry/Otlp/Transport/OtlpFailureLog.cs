@@ -1,5 +1,3 @@
-using Microsoft.Extensions.Logging;
-
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>

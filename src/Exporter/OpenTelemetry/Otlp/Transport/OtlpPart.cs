@@ -1,4 +1,3 @@
-using Microsoft.Extensions.DependencyInjection;
 using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 

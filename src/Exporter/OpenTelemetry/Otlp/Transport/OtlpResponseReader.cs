@@ -1,4 +1,5 @@
 using Google.Protobuf;
+using Google.Protobuf.WellKnownTypes;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
@@ -6,7 +7,8 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 /// Decodes the few messages a receiver answers with, field by field (no generated classes for
 /// three messages): <c>ExportMetricsServiceResponse.partial_success</c> (opentelemetry-proto
 /// <c>collector/metrics/v1/metrics_service.proto</c>), <c>google.rpc.Status</c> and its
-/// <c>google.rpc.RetryInfo</c> detail. Unknown fields are skipped. Thread-safe (no state).
+/// <c>google.rpc.RetryInfo</c> detail; the well-known <c>Any</c> and <c>Duration</c> in these
+/// through Google.Protobuf's own types. Unknown fields are skipped. Thread-safe (no state).
 /// </summary>
 internal static class OtlpResponseReader
 {
@@ -81,7 +83,7 @@ internal static class OtlpResponseReader
                 }
                 else if (tag == Tag(3, WireFormat.WireType.LengthDelimited))
                 {
-                    retryDelay = ReadRetryInfo(input.ReadBytes().ToByteArray()) ?? retryDelay;
+                    retryDelay = ReadRetryInfo(input.ReadBytes()) ?? retryDelay;
                 }
                 else
                 {
@@ -97,36 +99,17 @@ internal static class OtlpResponseReader
         }
     }
 
-    // A google.protobuf.Any: type_url = 1, value = 2; a RetryInfo's value: retry_delay = 1, a
-    // google.protobuf.Duration (seconds = 1, nanos = 2).
-    private static TimeSpan? ReadRetryInfo(byte[] any)
+    // A google.protobuf.Any; a RetryInfo's value: retry_delay = 1, a google.protobuf.Duration.
+    private static TimeSpan? ReadRetryInfo(ByteString detail)
     {
-        var input = new CodedInputStream(any);
-        string? typeUrl = null;
-        byte[]? value = null;
-        uint tag;
-        while ((tag = input.ReadTag()) != 0)
-        {
-            if (tag == Tag(1, WireFormat.WireType.LengthDelimited))
-            {
-                typeUrl = input.ReadString();
-            }
-            else if (tag == Tag(2, WireFormat.WireType.LengthDelimited))
-            {
-                value = input.ReadBytes().ToByteArray();
-            }
-            else
-            {
-                input.SkipLastField();
-            }
-        }
-
-        if (typeUrl != RetryInfoTypeUrl || value is null)
+        Any any = Any.Parser.ParseFrom(detail);
+        if (any.TypeUrl != RetryInfoTypeUrl)
         {
             return null;
         }
 
-        input = new CodedInputStream(value);
+        CodedInputStream input = any.Value.CreateCodedInput();
+        uint tag;
         while ((tag = input.ReadTag()) != 0)
         {
             if (tag != Tag(1, WireFormat.WireType.LengthDelimited))
@@ -135,28 +118,10 @@ internal static class OtlpResponseReader
                 continue;
             }
 
-            var duration = new CodedInputStream(input.ReadBytes().ToByteArray());
-            long seconds = 0;
-            int nanos = 0;
-            uint inner;
-            while ((inner = duration.ReadTag()) != 0)
-            {
-                if (inner == Tag(1, WireFormat.WireType.Varint))
-                {
-                    seconds = duration.ReadInt64();
-                }
-                else if (inner == Tag(2, WireFormat.WireType.Varint))
-                {
-                    nanos = duration.ReadInt32();
-                }
-                else
-                {
-                    duration.SkipLastField();
-                }
-            }
+            Duration delay = Duration.Parser.ParseFrom(input.ReadBytes());
 
             // A delay beyond a day is no plan to retry within an export: clamp, the export timeout decides.
-            return seconds < 0 || nanos < 0 ? TimeSpan.Zero : TimeSpan.FromSeconds(Math.Min(seconds, 86_400)) + TimeSpan.FromTicks(nanos / 100);
+            return delay.Seconds < 0 || delay.Nanos < 0 ? TimeSpan.Zero : TimeSpan.FromSeconds(Math.Min(delay.Seconds, 86_400)) + TimeSpan.FromTicks(delay.Nanos / 100);
         }
 
         return null;
