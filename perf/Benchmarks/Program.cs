@@ -15,6 +15,9 @@ using BenchmarkDotNet.Running;
 //
 // `-- scrape-sequential [SCRAPES [ROUNDS [FILTER]]]` prints the time and the bytes allocated of one
 // scrape at a time of those services, the targets taking turns (see SequentialScrapeCommand).
+//
+// `-- repeat CLASS METHOD COUNT` runs one benchmark method COUNT times at Tier 1 between two markers
+// that callgrind zeroes and dumps its counts at: instructions per call (see RepeatCommand).
 if (args is [ScalableMetrics.Benchmarks.RseqPartitionsReport.Command])
 {
     ScalableMetrics.Benchmarks.RseqPartitionsReport.Write(Console.Out);
@@ -29,6 +32,11 @@ if (args is [ScalableMetrics.Benchmarks.ConcurrentScrapeCommand.Command, .. stri
 if (args is [ScalableMetrics.Benchmarks.SequentialScrapeCommand.Command, .. string[] sequential])
 {
     return await ScalableMetrics.Benchmarks.SequentialScrapeCommand.RunAsync(sequential, Console.Out);
+}
+
+if (args is [ScalableMetrics.Benchmarks.RepeatCommand.Command, .. string[] repeat])
+{
+    return ScalableMetrics.Benchmarks.RepeatCommand.Run(repeat, Console.Out);
 }
 
 BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);

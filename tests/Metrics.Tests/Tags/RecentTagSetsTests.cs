@@ -83,6 +83,37 @@ public class RecentTagSetsTests
         Assert.Equal(1, RecentTagSets.Find(owner, s_request));
     });
 
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(4)]
+    [InlineData(5)]
+    [InlineData(6)]
+    [InlineData(7)]
+    [InlineData(8)]
+    public void AnotherObjectInAnyPositionIsNotTheSameReferences(int count) => OnNewThread(() =>
+    {
+        // Values a value hash samples alike (a string's length, its middle and last characters;
+        // keys are not sampled), so that the lookup reaches the entry and compares its references
+        // with tags that differ in one key or one value, in each position in turn.
+        KeyValuePair<string, object?>[] remembered = [.. Enumerable.Range(0, count).Select(i => new KeyValuePair<string, object?>($"key{i}", $"a{i}cd"))];
+        for (int position = 0; position < count; position++)
+        {
+            foreach (bool key in (bool[])[true, false])
+            {
+                long owner = RecentTagSets.NewOwner();
+                RecentTagSets.Remember(owner, remembered, 9);
+                KeyValuePair<string, object?>[] tags = [.. remembered];
+                tags[position] = key ? new($"other{position}", tags[position].Value) : new(tags[position].Key, $"b{position}cd");
+                Assert.Equal(RecentTagSets.ValueHash(owner, remembered), RecentTagSets.ValueHash(owner, tags));
+
+                Assert.Equal(-1, RecentTagSets.Find(owner, tags));
+                Assert.Equal(9, RecentTagSets.Find(owner, remembered));
+            }
+        }
+    });
+
     [Fact]
     public void ARepeatedKeyNeverPairsWithOneTagTwice() => OnNewThread(() =>
     {
