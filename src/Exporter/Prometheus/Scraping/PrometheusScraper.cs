@@ -46,6 +46,9 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <summary>The content type of a scrape in <see cref="PrometheusExpositionFormat.Protobuf"/>: <c>application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited</c>.</summary>
     public const string ProtobufContentType = "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited";
 
+    // The names target_info reserves, as a name filter reads them: made once, not at every collection.
+    private static readonly string[] s_targetInfoNames = [ExportedNames.TargetInfoName, ExportedNames.TargetInfoFamilyName];
+
     private readonly SemaphoreSlim _scrapeLock = new(1, 1);
     private readonly ILogger _logger;
 
@@ -388,7 +391,7 @@ public sealed partial class PrometheusScraper : IDisposable
         // the resource, under its sample's name or its OpenMetrics info family's (target).
         _takenNames.Add(ExportedNames.TargetInfoName);
         _takenNames.Add(ExportedNames.TargetInfoFamilyName);
-        if (_targetInfo is not null && output.Includes([ExportedNames.TargetInfoName, ExportedNames.TargetInfoFamilyName]))
+        if (_targetInfo is not null && output.Includes(s_targetInfoNames))
         {
             output.WriteHeader(ExportedNames.TargetInfoName, ExportedKind.Info, "Target metadata");
             output.WriteSample(ExportedNames.TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);

@@ -114,7 +114,7 @@ internal sealed partial class RegistrySource : IScrapeSource
                 continue;
             }
 
-            takenNames.UnionWith(family.ReservedNames);
+            TakenNames.Take(family.ReservedNames, takenNames);
             if (!output.Includes(family.ReservedNames))
             {
                 continue;
@@ -167,7 +167,7 @@ internal sealed partial class RegistrySource : IScrapeSource
             ExportedFamily family = members[0].Exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
             if (!output.Includes(family.ReservedNames))
             {
-                takenNames.UnionWith(family.ReservedNames);
+                TakenNames.Take(family.ReservedNames, takenNames);
                 continue;
             }
 
@@ -194,7 +194,7 @@ internal sealed partial class RegistrySource : IScrapeSource
                 headerWritten = writer.HeaderWritten;
             }
 
-            takenNames.UnionWith(family.ReservedNames);
+            TakenNames.Take(family.ReservedNames, takenNames);
         }
     }
 
