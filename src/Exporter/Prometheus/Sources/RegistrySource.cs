@@ -91,7 +91,7 @@ internal sealed partial class RegistrySource : IScrapeSource
     public void Write(ExpositionWriter output, HashSet<string> takenNames)
     {
         var writer = new InstrumentWriter(this, output);
-        foreach (Instrument instrument in _registry.Instruments)
+        foreach (Instrument instrument in _registry.CollectedInstruments)
         {
             Exported exported = _exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
             ExportedFamily family = exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
@@ -142,7 +142,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         var order = new List<List<(RegistrySource Source, Instrument Instrument, Exported Exported)>>();
         foreach (RegistrySource source in sources)
         {
-            foreach (Instrument instrument in source._registry.Instruments)
+            foreach (Instrument instrument in source._registry.CollectedInstruments)
             {
                 if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument)
                 {
