@@ -55,6 +55,9 @@ internal sealed partial class RegistrySource : IScrapeSource
     // scrape of series that exist allocates nothing per series.
     private readonly InstrumentSnapshot _snapshot = new();
 
+    // The visitor that writes each instrument, kept as the snapshot is: a scrape makes none.
+    private readonly InstrumentWriter _writer;
+
     // A histogram series' exemplars in the kept array, as the list the writers take.
     private readonly KeptExemplars _keptExemplars = new();
 
@@ -73,6 +76,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         _registry = registry;
         _logger = logger;
         _selfMetrics = selfMetrics;
+        _writer = new InstrumentWriter(this);
         _createLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(CreateLabelBlockOf)];
         _findLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(FindLabelBlockOf)];
         _scopeLabels = string.IsNullOrEmpty(scopeVersion)
@@ -90,7 +94,7 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// <summary>Writes every instrument that has a sample, adding its reserved names to <paramref name="takenNames"/>.</summary>
     public void Write(ExpositionWriter output, HashSet<string> takenNames)
     {
-        var writer = new InstrumentWriter(this, output);
+        InstrumentWriter writer = _writer;
         foreach (Instrument instrument in _registry.CollectedInstruments)
         {
             Exported exported = _exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
@@ -120,8 +124,7 @@ internal sealed partial class RegistrySource : IScrapeSource
                 continue;
             }
 
-            writer.Header = new Header(family, instrument, exported.LabelsOf(output.Escaping), _findLabelBlock[(int)output.Escaping]);
-            writer.HeaderWritten = false;
+            writer.Start(output, new Header(family, instrument, exported.LabelsOf(output.Escaping), _findLabelBlock[(int)output.Escaping]), headerWritten: false);
             instrument.Accept(writer);
         }
     }
@@ -189,7 +192,8 @@ internal sealed partial class RegistrySource : IScrapeSource
                 }
 
                 var header = new Header(own, instrument, exported.LabelsOf(output.Escaping), source._findLabelBlock[(int)output.Escaping]);
-                var writer = new InstrumentWriter(source, output) { Header = header, HeaderWritten = headerWritten };
+                InstrumentWriter writer = source._writer;
+                writer.Start(output, header, headerWritten);
                 instrument.Accept(writer);
                 headerWritten = writer.HeaderWritten;
             }
@@ -355,24 +359,35 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// Writes one instrument of a scrape, by its kind: a kind the core adds does not compile until
     /// it is written here.
     /// </summary>
-    private sealed class InstrumentWriter(RegistrySource source, ExpositionWriter output) : IInstrumentSink
+    private sealed class InstrumentWriter(RegistrySource source) : IInstrumentSink
     {
         /// <summary>Where the scrape is written.</summary>
-        public ExpositionWriter Output => output;
+        public ExpositionWriter Output { get; private set; } = null!;
 
         /// <summary>The family of the instrument about to be written.</summary>
-        public Header Header { get; set; }
+        public Header Header { get; private set; }
 
         /// <summary>Whether the family's header is written: by this instrument, or by another meter's
         /// instrument of the same family written before it (<see cref="WriteMerged"/>).</summary>
-        public bool HeaderWritten { get; set; }
+        public bool HeaderWritten { get; private set; }
+
+        /// <summary>Readies the writer for one instrument, before the instrument accepts it.</summary>
+        /// <param name="output">Where the scrape is written.</param>
+        /// <param name="header">The instrument's family.</param>
+        /// <param name="headerWritten">Whether that family's header is already written.</param>
+        public void Start(ExpositionWriter output, Header header, bool headerWritten)
+        {
+            Output = output;
+            Header = header;
+            HeaderWritten = headerWritten;
+        }
 
         /// <summary>Writes the family's header before its first sample, once.</summary>
         public void WriteHeaderIfAny(Header header, int sampleCount)
         {
             if (sampleCount > 0 && !HeaderWritten)
             {
-                output.WriteHeader(header.Name, header.Kind, header.Help, header.Unit);
+                Output.WriteHeader(header.Name, header.Kind, header.Help, header.Unit);
                 HeaderWritten = true;
             }
         }
