@@ -138,13 +138,14 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// </summary>
     /// <remarks>A family's members agree on kind and unit: the listener refuses, when it is published,
     /// an instrument whose exported names meet another meter's of another kind or unit. Families are
-    /// written in the order of their first member; within one, members in <paramref name="sources"/>' order.</remarks>
-    public static void WriteMerged(IReadOnlyList<RegistrySource> sources, ExpositionWriter output, HashSet<string> takenNames)
+    /// written in the order of their first member; within one, members in <paramref name="sources"/>' order.
+    /// <paramref name="families"/> is the caller's, kept from scrape to scrape: the grouping allocates nothing once it has grown.</remarks>
+    public static void WriteMerged(IReadOnlyList<RegistrySource> sources, FamilyGroups<(RegistrySource Source, Instrument Instrument, Exported Exported)> families, ExpositionWriter output, HashSet<string> takenNames)
     {
-        var families = new Dictionary<string, List<(RegistrySource Source, Instrument Instrument, Exported Exported)>>(StringComparer.Ordinal);
-        var order = new List<List<(RegistrySource Source, Instrument Instrument, Exported Exported)>>();
-        foreach (RegistrySource source in sources)
+        families.Clear();
+        for (int i = 0; i < sources.Count; i++)
         {
+            RegistrySource source = sources[i];
             foreach (Instrument instrument in source._registry.CollectedInstruments)
             {
                 if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument)
@@ -153,20 +154,13 @@ internal sealed partial class RegistrySource : IScrapeSource
                 }
 
                 Exported exported = source._exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
-                string familyName = exported.Family.In(output.Utf8WithSuffixes, output.Escaping).Name;
-                if (!families.TryGetValue(familyName, out var members))
-                {
-                    members = [];
-                    families.Add(familyName, members);
-                    order.Add(members);
-                }
-
-                members.Add((source, instrument, exported));
+                families.Add(exported.Family.In(output.Utf8WithSuffixes, output.Escaping).Name, (source, instrument, exported));
             }
         }
 
-        foreach (var members in order)
+        for (int f = 0; f < families.Count; f++)
         {
+            List<(RegistrySource Source, Instrument Instrument, Exported Exported)> members = families[f];
             ExportedFamily family = members[0].Exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
             if (!output.Includes(family.ReservedNames))
             {
@@ -472,7 +466,7 @@ internal sealed partial class RegistrySource : IScrapeSource
     }
 
     /// <summary>What is kept of one instrument from scrape to scrape: its family and its series' label blocks, per escaping.</summary>
-    private sealed class Exported(ExportedFamily family)
+    internal sealed class Exported(ExportedFamily family)
     {
         private readonly SeriesLabelBlocks?[] _labels = new SeriesLabelBlocks?[4];
 
