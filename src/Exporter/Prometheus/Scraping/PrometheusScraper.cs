@@ -355,6 +355,12 @@ public sealed partial class PrometheusScraper : IDisposable
     /// <remarks>A collection running is not stopped: it finishes in the background, and its body is dropped.</remarks>
     public void Dispose() => _disposing.Cancel();
 
+    /// <summary>One collection in <paramref name="format"/> (its names escaped with underscores, every family) into
+    /// <paramref name="buffer"/>, without a coalescer: on the caller's thread, where no other collection runs and no
+    /// source waits. For the allocation tests, which measure a collection on their thread.</summary>
+    internal Task<ArraySegment<byte>> CollectAsync(ExpositionFormat format, byte[] buffer) =>
+        CollectAsync(FormatOf(format, EscapingScheme.Underscores, filter: null), buffer);
+
     // One collection in one format, written into the buffer its coalescer lends and handed back
     // in it; they run one at a time, as they share the writers' scratch state.
     private async Task<ArraySegment<byte>> CollectAsync(ScrapedFormat format, byte[] buffer)
