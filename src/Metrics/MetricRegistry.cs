@@ -33,6 +33,10 @@ public sealed class MetricRegistry
     // Every instrument and exported name taken, to the instrument that took it.
     private readonly NameReservations _names;
     private readonly List<Instrument> _instruments = [];
+
+    // The same instruments as every collection reads them, replaced whole at each creation
+    // (instruments are never removed): read without the lock, and without a copy per read.
+    private Instrument[] _collected = [];
     private readonly List<Action<Instrument>> _observers = [];
     private readonly Lock _lock = new();
     private readonly TagLimits _tagLimits;
@@ -192,10 +196,34 @@ public sealed class MetricRegistry
     internal PartitionArena Arena => _arena;
 
     /// <summary>The removed series of this registry's instruments whose arena memory was reclaimed (<c>SeriesTables.RetiredSeries</c>).</summary>
-    internal long RemovedSeriesReclaimed => Instruments.Sum(static instrument => instrument.Removals.Reclaimed);
+    internal long RemovedSeriesReclaimed
+    {
+        get
+        {
+            long reclaimed = 0;
+            foreach (Instrument instrument in CollectedInstruments)
+            {
+                reclaimed = checked(reclaimed + instrument.Removals.Reclaimed);
+            }
+
+            return reclaimed;
+        }
+    }
 
     /// <summary>What was added to this registry's removed series after their last export, found at their reclaims: counted, never exported.</summary>
-    internal long RemovedSeriesLateAdds => Instruments.Aggregate(0L, static (sum, instrument) => Cells.SaturatingSum.Add(sum, instrument.Removals.LateAdds));
+    internal long RemovedSeriesLateAdds
+    {
+        get
+        {
+            long lateAdds = 0;
+            foreach (Instrument instrument in CollectedInstruments)
+            {
+                lateAdds = Cells.SaturatingSum.Add(lateAdds, instrument.Removals.LateAdds);
+            }
+
+            return lateAdds;
+        }
+    }
 
     /// <summary>After how many collections without a change a series is removed (<see cref="MetricRegistryOptions.RemoveSeriesIdleForCollections"/>); null: never.</summary>
     public int? RemoveSeriesIdleForCollections { get; }
@@ -222,6 +250,10 @@ public sealed class MetricRegistry
 
     /// <summary>The most characters of a string tag value (<see cref="MetricRegistryOptions.MaxTagValueLength"/>).</summary>
     public int MaxTagValueLength => _tagLimits.MaxValueLength;
+
+    /// <summary>The instruments created so far, in the order of their creation, as a collection reads them
+    /// (the exporters' sources, the self-metrics): no copy, no lock; never to be changed.</summary>
+    internal ReadOnlySpan<Instrument> CollectedInstruments => Volatile.Read(ref _collected);
 
     /// <summary>A snapshot of the instruments created so far.</summary>
     public IReadOnlyList<Instrument> Instruments
@@ -629,6 +661,7 @@ public sealed class MetricRegistry
             _names.Reserve(created, family);
 
             _instruments.Add(created);
+            Volatile.Write(ref _collected, [.. _instruments]);
             foreach (Action<Instrument> observer in _observers)
             {
                 // One observer's failure must not hide the instrument from the others.

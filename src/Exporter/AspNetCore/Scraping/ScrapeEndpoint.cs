@@ -29,7 +29,7 @@ internal static class ScrapeEndpoint
             request.Headers.AcceptEncoding.ToString(),
             request.Headers[ScrapeTimeoutHeader.Name],
             defaultTimeout,
-            ScrapeNameFilter.Of(request.Query[ScrapeNameFilterParameter]),
+            NameFilterOf(request),
             stopping,
             context.RequestAborted).ConfigureAwait(false);
         if (answer is null)
@@ -55,6 +55,11 @@ internal static class ScrapeEndpoint
         response.ContentLength = body.Length;
         await WriteBodyAsync(context, body).ConfigureAwait(false);
     }
+
+    // A scrape without a query string (Prometheus' own) has no filter: its request's query
+    // collection is never parsed, nor the filter's names looked for in it.
+    private static ScrapeNameFilter? NameFilterOf(HttpRequest request) =>
+        request.QueryString.HasValue && request.Query[ScrapeNameFilterParameter] is { Count: > 0 } names ? ScrapeNameFilter.Of(names) : null;
 
     /// <summary>
     /// Writes <paramref name="body"/>, whose length the response's <c>Content-Length</c> already

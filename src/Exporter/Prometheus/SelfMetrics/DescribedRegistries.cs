@@ -75,10 +75,9 @@ internal sealed class DescribedRegistries
 
     private void PerInstrumentOf(Observations<long> observations, Func<MetricRegistry, Instrument, long> value, MetricRegistry registry, KeyValuePair<string, object?>[] scope)
     {
-        IReadOnlyList<Instrument> instruments = registry.Instruments;
-        for (int i = 0; i < instruments.Count; i++)
+        foreach (Instrument instrument in registry.CollectedInstruments)
         {
-            observations.Add(value(registry, instruments[i]), InstrumentTags(instruments[i], scope));
+            observations.Add(value(registry, instrument), InstrumentTags(instrument, scope));
         }
     }
 

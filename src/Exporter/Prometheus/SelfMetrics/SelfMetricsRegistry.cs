@@ -113,7 +113,7 @@ internal sealed class SelfMetricsRegistry
     private static long CountOverflowing(MetricRegistry registry)
     {
         long overflowing = 0;
-        foreach (Instrument instrument in registry.Instruments)
+        foreach (Instrument instrument in registry.CollectedInstruments)
         {
             if (registry.HasOverflowSeries(instrument))
             {

@@ -21,16 +21,19 @@ internal sealed class ListenedMetersSource(MeterListenerHost listened, ILogger l
     private readonly List<KeyValuePair<ListenedScope, RegistrySource>> _ordered = [];
     private readonly List<RegistrySource> _orderedSources = [];
 
+    // Their instruments by family, kept from scrape to scrape (RegistrySource.WriteMerged).
+    private readonly FamilyGroups<(RegistrySource Source, Instrument Instrument, RegistrySource.Exported Exported)> _families = new();
+
     /// <inheritdoc/>
     public ValueTask WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken)
     {
-        IReadOnlyCollection<ListenedScope> scopes = listened.Scopes;
-        if (scopes.Count != _ordered.Count)
+        // Counted, not listed: the list is a copy, made only when a meter was added.
+        if (listened.ScopeCount != _ordered.Count)
         {
-            AddSources(scopes);
+            AddSources(listened.Scopes);
         }
 
-        RegistrySource.WriteMerged(_orderedSources, output, takenNames);
+        RegistrySource.WriteMerged(_orderedSources, _families, output, takenNames);
         return ValueTask.CompletedTask;
     }
 

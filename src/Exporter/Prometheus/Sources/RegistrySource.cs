@@ -55,6 +55,9 @@ internal sealed partial class RegistrySource : IScrapeSource
     // scrape of series that exist allocates nothing per series.
     private readonly InstrumentSnapshot _snapshot = new();
 
+    // The visitor that writes each instrument, kept as the snapshot is: a scrape makes none.
+    private readonly InstrumentWriter _writer;
+
     // A histogram series' exemplars in the kept array, as the list the writers take.
     private readonly KeptExemplars _keptExemplars = new();
 
@@ -73,6 +76,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         _registry = registry;
         _logger = logger;
         _selfMetrics = selfMetrics;
+        _writer = new InstrumentWriter(this);
         _createLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(CreateLabelBlockOf)];
         _findLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(FindLabelBlockOf)];
         _scopeLabels = string.IsNullOrEmpty(scopeVersion)
@@ -90,8 +94,8 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// <summary>Writes every instrument that has a sample, adding its reserved names to <paramref name="takenNames"/>.</summary>
     public void Write(ExpositionWriter output, HashSet<string> takenNames)
     {
-        var writer = new InstrumentWriter(this, output);
-        foreach (Instrument instrument in _registry.Instruments)
+        InstrumentWriter writer = _writer;
+        foreach (Instrument instrument in _registry.CollectedInstruments)
         {
             Exported exported = _exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
             ExportedFamily family = exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
@@ -114,14 +118,13 @@ internal sealed partial class RegistrySource : IScrapeSource
                 continue;
             }
 
-            takenNames.UnionWith(family.ReservedNames);
+            TakenNames.Take(family.ReservedNames, takenNames);
             if (!output.Includes(family.ReservedNames))
             {
                 continue;
             }
 
-            writer.Header = new Header(family, instrument, exported.LabelsOf(output.Escaping), _findLabelBlock[(int)output.Escaping]);
-            writer.HeaderWritten = false;
+            writer.Start(output, new Header(family, instrument, exported.LabelsOf(output.Escaping), _findLabelBlock[(int)output.Escaping]), headerWritten: false);
             instrument.Accept(writer);
         }
     }
@@ -135,14 +138,15 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// </summary>
     /// <remarks>A family's members agree on kind and unit: the listener refuses, when it is published,
     /// an instrument whose exported names meet another meter's of another kind or unit. Families are
-    /// written in the order of their first member; within one, members in <paramref name="sources"/>' order.</remarks>
-    public static void WriteMerged(IReadOnlyList<RegistrySource> sources, ExpositionWriter output, HashSet<string> takenNames)
+    /// written in the order of their first member; within one, members in <paramref name="sources"/>' order.
+    /// <paramref name="families"/> is the caller's, kept from scrape to scrape: the grouping allocates nothing once it has grown.</remarks>
+    public static void WriteMerged(IReadOnlyList<RegistrySource> sources, FamilyGroups<(RegistrySource Source, Instrument Instrument, Exported Exported)> families, ExpositionWriter output, HashSet<string> takenNames)
     {
-        var families = new Dictionary<string, List<(RegistrySource Source, Instrument Instrument, Exported Exported)>>(StringComparer.Ordinal);
-        var order = new List<List<(RegistrySource Source, Instrument Instrument, Exported Exported)>>();
-        foreach (RegistrySource source in sources)
+        families.Clear();
+        for (int i = 0; i < sources.Count; i++)
         {
-            foreach (Instrument instrument in source._registry.Instruments)
+            RegistrySource source = sources[i];
+            foreach (Instrument instrument in source._registry.CollectedInstruments)
             {
                 if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument)
                 {
@@ -150,24 +154,17 @@ internal sealed partial class RegistrySource : IScrapeSource
                 }
 
                 Exported exported = source._exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
-                string familyName = exported.Family.In(output.Utf8WithSuffixes, output.Escaping).Name;
-                if (!families.TryGetValue(familyName, out var members))
-                {
-                    members = [];
-                    families.Add(familyName, members);
-                    order.Add(members);
-                }
-
-                members.Add((source, instrument, exported));
+                families.Add(exported.Family.In(output.Utf8WithSuffixes, output.Escaping).Name, (source, instrument, exported));
             }
         }
 
-        foreach (var members in order)
+        for (int f = 0; f < families.Count; f++)
         {
+            List<(RegistrySource Source, Instrument Instrument, Exported Exported)> members = families[f];
             ExportedFamily family = members[0].Exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
             if (!output.Includes(family.ReservedNames))
             {
-                takenNames.UnionWith(family.ReservedNames);
+                TakenNames.Take(family.ReservedNames, takenNames);
                 continue;
             }
 
@@ -189,12 +186,13 @@ internal sealed partial class RegistrySource : IScrapeSource
                 }
 
                 var header = new Header(own, instrument, exported.LabelsOf(output.Escaping), source._findLabelBlock[(int)output.Escaping]);
-                var writer = new InstrumentWriter(source, output) { Header = header, HeaderWritten = headerWritten };
+                InstrumentWriter writer = source._writer;
+                writer.Start(output, header, headerWritten);
                 instrument.Accept(writer);
                 headerWritten = writer.HeaderWritten;
             }
 
-            takenNames.UnionWith(family.ReservedNames);
+            TakenNames.Take(family.ReservedNames, takenNames);
         }
     }
 
@@ -355,24 +353,35 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// Writes one instrument of a scrape, by its kind: a kind the core adds does not compile until
     /// it is written here.
     /// </summary>
-    private sealed class InstrumentWriter(RegistrySource source, ExpositionWriter output) : IInstrumentSink
+    private sealed class InstrumentWriter(RegistrySource source) : IInstrumentSink
     {
         /// <summary>Where the scrape is written.</summary>
-        public ExpositionWriter Output => output;
+        public ExpositionWriter Output { get; private set; } = null!;
 
         /// <summary>The family of the instrument about to be written.</summary>
-        public Header Header { get; set; }
+        public Header Header { get; private set; }
 
         /// <summary>Whether the family's header is written: by this instrument, or by another meter's
         /// instrument of the same family written before it (<see cref="WriteMerged"/>).</summary>
-        public bool HeaderWritten { get; set; }
+        public bool HeaderWritten { get; private set; }
+
+        /// <summary>Readies the writer for one instrument, before the instrument accepts it.</summary>
+        /// <param name="output">Where the scrape is written.</param>
+        /// <param name="header">The instrument's family.</param>
+        /// <param name="headerWritten">Whether that family's header is already written.</param>
+        public void Start(ExpositionWriter output, Header header, bool headerWritten)
+        {
+            Output = output;
+            Header = header;
+            HeaderWritten = headerWritten;
+        }
 
         /// <summary>Writes the family's header before its first sample, once.</summary>
         public void WriteHeaderIfAny(Header header, int sampleCount)
         {
             if (sampleCount > 0 && !HeaderWritten)
             {
-                output.WriteHeader(header.Name, header.Kind, header.Help, header.Unit);
+                Output.WriteHeader(header.Name, header.Kind, header.Help, header.Unit);
                 HeaderWritten = true;
             }
         }
@@ -457,7 +466,7 @@ internal sealed partial class RegistrySource : IScrapeSource
     }
 
     /// <summary>What is kept of one instrument from scrape to scrape: its family and its series' label blocks, per escaping.</summary>
-    private sealed class Exported(ExportedFamily family)
+    internal sealed class Exported(ExportedFamily family)
     {
         private readonly SeriesLabelBlocks?[] _labels = new SeriesLabelBlocks?[4];
 

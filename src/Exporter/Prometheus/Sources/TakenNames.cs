@@ -17,4 +17,15 @@ internal static class TakenNames
 
         return false;
     }
+
+    /// <summary>Adds <paramref name="names"/> to <paramref name="taken"/>.</summary>
+    /// <remarks>A loop, not <see cref="HashSet{T}.UnionWith"/>: it runs for every family of every
+    /// scrape, and <c>UnionWith</c> takes the names as an enumerable, an enumerator each time.</remarks>
+    public static void Take(IReadOnlyList<string> names, HashSet<string> taken)
+    {
+        for (int i = 0; i < names.Count; i++)
+        {
+            taken.Add(names[i]);
+        }
+    }
 }
