@@ -51,18 +51,18 @@ internal static class ChurnCommand
 
     private static Point Measure(string instrument, SeriesStorage storage, int partitions, int series)
     {
-        long heapBefore = SettledHeapBytes();
+        long heapBefore = MemoryCommand.SettledHeapBytes();
         var registry = new MetricRegistry(new MetricRegistryOptions { PartitionCount = partitions, SeriesStorage = storage, MaxSeriesPerInstrument = Math.Max(2, series) });
         var churned = new Churned(registry, instrument);
         churned.Create(series, first: 0);
         long created = registry.SlotBytes;
-        long heapCreated = SettledHeapBytes();
-        long? residentCreated = ResidentBytes();
+        long heapCreated = MemoryCommand.SettledHeapBytes();
+        long? residentCreated = MemoryCommand.ResidentBytes();
 
         churned.RemoveAll(series, first: 0);
         long afterRemoval = registry.SlotBytes;
-        long heapAfterRemoval = SettledHeapBytes();
-        long? residentAfterRemoval = ResidentBytes();
+        long heapAfterRemoval = MemoryCommand.SettledHeapBytes();
+        long? residentAfterRemoval = MemoryCommand.ResidentBytes();
         long reclaimed = registry.RemovedSeriesReclaimed;
 
         churned.Create(series, first: series);
@@ -75,35 +75,6 @@ internal static class ChurnCommand
 
         GC.KeepAlive(registry);
         return new Point(created, afterRemoval, recreated, reclaimed, heapBefore, heapCreated, heapAfterRemoval, residentCreated, residentAfterRemoval);
-    }
-
-    private static long SettledHeapBytes()
-    {
-        GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
-        GC.WaitForPendingFinalizers();
-        GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
-        return GC.GetTotalMemory(forceFullCollection: true);
-    }
-
-    private static long? ResidentBytes()
-    {
-        try
-        {
-            foreach (string line in File.ReadLines("/proc/self/status"))
-            {
-                if (line.StartsWith("VmRSS:", StringComparison.Ordinal)
-                    && long.TryParse(line.AsSpan(6).Trim().TrimEnd("kB").Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out long kilobytes))
-                {
-                    return kilobytes * 1024;
-                }
-            }
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            // No /proc: no resident figure.
-        }
-
-        return null;
     }
 
     private readonly record struct Point(long Created, long AfterRemoval, long Recreated, long Reclaimed, long HeapBefore, long HeapCreated, long HeapAfterRemoval, long? ResidentCreated, long? ResidentAfterRemoval);
@@ -156,7 +127,7 @@ internal static class ChurnCommand
             }
 
             Total();
-            SettledHeapBytes();
+            MemoryCommand.SettledHeapBytes();
             Total();
         }
 

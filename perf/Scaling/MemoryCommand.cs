@@ -250,39 +250,39 @@ internal static class MemoryCommand
                 return (i => writeOne(bound[i]), () => collectAll(created), () => readAll(created));
             }
         }
+    }
 
-        // The process's resident memory (VmRSS), or null where /proc/self/status has none.
-        static long? ResidentBytes()
+    // The process's resident memory (VmRSS), or null where /proc/self/status has none.
+    internal static long? ResidentBytes()
+    {
+        try
         {
-            try
+            foreach (string line in File.ReadLines("/proc/self/status"))
             {
-                foreach (string line in File.ReadLines("/proc/self/status"))
+                if (line.StartsWith("VmRSS:", StringComparison.Ordinal)
+                    && long.TryParse(line.AsSpan(6).Trim().TrimEnd("kB").Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out long kilobytes))
                 {
-                    if (line.StartsWith("VmRSS:", StringComparison.Ordinal)
-                        && long.TryParse(line.AsSpan(6).Trim().TrimEnd("kB").Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out long kilobytes))
-                    {
-                        return kilobytes * 1024;
-                    }
+                    return kilobytes * 1024;
                 }
             }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-            {
-                // No /proc: no resident figure.
-            }
-
-            return null;
         }
-
-        // The heap once the previous point's garbage is gone: a compacting full collection, its
-        // finalizers, and another, so that memory the previous point left (its registry was
-        // ~150 MB at 192 partitions and 100,000 series) is not freed inside this point's window,
-        // which made a 1-series point read negative.
-        static long SettledHeapBytes()
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
-            GC.WaitForPendingFinalizers();
-            GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
-            return GC.GetTotalMemory(forceFullCollection: true);
+            // No /proc: no resident figure.
         }
+
+        return null;
+    }
+
+    // The heap once the previous point's garbage is gone: a compacting full collection, its
+    // finalizers, and another, so that memory the previous point left (its registry was
+    // ~150 MB at 192 partitions and 100,000 series) is not freed inside this point's window,
+    // which made a 1-series point read negative.
+    internal static long SettledHeapBytes()
+    {
+        GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+        GC.WaitForPendingFinalizers();
+        GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+        return GC.GetTotalMemory(forceFullCollection: true);
     }
 }

@@ -88,11 +88,10 @@ internal sealed class SeriesTable<TSeries>
 
     // The live series, densely, in creation order (a reused index's series at the end): what a
     // read reads. Appended in place; an unlink publishes a copy, with its count, as one object.
-    // Until the first unlink that frees an index the two orders are one, and _live's array is
-    // _series itself (_sharedArrays): a table whose series are never removed keeps one reference
+    // Until the first unlink that frees an index (while _epoch is 0) the two orders are one, and
+    // _live's array is _series itself: a table whose series are never removed keeps one reference
     // per series here, not two.
     private LiveSeries _live;
-    private bool _sharedArrays = true;
 
     // Collections begun (BeginRead), and the series marked for removal with the count at their
     // mark: a collection whose number is past a mark reads the series a last time and unlinks it.
@@ -490,7 +489,7 @@ internal sealed class SeriesTable<TSeries>
         }
 
         LiveSeries live = _live;
-        if (_sharedArrays)
+        if (_epoch == 0)
         {
             // The entry is written above, at the index that is its place in creation order.
             Debug.Assert(live.Count == series.Index, "no index was freed while the arrays are shared");
@@ -607,7 +606,6 @@ internal sealed class SeriesTable<TSeries>
 
         Volatile.Write(ref _series, byIndex);
         Volatile.Write(ref _live, new LiveSeries(live, count));
-        _sharedArrays = false;
     }
 
     // Under _lock: takes one marked series out of the lookup, its identity and the limit's count;

@@ -111,35 +111,7 @@ public class PromotionTests
     {
         var registry = new MetricRegistry(Storages.Options(storage));
         CounterSeries series = registry.CreateCounter("test.turns").Bind();
-        const int AddsPerTurn = 3_000;
-        const int MaxTurns = 1_000;
-
-        // One thread at a time, handing over after each turn: no two adds ever race on the slot,
-        // yet two threads write it often, and their crossings alternate.
-        using var first = new SemaphoreSlim(1);
-        using var second = new SemaphoreSlim(0);
-        long turns = 0;
-        ConcurrentWriters.Run(2, thread =>
-        {
-            (SemaphoreSlim mine, SemaphoreSlim theirs) = thread == 0 ? (first, second) : (second, first);
-            while (true)
-            {
-                mine.Wait();
-                if (!series.IsCompact || Volatile.Read(ref turns) >= MaxTurns)
-                {
-                    theirs.Release();
-                    return;
-                }
-
-                for (int i = 0; i < AddsPerTurn; i++)
-                {
-                    series.Increment();
-                }
-
-                Interlocked.Increment(ref turns);
-                theirs.Release();
-            }
-        });
+        long turns = AddInTurnsUntilPromoted(series);
 
         Assert.False(series.IsCompact, $"still compact after {turns} turns of {AddsPerTurn} adds");
         Assert.Equal(1, registry.PromotedSeriesCount);
@@ -157,33 +129,7 @@ public class PromotionTests
         var registry = new MetricRegistry(options);
         PartitionedCounter counter = registry.CreateCounter("test.sampled.turns");
         CounterSeries series = counter.Bind();
-        const int AddsPerTurn = 3_000;
-        const int MaxTurns = 1_000;
-
-        using var first = new SemaphoreSlim(1);
-        using var second = new SemaphoreSlim(0);
-        long turns = 0;
-        ConcurrentWriters.Run(2, thread =>
-        {
-            (SemaphoreSlim mine, SemaphoreSlim theirs) = thread == 0 ? (first, second) : (second, first);
-            while (true)
-            {
-                mine.Wait();
-                if (!series.IsCompact || Volatile.Read(ref turns) >= MaxTurns)
-                {
-                    theirs.Release();
-                    return;
-                }
-
-                for (int i = 0; i < AddsPerTurn; i++)
-                {
-                    series.Increment();
-                }
-
-                Interlocked.Increment(ref turns);
-                theirs.Release();
-            }
-        });
+        long turns = AddInTurnsUntilPromoted(series);
 
         Assert.False(series.IsCompact, $"still compact after {turns} turns of {AddsPerTurn} adds");
         Assert.Equal(1, registry.PromotedSeriesCount);
@@ -418,6 +364,41 @@ public class PromotionTests
 
     // An instrument of the kind with one series: its add, its series' read and its collection (as
     // one number: a count, a total), and its promotion.
+    private const int AddsPerTurn = 3_000;
+
+    // Two threads add to the series one at a time, handing over after each turn of AddsPerTurn
+    // adds: no two adds ever race on the slot, yet two threads write it often, and their crossings
+    // alternate. Until the series is promoted, or 1,000 turns; returns the turns taken.
+    private static long AddInTurnsUntilPromoted(CounterSeries series)
+    {
+        const int MaxTurns = 1_000;
+        using var first = new SemaphoreSlim(1);
+        using var second = new SemaphoreSlim(0);
+        long turns = 0;
+        ConcurrentWriters.Run(2, thread =>
+        {
+            (SemaphoreSlim mine, SemaphoreSlim theirs) = thread == 0 ? (first, second) : (second, first);
+            while (true)
+            {
+                mine.Wait();
+                if (!series.IsCompact || Volatile.Read(ref turns) >= MaxTurns)
+                {
+                    theirs.Release();
+                    return;
+                }
+
+                for (int i = 0; i < AddsPerTurn; i++)
+                {
+                    series.Increment();
+                }
+
+                Interlocked.Increment(ref turns);
+                theirs.Release();
+            }
+        });
+        return turns;
+    }
+
     private static (Action Add, Func<double> Read, Func<double> Collect, Action Promote) Workload(MetricRegistry registry, string kind)
     {
         switch (kind)
