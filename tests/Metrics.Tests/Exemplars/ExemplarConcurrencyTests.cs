@@ -64,17 +64,21 @@ public class ExemplarConcurrencyTests
                 }
 
                 Activity.Current = null;
+
+                // Writers can finish before the reader's second pass (its first may come before
+                // any record): each stays alive, bounded, until a read has met an exemplar.
+                SpinWait.SpinUntil(() => Volatile.Read(ref exemplarsSeen) > 0, TimeSpan.FromSeconds(10));
             },
             whileRunning: () =>
             {
                 foreach (CounterReading reading in counter.Collect())
                 {
-                    exemplarsSeen += AssertWhole(reading.Exemplar, spanByValue);
+                    Interlocked.Add(ref exemplarsSeen, AssertWhole(reading.Exemplar, spanByValue));
                 }
 
                 foreach (DoubleReading reading in doubleCounter.Collect())
                 {
-                    exemplarsSeen += AssertWhole(reading.Exemplar, spanByValue);
+                    Interlocked.Add(ref exemplarsSeen, AssertWhole(reading.Exemplar, spanByValue));
                 }
 
                 foreach (HistogramReading reading in histogram.Collect())
@@ -82,7 +86,7 @@ public class ExemplarConcurrencyTests
                     for (int bucket = 0; bucket < (reading.Exemplars?.Count ?? 0); bucket++)
                     {
                         Exemplar? exemplar = reading.Exemplars![bucket];
-                        exemplarsSeen += AssertWhole(exemplar, spanByValue);
+                        Interlocked.Add(ref exemplarsSeen, AssertWhole(exemplar, spanByValue));
                         if (exemplar is { } whole)
                         {
                             Assert.Equal(bucket, BucketOf(whole.Value));
