@@ -238,6 +238,13 @@ public class RemovalTests
                     {
                         bound = counter.Bind(tags);
                     }
+
+                    // Fast writers can all finish before the remover's second pass (its first may
+                    // come before any series exists): midway, each waits, bounded, for one removal.
+                    if (i == AddsPerThread / 2)
+                    {
+                        SpinWait.SpinUntil(() => Volatile.Read(ref removals) > 0, TimeSpan.FromSeconds(10));
+                    }
                 }
             },
             whileRunning: () =>
@@ -245,7 +252,7 @@ public class RemovalTests
                 exports.Read(counter);
                 if (counter.Remove(new KeyValuePair<string, object?>("tenant", random.Next(3))))
                 {
-                    removals++;
+                    Interlocked.Increment(ref removals);
                 }
             });
 
