@@ -50,7 +50,8 @@ internal static class MemoryCommand
     /// <summary>The instrument kinds <c>--instrument</c> selects, in the order they are measured.</summary>
     public static IReadOnlyList<string> InstrumentKinds { get; } = ["counter", "histogram", "exponential-histogram", "operation"];
 
-    private static readonly (string Name, MetricRegistryOptions Options)[] s_storages =
+    /// <summary>The write paths measured, by the name the CSV's <c>storage</c> column gives them (the promotion command measures the same).</summary>
+    internal static IReadOnlyList<(string Name, MetricRegistryOptions Options)> WritePaths { get; } =
     [
         ("restartable", new() { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true }),
         ("interlocked", new() { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = false }),
@@ -65,7 +66,7 @@ internal static class MemoryCommand
         var rows = new List<string>();
         foreach (string instrument in instruments)
         {
-            foreach ((string name, MetricRegistryOptions template) in s_storages)
+            foreach ((string name, MetricRegistryOptions template) in WritePaths)
             {
                 // Unmeasured, so that one-time costs (static constructors, the JIT) land in no point:
                 // collected often enough, with a pause, for tiered compilation to have replaced the

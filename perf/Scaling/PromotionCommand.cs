@@ -17,34 +17,59 @@ namespace ScalableMetrics.Scaling;
 /// median, 90th percentile and largest time over the trials, how many trials saw no promotion
 /// within the trial's time limit, and the median time from the release to both writing (the
 /// scheduler's share, which the promotion time leaves out). On a machine whose cores are busy
-/// elsewhere the two may take turns, and the figure says so.
+/// elsewhere the two may take turns, and the figure says so: on Linux each writer reads its
+/// thread's involuntary context switches (<c>nonvoluntary_ctxt_switches</c> in
+/// <c>/proc/thread-self/status</c>) before its first increment and after its last, and the same
+/// figures are printed again for the trials in which the scheduler took neither writer off its
+/// core, beside how many it did take one off in. A write rate is only shared while both threads
+/// run: a writer taken off its core leaves the series uncontended until it is back. Trials during
+/// which a garbage collection ran are counted too. A few untimed trials first let the JIT settle.
 /// </remarks>
 internal static class PromotionCommand
 {
     private const int IncrementsPerCheck = 64;
+    private const int WarmUpTrials = 20;
+    private const string InvoluntarySwitches = "nonvoluntary_ctxt_switches:";
 
     public static int Run(int trials, double limitSeconds, TextWriter output)
     {
         output.WriteLine($"machine:   {MachineInfo.Current()}");
-        output.WriteLine($"promotion: {trials} trials; 2 threads increment one fresh counter series of an adaptive registry until it is promoted, timed from both writing (limit {limitSeconds} s a trial)");
+        output.WriteLine($"promotion: {trials} trials a write path; 2 threads increment one fresh counter series of an adaptive registry until it is promoted, timed from both writing (limit {limitSeconds} s a trial)");
+        int exitCode = 0;
+        foreach ((string name, MetricRegistryOptions template) in MemoryCommand.WritePaths)
+        {
+            exitCode = Math.Max(exitCode, RunTrials(name, template, trials, limitSeconds, output));
+        }
+
+        return exitCode;
+    }
+
+    private static int RunTrials(string name, MetricRegistryOptions template, int trials, double limitSeconds, TextWriter output)
+    {
         var microseconds = new List<double>();
         var startMicroseconds = new List<double>();
         int unpromoted = 0;
         WritePath? writePath = null;
-        for (int trial = 0; trial < trials; trial++)
+        var undisturbedMicroseconds = new List<double>();
+        int preempted = 0;
+        int collected = 0;
+        bool switchesKnown = ThreadInvoluntarySwitches() >= 0;
+        for (int trial = -WarmUpTrials; trial < trials; trial++)
         {
-            var registry = new MetricRegistry(new MetricRegistryOptions { SeriesStorage = SeriesStorage.Adaptive });
+            var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = template.Strategy, UseRestartableSequences = template.UseRestartableSequences, SeriesStorage = SeriesStorage.Adaptive });
             writePath = registry.WritePath;
             CounterSeries series = registry.CreateCounter("promotion.trial").Bind();
             using var gate = new ManualResetEventSlim(false);
             long promotedAt = 0;
             long[] increments = new long[2];
             long[] firstIncrementAt = new long[2];
+            long[] switches = new long[2];
             long start = 0;
             long deadline = 0;
             Thread[] writers = [.. Enumerable.Range(0, 2).Select(t => new Thread(() =>
             {
                 gate.Wait();
+                long switchesBefore = ThreadInvoluntarySwitches();
                 series.Increment();
                 Volatile.Write(ref firstIncrementAt[t], Stopwatch.GetTimestamp());
                 long count = 1;
@@ -62,6 +87,7 @@ internal static class PromotionCommand
                     }
                 }
 
+                switches[t] = ThreadInvoluntarySwitches() - switchesBefore;
                 increments[t] = count;
             }))];
             foreach (Thread writer in writers)
@@ -69,6 +95,7 @@ internal static class PromotionCommand
                 writer.Start();
             }
 
+            int collections = GC.CollectionCount(0);
             start = Stopwatch.GetTimestamp();
             Volatile.Write(ref deadline, start + (long)(limitSeconds * Stopwatch.Frequency));
             gate.Set();
@@ -82,6 +109,16 @@ internal static class PromotionCommand
                 throw new InvalidOperationException($"trial {trial}: read {series.Read()}, expected {increments.Sum()}.");
             }
 
+            if (trial < 0)
+            {
+                continue;
+            }
+
+            if (GC.CollectionCount(0) != collections)
+            {
+                collected++;
+            }
+
             if (promotedAt == 0)
             {
                 unpromoted++;
@@ -90,14 +127,60 @@ internal static class PromotionCommand
 
             long bothWriting = Math.Max(firstIncrementAt[0], firstIncrementAt[1]);
             startMicroseconds.Add(Stopwatch.GetElapsedTime(start, bothWriting).TotalMicroseconds);
-            microseconds.Add(Math.Max(0, Stopwatch.GetElapsedTime(bothWriting, promotedAt).TotalMicroseconds));
+            double promotedIn = Math.Max(0, Stopwatch.GetElapsedTime(bothWriting, promotedAt).TotalMicroseconds);
+            microseconds.Add(promotedIn);
+            if (switches[0] > 0 || switches[1] > 0)
+            {
+                preempted++;
+            }
+            else
+            {
+                undisturbedMicroseconds.Add(promotedIn);
+            }
+        }
+
+        startMicroseconds.Sort();
+        output.WriteLine($"write path: {name} ({writePath})");
+        output.WriteLine($"promoted in (us): {Quantiles(microseconds)}; not promoted within the limit: {unpromoted} of {trials}; from the release to both writing (us): median {(startMicroseconds.Count == 0 ? "-" : startMicroseconds[startMicroseconds.Count / 2].ToString("0.0", CultureInfo.InvariantCulture))}; trials with a garbage collection: {collected}");
+        output.WriteLine(switchesKnown
+            ? $"trials in which the scheduler took a writer off its core: {preempted} of {microseconds.Count}; in the other {undisturbedMicroseconds.Count}, promoted in (us): {Quantiles(undisturbedMicroseconds)}"
+            : "involuntary context switches: not known on this OS (no /proc/thread-self/status)");
+        return unpromoted == 0 ? 0 : ScalingCommand.FailureExitCode;
+    }
+
+    // The median, 90th percentile and largest of the times, in microseconds.
+    private static string Quantiles(List<double> microseconds)
+    {
+        if (microseconds.Count == 0)
+        {
+            return "none";
         }
 
         microseconds.Sort();
-        startMicroseconds.Sort();
-        string Quantile(double q) => microseconds.Count == 0 ? "-" : microseconds[Math.Min(microseconds.Count - 1, (int)(q * microseconds.Count))].ToString("0.0", CultureInfo.InvariantCulture);
-        output.WriteLine($"write path: {writePath}");
-        output.WriteLine($"promoted in (us): median {Quantile(0.5)}, p90 {Quantile(0.9)}, max {(microseconds.Count == 0 ? "-" : microseconds[^1].ToString("0.0", CultureInfo.InvariantCulture))}; not promoted within the limit: {unpromoted} of {trials}; from the release to both writing (us): median {(startMicroseconds.Count == 0 ? "-" : startMicroseconds[startMicroseconds.Count / 2].ToString("0.0", CultureInfo.InvariantCulture))}");
-        return unpromoted == 0 ? 0 : ScalingCommand.FailureExitCode;
+        string At(int index) => microseconds[index].ToString("0.0", CultureInfo.InvariantCulture);
+        return $"median {At(microseconds.Count / 2)}, p90 {At(Math.Min(microseconds.Count - 1, (int)(0.9 * microseconds.Count)))}, max {At(microseconds.Count - 1)}";
+    }
+
+    // The calling thread's involuntary context switches so far (Linux), or -1 where not known.
+    private static long ThreadInvoluntarySwitches()
+    {
+        try
+        {
+            foreach (string line in File.ReadLines("/proc/thread-self/status"))
+            {
+                if (line.StartsWith(InvoluntarySwitches, StringComparison.Ordinal))
+                {
+                    return long.Parse(line.AsSpan(InvoluntarySwitches.Length), CultureInfo.InvariantCulture);
+                }
+            }
+        }
+        catch (IOException)
+        {
+        }
+        catch (UnauthorizedAccessException)
+        {
+        }
+
+        return -1;
     }
 }
