@@ -1,6 +1,5 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using System.Runtime.Intrinsics;
 
 namespace ScalableMetrics.Tags;
 
@@ -24,9 +23,10 @@ namespace ScalableMetrics.Tags;
 /// replaced as the thread meets other tag sets.</para>
 /// <para><b>By address, then by value.</b> A lookup first sums the addresses of the caller's
 /// keys and values (<see cref="AddressHash"/>: a load, a rotate and an add a word) and tries the
-/// entry an index of such sums names, comparing the caller's tags with the entry's word for
-/// word: the same objects in the same order. An address is only a hint (the GC moves objects,
-/// and two tag sets may share an index slot); the comparison decides. Where that fails, the two
+/// entry an index of such sums names, comparing the caller's tags with the entry's reference by
+/// reference: the same objects in the same order. An address is only a hint (the GC moves objects,
+/// and two tag sets may share an index slot); the comparison decides, on references the GC
+/// updates, never on addresses read as numbers. Where that fails, the two
 /// entries of the set that a hash of the values picks (<see cref="ValueHash"/>: a string's
 /// length and two of its characters, a boxed number's value; no call, and no dependence on the
 /// order) are compared by reference, and else by pairing the tags in any order, keys by ordinal
@@ -267,8 +267,9 @@ internal static class RecentTagSets
     }
 
     // The tags' memory as words: each key's and value's reference, as a number, in the order a
-    // KeyValuePair lays them out (the same in an entry as in the caller's span, so that the two
-    // compare word for word). Read, never written: no reference is made from a number.
+    // KeyValuePair lays them out. Read, never written: no reference is made from a number. Only
+    // hashed: a collection that moves an object mid-hash makes a hash that misses, never a hit
+    // (the hit is decided by SameReferences, on references).
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ReadOnlySpan<nuint> Words(ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
         MemoryMarshal.CreateReadOnlySpan(
@@ -337,52 +338,28 @@ internal static class RecentTagSets
     }
 
     // By reference, position by position: the caller who passes the same objects in the same order.
-    // The words compared here, in vectors, rather than by MemoryExtensions.SequenceEqual: the JIT
-    // inlined that (vectorized) in one process and called it in the next, as the profile it had
-    // when it compiled Find said, so that the same lookup cost a call of about 40 instructions
-    // more in some processes than in others (perf/results/README.md, views).
+    // Compared as references, not as raw words or vector lanes: Find has loops without calls, so the
+    // JIT makes it fully interruptible, and a garbage collection may stop it between any two loads.
+    // A register the JIT knows to hold a reference is updated when the collection moves its object;
+    // a word read as a number is not, and a stale address read before a compaction could equal
+    // another object's address after it, a false hit that would record into another series (the
+    // vector compare that was here could do that, between its two loads).
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool SameReferences(ref Entry entry, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
-        ref byte first = ref Unsafe.As<KeyValuePair<string, object?>, byte>(ref MemoryMarshal.GetReference(entry.Tags[..tags.Length]));
-        ref byte second = ref Unsafe.As<KeyValuePair<string, object?>, byte>(ref MemoryMarshal.GetReference(tags));
-        nuint length = (nuint)tags.Length * (nuint)Unsafe.SizeOf<KeyValuePair<string, object?>>();
-
-        // Whole vectors, then the last vector's worth (overlapping the one before it where the
-        // length is not a multiple), their differences gathered: a hit, the usual case, takes one
-        // branch at the end. A tag is 16 bytes on 64-bit platforms, so one tag is a 128-bit vector.
-        if (Vector256.IsHardwareAccelerated && length >= (nuint)Vector256<byte>.Count)
+        // Two references walked to an end, not an index: ten instructions a tag.
+        ref KeyValuePair<string, object?> remembered = ref MemoryMarshal.GetReference(entry.Tags[..tags.Length]);
+        ref KeyValuePair<string, object?> given = ref MemoryMarshal.GetReference(tags);
+        ref KeyValuePair<string, object?> end = ref Unsafe.Add(ref given, tags.Length);
+        while (Unsafe.IsAddressLessThan(ref given, ref end))
         {
-            nuint last = length - (nuint)Vector256<byte>.Count;
-            Vector256<byte> differ = Vector256.LoadUnsafe(ref first, last) ^ Vector256.LoadUnsafe(ref second, last);
-            for (nuint offset = 0; offset < last; offset += (nuint)Vector256<byte>.Count)
-            {
-                differ |= Vector256.LoadUnsafe(ref first, offset) ^ Vector256.LoadUnsafe(ref second, offset);
-            }
-
-            return differ == Vector256<byte>.Zero;
-        }
-
-        if (Vector128.IsHardwareAccelerated && length >= (nuint)Vector128<byte>.Count)
-        {
-            nuint last = length - (nuint)Vector128<byte>.Count;
-            Vector128<byte> differ = Vector128.LoadUnsafe(ref first, last) ^ Vector128.LoadUnsafe(ref second, last);
-            for (nuint offset = 0; offset < last; offset += (nuint)Vector128<byte>.Count)
-            {
-                differ |= Vector128.LoadUnsafe(ref first, offset) ^ Vector128.LoadUnsafe(ref second, offset);
-            }
-
-            return differ == Vector128<byte>.Zero;
-        }
-
-        ReadOnlySpan<nuint> rememberedWords = Words(entry.Tags[..tags.Length]);
-        ReadOnlySpan<nuint> givenWords = Words(tags);
-        for (int i = 0; i < givenWords.Length; i++)
-        {
-            if (rememberedWords[i] != givenWords[i])
+            if (!ReferenceEquals(remembered.Key, given.Key) || !ReferenceEquals(remembered.Value, given.Value))
             {
                 return false;
             }
+
+            remembered = ref Unsafe.Add(ref remembered, 1);
+            given = ref Unsafe.Add(ref given, 1);
         }
 
         return true;
