@@ -107,10 +107,12 @@ DEBIAN_PYTHON=/usr/bin/python3
 # The native-histograms server runs Debian trixie's Prometheus, not bookworm's 2.42: 2.42 does not
 # read a native histogram's exemplars (Histogram.exemplars, read from 2.51.0). Its package is
 # fetched from Debian's archive (deb.debian.org, as apt fetches any package: the archive's signature
-# and the package's hash checked) into a cache of its own, and only its binary (linked to libc
-# only, it runs on bookworm) is run from there: nothing is installed, and the system's apt sources
-# stay as they are. The OpenMetrics server keeps bookworm's 2.42 (/usr/bin/prometheus), so both
-# releases stay covered. No download, no run: the e2e fails, it does not skip the check.
+# and the package's hash checked) into a cache of its own ($SCALABLEMETRICS_E2E_CACHE, by default
+# ${XDG_CACHE_HOME:-~/.cache}/scalablemetrics-e2e; later runs take it from there), and only its
+# binary (linked to libc only, it runs on bookworm) is run from there: nothing is installed, and the
+# system's apt sources stay as they are. The OpenMetrics server keeps bookworm's 2.42
+# (/usr/bin/prometheus), so both releases stay covered. No download, no run: the e2e fails, it does
+# not skip the check.
 NATIVE_PROMETHEUS_SUITE=trixie
 NATIVE_PROMETHEUS_VERSION=2.53.3+ds1-2
 NATIVE_PROMETHEUS_CACHE=${SCALABLEMETRICS_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scalablemetrics-e2e}/prometheus-$NATIVE_PROMETHEUS_SUITE-$NATIVE_PROMETHEUS_VERSION
