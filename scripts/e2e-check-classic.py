@@ -6,8 +6,9 @@ histogram.
 
     python3 scripts/e2e-check-classic.py PROMETHEUS_URL WORKER_METRICS_URL SCOPE ITEMS
 
-Debian's Prometheus 2.42 with native histograms on stores only the native histogram of such a
-message (it has no scrape_classic_histograms), so this script scrapes the worker itself, asking
+The native-histograms Prometheus (Debian trixie's 2.53.3 in scripts/e2e.sh, run without
+scrape_classic_histograms; bookworm's 2.42 has no such option) stores only the native histogram of
+such a message, so this script scrapes the worker itself, asking
 for the protobuf exposition as that Prometheus does, and decodes the delimited
 io.prometheus.client.MetricFamily messages by hand (the wire format of Prometheus' metrics.proto:
 MetricFamily 1 name, 4 metric; Metric 1 label, 7 histogram; Histogram 1 sample_count, 3 bucket,

@@ -2,8 +2,8 @@
 """Checks the exemplars of samples/Worker's exponential histogram worker_item_number, which the
 run keeps with a view (ScalableMetrics:Registry:Views, ExemplarFilter AlwaysOn): in the worker's
 protobuf scrape, decoded with classes protoc generates from client_model's metrics.proto
-(the copy vendored in tests/Exporter.Tests/Prometheus/Exposition/proto), and, where the
-native-histograms Prometheus reads them, through its exemplar API.
+(the copy vendored in tests/Exporter.Tests/Prometheus/Exposition/proto), and as the
+native-histograms Prometheus stored them, through its exemplar API (/api/v1/query_exemplars).
 
     python3 scripts/e2e-check-native-exemplars.py PROMETHEUS_URL WORKER_METRICS_URL SCOPE ITEMS PROTO_PY_DIR START
 
@@ -12,13 +12,22 @@ which Prometheus requires there; the worker records each item's number, 1 to ITE
 any trace. Checks that the message of worker_item_number{work_kind="collatz"} carries 1 to 20 of
 them (the reservoir is min(20, max buckets)), each with a timestamp from START (Unix seconds) to
 now, oldest first, an item number as its value and no labels (AlwaysOn outside a trace); and that
-its classic buckets carry none (as before exemplars on native histograms). Prometheus reads
-Histogram.exemplars from 2.51.0 (prometheus/prometheus#13488; 2.55.0 fixed a parser position that
-could drop those of a family's later series, #14810): from that release the server must hold some
-of them, each an item number; an older server (Debian's 2.42) reads exemplars only from classic
-buckets, so the line says so and the scrape's own message is the check. Waits (up to 60 s: the
-worker may still be working) until they pass, then exits 0 when every check passes, 1 otherwise,
-printing one line per check.
+its classic buckets carry none (as before exemplars on native histograms).
+
+Prometheus reads Histogram.exemplars from 2.51.0 (prometheus/prometheus#13488), so an older server
+fails the check (scripts/e2e.sh runs Debian trixie's 2.53.3 for it). From the server: that it
+stored some for that series, every one as the worker recorded it (an item number, a timestamp from
+START to now, no labels: no trace_id or span_id, as in the message), and at least one of the
+message's exactly (value, and timestamp to the millisecond, Prometheus' resolution). Not
+necessarily all of them: the server refuses, as out of order, an exemplar older than the newest it
+holds for the series (tsdb/exemplar.go; in the same millisecond, a lower value is older), which an
+exemplar timed just before a scrape read the reservoir but written just after it can be. Before
+2.55.0 the protobuf parser never reset its position in Histogram.exemplars within a scrape
+(ProtobufParser.exemplarPos, #14810), so a native histogram read after others with exemplars
+skipped as many of its own as the most any of them had: worker_item_number is the only series of the worker's scrape with
+Histogram.exemplars, so 2.53.3 reads all of its. Waits (up to 60 s: the worker may still be
+working) until they pass, then exits 0 when every check passes, 1 otherwise, printing one line
+per check.
 """
 import os
 import sys
@@ -63,9 +72,16 @@ def release(prometheus):
 
 
 def stored_exemplars(prometheus):
+    """The (labels, exemplar) pairs the server holds for the series, in the run's time."""
     now = time.time()
-    data = api(prometheus, "/api/v1/query_exemplars", query=f'{FAMILY}{{job="worker"}}', start=START - 60, end=now + 60)
-    return [float(e["value"]) for series in data for e in series["exemplars"]]
+    selector = FAMILY + "{" + ",".join(f'{name}="{value}"' for name, value in {**LABELS, "job": "worker"}.items()) + "}"
+    data = api(prometheus, "/api/v1/query_exemplars", query=selector, start=START - 60, end=now + 60)
+    return [(series["seriesLabels"], e) for series in data for e in series["exemplars"]]
+
+
+def millis(seconds, nanos=0):
+    """A timestamp in milliseconds, as Prometheus stores an exemplar's (seconds * 1000 + nanos / 10^6, truncated)."""
+    return seconds * 1000 + nanos // 1_000_000
 
 
 def run_checks():
@@ -86,13 +102,29 @@ def run_checks():
          f"{FAMILY}: its {len(histogram.bucket)} classic buckets carry no exemplar"),
     ]
     version, parts = release(PROMETHEUS)
-    if parts >= FIRST_READING_RELEASE:
-        stored = stored_exemplars(PROMETHEUS)
-        checks.append((len(stored) > 0 and all(v == int(v) and 1 <= v <= ITEMS for v in stored),
-                       f"{FAMILY}: Prometheus {version} stored {len(stored)} of them, each an item number"))
-    else:
-        checks.append((True, f"{FAMILY}: not read back: Prometheus {version} reads a native histogram's exemplars only from 2.51.0 "
-                             "(Histogram.exemplars, prometheus/prometheus#13488); before, only classic buckets' exemplars"))
+    if parts < FIRST_READING_RELEASE:
+        checks.append((False, f"{FAMILY}: Prometheus {version} reads a native histogram's exemplars only from "
+                              f"{'.'.join(map(str, FIRST_READING_RELEASE))} (Histogram.exemplars, prometheus/prometheus#13488)"))
+        return False, checks
+    stored = stored_exemplars(PROMETHEUS)
+    stored_values = [float(e["value"]) for _, e in stored]
+    # The API gives an exemplar's timestamp in seconds, a float of its stored milliseconds.
+    stored_keys = {(round(float(e["timestamp"]) * 1000), float(e["value"])) for _, e in stored}
+    sent_keys = [(millis(e.timestamp.seconds, e.timestamp.nanos), e.value) for e in exemplars]
+    matched = [key for key in sent_keys if key in stored_keys]
+    series = {tuple(sorted(labels.items())) for labels, _ in stored}
+    checks += [
+        (len(stored) > 0 and len(series) == 1,
+         f"{FAMILY}: Prometheus {version} stored {len(stored)} exemplars for the series ({len(series)} series)"),
+        (len(stored) > 0 and all(v == int(v) and 1 <= v <= ITEMS for v in stored_values),
+         f"{FAMILY}: every stored value an item number 1..{ITEMS} ({sorted(stored_values)[:5]}...)"),
+        (len(stored) > 0 and all(START * 1000 <= round(float(e["timestamp"]) * 1000) <= (now + 1) * 1000 for _, e in stored),
+         f"{FAMILY}: every stored timestamp from the run's start to now"),
+        (len(stored) > 0 and all(not e.get("labels") for _, e in stored),
+         f"{FAMILY}: no stored labels (no trace_id or span_id: none recorded, none in the message)"),
+        (len(matched) > 0,
+         f"{FAMILY}: {len(matched)} of the message's {len(sent_keys)} stored exactly (value, timestamp to the millisecond)"),
+    ]
     return all(ok for ok, _ in checks), checks
 
 

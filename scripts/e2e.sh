@@ -25,15 +25,18 @@
 # one, HttpListener itself answers 411); has the same Prometheus scrape it as a
 # second job, and reads back through the query API its counter and histogram count, exactly
 # $WORKER_ITEMS (scripts/e2e-check-worker.py).
-# A second Prometheus, started with --enable-feature=native-histograms, scrapes both in the
+# A second Prometheus, Debian trixie's 2.53.3 (fetched from Debian's archive into a cache, run
+# from there, nothing installed: see NATIVE_PROMETHEUS_* below; the first stays bookworm's 2.42, so
+# both releases are covered), started with --enable-feature=native-histograms, scrapes both in the
 # protobuf exposition: the same checks run against it (every family, every value, through the
 # other format), and scripts/e2e-check-native.py reads back the worker's native histogram of item
 # numbers 1..$WORKER_ITEMS: its exact count and sum, and histogram_quantile(0.99, rate(...[1m]))
 # within the scale's relative error of the true quantile. That histogram has classic boundaries
-# too, so its protobuf message carries classic buckets beside the native ones; Prometheus 2.42
-# stores only the native one, so scripts/e2e-check-classic.py scrapes the worker in protobuf
-# itself, decodes the message by hand, and checks its classic buckets against the _bucket series
-# the OpenMetrics-scraping Prometheus stored. The worker waits for a start file,
+# too, so its protobuf message carries classic buckets beside the native ones; the native server
+# stores only the native one (scrape_classic_histograms left off; 2.42 has no such option), so
+# scripts/e2e-check-classic.py scrapes the worker in protobuf itself, decodes the message by hand,
+# and checks its classic buckets against the _bucket series the OpenMetrics-scraping Prometheus
+# stored. The worker waits for a start file,
 # created once both servers have stored its series at zero.
 # Exemplars: the sample runs with ScalableMetrics:Registry:ExemplarFilter=TraceBased, ab sends every request
 # with one sampled W3C traceparent ($TRACEPARENT), both servers keep exemplars
@@ -42,8 +45,10 @@
 # The worker runs with a view that keeps exemplars of its native histogram (ExemplarFilter AlwaysOn):
 # scripts/e2e-check-native-exemplars.py decodes its protobuf scrape with classes protoc generates
 # from client_model's metrics.proto and checks Histogram.exemplars (timestamps, values, none on the
-# classic buckets); Prometheus reads that field from 2.51.0 only, so with Debian's 2.42 the scrape's
-# own message is the check, and from 2.51.0 the native server must hold them too.
+# classic buckets), then reads them back from the native server's exemplar API
+# (/api/v1/query_exemplars): some stored, each an item number the worker recorded, in the run's
+# time, without trace_id or span_id (recorded outside a trace), at least one of the message's to the
+# millisecond. Prometheus reads that field from 2.51.0 only (bookworm's 2.42 cannot: hence trixie's).
 # A second make of scraper and a strict parser that no one here wrote: VictoriaMetrics (Debian's
 # victoria-metrics) scrapes both the sample and the worker beside Prometheus, and
 # scripts/e2e-check-victoriametrics.py reads back through its query API the exact /hello count,
@@ -73,9 +78,10 @@
 # Prometheus stores is that (scripts/e2e-check-prometheus.py). dotnet-counters (installed with
 # `dotnet tool install`, pinned) attached to the sample reads the registry's counter and histogram
 # under meter ScalableMetrics while /metrics is requested (scripts/e2e-check-counters.py).
-# Installs ab (apache2-utils), prometheus and promtool (prometheus), victoria-metrics,
+# Installs ab (apache2-utils), prometheus and promtool (prometheus, bookworm's), victoria-metrics,
 # python3-prometheus-client, protoc (protobuf-compiler) and its well-known types (libprotobuf-dev),
-# python3-protobuf, python3-grpcio and curl from Debian's packages if missing.
+# python3-protobuf, python3-grpcio and curl from Debian's packages if missing, and fetches (apt-get
+# download, into a cache) trixie's prometheus package for the native server.
 set -euo pipefail
 
 REQUESTS=200000
@@ -97,6 +103,21 @@ ACCEPTED_LINT_FAMILIES=" dotnet_process_cpu_count dotnet_timer_count dotnet_asse
 # Debian's python, which Debian's python3-prometheus-client installs into (a python3 earlier on
 # PATH, pyenv's say, does not see it).
 DEBIAN_PYTHON=/usr/bin/python3
+
+# The native-histograms server runs Debian trixie's Prometheus, not bookworm's 2.42: 2.42 does not
+# read a native histogram's exemplars (Histogram.exemplars, read from 2.51.0). Its package is
+# fetched from Debian's archive (deb.debian.org, as apt fetches any package: the archive's signature
+# and the package's hash checked) into a cache of its own ($SCALABLEMETRICS_E2E_CACHE, by default
+# ${XDG_CACHE_HOME:-~/.cache}/scalablemetrics-e2e; later runs take it from there), and only its
+# binary (linked to libc only, it runs on bookworm) is run from there: nothing is installed, and the
+# system's apt sources stay as they are. The OpenMetrics server keeps bookworm's 2.42
+# (/usr/bin/prometheus), so both releases stay covered. No download, no run: the e2e fails, it does
+# not skip the check.
+NATIVE_PROMETHEUS_SUITE=trixie
+NATIVE_PROMETHEUS_VERSION=2.53.3+ds1-2
+NATIVE_PROMETHEUS_CACHE=${SCALABLEMETRICS_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scalablemetrics-e2e}/prometheus-$NATIVE_PROMETHEUS_SUITE-$NATIVE_PROMETHEUS_VERSION
+# The first release that stores a native histogram's exemplars from a protobuf scrape (prometheus/prometheus#13488).
+NATIVE_EXEMPLARS_RELEASE=2.51.0
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1
@@ -156,6 +177,55 @@ scrape_loop() {
   done
 }
 
+# Sets NATIVE_PROMETHEUS to Debian $NATIVE_PROMETHEUS_SUITE's prometheus binary, fetched once into
+# $NATIVE_PROMETHEUS_CACHE by apt-get with a sources list, package lists and a download cache of its
+# own there (no root needed). Takes $NATIVE_PROMETHEUS_VERSION, or, where the suite no longer serves
+# it (a point release or a rebuild replaced it), the suite's current prometheus, saying so. Fails
+# unless the binary is $NATIVE_EXEMPLARS_RELEASE or later. Runs at once share the cache under a lock.
+fetch_native_prometheus() {
+  local cache=$NATIVE_PROMETHEUS_CACHE apt_dir lock
+  local -a apt
+  mkdir -p "$cache" || fail "could not make the cache $cache"
+  exec {lock}>"$cache/lock"
+  flock "$lock"
+  # What a run killed half-way left.
+  rm -rf "$cache"/apt.* "$cache/prometheus.partial"
+  if [[ ! -x $cache/prometheus ]]; then
+    apt_dir=$(mktemp -d "$cache/apt.XXXXXX")
+    mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/deb"
+    echo "deb http://deb.debian.org/debian $NATIVE_PROMETHEUS_SUITE main" >"$apt_dir/sources.list"
+    # APT::Sandbox::User: downloads run as the caller, who owns these folders (not as _apt).
+    apt=(apt-get -qq -o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+      -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o "APT::Sandbox::User=$(id -un)")
+    echo "e2e: fetching prometheus $NATIVE_PROMETHEUS_VERSION from Debian $NATIVE_PROMETHEUS_SUITE (deb.debian.org) into $cache"
+    "${apt[@]}" update >"$apt_dir/apt.log" 2>&1 \
+      || fail "could not read Debian $NATIVE_PROMETHEUS_SUITE's package lists from deb.debian.org (no network?): $(tail -n 3 "$apt_dir/apt.log" | tr '\n' ' ')"
+    if ! (cd "$apt_dir/deb" && "${apt[@]}" download "prometheus=$NATIVE_PROMETHEUS_VERSION") >>"$apt_dir/apt.log" 2>&1; then
+      echo "e2e: Debian $NATIVE_PROMETHEUS_SUITE no longer serves prometheus $NATIVE_PROMETHEUS_VERSION; taking its current prometheus"
+      (cd "$apt_dir/deb" && "${apt[@]}" download prometheus) >>"$apt_dir/apt.log" 2>&1 \
+        || fail "could not download prometheus from Debian $NATIVE_PROMETHEUS_SUITE: $(tail -n 3 "$apt_dir/apt.log" | tr '\n' ' ')"
+    fi
+    dpkg-deb -x "$apt_dir"/deb/prometheus_*.deb "$apt_dir/root" || fail "could not unpack $(ls "$apt_dir"/deb)"
+    check_native_prometheus "$apt_dir/root/usr/bin/prometheus"
+    # Renamed into place: a run killed half-way leaves no partial binary for the next one.
+    cp "$apt_dir/root/usr/bin/prometheus" "$cache/prometheus.partial" && mv -f "$cache/prometheus.partial" "$cache/prometheus" \
+      || fail "could not copy prometheus into $cache"
+    rm -rf "$apt_dir"
+  fi
+  exec {lock}>&-
+  NATIVE_PROMETHEUS=$cache/prometheus
+  check_native_prometheus "$NATIVE_PROMETHEUS"
+}
+
+# Fails unless the prometheus binary $1 runs and is $NATIVE_EXEMPLARS_RELEASE or later.
+check_native_prometheus() {
+  local release
+  release=$("$1" --version 2>&1 | awk 'NR == 1 { print $3 }') || fail "$1 does not run"
+  # 2.53.3+ds1 -> 2.53.3; sort -V -C: in order, so at least $NATIVE_EXEMPLARS_RELEASE.
+  printf '%s\n%s\n' "$NATIVE_EXEMPLARS_RELEASE" "${release%%[+-]*}" | sort -V -C \
+    || fail "$1 is prometheus ${release:-of no version}, older than $NATIVE_EXEMPLARS_RELEASE"
+}
+
 # A free TCP port on the loopback interface.
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -194,11 +264,11 @@ make_worker_tls() {
   WORKER_CURL=(--cacert "$dir/ca.pem" -H "Authorization: $WORKER_AUTHORIZATION")
 }
 
-# Starts a Prometheus named $1 scraping the sample and the worker every second, with the flags
-# after $1; prints its URL, and adds its pid to PROMETHEUS_PIDS.
+# Starts the Prometheus binary $2 as one named $1 scraping the sample and the worker every second,
+# with the flags after $2; prints its URL, and adds its pid to PROMETHEUS_PIDS.
 start_prometheus() {
-  local name=$1 port target=${BASE_URL#http://} pid url
-  shift
+  local name=$1 binary=$2 port target=${BASE_URL#http://} pid url
+  shift 2
   port=$(free_port)
   printf '%s\n' \
     'global:' \
@@ -217,7 +287,7 @@ start_prometheus() {
     "      password_file: '$WORK/tls/password'" \
     '    static_configs:' \
     "      - targets: ['${WORKER_URL#https://}']" >"$WORK/$name.yml"
-  prometheus --config.file="$WORK/$name.yml" --storage.tsdb.path="$WORK/$name-tsdb" \
+  "$binary" --config.file="$WORK/$name.yml" --storage.tsdb.path="$WORK/$name-tsdb" \
     --web.listen-address="127.0.0.1:$port" "$@" >"$WORK/$name.log" 2>&1 &
   pid=$!
   PROMETHEUS_PIDS+=("$pid")
@@ -348,6 +418,7 @@ cleanup() {
 }
 
 install_missing_tools
+fetch_native_prometheus
 PROMETHEUS_PIDS=()
 WORK=$(mktemp -d)
 trap cleanup EXIT
@@ -440,14 +511,14 @@ curl -s --max-time 5 -o /dev/null --cacert "$WORK/tls/other-ca.pem" -H "Authoriz
 echo "e2e: worker's scrape listener on $WORKER_URL/metrics (TLS, basic auth; 401 without credentials, another CA refused; pid $WORKER_PID), $WORKER_ITEMS items"
 
 # Started in this shell, not in $( ), so that their pids stay in PROMETHEUS_PIDS for cleanup.
-start_prometheus prometheus --enable-feature=exemplar-storage >"$WORK/prometheus.url"
+start_prometheus prometheus prometheus --enable-feature=exemplar-storage >"$WORK/prometheus.url"
 PROMETHEUS_URL=$(<"$WORK/prometheus.url")
-start_prometheus prometheus-native --enable-feature=native-histograms,exemplar-storage >"$WORK/prometheus-native.url"
+start_prometheus prometheus-native "$NATIVE_PROMETHEUS" --enable-feature=native-histograms,exemplar-storage >"$WORK/prometheus-native.url"
 NATIVE_PROMETHEUS_URL=$(<"$WORK/prometheus-native.url")
 start_victoriametrics prometheus >"$WORK/victoriametrics.url"
 VICTORIAMETRICS_URL=$(<"$WORK/victoriametrics.url")
 echo "e2e: victoria-metrics $(dpkg-query -W -f='${Version}' victoria-metrics 2>/dev/null) listening on $VICTORIAMETRICS_URL, scraping the same targets every 1 s"
-echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') listening on $PROMETHEUS_URL (OpenMetrics) and $NATIVE_PROMETHEUS_URL (native histograms: protobuf), scraping every 1 s"
+echo "e2e: prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{ print $3 }') (bookworm) listening on $PROMETHEUS_URL (OpenMetrics), prometheus $("$NATIVE_PROMETHEUS" --version 2>&1 | head -n 1 | awk '{ print $3 }') ($NATIVE_PROMETHEUS_SUITE) on $NATIVE_PROMETHEUS_URL (native histograms: protobuf), scraping every 1 s"
 wait_for_first_scrape "$PROMETHEUS_URL"
 wait_for_first_scrape "$NATIVE_PROMETHEUS_URL" 'histogram_count(worker_item_number{job="worker"}) == 0'
 touch "$WORK/worker.start"
