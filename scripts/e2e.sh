@@ -106,7 +106,7 @@ DEBIAN_PYTHON=/usr/bin/python3
 
 # The native-histograms server runs Debian trixie's Prometheus, not bookworm's 2.42: 2.42 does not
 # read a native histogram's exemplars (Histogram.exemplars, read from 2.51.0). Its package is
-# fetched from Debian's archive (deb.debian.org, as apt fetches any package: the archive's signature
+# fetched from the Debian archive this machine's apt already uses (as apt fetches any package: the archive's signature
 # and the package's hash checked) into a cache of its own ($SCALABLEMETRICS_E2E_CACHE, by default
 # ${XDG_CACHE_HOME:-~/.cache}/scalablemetrics-e2e; later runs take it from there), and only its
 # binary (linked to libc only, it runs on bookworm) is run from there: nothing is installed, and the
@@ -183,7 +183,7 @@ scrape_loop() {
 # it (a point release or a rebuild replaced it), the suite's current prometheus, saying so. Fails
 # unless the binary is $NATIVE_EXEMPLARS_RELEASE or later. Runs at once share the cache under a lock.
 fetch_native_prometheus() {
-  local cache=$NATIVE_PROMETHEUS_CACHE apt_dir lock
+  local cache=$NATIVE_PROMETHEUS_CACHE apt_dir lock archive
   local -a apt
   mkdir -p "$cache" || fail "could not make the cache $cache"
   exec {lock}>"$cache/lock"
@@ -193,13 +193,22 @@ fetch_native_prometheus() {
   if [[ ! -x $cache/prometheus ]]; then
     apt_dir=$(mktemp -d "$cache/apt.XXXXXX")
     mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/deb"
-    echo "deb http://deb.debian.org/debian $NATIVE_PROMETHEUS_SUITE main" >"$apt_dir/sources.list"
+    # The archive the machine's own sources name for its release (not -security, -updates or -backports).
+    archive=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' \
+      | awk '$2 !~ /-(security|updates|backports)$/ { print $1; exit }')
+    # No package lists yet (apt-get update never ran): the sources files themselves.
+    [[ -n $archive ]] || archive=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null \
+      | awk '/^URIs:/ && $2 !~ /-security/ { print $2; exit }')
+    [[ -n $archive ]] || archive=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
+      | awk '$1 == "deb" && $2 !~ /-security/ { print $2; exit }')
+    [[ -n $archive ]] || fail "apt names no Debian archive on this machine (apt-get update first?)"
+    echo "deb $archive $NATIVE_PROMETHEUS_SUITE main" >"$apt_dir/sources.list"
     # APT::Sandbox::User: downloads run as the caller, who owns these folders (not as _apt).
     apt=(apt-get -qq -o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
       -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o "APT::Sandbox::User=$(id -un)")
-    echo "e2e: fetching prometheus $NATIVE_PROMETHEUS_VERSION from Debian $NATIVE_PROMETHEUS_SUITE (deb.debian.org) into $cache"
+    echo "e2e: fetching prometheus $NATIVE_PROMETHEUS_VERSION from Debian $NATIVE_PROMETHEUS_SUITE ($archive) into $cache"
     "${apt[@]}" update >"$apt_dir/apt.log" 2>&1 \
-      || fail "could not read Debian $NATIVE_PROMETHEUS_SUITE's package lists from deb.debian.org (no network?): $(tail -n 3 "$apt_dir/apt.log" | tr '\n' ' ')"
+      || fail "could not read Debian $NATIVE_PROMETHEUS_SUITE's package lists from $archive (no network?): $(tail -n 3 "$apt_dir/apt.log" | tr '\n' ' ')"
     if ! (cd "$apt_dir/deb" && "${apt[@]}" download "prometheus=$NATIVE_PROMETHEUS_VERSION") >>"$apt_dir/apt.log" 2>&1; then
       echo "e2e: Debian $NATIVE_PROMETHEUS_SUITE no longer serves prometheus $NATIVE_PROMETHEUS_VERSION; taking its current prometheus"
       (cd "$apt_dir/deb" && "${apt[@]}" download prometheus) >>"$apt_dir/apt.log" 2>&1 \
