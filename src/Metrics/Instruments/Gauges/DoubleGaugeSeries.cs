@@ -7,7 +7,7 @@ namespace ScalableMetrics;
 /// value set. One cell, not partitioned: a gauge is set, not added to, so there is nothing to
 /// sum, and the last writer wins whatever processor it runs on.
 /// </summary>
-/// <remarks>Thread-safe: a set is one plain 8-byte store, never torn. Get one from <see cref="DoubleGauge.Bind"/>, once, and keep it.</remarks>
+/// <remarks>Thread-safe: a set is one plain 8-byte store, never torn. Get one from <see cref="SeriesInstrument{TSeries}.Bind">DoubleGauge.Bind</see>, once, and keep it.</remarks>
 public sealed class DoubleGaugeSeries : Series, ILastValueSeries<double>
 {
     private LastValue<double> _value;

@@ -7,7 +7,7 @@ namespace ScalableMetrics;
 /// value set. One cell, not partitioned: a gauge is set, not added to, so there is nothing to
 /// sum, and the last writer wins whatever processor it runs on.
 /// </summary>
-/// <remarks>Thread-safe: a set is one plain 8-byte store, never torn. Get one from <see cref="Gauge.Bind"/>, once, and keep it.</remarks>
+/// <remarks>Thread-safe: a set is one plain 8-byte store, never torn. Get one from <see cref="SeriesInstrument{TSeries}.Bind">Gauge.Bind</see>, once, and keep it.</remarks>
 public sealed class GaugeSeries : Series, ILastValueSeries<long>
 {
     private LastValue<long> _value;
