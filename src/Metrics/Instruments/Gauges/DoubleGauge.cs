@@ -1,5 +1,4 @@
 using ScalableMetrics.Instruments;
-using ScalableMetrics.Instruments.Gauges;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
@@ -28,11 +27,11 @@ public sealed class DoubleGauge : SeriesInstrument<DoubleGaugeSeries>
     }
 
     /// <summary>Sets the value of the series without tags.</summary>
-    /// <param name="value">The value, any <see cref="double"/> (see <see cref="DoubleGaugeSeries.Set"/>).</param>
+    /// <param name="value">The value, any <see cref="double"/> (see <see cref="DoubleGaugeSeries"/>).</param>
     public void Set(double value) => Table.GetOrAdd([]).Set(value);
 
     /// <summary>Sets the value of the series named by <paramref name="tags"/>, creating it on first use.</summary>
-    /// <param name="value">The value, any <see cref="double"/> (see <see cref="DoubleGaugeSeries.Set"/>).</param>
+    /// <param name="value">The value, any <see cref="double"/> (see <see cref="DoubleGaugeSeries"/>).</param>
     /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
     public void Set(double value, params ReadOnlySpan<KeyValuePair<string, object?>> tags) => Table.GetOrAdd(tags).Set(value);
@@ -43,7 +42,7 @@ public sealed class DoubleGauge : SeriesInstrument<DoubleGaugeSeries>
 
     /// <inheritdoc/>
     /// <remarks>Series by series, those set at least once (each its last value), in creation order.</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => ILastValueSeries<double>.ReadInto(Table, snapshot, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot) => LastValueSeries<double>.ReadInto(Table, snapshot, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleGauge(this);

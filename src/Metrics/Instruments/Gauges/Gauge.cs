@@ -1,5 +1,4 @@
 using ScalableMetrics.Instruments;
-using ScalableMetrics.Instruments.Gauges;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
@@ -43,7 +42,7 @@ public sealed class Gauge : SeriesInstrument<GaugeSeries>
 
     /// <inheritdoc/>
     /// <remarks>Series by series, those set at least once (each its last value), in creation order.</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => ILastValueSeries<long>.ReadInto(Table, snapshot, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot) => LastValueSeries<long>.ReadInto(Table, snapshot, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Gauge(this);
