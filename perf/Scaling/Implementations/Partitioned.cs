@@ -1,7 +1,7 @@
 namespace ScalableMetrics.Scaling.Implementations;
 
 /// <summary>
-/// Our <see cref="PartitionedCounter"/>, bound once (<see cref="PartitionedCounter.Bind"/>) and
+/// Our <see cref="PartitionedCounter"/>, bound once (<see cref="SeriesInstrument{TSeries}.Bind">PartitionedCounter.Bind</see>) and
 /// incremented through the bound <see cref="CounterSeries"/>: the hot path an application uses.
 /// </summary>
 /// <remarks>

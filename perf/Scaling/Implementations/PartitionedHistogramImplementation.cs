@@ -2,7 +2,7 @@ namespace ScalableMetrics.Scaling.Implementations;
 
 /// <summary>
 /// Our <see cref="PartitionedHistogram"/> with its default boundaries (OpenTelemetry's), bound
-/// once (<see cref="PartitionedHistogram.Bind"/>) and recorded through the bound
+/// once (<see cref="SeriesInstrument{TSeries}.Bind">PartitionedHistogram.Bind</see>) and recorded through the bound
 /// <see cref="HistogramSeries"/>: the hot path an application that times work uses.
 /// </summary>
 /// <remarks>

@@ -5,27 +5,12 @@ using ScalableMetrics.Snapshots;
 namespace ScalableMetrics.Instruments;
 
 /// <summary>
-/// What every instrument that keeps its series in a <see cref="SeriesTable{TSeries}"/> does with
-/// its table the same way, written once for the long and double twins and the kinds shaped like
-/// them: each public instrument holds its table, and its public members forward to the table and
-/// to these.
+/// The summed read of the counters and up-down counters, long and double: what they do with
+/// their <see cref="SeriesTable{TSeries}"/> alike at a collection, beside what
+/// <see cref="SeriesInstrument{TSeries}"/> does alike for every kind over a table.
 /// </summary>
 internal static class InstrumentSeries
 {
-    /// <summary>Removes <paramref name="series"/>, a series the instrument's <c>Bind</c> returned: an instrument's public <c>Remove(series)</c>.</summary>
-    /// <typeparam name="TSeries">The instrument's bound series type.</typeparam>
-    /// <param name="table">The instrument's series.</param>
-    /// <param name="series">The series to remove.</param>
-    /// <returns><see langword="true"/> where it was removed; <see langword="false"/> where it is not the
-    /// table's, is the overflow series, or was removed already.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public static bool RemoveBound<TSeries>(this SeriesTable<TSeries> table, TSeries series)
-        where TSeries : Series
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        return table.Remove(series);
-    }
-
     /// <summary>
     /// Reads every series of a counter or an up-down counter, one slot each, summed over its
     /// partitions (<see cref="PartitionedSeries.ReadTotalsInto"/>), into <paramref name="snapshot"/>,

@@ -147,8 +147,7 @@ public class TaggedLookupTests
     }
 
     // The counter's series table: the instrument hands out recorders, not its table.
-    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_series")]
-    private static extern ref SeriesTable<CounterSeries> TableOf(PartitionedCounter counter);
+    private static SeriesTable<CounterSeries> TableOf(PartitionedCounter counter) => TableAccessor<CounterSeries>.Table(counter);
 
     internal static KeyValuePair<string, object?>[] Request(string route, int statusCode) =>
     [
@@ -189,5 +188,13 @@ public class TaggedLookupTests
 
         Assert.Equal(6, counter.Collect().Single().Value);
         return new WeakReference(registry);
+    }
+
+    // A generic type's member is reached through an accessor of the same type parameters.
+    private static class TableAccessor<TSeries>
+        where TSeries : Series
+    {
+        [UnsafeAccessor(UnsafeAccessorKind.Method, Name = "get_Table")]
+        public static extern SeriesTable<TSeries> Table(SeriesInstrument<TSeries> instrument);
     }
 }

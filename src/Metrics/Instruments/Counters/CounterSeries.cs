@@ -13,7 +13,7 @@ namespace ScalableMetrics;
 /// <see cref="long.MaxValue"/>.
 /// </summary>
 /// <remarks>
-/// <para>Thread-safe. Get one from <see cref="PartitionedCounter.Bind"/>, once, and keep it.</para>
+/// <para>Thread-safe. Get one from <see cref="SeriesInstrument{TSeries}.Bind">PartitionedCounter.Bind</see>, once, and keep it.</para>
 /// <para>With <see cref="MetricRegistryOptions.ExemplarFilter"/> on, an add the filter samples is
 /// also kept as the calling partition's <see cref="Exemplar"/>, after the add; off, an add runs the
 /// same instructions as in a registry without exemplars (see <see cref="ExemplarFilter.None"/>).</para>

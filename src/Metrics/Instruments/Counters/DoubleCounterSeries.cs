@@ -9,7 +9,7 @@ namespace ScalableMetrics;
 /// a lookup and without allocating, each to the calling partition's slot.
 /// </summary>
 /// <remarks>
-/// Thread-safe. Get one from <see cref="PartitionedDoubleCounter.Bind"/>, once, and keep it.
+/// Thread-safe. Get one from <see cref="SeriesInstrument{TSeries}.Bind">PartitionedDoubleCounter.Bind</see>, once, and keep it.
 /// The partitions are summed as doubles at a read (subject to floating-point rounding as any sum
 /// of doubles is); every increment is zero or positive, so no partition ever goes down.
 /// With <see cref="MetricRegistryOptions.ExemplarFilter"/> on, an add the filter samples is also

@@ -13,7 +13,7 @@ namespace ScalableMetrics;
 /// that bucket's count and the value to the sum, in the calling partition, each exactly once.
 /// </summary>
 /// <remarks>
-/// <para>Thread-safe. Get one from <see cref="PartitionedExponentialHistogram.Bind"/>, once, and keep it.</para>
+/// <para>Thread-safe. Get one from <see cref="SeriesInstrument{TSeries}.Bind">PartitionedExponentialHistogram.Bind</see>, once, and keep it.</para>
 /// <para>Its slots in each region: the zero bucket, one count per positive bucket, one per classic
 /// bucket where the instrument has classic boundaries, then the sum (a <see cref="double"/>).</para>
 /// <para>With <see cref="MetricRegistryOptions.ExemplarFilter"/> (or a view's) on, a record the

@@ -2,8 +2,6 @@ using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.ExponentialHistograms;
-using ScalableMetrics.Recording;
-using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
@@ -42,7 +40,7 @@ namespace ScalableMetrics;
 /// boundary inside an exponential bucket could not be read from it). A record then costs one more
 /// add. The readings carry them cumulatively (<see cref="ExponentialHistogramReading.ClassicBoundaries"/>).</para>
 /// </remarks>
-public sealed class PartitionedExponentialHistogram : Instrument
+public sealed class PartitionedExponentialHistogram : SeriesInstrument<ExponentialHistogramSeries>
 {
     /// <summary>The default scale: 8 buckets per power of two, about 9 % relative error.</summary>
     public const int DefaultScale = 3;
@@ -60,16 +58,13 @@ public sealed class PartitionedExponentialHistogram : Instrument
     /// 2 (a quantile error of about 19 % instead of 9 %). Memory is the same either way: a series keeps
     /// a slot for every bucket of its range; the budget only bounds how many a reading exports.</remarks>
     public const int DefaultMaxBuckets = 241;
-
-    private readonly SeriesTable<ExponentialHistogramSeries> _series;
     private readonly PartitionArena _arena;
 
     internal PartitionedExponentialHistogram(string name, string? unit, string? description, ExponentialBuckets buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(name, unit, description)
+        : base(name, unit, description, maxSeries, tagLimits, tags => new ExponentialHistogramSeries(tags, arena, buckets, exemplarFilter))
     {
         _arena = arena;
         Buckets = buckets;
-        _series = new SeriesTable<ExponentialHistogramSeries>(maxSeries, tagLimits, tags => new ExponentialHistogramSeries(tags, arena, buckets, exemplarFilter));
     }
 
     /// <summary>The scale the instrument records at (from -4 to 8, Prometheus' native histogram schemas): base 2^(2^-scale).</summary>
@@ -86,18 +81,8 @@ public sealed class PartitionedExponentialHistogram : Instrument
     /// <see cref="MetricRegistry.CreateExponentialHistogram"/>.</summary>
     public IReadOnlyList<double> ClassicBoundaries => Buckets.Classic?.Boundaries ?? [];
 
-    /// <inheritdoc/>
-    public override int SeriesCount => _series.Count;
-
-    /// <inheritdoc/>
-    internal override (int Retired, long Reclaimed, long LateAdds) Removals => _series.Removals;
-
     /// <summary>The layout, checked, with the bucket search.</summary>
     internal ExponentialBuckets Buckets { get; }
-
-    /// <summary>A recorder into this instrument's series for a source that adds <paramref name="sourceTags"/> to every measurement's tags: the listener's way in.</summary>
-    /// <param name="sourceTags">The source's tags (a listened instrument's and its meter's), with distinct keys.</param>
-    internal SeriesRecorder<ExponentialHistogramSeries> CreateRecorder(KeyValuePair<string, object?>[] sourceTags) => new(_series, sourceTags);
 
     /// <summary>Records <paramref name="value"/> in the series without tags.</summary>
     /// <param name="value">The value, zero or positive; +∞ counts in the last bucket.</param>
@@ -106,7 +91,7 @@ public sealed class PartitionedExponentialHistogram : Instrument
     public void Record(double value)
     {
         ThrowIfNotRecordable(value);
-        _series.GetOrAdd([]).RecordValid(value);
+        Table.GetOrAdd([]).RecordValid(value);
     }
 
     /// <summary>Records <paramref name="value"/> in the series named by <paramref name="tags"/>, creating it on first use.</summary>
@@ -117,7 +102,7 @@ public sealed class PartitionedExponentialHistogram : Instrument
     public void Record(double value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         ThrowIfNotRecordable(value);
-        _series.GetOrAdd(tags).RecordValid(value);
+        Table.GetOrAdd(tags).RecordValid(value);
     }
 
     /// <summary>Records <paramref name="value"/>, converted to <see cref="double"/>, in the series without tags.</summary>
@@ -133,36 +118,6 @@ public sealed class PartitionedExponentialHistogram : Instrument
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
     public void Record(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags) => Record((double)value, tags);
 
-    /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to record into without a lookup.</summary>
-    /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
-    /// <returns>The bound series; binding the same tags again returns the same object.</returns>
-    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
-    public ExponentialHistogramSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Bind(tags);
-
-    /// <summary>
-    /// Removes the series named by <paramref name="tags"/> (as <see cref="Bind"/> names it: these
-    /// tags, in any order, or tags that export alike): the instrument's next collection exports it
-    /// a last time, then it is gone, its place under the series limit free and its memory returned
-    /// for reuse once nothing holds it. A later record with these tags starts a new series, from
-    /// zero, with a start time of its own. See docs/series-lifecycle.md.
-    /// </summary>
-    /// <param name="tags">The series' tags, in any order; none names the series without tags.</param>
-    /// <returns><see langword="true"/> where a series was removed; <see langword="false"/> where none
-    /// has these tags, for the overflow series, and for a series removed already.</returns>
-    /// <remarks>Thread-safe. A record racing the removal is in the series' last export, or in the new
-    /// series; an add through a bound handle of the removed series after its last export is counted,
-    /// not exported (<c>scalablemetrics_removed_series_late_adds_total</c>).</remarks>
-    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> (see <see cref="MetricRegistryOptions"/>); nothing is removed.</exception>
-    public bool Remove(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Remove(tags);
-
-    /// <summary>Removes <paramref name="series"/>, a series of this instrument, as <see cref="Remove(ReadOnlySpan{KeyValuePair{string, object}})"/> does.</summary>
-    /// <param name="series">A series <see cref="Bind"/> returned.</param>
-    /// <returns><see langword="true"/> where it was removed; <see langword="false"/> where it is not this
-    /// instrument's, is the overflow series, or was removed already.</returns>
-    /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
-    /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(ExponentialHistogramSeries series) => _series.RemoveBound(series);
-
     /// <summary>Sums every series' partitions: bucket counts and sums, each reading downscaled to fit <see cref="MaxBuckets"/>; and reads each series' sampled exemplars (<see cref="ExponentialHistogramReading.Exemplars"/>).</summary>
     /// <returns>One reading per series, in no particular order.</returns>
     /// <remarks>One pass over the series' slots, region by region; serialized with every other read of the registry's series.</remarks>
@@ -174,12 +129,12 @@ public sealed class PartitionedExponentialHistogram : Instrument
     /// exemplar's record is in the counts read after it), then one pass over the arena.</remarks>
     internal override void ReadInto(InstrumentSnapshot snapshot)
     {
-        ArraySegment<ExponentialHistogramSeries> series = _series.BeginRead(out long read);
+        ArraySegment<ExponentialHistogramSeries> series = Table.BeginRead(out long read);
         snapshot.BeginSeries(series, ExponentialHistogramSeries.SlotCountFor(Buckets), doubles: true);
         snapshot.SetExponentialBuckets(Buckets);
         snapshot.ReadExemplars<ExponentialHistogramSeries>(series, ExponentialHistogramSeries.ExemplarCountFor(Buckets));
         ExponentialHistogramSeries.ReadAllInto(_arena, series, Buckets, snapshot);
-        _series.EndRead(read, snapshot, IdleCollections);
+        Table.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <summary>Throws unless <paramref name="value"/> is zero, positive or +∞.</summary>

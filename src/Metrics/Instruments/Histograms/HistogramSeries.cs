@@ -12,7 +12,7 @@ namespace ScalableMetrics;
 /// bucket's count and the value to the sum, in the calling partition, each exactly once.
 /// </summary>
 /// <remarks>
-/// <para>Thread-safe. Get one from <see cref="PartitionedHistogram.Bind"/>, once, and keep it.</para>
+/// <para>Thread-safe. Get one from <see cref="SeriesInstrument{TSeries}.Bind">PartitionedHistogram.Bind</see>, once, and keep it.</para>
 /// <para>Its slots in each region: one count per bucket (boundaries + 1), then the sum (a <see cref="double"/>).</para>
 /// <para>With <see cref="MetricRegistryOptions.ExemplarFilter"/> on, a record the filter samples is
 /// also kept as the calling partition's <see cref="Exemplar"/> of the value's bucket, after the record.</para>

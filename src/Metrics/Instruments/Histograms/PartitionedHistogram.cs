@@ -3,8 +3,6 @@ using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.Histograms;
-using ScalableMetrics.Recording;
-using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
@@ -27,17 +25,15 @@ namespace ScalableMetrics;
 /// boundaries and by a binary search from there, as OpenTelemetry .NET does.</para>
 /// <para>Exported cumulatively, as a Prometheus histogram: <c>B_bucket{le=…}</c>, <c>B_sum</c>, <c>B_count</c>.</para>
 /// </remarks>
-public sealed class PartitionedHistogram : Instrument
+public sealed class PartitionedHistogram : SeriesInstrument<HistogramSeries>
 {
-    private readonly SeriesTable<HistogramSeries> _series;
     private readonly PartitionArena _arena;
 
     internal PartitionedHistogram(string name, string? unit, string? description, HistogramBuckets buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(name, unit, description)
+        : base(name, unit, description, maxSeries, tagLimits, tags => new HistogramSeries(tags, arena, buckets, exemplarFilter))
     {
         _arena = arena;
         Buckets = buckets;
-        _series = new SeriesTable<HistogramSeries>(maxSeries, tagLimits, tags => new HistogramSeries(tags, arena, buckets, exemplarFilter));
     }
 
     /// <summary>
@@ -49,16 +45,6 @@ public sealed class PartitionedHistogram : Instrument
 
     /// <summary>The bucket boundaries, strictly increasing and finite: one fewer than the buckets.</summary>
     public IReadOnlyList<double> Boundaries => Buckets.Boundaries;
-
-    /// <inheritdoc/>
-    public override int SeriesCount => _series.Count;
-
-    /// <inheritdoc/>
-    internal override (int Retired, long Reclaimed, long LateAdds) Removals => _series.Removals;
-
-    /// <summary>A recorder into this instrument's series for a source that adds <paramref name="sourceTags"/> to every measurement's tags: the listener's way in.</summary>
-    /// <param name="sourceTags">The source's tags (a listened instrument's and its meter's), with distinct keys.</param>
-    internal SeriesRecorder<HistogramSeries> CreateRecorder(KeyValuePair<string, object?>[] sourceTags) => new(_series, sourceTags);
 
     /// <summary>The boundaries, checked and copied, with the bucket search.</summary>
     internal HistogramBuckets Buckets { get; }
@@ -74,7 +60,7 @@ public sealed class PartitionedHistogram : Instrument
             ThrowHelper.ThrowNaN(nameof(value));
         }
 
-        _series.GetOrAdd([]).RecordValid(value);
+        Table.GetOrAdd([]).RecordValid(value);
     }
 
     /// <summary>Records <paramref name="value"/> in the series named by <paramref name="tags"/>, creating it on first use.</summary>
@@ -89,49 +75,19 @@ public sealed class PartitionedHistogram : Instrument
             ThrowHelper.ThrowNaN(nameof(value));
         }
 
-        _series.GetOrAdd(tags).RecordValid(value);
+        Table.GetOrAdd(tags).RecordValid(value);
     }
 
     /// <summary>Records <paramref name="value"/>, converted to <see cref="double"/>, in the series without tags.</summary>
     /// <param name="value">The value.</param>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Record(long value) => _series.GetOrAdd([]).RecordValid(value);
+    public void Record(long value) => Table.GetOrAdd([]).RecordValid(value);
 
     /// <summary>Records <paramref name="value"/>, converted to <see cref="double"/>, in the series named by <paramref name="tags"/>, creating it on first use.</summary>
     /// <param name="value">The value.</param>
     /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
-    public void Record(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags).RecordValid(value);
-
-    /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to record into without a lookup.</summary>
-    /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
-    /// <returns>The bound series; binding the same tags again returns the same object.</returns>
-    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
-    public HistogramSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Bind(tags);
-
-    /// <summary>
-    /// Removes the series named by <paramref name="tags"/> (as <see cref="Bind"/> names it: these
-    /// tags, in any order, or tags that export alike): the instrument's next collection exports it
-    /// a last time, then it is gone, its place under the series limit free and its memory returned
-    /// for reuse once nothing holds it. A later record with these tags starts a new series, from
-    /// zero, with a start time of its own. See docs/series-lifecycle.md.
-    /// </summary>
-    /// <param name="tags">The series' tags, in any order; none names the series without tags.</param>
-    /// <returns><see langword="true"/> where a series was removed; <see langword="false"/> where none
-    /// has these tags, for the overflow series, and for a series removed already.</returns>
-    /// <remarks>Thread-safe. A record racing the removal is in the series' last export, or in the new
-    /// series; an add through a bound handle of the removed series after its last export is counted,
-    /// not exported (<c>scalablemetrics_removed_series_late_adds_total</c>).</remarks>
-    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> (see <see cref="MetricRegistryOptions"/>); nothing is removed.</exception>
-    public bool Remove(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Remove(tags);
-
-    /// <summary>Removes <paramref name="series"/>, a series of this instrument, as <see cref="Remove(ReadOnlySpan{KeyValuePair{string, object}})"/> does.</summary>
-    /// <param name="series">A series <see cref="Bind"/> returned.</param>
-    /// <returns><see langword="true"/> where it was removed; <see langword="false"/> where it is not this
-    /// instrument's, is the overflow series, or was removed already.</returns>
-    /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
-    /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(HistogramSeries series) => _series.RemoveBound(series);
+    public void Record(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags) => Table.GetOrAdd(tags).RecordValid(value);
 
     /// <summary>Sums every series' partitions: bucket counts and sums; and reads each bucket's newest exemplar (<see cref="HistogramReading.Exemplars"/>).</summary>
     /// <returns>One reading per series, in no particular order; a series with no record yet reads all zeros.</returns>
@@ -149,12 +105,12 @@ public sealed class PartitionedHistogram : Instrument
     /// exemplar's record is in the counts read after it), then one pass over the arena.</remarks>
     internal override void ReadInto(InstrumentSnapshot snapshot)
     {
-        ArraySegment<HistogramSeries> series = _series.BeginRead(out long read);
+        ArraySegment<HistogramSeries> series = Table.BeginRead(out long read);
         snapshot.BeginSeries(series, HistogramSeries.SlotCountFor(Buckets), doubles: true);
         snapshot.SetBucketCount(Buckets.BucketCount);
         snapshot.ReadExemplars<HistogramSeries>(series, Buckets.BucketCount);
         HistogramSeries.ReadAllInto(_arena, series, Buckets, snapshot);
-        _series.EndRead(read, snapshot, IdleCollections);
+        Table.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <summary>Whether any series keeps exemplars (the registry's <see cref="MetricRegistryOptions.ExemplarFilter"/> is on).</summary>
@@ -162,7 +118,7 @@ public sealed class PartitionedHistogram : Instrument
     {
         get
         {
-            ReadOnlySpan<HistogramSeries> series = _series.Series;
+            ReadOnlySpan<HistogramSeries> series = Table.Series;
             return !series.IsEmpty && series[0].Exemplars is not null;
         }
     }

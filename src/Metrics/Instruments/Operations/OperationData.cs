@@ -4,7 +4,6 @@ using ScalableMetrics.Instruments;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Instruments.Operations;
 using ScalableMetrics.Naming;
-using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
@@ -19,14 +18,14 @@ namespace ScalableMetrics;
 /// <remarks>
 /// <para>Create one with <see cref="MetricRegistry.CreateOperationData"/>. All members are thread-safe.</para>
 /// <para>Time one operation with <c>using (operation.Start()) { ... }</c>, which allocates nothing;
-/// for the hot path, <see cref="Bind"/> the tags once and start scopes on the returned
+/// for the hot path, <see cref="SeriesInstrument{TSeries}.Bind">Bind</see> the tags once and start scopes on the returned
 /// <see cref="OperationSeries"/>.</para>
 /// <para>With bucket boundaries (in seconds, see <see cref="MetricRegistry.CreateOperationData"/>) it
 /// is a latency histogram: each record also counts in the bucket of its elapsed time, the
 /// boundaries converted once to <see cref="Stopwatch"/> ticks so that a record compares integers, and
 /// it is exported as a Prometheus histogram <c>x_seconds</c>; without, as a summary (count and sum).</para>
 /// </remarks>
-public sealed class OperationData : Instrument
+public sealed class OperationData : SeriesInstrument<OperationSeries>
 {
     /// <summary>The unit of the elapsed time reported: seconds.</summary>
     public const string ElapsedUnit = "s";
@@ -39,7 +38,6 @@ public sealed class OperationData : Instrument
     /// </summary>
     public const string CountNameSuffix = PublishedInstrument.CountSuffix;
 
-    private readonly SeriesTable<OperationSeries> _series;
     private readonly PartitionArena _arena;
 
     /// <summary>
@@ -61,12 +59,10 @@ public sealed class OperationData : Instrument
     internal static long MaxElapsedTimestampTicks { get; } = (long)(TimeSpan.FromDays(1).Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond));
 
     internal OperationData(string name, string? description, HistogramBuckets? buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits)
-        : base(name, ElapsedUnit, description)
+        : base(name, ElapsedUnit, description, maxSeries, tagLimits, SeriesFactory(arena, buckets?.ToTimestampBuckets()))
     {
         _arena = arena;
         Buckets = buckets;
-        TimestampBuckets? timestampBuckets = buckets?.ToTimestampBuckets();
-        _series = new SeriesTable<OperationSeries>(maxSeries, tagLimits, tags => new OperationSeries(tags, arena, timestampBuckets));
     }
 
     /// <summary>The bucket boundaries in seconds, strictly increasing and finite, or <see langword="null"/> for an operation without buckets.</summary>
@@ -75,17 +71,15 @@ public sealed class OperationData : Instrument
     /// <summary>The boundaries, checked and copied, or null.</summary>
     internal HistogramBuckets? Buckets { get; }
 
-    /// <inheritdoc/>
-    public override int SeriesCount => _series.Count;
-
-    /// <inheritdoc/>
-    internal override (int Retired, long Reclaimed, long LateAdds) Removals => _series.Removals;
+    // The boundaries converted once, shared by every series.
+    private static Func<TagSet, OperationSeries> SeriesFactory(PartitionArena arena, TimestampBuckets? timestampBuckets) =>
+        tags => new OperationSeries(tags, arena, timestampBuckets);
 
     /// <summary>Starts timing one operation of the series named by <paramref name="tags"/>; disposing the scope records it.</summary>
     /// <param name="tags">The series' tags, in any order; none for the series without tags.</param>
     /// <returns>A scope to dispose exactly once, when the operation ends.</returns>
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
-    public OperationScope Start(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.GetOrAdd(tags).Start();
+    public OperationScope Start(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => Table.GetOrAdd(tags).Start();
 
     /// <summary>Records one operation that took <paramref name="elapsed"/>.</summary>
     /// <param name="elapsed">The operation's duration, from zero to <see cref="MaxElapsed"/>.</param>
@@ -99,38 +93,8 @@ public sealed class OperationData : Instrument
             ThrowHelper.ThrowElapsedOutOfRange(nameof(elapsed), elapsed, elapsed < TimeSpan.Zero);
         }
 
-        _series.GetOrAdd(tags).Record(elapsed);
+        Table.GetOrAdd(tags).Record(elapsed);
     }
-
-    /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to record into without a lookup.</summary>
-    /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
-    /// <returns>The bound series; binding the same tags again returns the same object.</returns>
-    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
-    public OperationSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Bind(tags);
-
-    /// <summary>
-    /// Removes the series named by <paramref name="tags"/> (as <see cref="Bind"/> names it: these
-    /// tags, in any order, or tags that export alike): the instrument's next collection exports it
-    /// a last time, then it is gone, its place under the series limit free and its memory returned
-    /// for reuse once nothing holds it. A later record with these tags starts a new series, from
-    /// zero, with a start time of its own. See docs/series-lifecycle.md.
-    /// </summary>
-    /// <param name="tags">The series' tags, in any order; none names the series without tags.</param>
-    /// <returns><see langword="true"/> where a series was removed; <see langword="false"/> where none
-    /// has these tags, for the overflow series, and for a series removed already.</returns>
-    /// <remarks>Thread-safe. A record racing the removal is in the series' last export, or in the new
-    /// series; an add through a bound handle of the removed series after its last export is counted,
-    /// not exported (<c>scalablemetrics_removed_series_late_adds_total</c>).</remarks>
-    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> (see <see cref="MetricRegistryOptions"/>); nothing is removed.</exception>
-    public bool Remove(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Remove(tags);
-
-    /// <summary>Removes <paramref name="series"/>, a series of this instrument, as <see cref="Remove(ReadOnlySpan{KeyValuePair{string, object}})"/> does.</summary>
-    /// <param name="series">A series <see cref="Bind"/> returned.</param>
-    /// <returns><see langword="true"/> where it was removed; <see langword="false"/> where it is not this
-    /// instrument's, is the overflow series, or was removed already.</returns>
-    /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
-    /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(OperationSeries series) => _series.RemoveBound(series);
 
     /// <summary>Sums every series' partitions.</summary>
     /// <returns>One reading per series, in no particular order.</returns>
@@ -143,13 +107,13 @@ public sealed class OperationData : Instrument
     /// <inheritdoc/>
     internal override void ReadInto(InstrumentSnapshot snapshot)
     {
-        ArraySegment<OperationSeries> series = _series.BeginRead(out long read);
+        ArraySegment<OperationSeries> series = Table.BeginRead(out long read);
         int bucketCount = Buckets?.BucketCount ?? 0;
         int slotsPerSeries = bucketCount == 0 ? OperationSeries.SlotCount : bucketCount + 1;
         snapshot.BeginSeries(series, slotsPerSeries, doubles: false);
         snapshot.SetBucketCount(bucketCount);
         OperationSeries.ReadAllInto(_arena, series, slotsPerSeries, snapshot);
-        _series.EndRead(read, snapshot, IdleCollections);
+        Table.EndRead(read, snapshot, IdleCollections);
     }
 
     /// <inheritdoc/>

@@ -11,7 +11,7 @@ namespace ScalableMetrics;
 /// without a lookup and without allocating.
 /// </summary>
 /// <remarks>
-/// <para>Thread-safe. Get one from <see cref="OperationData.Bind"/>, once, and keep it.</para>
+/// <para>Thread-safe. Get one from <see cref="SeriesInstrument{TSeries}.Bind">OperationData.Bind</see>, once, and keep it.</para>
 /// <para>Its slots in each region: without bucket boundaries, the count, then the elapsed ticks; with
 /// them, one count per bucket (boundaries + 1), then the elapsed ticks, and the count is their sum.</para>
 /// </remarks>

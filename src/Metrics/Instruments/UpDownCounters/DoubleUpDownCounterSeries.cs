@@ -9,7 +9,7 @@ namespace ScalableMetrics;
 /// either sign without a lookup and without allocating, each to the calling partition's slot.
 /// </summary>
 /// <remarks>
-/// Thread-safe. Get one from <see cref="PartitionedDoubleUpDownCounter.Bind"/>, once, and keep it.
+/// Thread-safe. Get one from <see cref="SeriesInstrument{TSeries}.Bind">PartitionedDoubleUpDownCounter.Bind</see>, once, and keep it.
 /// The partitions are summed as doubles at a read, so the total is subject to floating-point
 /// rounding as any sum of doubles is (exact for values such as multiples of a power of two that stay within 2^53 units).
 /// </remarks>

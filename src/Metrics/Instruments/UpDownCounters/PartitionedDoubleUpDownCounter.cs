@@ -1,8 +1,6 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
-using ScalableMetrics.Recording;
-using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
 
@@ -15,33 +13,21 @@ namespace ScalableMetrics;
 /// </summary>
 /// <remarks>
 /// <para>Create one with <see cref="MetricRegistry.CreateDoubleUpDownCounter"/>. All members are thread-safe.</para>
-/// <para>For the hot path, <see cref="Bind"/> a fixed tag set once and add to the returned
+/// <para>For the hot path, <see cref="SeriesInstrument{TSeries}.Bind">Bind</see> a fixed tag set once and add to the returned
 /// <see cref="DoubleUpDownCounterSeries"/>: that does no lookup. <see cref="Add(double, ReadOnlySpan{KeyValuePair{string, object}})"/>
 /// with tags looks the series up on every call (without allocating, once the series exists).</para>
 /// <para>NaN and infinities are refused: one would make the total NaN or infinite for good. No
 /// monotonic promise. Exported as a Prometheus gauge <c>B</c>.</para>
 /// </remarks>
-public sealed class PartitionedDoubleUpDownCounter : Instrument
+public sealed class PartitionedDoubleUpDownCounter : SeriesInstrument<DoubleUpDownCounterSeries>
 {
-    private readonly SeriesTable<DoubleUpDownCounterSeries> _series;
     private readonly PartitionArena _arena;
 
     internal PartitionedDoubleUpDownCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits)
-        : base(name, unit, description)
+        : base(name, unit, description, maxSeries, tagLimits, tags => new DoubleUpDownCounterSeries(tags, arena))
     {
         _arena = arena;
-        _series = new SeriesTable<DoubleUpDownCounterSeries>(maxSeries, tagLimits, tags => new DoubleUpDownCounterSeries(tags, arena));
     }
-
-    /// <inheritdoc/>
-    public override int SeriesCount => _series.Count;
-
-    /// <inheritdoc/>
-    internal override (int Retired, long Reclaimed, long LateAdds) Removals => _series.Removals;
-
-    /// <summary>A recorder into this instrument's series for a source that adds <paramref name="sourceTags"/> to every measurement's tags: the listener's way in.</summary>
-    /// <param name="sourceTags">The source's tags (a listened instrument's and its meter's), with distinct keys.</param>
-    internal SeriesRecorder<DoubleUpDownCounterSeries> CreateRecorder(KeyValuePair<string, object?>[] sourceTags) => new(_series, sourceTags);
 
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The change, of either sign, finite.</param>
@@ -54,7 +40,7 @@ public sealed class PartitionedDoubleUpDownCounter : Instrument
             ThrowHelper.ThrowNotFinite(nameof(value), value);
         }
 
-        _series.GetOrAdd([]).AddValid(value);
+        Table.GetOrAdd([]).AddValid(value);
     }
 
     /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
@@ -69,38 +55,8 @@ public sealed class PartitionedDoubleUpDownCounter : Instrument
             ThrowHelper.ThrowNotFinite(nameof(value), value);
         }
 
-        _series.GetOrAdd(tags).AddValid(value);
+        Table.GetOrAdd(tags).AddValid(value);
     }
-
-    /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to add to without a lookup.</summary>
-    /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
-    /// <returns>The bound series; binding the same tags again returns the same object.</returns>
-    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
-    public DoubleUpDownCounterSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Bind(tags);
-
-    /// <summary>
-    /// Removes the series named by <paramref name="tags"/> (as <see cref="Bind"/> names it: these
-    /// tags, in any order, or tags that export alike): the instrument's next collection exports it
-    /// a last time, then it is gone, its place under the series limit free and its memory returned
-    /// for reuse once nothing holds it. A later record with these tags starts a new series, from
-    /// zero, with a start time of its own. See docs/series-lifecycle.md.
-    /// </summary>
-    /// <param name="tags">The series' tags, in any order; none names the series without tags.</param>
-    /// <returns><see langword="true"/> where a series was removed; <see langword="false"/> where none
-    /// has these tags, for the overflow series, and for a series removed already.</returns>
-    /// <remarks>Thread-safe. A record racing the removal is in the series' last export, or in the new
-    /// series; an add through a bound handle of the removed series after its last export is counted,
-    /// not exported (<c>scalablemetrics_removed_series_late_adds_total</c>).</remarks>
-    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> (see <see cref="MetricRegistryOptions"/>); nothing is removed.</exception>
-    public bool Remove(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Remove(tags);
-
-    /// <summary>Removes <paramref name="series"/>, a series of this instrument, as <see cref="Remove(ReadOnlySpan{KeyValuePair{string, object}})"/> does.</summary>
-    /// <param name="series">A series <see cref="Bind"/> returned.</param>
-    /// <returns><see langword="true"/> where it was removed; <see langword="false"/> where it is not this
-    /// instrument's, is the overflow series, or was removed already.</returns>
-    /// <remarks>Thread-safe. The handle stays usable: its adds after the series' last export are counted, not exported.</remarks>
-    /// <exception cref="ArgumentNullException"><paramref name="series"/> is null.</exception>
-    public bool Remove(DoubleUpDownCounterSeries series) => _series.RemoveBound(series);
 
     /// <summary>Sums every series' partitions.</summary>
     /// <returns>One reading per series, in no particular order: the series' total since it was created.</returns>
@@ -108,7 +64,7 @@ public sealed class PartitionedDoubleUpDownCounter : Instrument
     public IReadOnlyList<DoubleReading> Collect() => SnapshotReadings.Doubles(this);
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => _series.ReadTotalsInto(_arena, snapshot, SlotSum.Double, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(_arena, snapshot, SlotSum.Double, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleUpDownCounter(this);

@@ -9,7 +9,7 @@ namespace ScalableMetrics;
 /// sign without a lookup and without allocating, each to the calling partition's slot.
 /// </summary>
 /// <remarks>
-/// <para>Thread-safe. Get one from <see cref="PartitionedUpDownCounter.Bind"/>, once, and keep it.</para>
+/// <para>Thread-safe. Get one from <see cref="SeriesInstrument{TSeries}.Bind">PartitionedUpDownCounter.Bind</see>, once, and keep it.</para>
 /// <para>Each partition's slot wraps (two's complement), so a partition may hold any value (one
 /// thread increments, another decrements): the wrapping sum of the partitions is the exact total
 /// whenever the total fits a <see cref="long"/>, and wraps only if the total itself leaves it.</para>
