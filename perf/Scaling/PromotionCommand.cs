@@ -18,18 +18,23 @@ namespace ScalableMetrics.Scaling;
 /// within the trial's time limit, and the median time from the release to both writing (the
 /// scheduler's share, which the promotion time leaves out). On a machine whose cores are busy
 /// elsewhere the two may take turns, and the figure says so: on Linux each writer reads its
-/// thread's involuntary context switches (<c>nonvoluntary_ctxt_switches</c> in
-/// <c>/proc/thread-self/status</c>) before its first increment and after its last, and the same
+/// thread's context switches (<c>voluntary_ctxt_switches</c> and <c>nonvoluntary_ctxt_switches</c>
+/// in <c>/proc/thread-self/status</c>) before its first increment and after its last, and the same
 /// figures are printed again for the trials in which the scheduler took neither writer off its
-/// core, beside how many it did take one off in. A write rate is only shared while both threads
-/// run: a writer taken off its core leaves the series uncontended until it is back. Trials during
-/// which a garbage collection ran are counted too. A few untimed trials first let the JIT settle.
+/// core (no involuntary switch) and no garbage collection ran, beside how many it did take one off
+/// in; then the slowest trials, each with its writers' switches. A write rate is only shared while
+/// both threads run: a writer taken off its core leaves the series uncontended until it is back.
+/// A voluntary switch is a writer that blocked (on a lock, say): part of the promotion's cost,
+/// never left out. Each write path the memory mode measures runs in turn, after untimed trials
+/// that let the JIT settle.
 /// </remarks>
 internal static class PromotionCommand
 {
     private const int IncrementsPerCheck = 64;
     private const int WarmUpTrials = 20;
+    private const string VoluntarySwitches = "voluntary_ctxt_switches:";
     private const string InvoluntarySwitches = "nonvoluntary_ctxt_switches:";
+    private const int SlowestShown = 3;
 
     public static int Run(int trials, double limitSeconds, TextWriter output)
     {
@@ -51,9 +56,10 @@ internal static class PromotionCommand
         int unpromoted = 0;
         WritePath? writePath = null;
         var undisturbedMicroseconds = new List<double>();
+        var promotedTrials = new List<(double Microseconds, (long Voluntary, long Involuntary) First, (long Voluntary, long Involuntary) Second, bool Collected)>();
         int preempted = 0;
         int collected = 0;
-        bool switchesKnown = ThreadInvoluntarySwitches() >= 0;
+        bool switchesKnown = ThreadSwitches().Involuntary >= 0;
         for (int trial = -WarmUpTrials; trial < trials; trial++)
         {
             var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = template.Strategy, UseRestartableSequences = template.UseRestartableSequences, SeriesStorage = SeriesStorage.Adaptive });
@@ -63,13 +69,13 @@ internal static class PromotionCommand
             long promotedAt = 0;
             long[] increments = new long[2];
             long[] firstIncrementAt = new long[2];
-            long[] switches = new long[2];
+            var switches = new (long Voluntary, long Involuntary)[2];
             long start = 0;
             long deadline = 0;
             Thread[] writers = [.. Enumerable.Range(0, 2).Select(t => new Thread(() =>
             {
                 gate.Wait();
-                long switchesBefore = ThreadInvoluntarySwitches();
+                (long Voluntary, long Involuntary) switchesBefore = ThreadSwitches();
                 series.Increment();
                 Volatile.Write(ref firstIncrementAt[t], Stopwatch.GetTimestamp());
                 long count = 1;
@@ -87,7 +93,8 @@ internal static class PromotionCommand
                     }
                 }
 
-                switches[t] = ThreadInvoluntarySwitches() - switchesBefore;
+                (long voluntary, long involuntary) = ThreadSwitches();
+                switches[t] = (voluntary - switchesBefore.Voluntary, involuntary - switchesBefore.Involuntary);
                 increments[t] = count;
             }))];
             foreach (Thread writer in writers)
@@ -114,7 +121,8 @@ internal static class PromotionCommand
                 continue;
             }
 
-            if (GC.CollectionCount(0) != collections)
+            bool garbageCollected = GC.CollectionCount(0) != collections;
+            if (garbageCollected)
             {
                 collected++;
             }
@@ -129,11 +137,12 @@ internal static class PromotionCommand
             startMicroseconds.Add(Stopwatch.GetElapsedTime(start, bothWriting).TotalMicroseconds);
             double promotedIn = Math.Max(0, Stopwatch.GetElapsedTime(bothWriting, promotedAt).TotalMicroseconds);
             microseconds.Add(promotedIn);
-            if (switches[0] > 0 || switches[1] > 0)
+            promotedTrials.Add((promotedIn, switches[0], switches[1], garbageCollected));
+            if (switches[0].Involuntary > 0 || switches[1].Involuntary > 0)
             {
                 preempted++;
             }
-            else
+            else if (!garbageCollected)
             {
                 undisturbedMicroseconds.Add(promotedIn);
             }
@@ -143,8 +152,13 @@ internal static class PromotionCommand
         output.WriteLine($"write path: {name} ({writePath})");
         output.WriteLine($"promoted in (us): {Quantiles(microseconds)}; not promoted within the limit: {unpromoted} of {trials}; from the release to both writing (us): median {(startMicroseconds.Count == 0 ? "-" : startMicroseconds[startMicroseconds.Count / 2].ToString("0.0", CultureInfo.InvariantCulture))}; trials with a garbage collection: {collected}");
         output.WriteLine(switchesKnown
-            ? $"trials in which the scheduler took a writer off its core: {preempted} of {microseconds.Count}; in the other {undisturbedMicroseconds.Count}, promoted in (us): {Quantiles(undisturbedMicroseconds)}"
+            ? $"trials in which the scheduler took a writer off its core: {preempted} of {microseconds.Count}; in the {undisturbedMicroseconds.Count} with neither that nor a garbage collection, promoted in (us): {Quantiles(undisturbedMicroseconds)}"
             : "involuntary context switches: not known on this OS (no /proc/thread-self/status)");
+        foreach (var slow in promotedTrials.OrderByDescending(t => t.Microseconds).Take(SlowestShown))
+        {
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  slow trial: {slow.Microseconds:0.0} us; writers' context switches (voluntary/involuntary) {slow.First.Voluntary}/{slow.First.Involuntary} and {slow.Second.Voluntary}/{slow.Second.Involuntary}; garbage collection: {(slow.Collected ? "yes" : "no")}"));
+        }
+
         return unpromoted == 0 ? 0 : ScalingCommand.FailureExitCode;
     }
 
@@ -161,16 +175,22 @@ internal static class PromotionCommand
         return $"median {At(microseconds.Count / 2)}, p90 {At(Math.Min(microseconds.Count - 1, (int)(0.9 * microseconds.Count)))}, max {At(microseconds.Count - 1)}";
     }
 
-    // The calling thread's involuntary context switches so far (Linux), or -1 where not known.
-    private static long ThreadInvoluntarySwitches()
+    // The calling thread's voluntary and involuntary context switches so far (Linux), or -1 where not known.
+    private static (long Voluntary, long Involuntary) ThreadSwitches()
     {
+        long voluntary = -1;
+        long involuntary = -1;
         try
         {
             foreach (string line in File.ReadLines("/proc/thread-self/status"))
             {
-                if (line.StartsWith(InvoluntarySwitches, StringComparison.Ordinal))
+                if (line.StartsWith(VoluntarySwitches, StringComparison.Ordinal))
                 {
-                    return long.Parse(line.AsSpan(InvoluntarySwitches.Length), CultureInfo.InvariantCulture);
+                    voluntary = long.Parse(line.AsSpan(VoluntarySwitches.Length), CultureInfo.InvariantCulture);
+                }
+                else if (line.StartsWith(InvoluntarySwitches, StringComparison.Ordinal))
+                {
+                    involuntary = long.Parse(line.AsSpan(InvoluntarySwitches.Length), CultureInfo.InvariantCulture);
                 }
             }
         }
@@ -181,6 +201,6 @@ internal static class PromotionCommand
         {
         }
 
-        return -1;
+        return (voluntary, involuntary);
     }
 }
