@@ -10,7 +10,8 @@ namespace ScalableMetrics.Scaling;
 /// partition, i.e. to the write path that scales.
 /// </summary>
 /// <remarks>
-/// Each trial makes a registry and a counter series, releases two writer threads at once, and
+/// Each trial makes a registry and a counter series, releases two writer threads at once (the
+/// same two for every trial of a write path, as a service's pool threads would be), and
 /// takes the time from the moment both are writing (the later of their first increments) to the
 /// first moment one of them sees the series promoted (each checks after every 64 increments); the
 /// writers then stop, and the series' total is checked against the increments made. Reported: the
@@ -60,56 +61,47 @@ internal static class PromotionCommand
         int preempted = 0;
         int collected = 0;
         bool switchesKnown = ThreadSwitches().Involuntary >= 0;
+
+        // Two writer threads for all the trials of the write path, as a service's pool threads
+        // would be: a fresh series each trial, not fresh threads (a new thread's stack is mapped
+        // and, after it ends, unmapped, which blocks the other threads' page faults on the
+        // process's memory map lock; and a new thread takes a per-thread index on its first add).
+        Trial? current = null;
+        using var barrier = new Barrier(3);
+        Thread[] writers = [.. Enumerable.Range(0, 2).Select(t => new Thread(() =>
+        {
+            while (true)
+            {
+                barrier.SignalAndWait();
+                if (Volatile.Read(ref current) is not { } trial)
+                {
+                    return;
+                }
+
+                trial.Write(t);
+                barrier.SignalAndWait();
+            }
+        }))];
+        foreach (Thread writer in writers)
+        {
+            writer.Start();
+        }
+
         for (int trial = -WarmUpTrials; trial < trials; trial++)
         {
             var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = template.Strategy, UseRestartableSequences = template.UseRestartableSequences, SeriesStorage = SeriesStorage.Adaptive });
             writePath = registry.WritePath;
             CounterSeries series = registry.CreateCounter("promotion.trial").Bind();
-            using var gate = new ManualResetEventSlim(false);
-            long promotedAt = 0;
-            long[] increments = new long[2];
-            long[] firstIncrementAt = new long[2];
-            var switches = new (long Voluntary, long Involuntary)[2];
-            long start = 0;
-            long deadline = 0;
-            Thread[] writers = [.. Enumerable.Range(0, 2).Select(t => new Thread(() =>
-            {
-                gate.Wait();
-                (long Voluntary, long Involuntary) switchesBefore = ThreadSwitches();
-                series.Increment();
-                Volatile.Write(ref firstIncrementAt[t], Stopwatch.GetTimestamp());
-                long count = 1;
-                while (Volatile.Read(ref promotedAt) == 0 && Stopwatch.GetTimestamp() < Volatile.Read(ref deadline))
-                {
-                    for (int i = 0; i < IncrementsPerCheck; i++)
-                    {
-                        series.Increment();
-                    }
-
-                    count += IncrementsPerCheck;
-                    if (!series.IsCompact)
-                    {
-                        Interlocked.CompareExchange(ref promotedAt, Stopwatch.GetTimestamp(), 0);
-                    }
-                }
-
-                (long voluntary, long involuntary) = ThreadSwitches();
-                switches[t] = (voluntary - switchesBefore.Voluntary, involuntary - switchesBefore.Involuntary);
-                increments[t] = count;
-            }))];
-            foreach (Thread writer in writers)
-            {
-                writer.Start();
-            }
-
             int collections = GC.CollectionCount(0);
-            start = Stopwatch.GetTimestamp();
-            Volatile.Write(ref deadline, start + (long)(limitSeconds * Stopwatch.Frequency));
-            gate.Set();
-            foreach (Thread writer in writers)
-            {
-                writer.Join();
-            }
+            long start = Stopwatch.GetTimestamp();
+            var state = new Trial(series, start + (long)(limitSeconds * Stopwatch.Frequency));
+            Volatile.Write(ref current, state);
+            barrier.SignalAndWait();
+            barrier.SignalAndWait();
+            long promotedAt = state.PromotedAt;
+            long[] increments = state.Increments;
+            long[] firstIncrementAt = state.FirstIncrementAt;
+            (long Voluntary, long Involuntary)[] switches = state.Switches;
 
             if (series.Read() != increments.Sum())
             {
@@ -148,6 +140,13 @@ internal static class PromotionCommand
             }
         }
 
+        Volatile.Write(ref current, null);
+        barrier.SignalAndWait();
+        foreach (Thread writer in writers)
+        {
+            writer.Join();
+        }
+
         startMicroseconds.Sort();
         output.WriteLine($"write path: {name} ({writePath})");
         output.WriteLine($"promoted in (us): {Quantiles(microseconds)}; not promoted within the limit: {unpromoted} of {trials}; from the release to both writing (us): median {(startMicroseconds.Count == 0 ? "-" : startMicroseconds[startMicroseconds.Count / 2].ToString("0.0", CultureInfo.InvariantCulture))}; trials with a garbage collection: {collected}");
@@ -160,6 +159,46 @@ internal static class PromotionCommand
         }
 
         return unpromoted == 0 ? 0 : ScalingCommand.FailureExitCode;
+    }
+
+    // One trial: a fresh series two writers increment until one of them sees it promoted.
+    private sealed class Trial(CounterSeries series, long deadline)
+    {
+        private long _promotedAt;
+
+        public long PromotedAt => Volatile.Read(ref _promotedAt);
+
+        public long[] Increments { get; } = new long[2];
+
+        public long[] FirstIncrementAt { get; } = new long[2];
+
+        public (long Voluntary, long Involuntary)[] Switches { get; } = new (long, long)[2];
+
+        // Writer t's part: each checks the route after every IncrementsPerCheck increments.
+        public void Write(int t)
+        {
+            (long Voluntary, long Involuntary) switchesBefore = ThreadSwitches();
+            series.Increment();
+            Volatile.Write(ref FirstIncrementAt[t], Stopwatch.GetTimestamp());
+            long count = 1;
+            while (Volatile.Read(ref _promotedAt) == 0 && Stopwatch.GetTimestamp() < deadline)
+            {
+                for (int i = 0; i < IncrementsPerCheck; i++)
+                {
+                    series.Increment();
+                }
+
+                count += IncrementsPerCheck;
+                if (!series.IsCompact)
+                {
+                    Interlocked.CompareExchange(ref _promotedAt, Stopwatch.GetTimestamp(), 0);
+                }
+            }
+
+            (long voluntary, long involuntary) = ThreadSwitches();
+            Switches[t] = (voluntary - switchesBefore.Voluntary, involuntary - switchesBefore.Involuntary);
+            Increments[t] = count;
+        }
     }
 
     // The median, 90th percentile and largest of the times, in microseconds.
