@@ -108,9 +108,10 @@ public abstract class LastValueSeries<TValue> : Series
     }
 
     // The value a collection exports: for a series marked for removal, read through its
-    // LastExport, which keeps the reading as the last export's. A read that found none
-    // looks again after reading: a mark that came meanwhile may have been followed by the last
-    // export and a later set, which this read must not export beside the count of it.
+    // LastExport, which keeps the reading as the last export's. A read that found none looks
+    // again after reading: where a mark came meanwhile, the last export and a later set may have
+    // come too, and this read, later than the kept one, would export the set beside its count;
+    // it reads again through the LastExport instead, and is kept.
     private TValue? ReadForExport()
     {
         if (Volatile.Read(ref _lastExport) is null)
