@@ -195,7 +195,7 @@ public sealed class MetricRegistry
     /// <summary>The arena of this registry's series (for tests and the harness).</summary>
     internal PartitionArena Arena => _arena;
 
-    /// <summary>The removed series of this registry's instruments whose arena memory was reclaimed (<c>SeriesTables.RetiredSeries</c>).</summary>
+    /// <summary>The removed series of this registry's instruments whose arena memory was reclaimed (<c>SeriesTables.RetiredSeries</c>), or, for a gauge's series, which the GC collected (<c>SeriesTables.FinalizedRemovals</c>).</summary>
     internal long RemovedSeriesReclaimed
     {
         get
@@ -210,7 +210,7 @@ public sealed class MetricRegistry
         }
     }
 
-    /// <summary>What was added to this registry's removed series after their last export, found at their reclaims: counted, never exported.</summary>
+    /// <summary>What was added to this registry's removed series after their last export, found at their reclaims: counted, never exported (for a gauge's series, 1 where it was set after it to another value).</summary>
     internal long RemovedSeriesLateAdds
     {
         get

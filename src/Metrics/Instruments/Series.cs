@@ -63,14 +63,27 @@ public abstract class Series
         Interlocked.Or(ref _indexAndFlags, MarkedFlag);
     }
 
-    /// <summary>Marks the series removed (unlinked); under the table's lock.</summary>
-    internal void MarkRemoved() => Interlocked.Or(ref _indexAndFlags, RemovedFlag);
+    /// <summary>
+    /// Marks the series removed (unlinked); under the table's lock. A series whose value lives in
+    /// the object itself (a gauge's) counts its reclaim, and a write after its last export, into
+    /// <paramref name="finalized"/> once the garbage collector finds it unreachable.
+    /// </summary>
+    internal void MarkRemoved(FinalizedRemovals finalized)
+    {
+        Interlocked.Or(ref _indexAndFlags, RemovedFlag);
+        Unlinked(finalized);
+    }
 
     /// <summary>Marks the series bound (see <see cref="IsBound"/>).</summary>
     internal void MarkBound() => Interlocked.Or(ref _indexAndFlags, BoundFlag);
 
     /// <summary>Called once, under the table's lock, when the series is marked for removal: a partitioned series stops taking promotions and keeps its next reading as its final one.</summary>
     private protected virtual void Retire()
+    {
+    }
+
+    /// <summary>Called once, under the table's lock, when the series is unlinked after its last collection (<see cref="MarkRemoved"/>): a gauge's series hands its reclaim to <paramref name="finalized"/>.</summary>
+    private protected virtual void Unlinked(FinalizedRemovals finalized)
     {
     }
 }

@@ -55,7 +55,8 @@ public abstract class SeriesInstrument<TSeries> : Instrument
     /// has these tags, for the overflow series, and for a series removed already.</returns>
     /// <remarks>Thread-safe. A record racing the removal is in the series' last export, or in the new
     /// series; an add through a bound handle of the removed series after its last export is counted,
-    /// not exported (<c>scalablemetrics_removed_series_late_adds_total</c>).</remarks>
+    /// not exported (<c>scalablemetrics_removed_series_late_adds_total</c>; for a gauge, 1 where
+    /// sets after the last export left the series with another value than the export's).</remarks>
     /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> (see <see cref="MetricRegistryOptions"/>); nothing is removed.</exception>
     public bool Remove(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => Table.Remove(tags);
 

@@ -49,7 +49,9 @@ namespace ScalableMetrics.SeriesTables;
 /// that no entry names a freed or reused index). Until the unlink the series takes every add, so
 /// a series of the same tags is never read beside it; an add that found it before the unlink and
 /// lands after its last read is an add to a retired series (<see cref="RetiredSeries"/>), counted
-/// when its memory is reclaimed, never exported twice or lost without a count.</para>
+/// when its memory is reclaimed, never exported twice or lost without a count; a gauge's series,
+/// whose value is its own field, is compared with its last read when the GC finalizes it
+/// (<see cref="FinalizedRemovals"/>).</para>
 /// <para>Thread-safe.</para>
 /// </remarks>
 /// <typeparam name="TSeries">The instrument's bound series type.</typeparam>
@@ -101,6 +103,10 @@ internal sealed class SeriesTable<TSeries>
     // The retired series' memory, reclaimed once no thread can write it (RetiredSeries).
     private List<RetiredSeries>? _retired;
 
+    // The removed series reclaimed by their own finalization, not by a collection: a gauge's,
+    // whose value is a field of the series object (FinalizedRemovals).
+    private readonly FinalizedRemovals _finalized = new();
+
     // _removing's and _retired's entries: 0 lets a collection end without the lock.
     private int _pendingWork;
 
@@ -148,14 +154,22 @@ internal sealed class SeriesTable<TSeries>
     /// <summary>What was added to this table's retired series after their final export, found at their reclaims (<see cref="RetiredSeries.LateAdds"/>); under the table's lock.</summary>
     internal long LateAdds { get; private set; }
 
-    /// <summary>The retired series whose memory is not reclaimed yet, those reclaimed, and what was added to them after their final export.</summary>
+    /// <summary>
+    /// The retired series whose memory is not reclaimed yet, those reclaimed, and what was added to
+    /// them after their final export: a partitioned series' entries (<see cref="RetiredSeries"/>,
+    /// reclaimed by a collection after the GC) and a gauge's series (<see cref="FinalizedRemovals"/>,
+    /// reclaimed by their finalization, 1 late add for each set after its last export to another value).
+    /// </summary>
     internal (int Retired, long Reclaimed, long LateAdds) Removals
     {
         get
         {
             lock (_lock)
             {
-                return (_retired?.Count ?? 0, ReclaimedCount, LateAdds);
+                return (
+                    (_retired?.Count ?? 0) + _finalized.Waiting,
+                    ReclaimedCount + _finalized.Reclaimed,
+                    Cells.SaturatingSum.Add(LateAdds, _finalized.LateWrites));
             }
         }
     }
@@ -609,7 +623,8 @@ internal sealed class SeriesTable<TSeries>
     }
 
     // Under _lock: takes one marked series out of the lookup, its identity and the limit's count;
-    // its retired entry (a partitioned series') waits for its memory's reclaim.
+    // its retired entry (a partitioned series') waits for its memory's reclaim, and a gauge's series
+    // for its finalization (FinalizedRemovals).
     private void Unlink(TSeries series)
     {
         _aliasCount -= _byTags.Remove(series);
@@ -619,7 +634,7 @@ internal sealed class SeriesTable<TSeries>
             _untagged = null;
         }
 
-        series.MarkRemoved();
+        series.MarkRemoved(_finalized);
         if (series.Retirement is { } retired)
         {
             (_retired ??= []).Add(retired);

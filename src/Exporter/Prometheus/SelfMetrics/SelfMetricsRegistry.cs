@@ -30,9 +30,10 @@ namespace ScalableMetrics.Exporter.Prometheus.SelfMetrics;
 /// contention cliff to look at;</item>
 /// <item><c>scalablemetrics.removed_series.reclaimed</c> and <c>scalablemetrics.removed_series.late_adds</c>,
 /// counters, tags <c>scope.name</c>, <c>scope.version</c>: per registry, the removed series whose
-/// memory went back to the arena, and what was added to removed series after their last export,
-/// found at that reclaim (<see cref="MetricRegistry.RemovedSeriesLateAdds"/>): a bound handle
-/// kept past its series' removal, or a record that found the series just before it left;</item>
+/// memory went back to the arena (a gauge's: was collected), and what was added to removed series
+/// after their last export, found at that reclaim (<see cref="MetricRegistry.RemovedSeriesLateAdds"/>;
+/// a gauge's series counts 1 where it was set after it to another value): a bound handle kept past
+/// its series' removal, or a record that found the series just before it left;</item>
 /// <item>with a listener, <c>scalablemetrics.dropped.measurements</c> and
 /// <c>scalablemetrics.refused.instruments</c>, counters: the measurements the <c>AddMeter</c>
 /// listener dropped (<see cref="ListenerDrops"/>) and the instruments it refused.</item>
@@ -77,7 +78,7 @@ internal sealed class SelfMetricsRegistry
         Registry.CreateObservableGauge<long>("scalablemetrics.instruments.overflowing", o => _described.PerRegistry(o, CountOverflowing), "{instrument}", "The instruments whose overflow series took measurements: past the series limit.");
         Registry.CreateObservableCounter<long>("scalablemetrics.overflow_region.adds", static o => o.Add(MetricRegistry.OverflowRegionAddCount, []), "{add}", "Adds that found no region of their own (a processor outside the partitions chosen at start) and went atomically to the shared overflow region: exact, but contended.");
         Registry.CreateObservableCounter<long>("scalablemetrics.removed_series.reclaimed", o => _described.PerRegistry(o, static r => r.RemovedSeriesReclaimed), "{series}", "Removed series whose memory went back to the arena once nothing could write them.");
-        Registry.CreateObservableCounter<long>("scalablemetrics.removed_series.late_adds", o => _described.PerRegistry(o, static r => r.RemovedSeriesLateAdds), "{add}", "What was added to removed series after their last export (a counter's value, a histogram's records), found at their reclaim: counted here, not exported.");
+        Registry.CreateObservableCounter<long>("scalablemetrics.removed_series.late_adds", o => _described.PerRegistry(o, static r => r.RemovedSeriesLateAdds), "{add}", "What was added to removed series after their last export (a counter's value, a histogram's records, 1 for a gauge set to another value), found at their reclaim: counted here, not exported.");
         if (listened is not null)
         {
             Registry.CreateObservableCounter<long>("scalablemetrics.dropped.measurements", o => o.Add(listened.Drops.Count, []), "{measurement}", "Measurements of listened meters (AddMeter) dropped: invalid values or tags.");

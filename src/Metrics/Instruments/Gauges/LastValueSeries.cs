@@ -15,6 +15,11 @@ namespace ScalableMetrics;
 /// is kept as its 8 bytes). Only this library derives from it.</para>
 /// <para>Instantiated over a value type only, so each of its methods is compiled for its own
 /// <typeparamref name="TValue"/>: a set shares no generic code with the other type's.</para>
+/// <para>Removed (<see cref="SeriesInstrument{TSeries}.Remove(TSeries)"/>, idle expiry), the
+/// series is exported a last time; a set through a handle kept past that export is not exported,
+/// and where it left the series with another value than the export's, it is counted once, when
+/// the garbage collector finds the series unreachable, in
+/// <c>scalablemetrics_removed_series_late_adds_total</c> (docs/series-lifecycle.md).</para>
 /// </remarks>
 /// <typeparam name="TValue"><see cref="long"/> or <see cref="double"/>: 8 bytes.</typeparam>
 public abstract class LastValueSeries<TValue> : Series
@@ -25,6 +30,10 @@ public abstract class LastValueSeries<TValue> : Series
     // 0 until the first set, then 1: a series bound but never set is not exported. Written after
     // _bits and read before it, so a reader that sees it set reads a value that was set.
     private int _isSet;
+
+    // Null until the series is marked for removal; then what its reads export, and its reclaim.
+    // Written once, under the table's lock, before the mark's fence; read by reads, never by a set.
+    private LastExport? _lastExport;
 
     private protected LastValueSeries(TagSet tags)
         : base(tags)
@@ -45,6 +54,14 @@ public abstract class LastValueSeries<TValue> : Series
     /// <summary>The last value set, or <see langword="null"/> before the first <see cref="Set"/>.</summary>
     /// <returns>The value; with concurrent sets, one of theirs.</returns>
     public TValue? Read() => Volatile.Read(ref _isSet) != 0 ? Unsafe.BitCast<long, TValue>(Volatile.Read(ref _bits)) : null;
+
+    /// <inheritdoc/>
+    /// <remarks>Before the mark's fence, so that a collection that begins after the mark reads
+    /// through its <see cref="LastExport"/> (<see cref="ReadValuesInto{TSeries}"/>).</remarks>
+    private protected override void Retire() => _lastExport = new LastExport(this);
+
+    /// <inheritdoc/>
+    private protected override void Unlinked(FinalizedRemovals finalized) => _lastExport!.Unlinked(finalized);
 
     /// <summary>
     /// Reads the series of <paramref name="table"/> set at least once (each its last value), in
@@ -71,9 +88,9 @@ public abstract class LastValueSeries<TValue> : Series
         // Folded by the JIT: TValue is a value type, so each instantiation is compiled for it.
         bool doubles = typeof(TValue) == typeof(double);
         snapshot.BeginOwnSeries(series.Length, longStride: doubles ? 0 : 1, doubles);
-        foreach (TSeries one in series)
+        foreach (LastValueSeries<TValue> one in series)
         {
-            if (one.Read() is not { } value)
+            if (one.ReadForExport() is not { } value)
             {
                 continue;
             }
@@ -87,6 +104,110 @@ public abstract class LastValueSeries<TValue> : Series
             {
                 snapshot.Longs()[at] = Unsafe.BitCast<TValue, long>(value);
             }
+        }
+    }
+
+    // The value a collection exports: for a series marked for removal, read through its
+    // LastExport, which keeps the reading as the last export's. A read that found none looks
+    // again after reading: where a mark came meanwhile, the last export and a later set may have
+    // come too, and this read, later than the kept one, would export the set beside its count;
+    // it reads again through the LastExport instead, and is kept.
+    private TValue? ReadForExport()
+    {
+        if (Volatile.Read(ref _lastExport) is null)
+        {
+            TValue? value = Read();
+            if (Volatile.Read(ref _lastExport) is null)
+            {
+                return value;
+            }
+        }
+
+        return _lastExport!.ReadExported();
+    }
+
+    /// <summary>
+    /// A removed gauge series' last export and its reclaim: the value the last collection read
+    /// (whether the series was set, and its bits), compared, once the series is unreachable, with
+    /// the value it ended with.
+    /// </summary>
+    /// <remarks>
+    /// <para>Exact: every read of a marked series reads and keeps its reading under one lock, so
+    /// the reading kept is that of the last read in time, whichever reader made it, and the table
+    /// unlinks the series only after a read that began after the mark. A set racing that last read
+    /// stores either before the read's load (and the read exports it, or a later set's value) or
+    /// after it; once the series is unreachable no set can come, so the value the finalizer reads
+    /// is the series' final one: the last export's (nothing lost), or a value set after it (counted
+    /// once), never both, never neither. A set after the last export to the exported value loses
+    /// nothing: the series' final value was exported.</para>
+    /// <para>Why a finalizer here, on an object only a removed series has: the value is a field of
+    /// the series object, readable only while the object exists, so the series cannot be watched
+    /// through a weak reference as a partitioned series' arena slots are
+    /// (<see cref="RetiredSeries"/>). This object refers to the series and the series to it: once
+    /// the series is unreachable, so is this object, and its finalization keeps the series'
+    /// fields readable until it has read them. A series never removed allocates none, and its
+    /// <see cref="Set"/> is unchanged: a plain store and a test.</para>
+    /// <para>A finalizer runs on the finalizer thread: it reads two fields and counts with
+    /// <see cref="Interlocked"/> (<see cref="FinalizedRemovals"/>), and cannot throw. A series
+    /// marked but never unlinked (its table was dropped first) counts nothing.</para>
+    /// </remarks>
+    private sealed class LastExport(LastValueSeries<TValue> series)
+    {
+        private readonly LastValueSeries<TValue> _series = series;
+        private readonly Lock _lock = new();
+        private bool _exportedSet;
+        private long _exportedBits;
+        private FinalizedRemovals? _finalized;
+
+        ~LastExport()
+        {
+            if (Volatile.Read(ref _finalized) is { } finalized)
+            {
+                finalized.CountReclaim(late: WrittenAfterExport(_series.Read()));
+            }
+        }
+
+        /// <summary>Reads the series' value and keeps it as its last export's.</summary>
+        public TValue? ReadExported()
+        {
+            lock (_lock)
+            {
+                TValue? value = _series.Read();
+                _exportedSet = value.HasValue;
+                _exportedBits = value is { } set ? Unsafe.BitCast<TValue, long>(set) : 0;
+                return value;
+            }
+        }
+
+        /// <summary>The series is unlinked: its reclaim will be counted into <paramref name="finalized"/>. Under the table's lock.</summary>
+        public void Unlinked(FinalizedRemovals finalized)
+        {
+            finalized.Unlinked();
+            Volatile.Write(ref _finalized, finalized);
+        }
+
+        // Whether the final value differs from the last export's: set after an export that found
+        // the series unset, or to other bits (a double's NaN to NaN, or 0 to -0, is no change).
+        private bool WrittenAfterExport(TValue? final)
+        {
+            if (final is not { } value)
+            {
+                return false;
+            }
+
+            if (!_exportedSet)
+            {
+                return true;
+            }
+
+            if (typeof(TValue) == typeof(double))
+            {
+                double now = Unsafe.BitCast<TValue, double>(value);
+                double exported = BitConverter.Int64BitsToDouble(_exportedBits);
+                return now != exported && !(double.IsNaN(now) && double.IsNaN(exported));
+            }
+
+            return Unsafe.BitCast<TValue, long>(value) != _exportedBits;
         }
     }
 }

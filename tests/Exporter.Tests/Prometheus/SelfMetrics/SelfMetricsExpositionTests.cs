@@ -78,7 +78,7 @@ public sealed class SelfMetricsExpositionTests
             scalablemetrics_removed_series_reclaimed_total{otel_scope_name="app",otel_scope_version="2.0"} 0
             scalablemetrics_removed_series_reclaimed_total{otel_scope_name="{{prefix}}.A",otel_scope_version="1.0"} 0
             scalablemetrics_removed_series_reclaimed_total{otel_scope_name="{{prefix}}.B"} 0
-            # HELP scalablemetrics_removed_series_late_adds_total What was added to removed series after their last export (a counter's value, a histogram's records), found at their reclaim: counted here, not exported.
+            # HELP scalablemetrics_removed_series_late_adds_total What was added to removed series after their last export (a counter's value, a histogram's records, 1 for a gauge set to another value), found at their reclaim: counted here, not exported.
             # TYPE scalablemetrics_removed_series_late_adds_total counter
             scalablemetrics_removed_series_late_adds_total{otel_scope_name="app",otel_scope_version="2.0"} 0
             scalablemetrics_removed_series_late_adds_total{otel_scope_name="{{prefix}}.A",otel_scope_version="1.0"} 0
