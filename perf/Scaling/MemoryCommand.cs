@@ -254,26 +254,7 @@ internal static class MemoryCommand
     }
 
     // The process's resident memory (VmRSS), or null where /proc/self/status has none.
-    internal static long? ResidentBytes()
-    {
-        try
-        {
-            foreach (string line in File.ReadLines("/proc/self/status"))
-            {
-                if (line.StartsWith("VmRSS:", StringComparison.Ordinal)
-                    && long.TryParse(line.AsSpan(6).Trim().TrimEnd("kB").Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out long kilobytes))
-                {
-                    return kilobytes * 1024;
-                }
-            }
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            // No /proc: no resident figure.
-        }
-
-        return null;
-    }
+    internal static long? ResidentBytes() => ProcStatus.Read("/proc/self/status", "VmRSS")[0] is >= 0 and long kilobytes ? kilobytes * 1024 : null;
 
     // The heap once the previous point's garbage is gone: a compacting full collection, its
     // finalizers, and another, so that memory the previous point left (its registry was

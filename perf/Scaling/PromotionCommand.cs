@@ -33,8 +33,6 @@ internal static class PromotionCommand
 {
     private const int IncrementsPerCheck = 64;
     private const int WarmUpTrials = 20;
-    private const string VoluntarySwitches = "voluntary_ctxt_switches:";
-    private const string InvoluntarySwitches = "nonvoluntary_ctxt_switches:";
     private const int SlowestShown = 3;
 
     public static int Run(int trials, double limitSeconds, TextWriter output)
@@ -52,13 +50,10 @@ internal static class PromotionCommand
 
     private static int RunTrials(string name, MetricRegistryOptions template, int trials, double limitSeconds, TextWriter output)
     {
-        var microseconds = new List<double>();
         var startMicroseconds = new List<double>();
         int unpromoted = 0;
         WritePath? writePath = null;
-        var undisturbedMicroseconds = new List<double>();
-        var promotedTrials = new List<(double Microseconds, (long Voluntary, long Involuntary) First, (long Voluntary, long Involuntary) Second, bool Collected)>();
-        int preempted = 0;
+        var promoted = new List<PromotedTrial>();
         int collected = 0;
         bool switchesKnown = ThreadSwitches().Involuntary >= 0;
 
@@ -98,14 +93,9 @@ internal static class PromotionCommand
             Volatile.Write(ref current, state);
             barrier.SignalAndWait();
             barrier.SignalAndWait();
-            long promotedAt = state.PromotedAt;
-            long[] increments = state.Increments;
-            long[] firstIncrementAt = state.FirstIncrementAt;
-            (long Voluntary, long Involuntary)[] switches = state.Switches;
-
-            if (series.Read() != increments.Sum())
+            if (series.Read() != state.Increments.Sum())
             {
-                throw new InvalidOperationException($"trial {trial}: read {series.Read()}, expected {increments.Sum()}.");
+                throw new InvalidOperationException($"trial {trial}: read {series.Read()}, expected {state.Increments.Sum()}.");
             }
 
             if (trial < 0)
@@ -119,25 +109,16 @@ internal static class PromotionCommand
                 collected++;
             }
 
-            if (promotedAt == 0)
+            if (state.PromotedAt == 0)
             {
                 unpromoted++;
                 continue;
             }
 
-            long bothWriting = Math.Max(firstIncrementAt[0], firstIncrementAt[1]);
+            long bothWriting = Math.Max(state.FirstIncrementAt[0], state.FirstIncrementAt[1]);
             startMicroseconds.Add(Stopwatch.GetElapsedTime(start, bothWriting).TotalMicroseconds);
-            double promotedIn = Math.Max(0, Stopwatch.GetElapsedTime(bothWriting, promotedAt).TotalMicroseconds);
-            microseconds.Add(promotedIn);
-            promotedTrials.Add((promotedIn, switches[0], switches[1], garbageCollected));
-            if (switches[0].Involuntary > 0 || switches[1].Involuntary > 0)
-            {
-                preempted++;
-            }
-            else if (!garbageCollected)
-            {
-                undisturbedMicroseconds.Add(promotedIn);
-            }
+            double promotedIn = Math.Max(0, Stopwatch.GetElapsedTime(bothWriting, state.PromotedAt).TotalMicroseconds);
+            promoted.Add(new PromotedTrial(promotedIn, state.Switches[0], state.Switches[1], garbageCollected));
         }
 
         Volatile.Write(ref current, null);
@@ -147,18 +128,28 @@ internal static class PromotionCommand
             writer.Join();
         }
 
+        List<double> microseconds = [.. promoted.Select(t => t.Microseconds)];
+        List<double> undisturbedMicroseconds = [.. promoted.Where(t => !t.Preempted && !t.Collected).Select(t => t.Microseconds)];
+        int preempted = promoted.Count(t => t.Preempted);
         startMicroseconds.Sort();
         output.WriteLine($"write path: {name} ({writePath})");
         output.WriteLine($"promoted in (us): {Quantiles(microseconds)}; not promoted within the limit: {unpromoted} of {trials}; from the release to both writing (us): median {(startMicroseconds.Count == 0 ? "-" : startMicroseconds[startMicroseconds.Count / 2].ToString("0.0", CultureInfo.InvariantCulture))}; trials with a garbage collection: {collected}");
         output.WriteLine(switchesKnown
             ? $"trials in which the scheduler took a writer off its core: {preempted} of {microseconds.Count}; in the {undisturbedMicroseconds.Count} with neither that nor a garbage collection, promoted in (us): {Quantiles(undisturbedMicroseconds)}"
             : "involuntary context switches: not known on this OS (no /proc/thread-self/status)");
-        foreach (var slow in promotedTrials.OrderByDescending(t => t.Microseconds).Take(SlowestShown))
+        foreach (var slow in promoted.OrderByDescending(t => t.Microseconds).Take(SlowestShown))
         {
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  slow trial: {slow.Microseconds:0.0} us; writers' context switches (voluntary/involuntary) {slow.First.Voluntary}/{slow.First.Involuntary} and {slow.Second.Voluntary}/{slow.Second.Involuntary}; garbage collection: {(slow.Collected ? "yes" : "no")}"));
         }
 
         return unpromoted == 0 ? 0 : ScalingCommand.FailureExitCode;
+    }
+
+    // A promoted trial's time, its writers' context switches and whether a garbage collection ran;
+    // preempted where the scheduler took a writer off its core (an involuntary switch).
+    private readonly record struct PromotedTrial(double Microseconds, (long Voluntary, long Involuntary) First, (long Voluntary, long Involuntary) Second, bool Collected)
+    {
+        public bool Preempted => First.Involuntary > 0 || Second.Involuntary > 0;
     }
 
     // One trial: a fresh series two writers increment until one of them sees it promoted.
@@ -217,29 +208,7 @@ internal static class PromotionCommand
     // The calling thread's voluntary and involuntary context switches so far (Linux), or -1 where not known.
     private static (long Voluntary, long Involuntary) ThreadSwitches()
     {
-        long voluntary = -1;
-        long involuntary = -1;
-        try
-        {
-            foreach (string line in File.ReadLines("/proc/thread-self/status"))
-            {
-                if (line.StartsWith(VoluntarySwitches, StringComparison.Ordinal))
-                {
-                    voluntary = long.Parse(line.AsSpan(VoluntarySwitches.Length), CultureInfo.InvariantCulture);
-                }
-                else if (line.StartsWith(InvoluntarySwitches, StringComparison.Ordinal))
-                {
-                    involuntary = long.Parse(line.AsSpan(InvoluntarySwitches.Length), CultureInfo.InvariantCulture);
-                }
-            }
-        }
-        catch (IOException)
-        {
-        }
-        catch (UnauthorizedAccessException)
-        {
-        }
-
-        return (voluntary, involuntary);
+        long[] switches = ProcStatus.Read("/proc/thread-self/status", "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches");
+        return (switches[0], switches[1]);
     }
 }
