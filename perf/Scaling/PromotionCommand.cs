@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using ScalableMetrics.Diagnostics;
+using ScalableMetrics.Platform.Interop;
 
 namespace ScalableMetrics.Scaling;
 
@@ -26,14 +27,24 @@ namespace ScalableMetrics.Scaling;
 /// in; then the slowest trials, each with its writers' switches. A write rate is only shared while
 /// both threads run: a writer taken off its core leaves the series uncontended until it is back.
 /// A voluntary switch is a writer that blocked (on a lock, say): part of the promotion's cost,
-/// never left out. Each write path the memory mode measures runs in turn, after untimed trials
-/// that let the JIT settle.
+/// never left out. A virtual machine's hypervisor can also take a processor away (steal time)
+/// without the guest's scheduler switching anything: so each writer also reads its thread's time
+/// on a processor (<c>CLOCK_THREAD_CPUTIME_ID</c>, which leaves steal out where the kernel
+/// accounts for it, <c>CONFIG_PARAVIRT_TIME_ACCOUNTING</c>) beside the wall clock, and the
+/// difference, for a writer with no context switch, is time the hypervisor took from it
+/// ("stolen"); a trial in which either writer lost more than <see cref="StolenMicroseconds"/> so
+/// is left out of the undisturbed figures too. Each write path the memory mode measures runs in
+/// turn, after untimed trials that let the JIT settle.
 /// </remarks>
 internal static class PromotionCommand
 {
     private const int IncrementsPerCheck = 64;
     private const int WarmUpTrials = 20;
     private const int SlowestShown = 3;
+
+    // The wall time less the thread's processor time above which a writer with no context switch
+    // counts as stolen from: well above the two clock reads' own difference (a few microseconds).
+    private const double StolenMicroseconds = 20;
 
     public static int Run(int trials, double limitSeconds, TextWriter output)
     {
@@ -56,6 +67,7 @@ internal static class PromotionCommand
         var promoted = new List<PromotedTrial>();
         int collected = 0;
         bool switchesKnown = ThreadSwitches().Involuntary >= 0;
+        bool processorTimeKnown = ThreadProcessorTime.IsSupported;
 
         // Two writer threads for all the trials of the write path, as a service's pool threads
         // would be: a fresh series each trial, not fresh threads (a new thread's stack is mapped
@@ -118,7 +130,7 @@ internal static class PromotionCommand
             long bothWriting = Math.Max(state.FirstIncrementAt[0], state.FirstIncrementAt[1]);
             startMicroseconds.Add(Stopwatch.GetElapsedTime(start, bothWriting).TotalMicroseconds);
             double promotedIn = Math.Max(0, Stopwatch.GetElapsedTime(bothWriting, state.PromotedAt).TotalMicroseconds);
-            promoted.Add(new PromotedTrial(promotedIn, state.Switches[0], state.Switches[1], garbageCollected));
+            promoted.Add(new PromotedTrial(promotedIn, state.Writers[0], state.Writers[1], garbageCollected));
         }
 
         Volatile.Write(ref current, null);
@@ -129,27 +141,38 @@ internal static class PromotionCommand
         }
 
         List<double> microseconds = [.. promoted.Select(t => t.Microseconds)];
-        List<double> undisturbedMicroseconds = [.. promoted.Where(t => !t.Preempted && !t.Collected).Select(t => t.Microseconds)];
+        List<double> undisturbedMicroseconds = [.. promoted.Where(t => !t.Preempted && !t.Stolen && !t.Collected).Select(t => t.Microseconds)];
         int preempted = promoted.Count(t => t.Preempted);
+        int stolen = promoted.Count(t => t.Stolen);
         startMicroseconds.Sort();
         output.WriteLine($"write path: {name} ({writePath})");
         output.WriteLine($"promoted in (us): {Quantiles(microseconds)}; not promoted within the limit: {unpromoted} of {trials}; from the release to both writing (us): median {(startMicroseconds.Count == 0 ? "-" : startMicroseconds[startMicroseconds.Count / 2].ToString("0.0", CultureInfo.InvariantCulture))}; trials with a garbage collection: {collected}");
         output.WriteLine(switchesKnown
-            ? $"trials in which the scheduler took a writer off its core: {preempted} of {microseconds.Count}; in the {undisturbedMicroseconds.Count} with neither that nor a garbage collection, promoted in (us): {Quantiles(undisturbedMicroseconds)}"
+            ? $"trials in which the scheduler took a writer off its core: {preempted} of {microseconds.Count}; in which the hypervisor took over {StolenMicroseconds} us from a writer that did not switch: {(processorTimeKnown ? stolen.ToString(CultureInfo.InvariantCulture) : "not known (no CLOCK_THREAD_CPUTIME_ID)")}; in the {undisturbedMicroseconds.Count} with none of these nor a garbage collection, promoted in (us): {Quantiles(undisturbedMicroseconds)}"
             : "involuntary context switches: not known on this OS (no /proc/thread-self/status)");
         foreach (var slow in promoted.OrderByDescending(t => t.Microseconds).Take(SlowestShown))
         {
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  slow trial: {slow.Microseconds:0.0} us; writers' context switches (voluntary/involuntary) {slow.First.Voluntary}/{slow.First.Involuntary} and {slow.Second.Voluntary}/{slow.Second.Involuntary}; garbage collection: {(slow.Collected ? "yes" : "no")}"));
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  slow trial: {slow.Microseconds:0.0} us; writers' context switches (voluntary/involuntary) {slow.First.Voluntary}/{slow.First.Involuntary} and {slow.Second.Voluntary}/{slow.Second.Involuntary}; off their processor (wall less processor time, us) {slow.First.OffProcessorMicroseconds:0.0} and {slow.Second.OffProcessorMicroseconds:0.0}; garbage collection: {(slow.Collected ? "yes" : "no")}"));
         }
 
         return unpromoted == 0 ? 0 : ScalingCommand.FailureExitCode;
     }
 
-    // A promoted trial's time, its writers' context switches and whether a garbage collection ran;
-    // preempted where the scheduler took a writer off its core (an involuntary switch).
-    private readonly record struct PromotedTrial(double Microseconds, (long Voluntary, long Involuntary) First, (long Voluntary, long Involuntary) Second, bool Collected)
+    // A promoted trial's time, its writers' and whether a garbage collection ran; preempted where
+    // the scheduler took a writer off its core (an involuntary switch), stolen where the hypervisor
+    // took time from a writer the scheduler left alone.
+    private readonly record struct PromotedTrial(double Microseconds, WriterTimes First, WriterTimes Second, bool Collected)
     {
         public bool Preempted => First.Involuntary > 0 || Second.Involuntary > 0;
+
+        public bool Stolen => First.Stolen || Second.Stolen;
+    }
+
+    // One writer's context switches over its part of a trial, and its wall time less its time on a
+    // processor (NaN where the processor time is not known).
+    private readonly record struct WriterTimes(long Voluntary, long Involuntary, double OffProcessorMicroseconds)
+    {
+        public bool Stolen => Voluntary == 0 && Involuntary == 0 && OffProcessorMicroseconds > StolenMicroseconds;
     }
 
     // One trial: a fresh series two writers increment until one of them sees it promoted.
@@ -163,12 +186,14 @@ internal static class PromotionCommand
 
         public long[] FirstIncrementAt { get; } = new long[2];
 
-        public (long Voluntary, long Involuntary)[] Switches { get; } = new (long, long)[2];
+        public WriterTimes[] Writers { get; } = new WriterTimes[2];
 
         // Writer t's part: each checks the route after every IncrementsPerCheck increments.
         public void Write(int t)
         {
             (long Voluntary, long Involuntary) switchesBefore = ThreadSwitches();
+            long wallBefore = Stopwatch.GetTimestamp();
+            double processorBefore = ThreadProcessorTime.Microseconds();
             series.Increment();
             Volatile.Write(ref FirstIncrementAt[t], Stopwatch.GetTimestamp());
             long count = 1;
@@ -186,8 +211,10 @@ internal static class PromotionCommand
                 }
             }
 
+            double processorMicroseconds = ThreadProcessorTime.Microseconds() - processorBefore;
+            double wallMicroseconds = Stopwatch.GetElapsedTime(wallBefore).TotalMicroseconds;
             (long voluntary, long involuntary) = ThreadSwitches();
-            Switches[t] = (voluntary - switchesBefore.Voluntary, involuntary - switchesBefore.Involuntary);
+            Writers[t] = new WriterTimes(voluntary - switchesBefore.Voluntary, involuntary - switchesBefore.Involuntary, wallMicroseconds - processorMicroseconds);
             Increments[t] = count;
         }
     }
@@ -210,5 +237,23 @@ internal static class PromotionCommand
     {
         long[] switches = ProcStatus.Read("/proc/thread-self/status", "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches");
         return (switches[0], switches[1]);
+    }
+
+    // The calling thread's time on a processor (Linux: clock_gettime(CLOCK_THREAD_CPUTIME_ID)).
+    private static unsafe class ThreadProcessorTime
+    {
+        public static bool IsSupported => OperatingSystem.IsLinux() && Libc.IsAvailable && !double.IsNaN(Microseconds());
+
+        // The thread's processor time so far in microseconds, NaN where it cannot be read.
+        public static double Microseconds()
+        {
+            if (!OperatingSystem.IsLinux() || !Libc.IsAvailable)
+            {
+                return double.NaN;
+            }
+
+            long* time = stackalloc long[2];
+            return Libc.ClockGetTime(Libc.ClockThreadCpuTime, time) == 0 ? (time[0] * 1e6) + (time[1] / 1e3) : double.NaN;
+        }
     }
 }

@@ -33,6 +33,9 @@ internal static unsafe partial class Libc
     /// <summary><c>_SC_NPROCESSORS_CONF</c> in glibc's and musl's <c>unistd.h</c>.</summary>
     internal const int ScNProcessorsConf = 83;
 
+    /// <summary><c>CLOCK_THREAD_CPUTIME_ID</c> (<c>include/uapi/linux/time.h</c>): the calling thread's time on a processor.</summary>
+    internal const int ClockThreadCpuTime = 3;
+
     private static readonly nint s_handle;
     private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> s_schedGetCpu;
 
@@ -107,6 +110,16 @@ internal static unsafe partial class Libc
     /// <summary><c>pthread_t pthread_self(void)</c>: on glibc x86-64, the thread pointer (the <c>fs</c> base) itself.</summary>
     [LibraryImport(LibraryName, EntryPoint = "pthread_self")]
     internal static partial nint PThreadSelf();
+
+    /// <summary>
+    /// <c>int clock_gettime(clockid_t clockid, struct timespec *tp)</c>, the <c>timespec</c> as its
+    /// two 64-bit fields (seconds, nanoseconds; x86-64 and arm64). With
+    /// <see cref="ClockThreadCpuTime"/> the kernel brings the thread's run time up to date first,
+    /// so it is exact to the nanosecond, and leaves out time a hypervisor ran something else on
+    /// the processor (steal) where it accounts for it (<c>CONFIG_PARAVIRT_TIME_ACCOUNTING</c>).
+    /// </summary>
+    [LibraryImport(LibraryName, EntryPoint = "clock_gettime", SetLastError = true)]
+    internal static partial int ClockGetTime(int clockId, long* secondsAndNanoseconds);
 
     /// <summary><c>int tgkill(pid_t tgid, pid_t tid, int sig)</c> (glibc 2.30+).</summary>
     [LibraryImport(LibraryName, EntryPoint = "tgkill", SetLastError = true)]
