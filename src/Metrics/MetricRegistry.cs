@@ -487,19 +487,13 @@ public sealed class MetricRegistry
     /// instrument is created once: its callback is not replaced), or the counter would export under a name an existing instrument exports under.</exception>
     /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the counter was created nonetheless.</exception>
-    public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
-    {
-        ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, s => new ObservableCounter(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
-    }
+    public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null) =>
+        CreateObservable(name, unit, observe, (streamName, values) => new ObservableCounter(streamName, unit, description, values));
 
     /// <summary>Creates an observable counter whose callback reports cumulative <see cref="double"/> totals at every collection.</summary>
     /// <inheritdoc cref="CreateObservableCounter(string, Func{IEnumerable{Measurement{long}}}, string?, string?)"/>
-    public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
-    {
-        ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, s => new ObservableCounter(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
-    }
+    public ObservableCounter CreateObservableCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null) =>
+        CreateObservable(name, unit, observe, (streamName, values) => new ObservableCounter(streamName, unit, description, values));
 
     /// <summary>Creates an observable up-down counter whose callback reports <see cref="long"/> totals, of either sign, at every collection.</summary>
     /// <param name="name">The instrument name; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -512,19 +506,13 @@ public sealed class MetricRegistry
     /// instrument is created once: its callback is not replaced), or the instrument would export under a name an existing instrument exports under.</exception>
     /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the instrument was created nonetheless.</exception>
-    public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
-    {
-        ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, s => new ObservableUpDownCounter(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
-    }
+    public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null) =>
+        CreateObservable(name, unit, observe, (streamName, values) => new ObservableUpDownCounter(streamName, unit, description, values));
 
     /// <summary>Creates an observable up-down counter whose callback reports <see cref="double"/> totals, of either sign, at every collection.</summary>
     /// <inheritdoc cref="CreateObservableUpDownCounter(string, Func{IEnumerable{Measurement{long}}}, string?, string?)"/>
-    public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
-    {
-        ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, s => new ObservableUpDownCounter(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
-    }
+    public ObservableUpDownCounter CreateObservableUpDownCounter(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null) =>
+        CreateObservable(name, unit, observe, (streamName, values) => new ObservableUpDownCounter(streamName, unit, description, values));
 
     /// <summary>Creates an observable gauge whose callback reports <see cref="long"/> values at every collection.</summary>
     /// <param name="name">The instrument name; see <see cref="Instrument.Name"/> for the syntax.</param>
@@ -537,19 +525,13 @@ public sealed class MetricRegistry
     /// instrument is created once: its callback is not replaced), or the gauge would export under a name an existing instrument exports under.</exception>
     /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the gauge was created nonetheless.</exception>
-    public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null)
-    {
-        ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, s => new ObservableGauge(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
-    }
+    public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<long>>> observe, string? unit = null, string? description = null) =>
+        CreateObservable(name, unit, observe, (streamName, values) => new ObservableGauge(streamName, unit, description, values));
 
     /// <summary>Creates an observable gauge whose callback reports <see cref="double"/> values at every collection.</summary>
     /// <inheritdoc cref="CreateObservableGauge(string, Func{IEnumerable{Measurement{long}}}, string?, string?)"/>
-    public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null)
-    {
-        ArgumentNullException.ThrowIfNull(observe);
-        return GetOrCreate(name, unit, s => new ObservableGauge(s.Name, unit, description, ObservedValues.Of(observe, s.MaxSeries, s.TagLimits)), returnsExisting: false);
-    }
+    public ObservableGauge CreateObservableGauge(string name, Func<IEnumerable<Measurement<double>>> observe, string? unit = null, string? description = null) =>
+        CreateObservable(name, unit, observe, (streamName, values) => new ObservableGauge(streamName, unit, description, values));
 
     /// <summary>
     /// Creates an observable gauge whose callback reports into the <see cref="Observations{TValue}"/> it is
@@ -558,21 +540,32 @@ public sealed class MetricRegistry
     /// </summary>
     internal ObservableGauge CreateObservableGauge<TValue>(string name, Action<Observations<TValue>> report, string? unit = null, string? description = null)
         where TValue : struct, INumberBase<TValue> =>
-        GetOrCreate(name, unit, s => new ObservableGauge(s.Name, unit, description, ObservedOf(report, s)), returnsExisting: false);
+        CreateObservable(name, unit, report, (streamName, values) => new ObservableGauge(streamName, unit, description, values));
 
     /// <summary>As <see cref="CreateObservableGauge{TValue}(string, Action{Observations{TValue}}, string?, string?)"/>, a counter.</summary>
     internal ObservableCounter CreateObservableCounter<TValue>(string name, Action<Observations<TValue>> report, string? unit = null, string? description = null)
         where TValue : struct, INumberBase<TValue> =>
-        GetOrCreate(name, unit, s => new ObservableCounter(s.Name, unit, description, ObservedOf(report, s)), returnsExisting: false);
+        CreateObservable(name, unit, report, (streamName, values) => new ObservableCounter(streamName, unit, description, values));
 
-    // The values of a reporting callback of longs or doubles, the two value types observable instruments keep.
-    private static ObservedValues ObservedOf<TValue>(Action<Observations<TValue>> report, InstrumentStream stream)
-        where TValue : struct, INumberBase<TValue> => report switch
-        {
-            Action<Observations<long>> longs => ObservedValues.Of(longs, stream.MaxSeries, stream.TagLimits),
-            Action<Observations<double>> doubles => ObservedValues.Of(doubles, stream.MaxSeries, stream.TagLimits),
-            _ => throw new ArgumentException($"An observable instrument reports long or double values, not {typeof(TValue).Name}.", nameof(report)),
-        };
+    // An observable instrument, made by create under its stream's name over the callback's values;
+    // created once: a second creation under the name throws rather than replace the callback.
+    private T CreateObservable<T>(string name, string? unit, Delegate observe, Func<string, ObservedValues, T> create)
+        where T : ObservableInstrument
+    {
+        ArgumentNullException.ThrowIfNull(observe);
+        return GetOrCreate(name, unit, s => create(s.Name, ObservedOf(observe, s)), returnsExisting: false);
+    }
+
+    // The values of a callback of one of the shapes observable instruments take (measurements
+    // returned, or reported into Observations), of longs or doubles, the two value types they keep.
+    private static ObservedValues ObservedOf(Delegate observe, InstrumentStream stream) => observe switch
+    {
+        Func<IEnumerable<Measurement<long>>> longs => ObservedValues.Of(longs, stream.MaxSeries, stream.TagLimits),
+        Func<IEnumerable<Measurement<double>>> doubles => ObservedValues.Of(doubles, stream.MaxSeries, stream.TagLimits),
+        Action<Observations<long>> longs => ObservedValues.Of(longs, stream.MaxSeries, stream.TagLimits),
+        Action<Observations<double>> doubles => ObservedValues.Of(doubles, stream.MaxSeries, stream.TagLimits),
+        _ => throw new ArgumentException($"An observable instrument reports long or double values; {observe.GetType()} reports neither.", nameof(observe)),
+    };
 
     /// <summary>
     /// Calls <paramref name="onInstrument"/> for every instrument created so far and, until the

@@ -110,10 +110,7 @@ internal sealed class ProtobufFamilyWriter
         int summary = _family.BeginMessage(ProtobufMessages.MetricSummary);
         _family.Varint(ProtobufMessages.SummaryCount, (ulong)count);
         _family.Double(ProtobufMessages.SummarySum, sum);
-        if (created is { } start)
-        {
-            WriteTimestamp(ProtobufMessages.SummaryCreatedTimestamp, start);
-        }
+        WriteCreated(ProtobufMessages.SummaryCreatedTimestamp, created);
 
         _family.EndMessage(summary);
         _family.EndMessage(metric);
@@ -148,10 +145,7 @@ internal sealed class ProtobufFamilyWriter
             WriteBucket(count, double.PositiveInfinity, infinite);
         }
 
-        if (created is { } start)
-        {
-            WriteTimestamp(ProtobufMessages.HistogramCreatedTimestamp, start);
-        }
+        WriteCreated(ProtobufMessages.HistogramCreatedTimestamp, created);
 
         _family.EndMessage(histogram);
         _family.EndMessage(metric);
@@ -177,10 +171,7 @@ internal sealed class ProtobufFamilyWriter
             WriteBucket(Math.Min(classic!.CumulativeCounts[i], point.Count), classic.Boundaries[i], null);
         }
 
-        if (created is { } start)
-        {
-            WriteTimestamp(ProtobufMessages.HistogramCreatedTimestamp, start);
-        }
+        WriteCreated(ProtobufMessages.HistogramCreatedTimestamp, created);
 
         foreach (Exemplar exemplar in point.Exemplars)
         {
@@ -253,6 +244,15 @@ internal sealed class ProtobufFamilyWriter
         _family.Double(ProtobufMessages.ExemplarValue, exemplar.Value);
         WriteTimestamp(ProtobufMessages.ExemplarTimestamp, exemplar.Timestamp);
         _family.EndMessage(message);
+    }
+
+    // A summary's or histogram's created_timestamp, where the series' start is known.
+    private void WriteCreated(int field, DateTimeOffset? created)
+    {
+        if (created is { } start)
+        {
+            WriteTimestamp(field, start);
+        }
     }
 
     // google.protobuf.Timestamp { seconds, nanos }: nanos has the seconds' sign (before the epoch, both negative or zero).

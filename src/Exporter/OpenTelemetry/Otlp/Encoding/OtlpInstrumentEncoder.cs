@@ -1,4 +1,6 @@
 using System.Diagnostics;
+using System.Numerics;
+using System.Runtime.CompilerServices;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
@@ -94,21 +96,21 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     }
 
     // Each kind from the snapshot Write read it into.
-    public void Counter(PartitionedCounter counter) => WriteLongs(counter, OtlpFields.MetricSum, temporality == OtlpTemporality.Delta, monotonic: true);
+    public void Counter(PartitionedCounter counter) => WriteNumbers(counter, _snapshot.LongValues, OtlpFields.MetricSum, temporality == OtlpTemporality.Delta, monotonic: true, asInt: true);
 
-    public void DoubleCounter(PartitionedDoubleCounter counter) => WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
+    public void DoubleCounter(PartitionedDoubleCounter counter) => WriteNumbers(counter, _snapshot.DoubleValues, OtlpFields.MetricSum, temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
 
-    public void UpDownCounter(PartitionedUpDownCounter counter) => WriteLongs(counter, OtlpFields.MetricSum, delta: false, monotonic: false);
+    public void UpDownCounter(PartitionedUpDownCounter counter) => WriteNumbers(counter, _snapshot.LongValues, OtlpFields.MetricSum, delta: false, monotonic: false, asInt: true);
 
-    public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => WriteDoubleSum(counter, delta: false, monotonic: false, asInt: false);
+    public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) => WriteNumbers(counter, _snapshot.DoubleValues, OtlpFields.MetricSum, delta: false, monotonic: false, asInt: false);
 
-    public void Gauge(Gauge gauge) => WriteLongs(gauge, OtlpFields.MetricGauge, delta: false, monotonic: false);
+    public void Gauge(Gauge gauge) => WriteNumbers(gauge, _snapshot.LongValues, OtlpFields.MetricGauge, delta: false, monotonic: false, asInt: true);
 
     public void DoubleGauge(DoubleGauge gauge) => WriteDoubleGauge(gauge, asInt: false);
 
-    public void ObservableCounter(ObservableCounter counter) => WriteDoubleSum(counter, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
+    public void ObservableCounter(ObservableCounter counter) => WriteNumbers(counter, _snapshot.DoubleValues, OtlpFields.MetricSum, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
 
-    public void ObservableUpDownCounter(ObservableUpDownCounter counter) => WriteDoubleSum(counter, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
+    public void ObservableUpDownCounter(ObservableUpDownCounter counter) => WriteNumbers(counter, _snapshot.DoubleValues, OtlpFields.MetricSum, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
 
     public void ObservableGauge(ObservableGauge gauge) => WriteDoubleGauge(gauge, asInt: !gauge.IsFloatingPoint);
 
@@ -291,30 +293,31 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
     private OtlpSeriesState Series(int position, TagSet tags, int attributesField) => _state.Series(position, tags, attributesField, _scratch);
 
-    // A counter's, an up-down counter's or a gauge's long values, from the snapshot, with no
-    // reading per series: a delta's baseline is a field of the series' state. Only a counter's
-    // series keep exemplars.
-    private void WriteLongs(Instrument instrument, int kind, bool delta, bool monotonic)
+    // A counter's, an up-down counter's or a gauge's values, of longs or doubles, or a callback's,
+    // from the snapshot, with no reading per series: a delta's baseline is a field of the series'
+    // state. The JIT compiles it apart for long and for double (value types), so its type tests
+    // are constants, not branches per series. Only a counter's series keep exemplars.
+    private void WriteNumbers<T>(Instrument instrument, ReadOnlySpan<T> totals, int kind, bool delta, bool monotonic, bool asInt)
+        where T : struct, INumber<T>
     {
         InstrumentSnapshot snapshot = _snapshot;
-        ReadOnlySpan<long> totals = snapshot.LongValues;
         ulong start = Start(instrument, delta);
         int data = BeginData(kind);
         for (int i = 0; i < totals.Length; i++)
         {
-            OtlpSeriesState state = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
-            long total = totals[i];
-            long value = total;
-            if (delta)
+            OtlpSeriesState series = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
+            T value = delta ? Delta(series, totals[i]) : totals[i];
+            int point = BeginNumberPoint(series, StartAt(i, start));
+            if (typeof(T) == typeof(long))
             {
-                value = state.HasCommitted && state.Committed.Count <= total ? total - state.Committed.Count : total;
-                state.Pending = new OtlpSeriesValue { Count = total };
-                state.PendingGeneration = _generation;
+                output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)long.CreateTruncating(value)));
+            }
+            else
+            {
+                WriteNumber(double.CreateTruncating(value), asInt);
             }
 
-            int point = BeginNumberPoint(state, StartAt(i, start));
-            output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)value));
-            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: true);
+            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt);
             EndPoint(point);
         }
 
@@ -328,33 +331,19 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         }
     }
 
-    // A sum of double values (or a callback's), from the snapshot.
-    private void WriteDoubleSum(Instrument instrument, bool delta, bool monotonic, bool asInt)
+    // A counter's change since the last accepted export: its whole total where none was accepted,
+    // or where it reads lower than then (it was reset: an observed source restarted). The total
+    // becomes the export's pending baseline, a long counter's as a count, a double one's as a value.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private T Delta<T>(OtlpSeriesState series, T total)
+        where T : struct, INumber<T>
     {
-        InstrumentSnapshot snapshot = _snapshot;
-        ReadOnlySpan<double> values = snapshot.DoubleValues;
-        ulong start = Start(instrument, delta);
-        int sum = BeginData(OtlpFields.MetricSum);
-        for (int i = 0; i < values.Length; i++)
-        {
-            OtlpSeriesState series = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
-            double total = values[i];
-            double value = total;
-            if (delta)
-            {
-                // A counter read lower than its baseline was reset (an observed source restarted): its whole value is the change.
-                value = series.HasCommitted && series.Committed.Value <= value ? value - series.Committed.Value : value;
-                series.Pending = new OtlpSeriesValue { Value = total };
-                series.PendingGeneration = _generation;
-            }
-
-            int point = BeginNumberPoint(series, StartAt(i, start));
-            WriteNumber(value, asInt);
-            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt: false);
-            EndPoint(point);
-        }
-
-        EndSum(sum, delta, monotonic);
+        bool longs = typeof(T) == typeof(long);
+        T committed = longs ? T.CreateTruncating(series.Committed.Count) : T.CreateTruncating(series.Committed.Value);
+        T value = series.HasCommitted && committed <= total ? total - committed : total;
+        series.Pending = longs ? new OtlpSeriesValue { Count = long.CreateTruncating(total) } : new OtlpSeriesValue { Value = double.CreateTruncating(total) };
+        series.PendingGeneration = _generation;
+        return value;
     }
 
     // A gauge of double values (or a callback's), from the snapshot.

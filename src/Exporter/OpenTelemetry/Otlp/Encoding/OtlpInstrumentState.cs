@@ -19,14 +19,8 @@ internal sealed class OtlpInstrumentState
     // A histogram read into arrays (not readings) keeps its delta baselines here, by series
     // position, rather than a reading per series: the last accepted export's bucket counts and
     // sums, and the export under way's, swapped when that export is accepted.
-    private long[] _pendingCounts = [];
-    private double[] _pendingSums = [];
-    private long[] _committedCounts = [];
-    private double[] _committedSums = [];
-    private int _pendingLength;
-    private int _pendingSeries;
-    private int _committedLength;
-    private int _committedSeries;
+    private HistogramBaselines _pending = new();
+    private HistogramBaselines _committed = new();
     private bool _hasPending;
 
     // A histogram's explicit_bounds field, encoded once (its boundaries never change).
@@ -53,10 +47,10 @@ internal sealed class OtlpInstrumentState
             : Find(position, tags, attributesField, scratch);
 
     /// <summary>The bucket counts (series i's at i × buckets) the last accepted export read, for the series it read.</summary>
-    public ReadOnlySpan<long> CommittedCounts => _committedCounts.AsSpan(0, _committedLength);
+    public ReadOnlySpan<long> CommittedCounts => _committed.Counts;
 
     /// <summary>The sums (series i's at i) the last accepted export read, for the series it read.</summary>
-    public ReadOnlySpan<double> CommittedSums => _committedSums.AsSpan(0, _committedSeries);
+    public ReadOnlySpan<double> CommittedSums => _committed.Sums;
 
     /// <summary>Room for the export under way's bucket counts and sums of <paramref name="series"/> series of <paramref name="buckets"/> buckets, to write.</summary>
     /// <param name="series">How many series the export reads.</param>
@@ -66,10 +60,7 @@ internal sealed class OtlpInstrumentState
     public void PendingFor(int series, int buckets, out Span<long> counts, out Span<double> sums)
     {
         _hasPending = true;
-        _pendingSeries = series;
-        _pendingLength = series * buckets;
-        counts = Grow(ref _pendingCounts, _pendingLength).AsSpan(0, _pendingLength);
-        sums = Grow(ref _pendingSums, series).AsSpan(0, series);
+        _pending.Reset(series, buckets, out counts, out sums);
     }
 
     /// <summary>The <c>explicit_bounds</c> field of <paramref name="boundaries"/>, encoded at the first call and kept.</summary>
@@ -100,7 +91,7 @@ internal sealed class OtlpInstrumentState
         if (_hasPending)
         {
             _hasPending = false;
-            SwapPending();
+            (_committed, _pending) = (_pending, _committed);
         }
 
         List<TagSet>? gone = null;
@@ -128,14 +119,6 @@ internal sealed class OtlpInstrumentState
 
             Array.Clear(_byPosition);
         }
-    }
-
-    private void SwapPending()
-    {
-        (_committedCounts, _pendingCounts) = (_pendingCounts, _committedCounts);
-        (_committedSums, _pendingSums) = (_pendingSums, _committedSums);
-        _committedLength = _pendingLength;
-        _committedSeries = _pendingSeries;
     }
 
     private static T[] Grow<T>(ref T[] array, int count)
@@ -171,5 +154,27 @@ internal sealed class OtlpInstrumentState
 
         _byPosition[position] = state;
         return state;
+    }
+
+    // One export's histogram baselines: series i's bucket counts at i × buckets, its sum at i.
+    private sealed class HistogramBaselines
+    {
+        private long[] _counts = [];
+        private double[] _sums = [];
+        private int _length;
+        private int _series;
+
+        public ReadOnlySpan<long> Counts => _counts.AsSpan(0, _length);
+
+        public ReadOnlySpan<double> Sums => _sums.AsSpan(0, _series);
+
+        // Room for the bucket counts and the sums of that many series, to write.
+        public void Reset(int series, int buckets, out Span<long> counts, out Span<double> sums)
+        {
+            _series = series;
+            _length = series * buckets;
+            counts = Grow(ref _counts, _length).AsSpan(0, _length);
+            sums = Grow(ref _sums, series).AsSpan(0, series);
+        }
     }
 }
