@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Cells;
 
@@ -55,10 +56,10 @@ internal readonly unsafe struct DoubleCell : ISlotOperation<double>
     }
 
     /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
-    /// <remarks>Refuses every add where the process has no double restartable add (see <see cref="RestartableWritePath.TryAddDouble"/>).</remarks>
+    /// <remarks>Refuses every add where the process has no double restartable add (<see cref="RestartableSequence.DoubleAddUnavailableReason"/>): the adds then go to the overflow region (exact, contended).</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool TryAddRestartable(long* slotInRegion0, nint regionStride, double value) =>
-        RestartableWritePath.TryAddDouble(slotInRegion0, regionStride, value);
+        RestartableSequence.TryAddDouble(slotInRegion0, regionStride, value);
 
     /// <inheritdoc cref="ISlotOperation{TValue}.AddToOverflowRegion"/>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Cells;
 
@@ -89,9 +90,10 @@ internal readonly unsafe struct SaturatingCell : ISlotOperation<long>
     }
 
     /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
+    /// <remarks>Refuses an add only where the calling processor has no region (<see cref="RestartableSequence.TryAdd"/>).</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool TryAddRestartable(long* slotInRegion0, nint regionStride, long value) =>
-        RestartableWritePath.TryAdd(slotInRegion0, regionStride, value);
+        RestartableSequence.TryAdd(slotInRegion0, regionStride, value);
 
     /// <inheritdoc cref="ISlotOperation{TValue}.AddToOverflowRegion"/>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

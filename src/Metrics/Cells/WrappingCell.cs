@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Platform.Rseq;
 
 namespace ScalableMetrics.Cells;
 
@@ -34,10 +35,10 @@ internal readonly unsafe struct WrappingCell : ISlotOperation<long>
     }
 
     /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
-    /// <remarks>Refuses every add where the process has no wrapping restartable add (see <see cref="RestartableWritePath.TryAddWrapping"/>).</remarks>
+    /// <remarks>Refuses every add where the process has no wrapping restartable add (<see cref="RestartableSequence.WrappingAddUnavailableReason"/>): the adds then go to the overflow region (exact, contended).</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool TryAddRestartable(long* slotInRegion0, nint regionStride, long value) =>
-        RestartableWritePath.TryAddWrapping(slotInRegion0, regionStride, value);
+        RestartableSequence.TryAddWrapping(slotInRegion0, regionStride, value);
 
     /// <inheritdoc cref="ISlotOperation{TValue}.AddToOverflowRegion"/>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -375,7 +375,7 @@ internal static class RecentTagSets
         bool sameObjects = true;
         for (int i = 0; i < tags.Length; i++)
         {
-            int j = IndexOfKey(remembered, tags[i].Key, i);
+            int j = TagSetComparer.IndexOfKey(remembered, tags[i].Key, i);
             if (j < 0 || (paired & (1u << j)) != 0 || !SameValue(remembered[j].Value, tags[i].Value))
             {
                 return Match.None;
@@ -386,24 +386,6 @@ internal static class RecentTagSets
         }
 
         return sameObjects ? Match.SameObjectsInAnotherOrder : Match.EqualValues;
-    }
-
-    private static int IndexOfKey(ReadOnlySpan<KeyValuePair<string, object?>> remembered, string key, int hint)
-    {
-        if (hint < remembered.Length && string.Equals(remembered[hint].Key, key, StringComparison.Ordinal))
-        {
-            return hint;
-        }
-
-        for (int j = 0; j < remembered.Length; j++)
-        {
-            if (string.Equals(remembered[j].Key, key, StringComparison.Ordinal))
-            {
-                return j;
-            }
-        }
-
-        return -1;
     }
 
     /// <summary>A thread's entries and its address index, in one object.</summary>

@@ -87,7 +87,8 @@ internal sealed class TagSetComparer : IEqualityComparer<TagSet>, IAlternateEqua
         return true;
     }
 
-    private static int IndexOfKey(ReadOnlySpan<KeyValuePair<string, object?>> stored, string? key, int hint)
+    /// <summary>The index of a tag of <paramref name="stored"/> whose key is <paramref name="key"/> (ordinal): <paramref name="hint"/> where that tag's is (callers usually pass their tags in the same order every time), else the first; -1 where none is. Also <see cref="RecentTagSets"/>' match by value.</summary>
+    public static int IndexOfKey(ReadOnlySpan<KeyValuePair<string, object?>> stored, string? key, int hint)
     {
         if (hint < stored.Length && string.Equals(stored[hint].Key, key, StringComparison.Ordinal))
         {

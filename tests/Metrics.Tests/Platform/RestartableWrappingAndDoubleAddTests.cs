@@ -44,7 +44,7 @@ public unsafe class RestartableWrappingAndDoubleAddTests(ITestOutputHelper outpu
         slots.AsSpan().Fill(long.MaxValue - 1);
         fixed (long* first = slots)
         {
-            Assert.True(RestartableWritePath.TryAddWrapping(first, sizeof(long), 5));
+            Assert.True(WrappingCell.TryAddRestartable(first, sizeof(long), 5));
         }
 
         Assert.Single(slots, value => value == long.MinValue + 3);
@@ -53,7 +53,7 @@ public unsafe class RestartableWrappingAndDoubleAddTests(ITestOutputHelper outpu
         slots.AsSpan().Clear();
         fixed (long* first = slots)
         {
-            Assert.True(RestartableWritePath.TryAddWrapping(first, sizeof(long), -7));
+            Assert.True(WrappingCell.TryAddRestartable(first, sizeof(long), -7));
         }
 
         Assert.Equal(-7, slots.Sum());
@@ -68,7 +68,7 @@ public unsafe class RestartableWrappingAndDoubleAddTests(ITestOutputHelper outpu
         slots.AsSpan().Fill(0.5);
         fixed (double* first = slots)
         {
-            Assert.True(RestartableWritePath.TryAddDouble((long*)first, sizeof(double), 0.25));
+            Assert.True(DoubleCell.TryAddRestartable((long*)first, sizeof(double), 0.25));
         }
 
         Assert.Single(slots, value => value == 0.75);
@@ -77,7 +77,7 @@ public unsafe class RestartableWrappingAndDoubleAddTests(ITestOutputHelper outpu
         slots.AsSpan().Fill(0.5);
         fixed (double* first = slots)
         {
-            Assert.True(RestartableWritePath.TryAddDouble((long*)first, sizeof(double), -1.25));
+            Assert.True(DoubleCell.TryAddRestartable((long*)first, sizeof(double), -1.25));
         }
 
         Assert.Single(slots, value => value == -0.75);
