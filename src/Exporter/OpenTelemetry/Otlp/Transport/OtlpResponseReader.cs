@@ -100,19 +100,27 @@ internal static class OtlpResponseReader
         }
 
         TimeSpan? retryDelay = null;
-        ReadFields(any.Value.CreateCodedInput(), (tag, input) =>
+        try
         {
-            if (tag != Tag(1, WireFormat.WireType.LengthDelimited))
+            ReadFields(any.Value.CreateCodedInput(), (tag, input) =>
             {
-                return false;
-            }
+                if (tag != Tag(1, WireFormat.WireType.LengthDelimited))
+                {
+                    return false;
+                }
 
-            Duration delay = Duration.Parser.ParseFrom(input.ReadBytes());
+                Duration delay = Duration.Parser.ParseFrom(input.ReadBytes());
 
-            // A delay beyond a day is no plan to retry within an export: clamp, the export timeout decides.
-            retryDelay ??= delay.Seconds < 0 || delay.Nanos < 0 ? TimeSpan.Zero : TimeSpan.FromSeconds(Math.Min(delay.Seconds, 86_400)) + TimeSpan.FromTicks(delay.Nanos / 100);
-            return true;
-        });
+                // A delay beyond a day is no plan to retry within an export: clamp, the export timeout decides.
+                retryDelay ??= delay.Seconds < 0 || delay.Nanos < 0 ? TimeSpan.Zero : TimeSpan.FromSeconds(Math.Min(delay.Seconds, 86_400)) + TimeSpan.FromTicks(delay.Nanos / 100);
+                return true;
+            });
+        }
+        catch (InvalidProtocolBufferException) when (retryDelay is not null)
+        {
+            // The first delay was read whole: what follows it does not take it back.
+        }
+
         return retryDelay;
     }
 
