@@ -1,4 +1,3 @@
-using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
@@ -21,27 +20,15 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class PartitionedCounter : SeriesInstrument<CounterSeries>
 {
-    private readonly PartitionArena _arena;
-
     internal PartitionedCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(name, unit, description, maxSeries, tagLimits, tags => new CounterSeries(tags, arena, exemplarFilter))
+        : base(name, unit, description, arena, maxSeries, tagLimits, tags => new CounterSeries(tags, arena, exemplarFilter))
     {
-        _arena = arena;
     }
 
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The increment, zero or positive.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Add(long value)
-    {
-        if (value < 0)
-        {
-            ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
-        }
-
-        Table.GetOrAdd([]).AddValid(value);
-    }
+    public void Add(long value) => Add(value, []);
 
     /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
     /// <param name="value">The increment, zero or positive.</param>
@@ -65,7 +52,7 @@ public sealed class PartitionedCounter : SeriesInstrument<CounterSeries>
         SnapshotReadings.Of(this, static (snapshot, i) => new CounterReading(snapshot.TagsAt(i), snapshot.LongValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(_arena, snapshot, SlotSum.Saturating, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(Arena, snapshot, SlotSum.Saturating, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Counter(this);

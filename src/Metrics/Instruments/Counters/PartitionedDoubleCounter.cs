@@ -1,4 +1,3 @@
-using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
@@ -21,27 +20,15 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class PartitionedDoubleCounter : SeriesInstrument<DoubleCounterSeries>
 {
-    private readonly PartitionArena _arena;
-
     internal PartitionedDoubleCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(name, unit, description, maxSeries, tagLimits, tags => new DoubleCounterSeries(tags, arena, exemplarFilter))
+        : base(name, unit, description, arena, maxSeries, tagLimits, tags => new DoubleCounterSeries(tags, arena, exemplarFilter))
     {
-        _arena = arena;
     }
 
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The increment, zero or positive and finite.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative, NaN or infinite; nothing is recorded.</exception>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Add(double value)
-    {
-        if (!(value >= 0 && value < double.PositiveInfinity))
-        {
-            ThrowHelper.ThrowBadDoubleIncrement(nameof(value), value);
-        }
-
-        Table.GetOrAdd([]).AddValid(value);
-    }
+    public void Add(double value) => Add(value, []);
 
     /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
     /// <param name="value">The increment, zero or positive and finite.</param>
@@ -65,7 +52,7 @@ public sealed class PartitionedDoubleCounter : SeriesInstrument<DoubleCounterSer
         SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(_arena, snapshot, SlotSum.Double, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(Arena, snapshot, SlotSum.Double, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleCounter(this);

@@ -1,4 +1,3 @@
-using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
@@ -21,27 +20,15 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class PartitionedDoubleUpDownCounter : SeriesInstrument<DoubleUpDownCounterSeries>
 {
-    private readonly PartitionArena _arena;
-
     internal PartitionedDoubleUpDownCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits)
-        : base(name, unit, description, maxSeries, tagLimits, tags => new DoubleUpDownCounterSeries(tags, arena))
+        : base(name, unit, description, arena, maxSeries, tagLimits, tags => new DoubleUpDownCounterSeries(tags, arena))
     {
-        _arena = arena;
     }
 
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The change, of either sign, finite.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is NaN or infinite; nothing is recorded.</exception>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Add(double value)
-    {
-        if (!double.IsFinite(value))
-        {
-            ThrowHelper.ThrowNotFinite(nameof(value), value);
-        }
-
-        Table.GetOrAdd([]).AddValid(value);
-    }
+    public void Add(double value) => Add(value, []);
 
     /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
     /// <param name="value">The change, of either sign, finite.</param>
@@ -64,7 +51,7 @@ public sealed class PartitionedDoubleUpDownCounter : SeriesInstrument<DoubleUpDo
     public IReadOnlyList<DoubleReading> Collect() => SnapshotReadings.Doubles(this);
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(_arena, snapshot, SlotSum.Double, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(Arena, snapshot, SlotSum.Double, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleUpDownCounter(this);
