@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
@@ -28,14 +29,21 @@ public sealed class PartitionedDoubleUpDownCounter : SeriesInstrument<DoubleUpDo
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The change, of either sign, finite.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is NaN or infinite; nothing is recorded.</exception>
-    public void Add(double value) => Add(value, []);
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Add(double value) => AddToSeries(value, []);
 
     /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
     /// <param name="value">The change, of either sign, finite.</param>
     /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is NaN or infinite; nothing is recorded.</exception>
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
-    public void Add(double value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    public void Add(double value, params ReadOnlySpan<KeyValuePair<string, object?>> tags) => AddToSeries(value, tags);
+
+    // Both adds: the value is checked before the lookup, so that a refused one creates no series.
+    // Inlined into each, so that the add without tags stays inline at its caller (the untagged
+    // series is a field the lookup reads).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void AddToSeries(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         if (!double.IsFinite(value))
         {

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
@@ -28,7 +29,11 @@ public sealed class PartitionedUpDownCounter : SeriesInstrument<UpDownCounterSer
 
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The change, of either sign.</param>
-    public void Add(long value) => Add(value, []);
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Add(long value)
+    {
+        Table.GetOrAdd([]).Add(value);
+    }
 
     /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
     /// <param name="value">The change, of either sign.</param>
