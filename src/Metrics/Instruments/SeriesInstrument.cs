@@ -1,3 +1,5 @@
+using System.Diagnostics;
+using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Recording;
 using ScalableMetrics.SeriesTables;
@@ -22,10 +24,20 @@ namespace ScalableMetrics;
 public abstract class SeriesInstrument<TSeries> : Instrument
     where TSeries : Series
 {
+    private readonly PartitionArena? _arena;
+
+    /// <summary>An instrument whose series keep their values in themselves (the gauges).</summary>
     private protected SeriesInstrument(string name, string? unit, string? description, int maxSeries, TagLimits tagLimits, Func<TagSet, TSeries> createSeries)
         : base(name, unit, description)
     {
         Table = new SeriesTable<TSeries>(maxSeries, tagLimits, createSeries);
+    }
+
+    /// <summary>An instrument whose series are partitioned, their slots in <paramref name="arena"/> (<see cref="Arena"/>).</summary>
+    private protected SeriesInstrument(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits, Func<TagSet, TSeries> createSeries)
+        : this(name, unit, description, maxSeries, tagLimits, createSeries)
+    {
+        _arena = arena;
     }
 
     /// <inheritdoc/>
@@ -36,6 +48,16 @@ public abstract class SeriesInstrument<TSeries> : Instrument
 
     /// <summary>The instrument's series, found or created by their tags.</summary>
     private protected SeriesTable<TSeries> Table { get; }
+
+    /// <summary>The arena a partitioned instrument's series keep their slots in, which its collection reads.</summary>
+    private protected PartitionArena Arena
+    {
+        get
+        {
+            Debug.Assert(_arena is not null, "only an instrument created with an arena reads one");
+            return _arena;
+        }
+    }
 
     /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to record into without a lookup.</summary>
     /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>

@@ -21,34 +21,29 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class PartitionedCounter : SeriesInstrument<CounterSeries>
 {
-    private readonly PartitionArena _arena;
-
     internal PartitionedCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(name, unit, description, maxSeries, tagLimits, tags => new CounterSeries(tags, arena, exemplarFilter))
+        : base(name, unit, description, arena, maxSeries, tagLimits, tags => new CounterSeries(tags, arena, exemplarFilter))
     {
-        _arena = arena;
     }
 
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The increment, zero or positive.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Add(long value)
-    {
-        if (value < 0)
-        {
-            ThrowHelper.ThrowNegativeIncrement(nameof(value), value);
-        }
-
-        Table.GetOrAdd([]).AddValid(value);
-    }
+    public void Add(long value) => AddToSeries(value, []);
 
     /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
     /// <param name="value">The increment, zero or positive.</param>
     /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative; nothing is recorded.</exception>
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
-    public void Add(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    public void Add(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags) => AddToSeries(value, tags);
+
+    // Both adds: the value is checked before the lookup, so that a refused one creates no series.
+    // Inlined into each, so that the add without tags stays inline at its caller (the untagged
+    // series is a field the lookup reads).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void AddToSeries(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         if (value < 0)
         {
@@ -65,7 +60,7 @@ public sealed class PartitionedCounter : SeriesInstrument<CounterSeries>
         SnapshotReadings.Of(this, static (snapshot, i) => new CounterReading(snapshot.TagsAt(i), snapshot.LongValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(_arena, snapshot, SlotSum.Saturating, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(Arena, snapshot, SlotSum.Saturating, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Counter(this);

@@ -21,34 +21,29 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class PartitionedDoubleCounter : SeriesInstrument<DoubleCounterSeries>
 {
-    private readonly PartitionArena _arena;
-
     internal PartitionedDoubleCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(name, unit, description, maxSeries, tagLimits, tags => new DoubleCounterSeries(tags, arena, exemplarFilter))
+        : base(name, unit, description, arena, maxSeries, tagLimits, tags => new DoubleCounterSeries(tags, arena, exemplarFilter))
     {
-        _arena = arena;
     }
 
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
     /// <param name="value">The increment, zero or positive and finite.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative, NaN or infinite; nothing is recorded.</exception>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Add(double value)
-    {
-        if (!(value >= 0 && value < double.PositiveInfinity))
-        {
-            ThrowHelper.ThrowBadDoubleIncrement(nameof(value), value);
-        }
-
-        Table.GetOrAdd([]).AddValid(value);
-    }
+    public void Add(double value) => AddToSeries(value, []);
 
     /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
     /// <param name="value">The increment, zero or positive and finite.</param>
     /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative, NaN or infinite; nothing is recorded.</exception>
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
-    public void Add(double value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    public void Add(double value, params ReadOnlySpan<KeyValuePair<string, object?>> tags) => AddToSeries(value, tags);
+
+    // Both adds: the value is checked before the lookup, so that a refused one creates no series.
+    // Inlined into each, so that the add without tags stays inline at its caller (the untagged
+    // series is a field the lookup reads).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void AddToSeries(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         if (!(value >= 0 && value < double.PositiveInfinity))
         {
@@ -65,7 +60,7 @@ public sealed class PartitionedDoubleCounter : SeriesInstrument<DoubleCounterSer
         SnapshotReadings.Of(this, static (snapshot, i) => new DoubleReading(snapshot.TagsAt(i), snapshot.DoubleValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(_arena, snapshot, SlotSum.Double, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(Arena, snapshot, SlotSum.Double, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.DoubleCounter(this);

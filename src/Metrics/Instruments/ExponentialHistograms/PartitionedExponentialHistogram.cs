@@ -58,12 +58,9 @@ public sealed class PartitionedExponentialHistogram : SeriesInstrument<Exponenti
     /// 2 (a quantile error of about 19 % instead of 9 %). Memory is the same either way: a series keeps
     /// a slot for every bucket of its range; the budget only bounds how many a reading exports.</remarks>
     public const int DefaultMaxBuckets = 241;
-    private readonly PartitionArena _arena;
-
     internal PartitionedExponentialHistogram(string name, string? unit, string? description, ExponentialBuckets buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(name, unit, description, maxSeries, tagLimits, tags => new ExponentialHistogramSeries(tags, arena, buckets, exemplarFilter))
+        : base(name, unit, description, arena, maxSeries, tagLimits, tags => new ExponentialHistogramSeries(tags, arena, buckets, exemplarFilter))
     {
-        _arena = arena;
         Buckets = buckets;
     }
 
@@ -133,7 +130,7 @@ public sealed class PartitionedExponentialHistogram : SeriesInstrument<Exponenti
         snapshot.BeginSeries(series, ExponentialHistogramSeries.SlotCountFor(Buckets), doubles: true);
         snapshot.SetExponentialBuckets(Buckets);
         snapshot.ReadExemplars<ExponentialHistogramSeries>(series, ExponentialHistogramSeries.ExemplarCountFor(Buckets));
-        ExponentialHistogramSeries.ReadAllInto(_arena, series, Buckets, snapshot);
+        ExponentialHistogramSeries.ReadAllInto(Arena, series, Buckets, snapshot);
         Table.EndRead(read, snapshot, IdleCollections);
     }
 

@@ -27,12 +27,9 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class PartitionedHistogram : SeriesInstrument<HistogramSeries>
 {
-    private readonly PartitionArena _arena;
-
     internal PartitionedHistogram(string name, string? unit, string? description, HistogramBuckets buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
-        : base(name, unit, description, maxSeries, tagLimits, tags => new HistogramSeries(tags, arena, buckets, exemplarFilter))
+        : base(name, unit, description, arena, maxSeries, tagLimits, tags => new HistogramSeries(tags, arena, buckets, exemplarFilter))
     {
-        _arena = arena;
         Buckets = buckets;
     }
 
@@ -109,7 +106,7 @@ public sealed class PartitionedHistogram : SeriesInstrument<HistogramSeries>
         snapshot.BeginSeries(series, HistogramSeries.SlotCountFor(Buckets), doubles: true);
         snapshot.SetBucketCount(Buckets.BucketCount);
         snapshot.ReadExemplars<HistogramSeries>(series, Buckets.BucketCount);
-        HistogramSeries.ReadAllInto(_arena, series, Buckets, snapshot);
+        HistogramSeries.ReadAllInto(Arena, series, Buckets, snapshot);
         Table.EndRead(read, snapshot, IdleCollections);
     }
 

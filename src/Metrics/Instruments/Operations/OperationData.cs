@@ -38,8 +38,6 @@ public sealed class OperationData : SeriesInstrument<OperationSeries>
     /// </summary>
     public const string CountNameSuffix = PublishedInstrument.CountSuffix;
 
-    private readonly PartitionArena _arena;
-
     /// <summary>
     /// The longest elapsed time one record takes: one day. <see cref="Record"/>,
     /// <see cref="OperationSeries.Record"/> and <see cref="OperationSeries.RecordElapsedTicks"/>
@@ -59,9 +57,8 @@ public sealed class OperationData : SeriesInstrument<OperationSeries>
     internal static long MaxElapsedTimestampTicks { get; } = (long)(TimeSpan.FromDays(1).Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond));
 
     internal OperationData(string name, string? description, HistogramBuckets? buckets, PartitionArena arena, int maxSeries, TagLimits tagLimits)
-        : base(name, ElapsedUnit, description, maxSeries, tagLimits, SeriesFactory(arena, buckets?.ToTimestampBuckets()))
+        : base(name, ElapsedUnit, description, arena, maxSeries, tagLimits, SeriesFactory(arena, buckets?.ToTimestampBuckets()))
     {
-        _arena = arena;
         Buckets = buckets;
     }
 
@@ -112,7 +109,7 @@ public sealed class OperationData : SeriesInstrument<OperationSeries>
         int slotsPerSeries = bucketCount == 0 ? OperationSeries.SlotCount : bucketCount + 1;
         snapshot.BeginSeries(series, slotsPerSeries, doubles: false);
         snapshot.SetBucketCount(bucketCount);
-        OperationSeries.ReadAllInto(_arena, series, slotsPerSeries, snapshot);
+        OperationSeries.ReadAllInto(Arena, series, slotsPerSeries, snapshot);
         Table.EndRead(read, snapshot, IdleCollections);
     }
 

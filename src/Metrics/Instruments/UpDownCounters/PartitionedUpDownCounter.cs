@@ -22,12 +22,9 @@ namespace ScalableMetrics;
 /// </remarks>
 public sealed class PartitionedUpDownCounter : SeriesInstrument<UpDownCounterSeries>
 {
-    private readonly PartitionArena _arena;
-
     internal PartitionedUpDownCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits)
-        : base(name, unit, description, maxSeries, tagLimits, tags => new UpDownCounterSeries(tags, arena))
+        : base(name, unit, description, arena, maxSeries, tagLimits, tags => new UpDownCounterSeries(tags, arena))
     {
-        _arena = arena;
     }
 
     /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
@@ -53,7 +50,7 @@ public sealed class PartitionedUpDownCounter : SeriesInstrument<UpDownCounterSer
     public IReadOnlyList<LongReading> Collect() => SnapshotReadings.Longs(this);
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(_arena, snapshot, SlotSum.Wrapping, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot) => Table.ReadTotalsInto(Arena, snapshot, SlotSum.Wrapping, IdleCollections);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.UpDownCounter(this);
