@@ -165,7 +165,19 @@ internal sealed unsafe class ArenaChunk
         {
             for (int region = 0; region < generation.RegionCount; region++)
             {
-                SlotSums.AddInto(kind, sums, new ReadOnlySpan<long>(generation.SlotAddress(region, firstSlot), sums.Length));
+                var slots = new ReadOnlySpan<long>(generation.SlotAddress(region, firstSlot), sums.Length);
+                switch (kind)
+                {
+                    case SlotSum.Saturating:
+                        SaturatingSum.AddInto(sums, slots);
+                        break;
+                    case SlotSum.Wrapping:
+                        WrappingSum.AddInto(sums, slots);
+                        break;
+                    default:
+                        DoubleSum.AddInto(sums, slots);
+                        break;
+                }
             }
         }
     }

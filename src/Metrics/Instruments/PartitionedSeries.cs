@@ -779,7 +779,21 @@ public abstract unsafe class PartitionedSeries : Series
         {
             if (!series[i].IsCompact)
             {
-                SlotSums.AddInto(kind, totals.Slice(i * slotsPerSeries, slotsPerSeries), sums.Slice(next * slotsPerSeries, slotsPerSeries));
+                Span<long> total = totals.Slice(i * slotsPerSeries, slotsPerSeries);
+                ReadOnlySpan<long> sum = sums.Slice(next * slotsPerSeries, slotsPerSeries);
+                switch (kind)
+                {
+                    case SlotSum.Saturating:
+                        SaturatingSum.AddInto(total, sum);
+                        break;
+                    case SlotSum.Wrapping:
+                        WrappingSum.AddInto(total, sum);
+                        break;
+                    default:
+                        DoubleSum.AddInto(total, sum);
+                        break;
+                }
+
                 next++;
             }
         }
