@@ -160,7 +160,7 @@ internal sealed class OtlpMetricsCollector
         }
 
         int points = _encoder.DataPoints;
-        foreach (Instrument instrument in scope.Registry.Instruments)
+        foreach (Instrument instrument in scope.Registry.CollectedInstruments)
         {
             // An observable instrument has no series until its callback is first called: a collection is what calls it.
             if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument)
