@@ -8,7 +8,7 @@ namespace ScalableMetrics.Benchmarks;
 
 /// <summary>
 /// One write to a bound series of each of the other instruments, on one thread, against a bound
-/// counter's <see cref="CounterSeries.Add"/> (the registry's defaults: PerProcessor, a restartable
+/// counter's <see cref="CounterSeries{TValue}.Add"/> (the registry's defaults: PerProcessor, a restartable
 /// sequence where the process supports it): an up-down counter's add (a wrapping slot, either
 /// sign), a double counter's add (a double slot) and a gauge's set (one cell, not partitioned).
 /// </summary>

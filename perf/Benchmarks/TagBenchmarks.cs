@@ -18,7 +18,7 @@ namespace ScalableMetrics.Benchmarks;
 
 /// <summary>
 /// What finding a series by its tags costs, at 0, 1, 3, 5 and 8 tags, for a counter's add and a
-/// histogram's record: ours unbound (<see cref="PartitionedCounter.Add(long, ReadOnlySpan{KeyValuePair{string, object}})"/>,
+/// histogram's record: ours unbound (<see cref="CounterInstrument{TValue, TSeries}.Add(TValue, ReadOnlySpan{KeyValuePair{string, object}})"/>,
 /// <see cref="PartitionedHistogram.Record(double, ReadOnlySpan{KeyValuePair{string, object}})"/>),
 /// ours through <c>AddMeter</c> (a plain <see cref="Counter{T}"/> or <see cref="Histogram{T}"/>
 /// taken by ScalableMetrics' <see cref="MeterListener"/> path), and the same plain instruments of

@@ -3,7 +3,7 @@ namespace ScalableMetrics.Scaling.Implementations;
 /// <summary>
 /// <c>WORKLOAD-unbound</c>: the registry's own instrument, recorded with the same tags on every
 /// call (<see cref="PartitionedHistogram.Record(double, ReadOnlySpan{KeyValuePair{string, object}})"/>,
-/// <see cref="PartitionedCounter.Add(long, ReadOnlySpan{KeyValuePair{string, object}})"/>): the
+/// <see cref="CounterInstrument{TValue, TSeries}.Add(TValue, ReadOnlySpan{KeyValuePair{string, object}})"/>): the
 /// series lookup without the listener in front of it.
 /// </summary>
 /// <remarks>The tags are passed as <c>params</c>, so the compiler builds them on the stack per

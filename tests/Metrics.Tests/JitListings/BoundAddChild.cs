@@ -15,7 +15,7 @@ internal static class BoundAddChild
     public const string Verb = "bound-add-listing";
 
     /// <summary>The methods listed, as <c>DOTNET_JitDisasm</c> names them (the child calls only these overloads).</summary>
-    public const string Methods = "ScalableMetrics.CounterSeries:Add ScalableMetrics.CounterSeries:Increment ScalableMetrics.HistogramSeries:Record";
+    public const string Methods = "ScalableMetrics.CounterSeries`1[long]:Add ScalableMetrics.CounterSeries:Increment ScalableMetrics.HistogramSeries:Record";
 
     /// <summary>The options that ask for <paramref name="writePath"/>.</summary>
     public static MetricRegistryOptions Options(WritePath writePath) => writePath switch

@@ -5,7 +5,7 @@ namespace ScalableMetrics.Tests.JitListings;
 
 /// <summary>
 /// The bound counter add and histogram record keep their machine code: the JIT's listing of
-/// <see cref="CounterSeries.Add"/>, <see cref="CounterSeries.Increment"/> and
+/// <see cref="CounterSeries{TValue}.Add"/> of a <see cref="CounterSeries"/>, <see cref="CounterSeries.Increment"/> and
 /// <see cref="HistogramSeries.Record(double)"/>, in a process on each write path, is the
 /// checked-in <c>BoundAdds.&lt;WritePath&gt;.txt</c> beside this file. Regenerate with
 /// <see cref="JitListing.RegenerateCommand"/>.

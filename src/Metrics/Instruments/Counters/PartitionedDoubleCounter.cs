@@ -1,4 +1,3 @@
-using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
@@ -7,50 +6,17 @@ using ScalableMetrics.Tags;
 namespace ScalableMetrics;
 
 /// <summary>
-/// A monotonic counter of <see cref="double"/> values (bytes, seconds), partitioned as a
-/// <see cref="PartitionedCounter"/> is: adds land in the calling partition's slot, summed as
-/// doubles only when collected.
+/// A monotonic counter of <see cref="double"/> values (bytes, seconds): a
+/// <see cref="CounterInstrument{TValue, TSeries}"/> whose series (<see cref="DoubleCounterSeries"/>)
+/// are summed as doubles only when collected.
 /// </summary>
-/// <remarks>
-/// <para>Create one with <see cref="MetricRegistry.CreateDoubleCounter"/>. All members are thread-safe.</para>
-/// <para>For the hot path, <see cref="SeriesInstrument{TSeries}.Bind">Bind</see> a fixed tag set once and add to the returned
-/// <see cref="DoubleCounterSeries"/>: that does no lookup. <see cref="Add(double, ReadOnlySpan{KeyValuePair{string, object}})"/>
-/// with tags looks the series up on every call (without allocating, once the series exists).</para>
-/// <para>Negative increments, NaN and infinities are refused. Exported cumulatively, as a
-/// Prometheus counter <c>B_total</c>, as a <see cref="PartitionedCounter"/> is.</para>
-/// </remarks>
-public sealed class PartitionedDoubleCounter : SeriesInstrument<DoubleCounterSeries>
+/// <remarks>Create one with <see cref="MetricRegistry.CreateDoubleCounter"/>. All members are thread-safe.
+/// Negative increments, NaN and infinities are refused.</remarks>
+public sealed class PartitionedDoubleCounter : CounterInstrument<double, DoubleCounterSeries>
 {
     internal PartitionedDoubleCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits, ExemplarFilter exemplarFilter = ExemplarFilter.None)
         : base(name, unit, description, arena, maxSeries, tagLimits, tags => new DoubleCounterSeries(tags, arena, exemplarFilter))
     {
-    }
-
-    /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
-    /// <param name="value">The increment, zero or positive and finite.</param>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative, NaN or infinite; nothing is recorded.</exception>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Add(double value) => AddToSeries(value, []);
-
-    /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
-    /// <param name="value">The increment, zero or positive and finite.</param>
-    /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative, NaN or infinite; nothing is recorded.</exception>
-    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
-    public void Add(double value, params ReadOnlySpan<KeyValuePair<string, object?>> tags) => AddToSeries(value, tags);
-
-    // Both adds: the value is checked before the lookup, so that a refused one creates no series.
-    // Inlined into each, so that the add without tags stays inline at its caller (the untagged
-    // series is a field the lookup reads).
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void AddToSeries(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
-    {
-        if (!(value >= 0 && value < double.PositiveInfinity))
-        {
-            ThrowHelper.ThrowBadDoubleIncrement(nameof(value), value);
-        }
-
-        Table.GetOrAdd(tags).AddValid(value);
     }
 
     /// <summary>Sums every series' partitions, and reads each series' newest exemplar (<see cref="DoubleReading.Exemplar"/>).</summary>

@@ -4,37 +4,14 @@ using ScalableMetrics.Tags;
 
 namespace ScalableMetrics;
 
-/// <summary>
-/// A gauge of <see cref="long"/> values: each series holds the last value set (a queue length, a
-/// pool size), read at collection. Not partitioned: a gauge is not a contention point, since a
-/// set replaces rather than adds, and one cell per series is enough (<see cref="GaugeSeries"/>).
-/// </summary>
-/// <remarks>
-/// <para>Create one with <see cref="MetricRegistry.CreateGauge"/>. All members are thread-safe.</para>
-/// <para>Exported as a Prometheus gauge. A series is exported from its first set on; a series
-/// bound but never set is not. Past <see cref="MetricRegistry.MaxSeriesPerInstrument"/>, new tag
-/// sets share the overflow series (<c>otel.metric.overflow=true</c>), which holds the last value
-/// any of them set.</para>
-/// <para>For a value the service already keeps, an observable gauge
-/// (<see cref="MetricRegistry.CreateObservableGauge(string, Func{IEnumerable{System.Diagnostics.Metrics.Measurement{long}}}, string?, string?)"/>)
-/// reads it at collection instead.</para>
-/// </remarks>
-public sealed class Gauge : SeriesInstrument<GaugeSeries>
+/// <summary>A gauge of <see cref="long"/> values: a <see cref="GaugeInstrument{TValue, TSeries}"/> whose series are <see cref="GaugeSeries"/>s.</summary>
+/// <remarks>Create one with <see cref="MetricRegistry.CreateGauge"/>. All members are thread-safe.</remarks>
+public sealed class Gauge : GaugeInstrument<long, GaugeSeries>
 {
     internal Gauge(string name, string? unit, string? description, int maxSeries, TagLimits tagLimits)
         : base(name, unit, description, maxSeries, tagLimits, static tags => new GaugeSeries(tags))
     {
     }
-
-    /// <summary>Sets the value of the series without tags.</summary>
-    /// <param name="value">The value.</param>
-    public void Set(long value) => Table.GetOrAdd([]).Set(value);
-
-    /// <summary>Sets the value of the series named by <paramref name="tags"/>, creating it on first use.</summary>
-    /// <param name="value">The value.</param>
-    /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
-    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
-    public void Set(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags) => Table.GetOrAdd(tags).Set(value);
 
     /// <summary>Reads every series set at least once.</summary>
     /// <returns>One reading per series that has a value, in no particular order.</returns>

@@ -1,4 +1,3 @@
-using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
@@ -8,40 +7,15 @@ namespace ScalableMetrics;
 
 /// <summary>
 /// A counter of <see cref="long"/> values that goes up and down (in-flight requests, queue
-/// length), partitioned as a <see cref="PartitionedCounter"/> is: adds of either sign land in the
-/// calling partition's slot, summed only when collected.
+/// length): an <see cref="UpDownCounterInstrument{TValue, TSeries}"/> whose series
+/// (<see cref="UpDownCounterSeries"/>) wrap, so that a total is exact whenever it fits a <see cref="long"/>.
 /// </summary>
-/// <remarks>
-/// <para>Create one with <see cref="MetricRegistry.CreateUpDownCounter"/>. All members are thread-safe.</para>
-/// <para>For the hot path, <see cref="SeriesInstrument{TSeries}.Bind">Bind</see> a fixed tag set once and add to the returned
-/// <see cref="UpDownCounterSeries"/>: that does no lookup. <see cref="Add(long, ReadOnlySpan{KeyValuePair{string, object}})"/>
-/// with tags looks the series up on every call (without allocating, once the series exists).</para>
-/// <para>Each partition's slot wraps, so the total is exact whenever it fits a <see cref="long"/>
-/// (see <see cref="UpDownCounterSeries"/>). No monotonic promise: a total may go down between two
-/// collections. Exported as a Prometheus gauge <c>B</c>.</para>
-/// </remarks>
-public sealed class PartitionedUpDownCounter : SeriesInstrument<UpDownCounterSeries>
+/// <remarks>Create one with <see cref="MetricRegistry.CreateUpDownCounter"/>. All members are thread-safe.</remarks>
+public sealed class PartitionedUpDownCounter : UpDownCounterInstrument<long, UpDownCounterSeries>
 {
     internal PartitionedUpDownCounter(string name, string? unit, string? description, PartitionArena arena, int maxSeries, TagLimits tagLimits)
         : base(name, unit, description, arena, maxSeries, tagLimits, tags => new UpDownCounterSeries(tags, arena))
     {
-    }
-
-    /// <summary>Adds <paramref name="value"/> to the series without tags.</summary>
-    /// <param name="value">The change, of either sign.</param>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Add(long value)
-    {
-        Table.GetOrAdd([]).Add(value);
-    }
-
-    /// <summary>Adds <paramref name="value"/> to the series named by <paramref name="tags"/>, creating it on first use.</summary>
-    /// <param name="value">The change, of either sign.</param>
-    /// <param name="tags">The series' tags, in any order; see <see cref="TagSet.Create"/> for the rules.</param>
-    /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>); nothing is recorded.</exception>
-    public void Add(long value, params ReadOnlySpan<KeyValuePair<string, object?>> tags)
-    {
-        Table.GetOrAdd(tags).Add(value);
     }
 
     /// <summary>Sums every series' partitions.</summary>
