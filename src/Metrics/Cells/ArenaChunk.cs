@@ -165,20 +165,25 @@ internal sealed unsafe class ArenaChunk
         {
             for (int region = 0; region < generation.RegionCount; region++)
             {
-                var slots = new ReadOnlySpan<long>(generation.SlotAddress(region, firstSlot), sums.Length);
-                switch (kind)
-                {
-                    case SlotSum.Saturating:
-                        SaturatingSum.AddInto(sums, slots);
-                        break;
-                    case SlotSum.Wrapping:
-                        WrappingSum.AddInto(sums, slots);
-                        break;
-                    default:
-                        DoubleSum.AddInto(sums, slots);
-                        break;
-                }
+                AddInto(sums, new ReadOnlySpan<long>(generation.SlotAddress(region, firstSlot), sums.Length), kind);
             }
+        }
+    }
+
+    /// <summary>Adds <paramref name="slots"/> into <paramref name="sums"/>, element by element, as slots of <paramref name="kind"/> sum: one region's slots into the sums so far, or one series' per-partition sums into its total.</summary>
+    public static void AddInto(Span<long> sums, ReadOnlySpan<long> slots, SlotSum kind)
+    {
+        switch (kind)
+        {
+            case SlotSum.Saturating:
+                SaturatingSum.AddInto(sums, slots);
+                break;
+            case SlotSum.Wrapping:
+                WrappingSum.AddInto(sums, slots);
+                break;
+            default:
+                DoubleSum.AddInto(sums, slots);
+                break;
         }
     }
 

@@ -779,21 +779,7 @@ public abstract unsafe class PartitionedSeries : Series
         {
             if (!series[i].IsCompact)
             {
-                Span<long> total = totals.Slice(i * slotsPerSeries, slotsPerSeries);
-                ReadOnlySpan<long> sum = sums.Slice(next * slotsPerSeries, slotsPerSeries);
-                switch (kind)
-                {
-                    case SlotSum.Saturating:
-                        SaturatingSum.AddInto(total, sum);
-                        break;
-                    case SlotSum.Wrapping:
-                        WrappingSum.AddInto(total, sum);
-                        break;
-                    default:
-                        DoubleSum.AddInto(total, sum);
-                        break;
-                }
-
+                ArenaChunk.AddInto(totals.Slice(i * slotsPerSeries, slotsPerSeries), sums.Slice(next * slotsPerSeries, slotsPerSeries), kind);
                 next++;
             }
         }
@@ -803,15 +789,22 @@ public abstract unsafe class PartitionedSeries : Series
 
     /// <summary>
     /// Reads the series of a counter or an up-down counter, <see cref="long"/> or
-    /// <see cref="double"/>, written once for the four: <paramref name="series"/> (a table's own
-    /// array), each one slot of <paramref name="arena"/> summed by <paramref name="kind"/>, into
-    /// <paramref name="snapshot"/>: each series' newest exemplar first (none where the series keep
-    /// none), then the totals in one pass over the arena, as longs or, where <paramref name="kind"/>
-    /// is <see cref="SlotSum.Double"/>, as doubles, each saturated as <see cref="SaturateTotal"/> does.
+    /// <see cref="double"/>, written once for the four: every series of <paramref name="table"/>,
+    /// as one collection of it, each one slot of <paramref name="arena"/> summed by
+    /// <paramref name="kind"/>, into <paramref name="snapshot"/>: each series' newest exemplar first
+    /// (none where the series keep none), then the totals in one pass over the arena, as longs or,
+    /// where <paramref name="kind"/> is <see cref="SlotSum.Double"/>, as doubles, each saturated as
+    /// <see cref="SaturateTotal"/> does.
     /// </summary>
-    internal static void ReadTotalsInto<TSeries>(PartitionArena arena, ArraySegment<TSeries> series, InstrumentSnapshot snapshot, SlotSum kind)
+    /// <param name="table">The instrument's series.</param>
+    /// <param name="arena">The arena the series' slots are in.</param>
+    /// <param name="snapshot">The reader's columns.</param>
+    /// <param name="kind">How the slot is summed.</param>
+    /// <param name="idleCollections">The instrument's idle expiry (<see cref="Instrument.IdleCollections"/>).</param>
+    internal static void ReadTotalsInto<TSeries>(SeriesTable<TSeries> table, PartitionArena arena, InstrumentSnapshot snapshot, SlotSum kind, int idleCollections)
         where TSeries : PartitionedSeries
     {
+        ArraySegment<TSeries> series = table.BeginRead(out long read);
         bool doubles = kind == SlotSum.Double;
         snapshot.BeginSeries(series, longStride: doubles ? 0 : 1, doubles);
         snapshot.ReadExemplars<TSeries>(series, perSeries: 1);
@@ -824,6 +817,8 @@ public abstract unsafe class PartitionedSeries : Series
                 value = SaturateTotal(value);
             }
         }
+
+        table.EndRead(read, snapshot, idleCollections);
     }
 
     // A double total's increments are finite, so an infinite slot or sum is finite adds past
