@@ -705,19 +705,27 @@ public abstract unsafe class PartitionedSeries : Series
         arena = arena.PerPartition;
         lock (arena.ReadLock)
         {
+            // Whether any series is marked for removal, noted in the pass that reads every series
+            // object anyway, so that the capture below walks them again only where one is. A
+            // series marked before this collection began is marked here (BeginRead's fence); one
+            // marked since is not unlinked after it, so a later collection captures it.
+            bool anyMarked;
             if (!arena.StartsCompact)
             {
                 // Every series per partition from creation: one pass over the arena.
+                anyMarked = false;
                 for (int i = 0; i < ranges.Length; i++)
                 {
-                    ranges[i] = new SlotRange(Volatile.Read(ref series[i]._chunk), series[i]._firstSlot);
+                    PartitionedSeries one = series[i];
+                    ranges[i] = new SlotRange(Volatile.Read(ref one._chunk), one._firstSlot);
+                    anyMarked |= one.IsMarked;
                 }
 
                 arena.SumRanges(ranges, slotsPerSeries, totals, kind);
             }
             else
             {
-                ReadCompactAndPromoted(arena, series, ranges, slotsPerSeries, totals, kind);
+                anyMarked = ReadCompactAndPromoted(arena, series, ranges, slotsPerSeries, totals, kind);
             }
 
             // A strided walk of one slot per series: cheaper than summing every slot again as doubles.
@@ -731,7 +739,7 @@ public abstract unsafe class PartitionedSeries : Series
 
             // A series marked for removal keeps a collection's reading as its final one, if this
             // read is its last (the table unlinks it after a read that began after the mark).
-            for (int i = 0; collection && i < series.Length; i++)
+            for (int i = 0; collection && anyMarked && i < series.Length; i++)
             {
                 if (series[i].IsMarked && RetiredSeries.Of(series[i]) is { } retired)
                 {
@@ -744,20 +752,34 @@ public abstract unsafe class PartitionedSeries : Series
     // ReadAll where series start compact: each series' compact slots copied, then the promoted
     // ones' per-partition slots summed in one pass over the arena, as ReadAll sums every series
     // otherwise, and added to them. The reads walk what was written: compact ranges for every
-    // series, per-partition ranges only for the promoted. The caller holds the read lock.
-    private static void ReadCompactAndPromoted<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, Span<SlotRange> ranges, int slotsPerSeries, Span<long> totals, SlotSum kind)
+    // series, per-partition ranges only for the promoted. The caller holds the read lock. Returns
+    // whether any series is marked for removal.
+    private static bool ReadCompactAndPromoted<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, Span<SlotRange> ranges, int slotsPerSeries, Span<long> totals, SlotSum kind)
         where TSeries : PartitionedSeries
     {
         int promoted = 0;
+        bool anyMarked = false;
         for (int i = 0; i < series.Length; i++)
         {
             PartitionedSeries one = series[i];
-            new ReadOnlySpan<long>(one._compactSlots, slotsPerSeries).CopyTo(totals.Slice(i * slotsPerSeries, slotsPerSeries));
+
+            // One slot (a counter's) is one load: a copy of one element is a call to Memmove.
+            if (slotsPerSeries == 1)
+            {
+                totals[i] = *one._compactSlots;
+            }
+            else
+            {
+                new ReadOnlySpan<long>(one._compactSlots, slotsPerSeries).CopyTo(totals.Slice(i * slotsPerSeries, slotsPerSeries));
+            }
+
             if (!one.IsCompact)
             {
                 // Ranges' room is reused for the promoted ones, the i-th promoted at i.
                 ranges[promoted++] = new SlotRange(Volatile.Read(ref one._chunk), one._firstSlot);
             }
+
+            anyMarked |= one.IsMarked;
         }
 
         if (kind == SlotSum.Saturating)
@@ -768,7 +790,7 @@ public abstract unsafe class PartitionedSeries : Series
 
         if (promoted == 0)
         {
-            return;
+            return anyMarked;
         }
 
         Span<long> sums = arena.PromotedReadScratch(promoted * slotsPerSeries);
@@ -785,6 +807,7 @@ public abstract unsafe class PartitionedSeries : Series
         }
 
         Debug.Assert(next == promoted, "every promoted series' sums added to its total");
+        return anyMarked;
     }
 
     /// <summary>
