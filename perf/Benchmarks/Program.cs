@@ -16,7 +16,7 @@ using BenchmarkDotNet.Running;
 // `-- scrape-sequential [SCRAPES [ROUNDS [FILTER]]]` prints the time and the bytes allocated of one
 // scrape at a time of those services, the targets taking turns (see SequentialScrapeCommand).
 //
-// `-- repeat CLASS METHOD COUNT` runs one benchmark method COUNT times at Tier 1 between two markers
+// `-- repeat CLASS METHOD COUNT [WARMROUNDS [WARMCALLS]]` runs one benchmark method COUNT times at Tier 1 between two markers
 // that callgrind zeroes and dumps its counts at: instructions per call (see RepeatCommand).
 if (args is [ScalableMetrics.Benchmarks.RseqPartitionsReport.Command])
 {

@@ -33,25 +33,36 @@ internal static partial class RepeatCommand
     // call-counting delay (100 ms), so that the instrumented and then the Tier-1 code is installed;
     // the calls of a round start the next promotion. Under valgrind, give more (20).
     private const int DefaultWarmRounds = 6;
-    private const int WarmCalls = 20_000;
+    // Calls a round (by default): enough to count as hot for the runtime's tiering (30 calls)
+    // many times over; a slow method (a scrape) needs fewer, given on the command line.
+    private const int DefaultWarmCalls = 20_000;
     private const int PauseMilliseconds = 1_000;
 
     public static int Run(string[] args, TextWriter output)
     {
         int warmRounds = DefaultWarmRounds;
+        int warmCalls = DefaultWarmCalls;
         if (args is not [string typeName, string methodName, string countText, .. string[] rest]
             || !long.TryParse(countText, out long count) || count < 0
-            || rest is not ([] or [_]) || (rest is [string roundsText] && (!int.TryParse(roundsText, out warmRounds) || warmRounds < 0)))
+            || rest.Length > 2
+            || (rest.Length > 0 && (!int.TryParse(rest[0], out warmRounds) || warmRounds < 0))
+            || (rest.Length > 1 && (!int.TryParse(rest[1], out warmCalls) || warmCalls < 1)))
         {
-            output.WriteLine($"usage: {Command} CLASS METHOD COUNT [WARMROUNDS] (e.g. {Command} ViewBenchmarks CounterUnboundWithView 100000)");
+            output.WriteLine($"usage: {Command} CLASS METHOD COUNT [WARMROUNDS [WARMCALLS]] (e.g. {Command} ViewBenchmarks CounterUnboundWithView 100000; {Command} ScrapeFormatBenchmarks Text 20 6 200 for a slow method)");
             return 2;
         }
 
         Type type = typeof(RepeatCommand).Assembly.GetType(typeof(RepeatCommand).Namespace + "." + typeName)
             ?? throw new ArgumentException($"No benchmark class {typeName}.", nameof(args));
         object benchmarks = Activator.CreateInstance(type)!;
-        Action call = (type.GetMethod(methodName, BindingFlags.Public | BindingFlags.Instance, Type.EmptyTypes)
-            ?? throw new ArgumentException($"No method {typeName}.{methodName}().", nameof(args))).CreateDelegate<Action>(benchmarks);
+        MethodInfo method = type.GetMethod(methodName, BindingFlags.Public | BindingFlags.Instance, Type.EmptyTypes)
+            ?? throw new ArgumentException($"No method {typeName}.{methodName}().", nameof(args));
+
+        // A method that returns what it made (a scrape's length) is called through a delegate of
+        // its own type, its result dropped: one more delegate call a call, the same in every tree.
+        Action call = method.ReturnType == typeof(int)
+            ? Dropping(method.CreateDelegate<Func<int>>(benchmarks))
+            : method.CreateDelegate<Action>(benchmarks);
         InvokeMarked<GlobalSetupAttribute>(type, benchmarks);
 
         // The markers' own stubs are made here, not between them.
@@ -59,7 +70,7 @@ internal static partial class RepeatCommand
         _ = Markers.End();
         for (int round = 0; round < warmRounds; round++)
         {
-            Repeat(call, WarmCalls);
+            Repeat(call, warmCalls);
             Thread.Sleep(PauseMilliseconds);
         }
 
@@ -82,6 +93,8 @@ internal static partial class RepeatCommand
             call();
         }
     }
+
+    private static Action Dropping(Func<int> call) => () => _ = call();
 
     private static void InvokeMarked<TAttribute>(Type type, object benchmarks)
         where TAttribute : Attribute
