@@ -49,22 +49,11 @@ internal readonly unsafe struct DoubleCell : ISlotOperation<double>
     /// <inheritdoc/>
     public static bool CompactAddAlwaysLands => false;
 
-    /// <inheritdoc/>
-    /// <remarks>Nothing to do: a double does not wrap.</remarks>
-    public static void SettleCompact(long* slot)
-    {
-    }
-
     /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
     /// <remarks>Refuses every add where the process has no double restartable add (<see cref="RestartableSequence.DoubleAddUnavailableReason"/>): the adds then go to the overflow region (exact, contended).</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool TryAddRestartable(long* slotInRegion0, nint regionStride, double value) =>
         RestartableSequence.TryAddDouble(slotInRegion0, regionStride, value);
-
-    /// <inheritdoc cref="ISlotOperation{TValue}.AddToOverflowRegion"/>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, double value) =>
-        RestartableWritePath.AddDoubleToOverflowRegion(slotInRegion0, regionStride, overflowRegion, value);
 
     /// <summary>Reads the slot as a <see cref="double"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -40,12 +40,13 @@ internal unsafe interface ISlotOperation<TValue>
     static abstract bool CompactAddAlwaysLands { get; }
 
     /// <summary>After an <see cref="AddCompact"/> that landed and returned other than 0, out of line: keeps the compact slot's total in the range its reads expect (a saturating slot's, see <see cref="SaturatingCell"/>).</summary>
-    static abstract void SettleCompact(long* slot);
+    /// <remarks>Nothing by default: a wrapping slot has every total in range, and a double does not wrap. The JIT resolves the call for each struct, so the empty default costs nothing.</remarks>
+    static virtual void SettleCompact(long* slot)
+    {
+    }
 
     /// <summary>Adds to the slot at <paramref name="slotInRegion0"/> in the calling processor's region, inside a restartable sequence (<see cref="RestartableWritePath"/>).</summary>
-    /// <returns><see langword="false"/>, with nothing added, where the add was refused: then <see cref="AddToOverflowRegion"/>.</returns>
+    /// <returns><see langword="false"/>, with nothing added, where the add was refused: then
+    /// <see cref="RestartableWritePath.AddToOverflowRegion{TCell, TValue}"/>, this kind's <see cref="AddAtomic"/> to the overflow region.</returns>
     static abstract bool TryAddRestartable(long* slotInRegion0, nint regionStride, TValue value);
-
-    /// <summary>Adds to the slot at <paramref name="slotInRegion0"/> in the overflow region, <paramref name="overflowRegion"/>, atomically: the refused restartable add, out of line.</summary>
-    static abstract void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, TValue value);
 }

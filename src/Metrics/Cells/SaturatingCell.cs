@@ -95,11 +95,6 @@ internal readonly unsafe struct SaturatingCell : ISlotOperation<long>
     public static bool TryAddRestartable(long* slotInRegion0, nint regionStride, long value) =>
         RestartableSequence.TryAdd(slotInRegion0, regionStride, value);
 
-    /// <inheritdoc cref="ISlotOperation{TValue}.AddToOverflowRegion"/>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value) =>
-        RestartableWritePath.AddToOverflowRegion(slotInRegion0, regionStride, overflowRegion, value);
-
     // A compact slot's add of a value of 2^32 or more: compare-and-swaps of the saturated sum until
     // one lands, where a negative total (saturated, see AddCompact) stays as it is. 1 where a swap
     // failed: another writer met this one, which the series counts as a crossing.

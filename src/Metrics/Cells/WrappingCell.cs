@@ -28,20 +28,9 @@ internal readonly unsafe struct WrappingCell : ISlotOperation<long>
     /// <inheritdoc/>
     public static bool CompactAddAlwaysLands => true;
 
-    /// <inheritdoc/>
-    /// <remarks>Nothing to do: every total is in range.</remarks>
-    public static void SettleCompact(long* slot)
-    {
-    }
-
     /// <inheritdoc cref="ISlotOperation{TValue}.TryAddRestartable"/>
     /// <remarks>Refuses every add where the process has no wrapping restartable add (<see cref="RestartableSequence.WrappingAddUnavailableReason"/>): the adds then go to the overflow region (exact, contended).</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool TryAddRestartable(long* slotInRegion0, nint regionStride, long value) =>
         RestartableSequence.TryAddWrapping(slotInRegion0, regionStride, value);
-
-    /// <inheritdoc cref="ISlotOperation{TValue}.AddToOverflowRegion"/>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static void AddToOverflowRegion(long* slotInRegion0, nint regionStride, int overflowRegion, long value) =>
-        RestartableWritePath.AddWrappingToOverflowRegion(slotInRegion0, regionStride, overflowRegion, value);
 }

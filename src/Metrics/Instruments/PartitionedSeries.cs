@@ -311,7 +311,7 @@ public abstract unsafe class PartitionedSeries : Series
             nint regionStride = (nint)1 << _regionStrideShift;
             if (!TOp.TryAddRestartable(slotInRegion0, regionStride, value))
             {
-                TOp.AddToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
+                RestartableWritePath.AddToOverflowRegion<TOp, TValue>(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
             }
 
             return;
@@ -373,7 +373,7 @@ public abstract unsafe class PartitionedSeries : Series
             long* valueInRegion0 = _slotInRegion0 + valueSlot;
             if (!TOp.TryAddRestartable(valueInRegion0, regionStride, value))
             {
-                TOp.AddToOverflowRegion(valueInRegion0, regionStride, _chunk.RegionCount - 1, value);
+                RestartableWritePath.AddToOverflowRegion<TOp, TValue>(valueInRegion0, regionStride, _chunk.RegionCount - 1, value);
             }
 
             return;
@@ -420,7 +420,7 @@ public abstract unsafe class PartitionedSeries : Series
     {
         if (!TOp.TryAddRestartable(slotInRegion0, regionStride, value))
         {
-            TOp.AddToOverflowRegion(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
+            RestartableWritePath.AddToOverflowRegion<TOp, TValue>(slotInRegion0, regionStride, _chunk.RegionCount - 1, value);
         }
     }
 

@@ -27,9 +27,9 @@ public unsafe class OverflowRegionAddsTests(ITestOutputHelper output)
             const nint Stride = 16 * sizeof(long);
             for (int i = 0; i < 10; i++)
             {
-                RestartableWritePath.AddToOverflowRegion(slot, Stride, 2, 3);
-                RestartableWritePath.AddWrappingToOverflowRegion(slot + 1, Stride, 2, -2);
-                RestartableWritePath.AddDoubleToOverflowRegion(slot + 2, Stride, 2, 0.25);
+                RestartableWritePath.AddToOverflowRegion<SaturatingCell, long>(slot, Stride, 2, 3);
+                RestartableWritePath.AddToOverflowRegion<WrappingCell, long>(slot + 1, Stride, 2, -2);
+                RestartableWritePath.AddToOverflowRegion<DoubleCell, double>(slot + 2, Stride, 2, 0.25);
             }
         }
 
@@ -50,7 +50,7 @@ public unsafe class OverflowRegionAddsTests(ITestOutputHelper output)
         {
             for (int i = 0; i < 10_000; i++)
             {
-                RestartableWritePath.AddToOverflowRegion(slot, 16 * sizeof(long), 1, 1);
+                RestartableWritePath.AddToOverflowRegion<SaturatingCell, long>(slot, 16 * sizeof(long), 1, 1);
             }
         });
 
