@@ -753,7 +753,11 @@ public abstract unsafe class PartitionedSeries : Series
     // ones' per-partition slots summed in one pass over the arena, as ReadAll sums every series
     // otherwise, and added to them. The reads walk what was written: compact ranges for every
     // series, per-partition ranges only for the promoted. The caller holds the read lock. Returns
-    // whether any series is marked for removal.
+    // whether any series is marked for removal. Compiled fully optimized at its first call: a
+    // scrape calls it once an instrument, so tiered compilation would run its loop over every
+    // series unoptimized, then instrumented, for a service's first dozens of scrapes
+    // (perf/results/README.md, "the one-scraper command's warm-up").
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static bool ReadCompactAndPromoted<TSeries>(PartitionArena arena, ReadOnlySpan<TSeries> series, Span<SlotRange> ranges, int slotsPerSeries, Span<long> totals, SlotSum kind)
         where TSeries : PartitionedSeries
     {
