@@ -12,8 +12,15 @@ namespace ScalableMetrics.Scaling;
 /// </summary>
 internal static class GnuplotChart
 {
+    // Ten colours, so that a chart of up to ten lines repeats none (gnuplot's default cycle has eight).
+    private static readonly string[] s_colors = ["#9400d3", "#009e73", "#56b4e9", "#e69f00", "#c8b400", "#0072b2", "#e51e10", "#000000", "#a0522d", "#808080"];
+
+    /// <summary>Draws <paramref name="results"/>, a line per implementation in their order, into the SVG at <paramref name="path"/>.</summary>
+    /// <param name="path">The SVG file.</param>
+    /// <param name="results">The points: a run's, or a CSV's (<see cref="CsvResults.Read"/>).</param>
+    /// <param name="machine">The machine the points were measured on, the title's second line (<see cref="MachineInfo.ToString"/>).</param>
     /// <exception cref="InvalidOperationException">gnuplot is not installed, or failed.</exception>
-    public static void Write(string path, IReadOnlyList<PointResult> results, MachineInfo machine)
+    public static void Write(string path, IReadOnlyList<PointResult> results, string machine)
     {
         string script = BuildScript(Path.GetFullPath(path), results, machine);
         var start = new ProcessStartInfo("gnuplot")
@@ -52,7 +59,7 @@ internal static class GnuplotChart
         }
     }
 
-    private static string BuildScript(string path, IReadOnlyList<PointResult> results, MachineInfo machine)
+    private static string BuildScript(string path, IReadOnlyList<PointResult> results, string machine)
     {
         var ids = results.Select(r => r.Implementation).Distinct().ToList();
         var threads = results.Select(r => r.Threads).Distinct().Order().ToList();
@@ -82,7 +89,7 @@ internal static class GnuplotChart
         }
 
         script.Append("plot ");
-        script.AppendLine(string.Join(", ", ids.Select((id, i) => Invariant($"$d{i} using 1:2 with linespoints linewidth 2 pointtype {(i % 7) + 1} title {Quote(id)}"))));
+        script.AppendLine(string.Join(", ", ids.Select((id, i) => Invariant($"$d{i} using 1:2 with linespoints linewidth 2 linecolor rgb '{s_colors[i % s_colors.Length]}' pointtype {(i % 7) + 1} title {Quote(id)}"))));
         return script.ToString();
     }
 

@@ -144,6 +144,26 @@ var promotion = new Command("promotion", "Measures how long two threads writing 
 };
 promotion.SetAction(parseResult => PromotionCommand.Run(Math.Max(1, parseResult.GetValue(trialsOption)), parseResult.GetValue(limitOption), Console.Out));
 root.Subcommands.Add(promotion);
+var chartCsvOption = new Option<string>("--csv") { Description = "The harness CSV to draw (--csv of a run, on this machine or another).", Required = true };
+var chartSvgOption = new Option<string>("--svg") { Description = "The SVG file to write (needs gnuplot).", Required = true };
+var chartMachineOption = new Option<string>("--machine") { Description = "The machine the CSV was measured on, the title's second line (a run prints it after 'machine:').", Required = true };
+var chartImplOption = new Option<string[]>("--impl")
+{
+    Description = "Comma-separated implementations to draw, in this order (default: every implementation in the CSV, in its order).",
+    CustomParser = result => [.. result.Tokens.SelectMany(token => token.Value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))],
+};
+var chart = new Command("chart", "Draws a harness CSV as an SVG, as --svg draws a run: for a CSV taken on a machine without gnuplot.")
+{
+    chartCsvOption, chartSvgOption, chartMachineOption, chartImplOption,
+};
+chart.SetAction(parseResult => ChartCommand.Run(
+    parseResult.GetValue(chartCsvOption)!,
+    parseResult.GetValue(chartSvgOption)!,
+    parseResult.GetValue(chartMachineOption)!,
+    parseResult.GetValue(chartImplOption),
+    Console.Out,
+    Console.Error));
+root.Subcommands.Add(chart);
 return root.Parse(args).Invoke();
 
 static int[] ParsePositiveList(ArgumentResult result, string name, int max)

@@ -47,7 +47,7 @@ internal static class ScalingCommand
 
             if (options.SvgPath is { } svg)
             {
-                GnuplotChart.Write(svg, results, machine);
+                GnuplotChart.Write(svg, results, machine.ToString());
                 output.WriteLine($"wrote {svg}");
             }
         }
