@@ -93,10 +93,14 @@ internal static unsafe class ProcessorId
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int CurrentPartition()
     {
-        int cached = ThreadStatics.t_partitionAndReadsLeft;
+        // One reference for the load and the store: on Linux each access to a thread static is a
+        // call to __tls_get_addr, and inlined into a caller's loop the JIT made a second call for
+        // the store (perf/results/README.md, "The Interlocked add's thread static").
+        ref int partitionAndReadsLeft = ref ThreadStatics.t_partitionAndReadsLeft;
+        int cached = partitionAndReadsLeft;
         if ((cached & ReadsLeftMask) != 0)
         {
-            ThreadStatics.t_partitionAndReadsLeft = cached - 1;
+            partitionAndReadsLeft = cached - 1;
             return cached >> ReadsLeftBits;
         }
 
