@@ -150,7 +150,7 @@ var chartMachineOption = new Option<string>("--machine") { Description = "The ma
 var chartImplOption = new Option<string[]>("--impl")
 {
     Description = "Comma-separated implementations to draw, in this order (default: every implementation in the CSV, in its order).",
-    CustomParser = result => [.. result.Tokens.SelectMany(token => token.Value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))],
+    CustomParser = result => [.. SplitList(result)],
 };
 var chart = new Command("chart", "Draws a harness CSV as an SVG, as --svg draws a run: for a CSV taken on a machine without gnuplot.")
 {
