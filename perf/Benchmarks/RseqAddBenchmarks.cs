@@ -33,6 +33,7 @@ public unsafe class RseqAddBenchmarks
     private RestartableAddFunction? _byCpuIdMapped;
     private long* _restarts;
     private long* _regions;
+    private long _rseqOffset;
 
     [GlobalSetup]
     public void Setup()
@@ -43,6 +44,7 @@ public unsafe class RseqAddBenchmarks
             throw new PlatformNotSupportedException(failure ?? "the kernel does not fill mm_cid (Linux 6.3+ needed)");
         }
 
+        _rseqOffset = offset;
         _restarts = (long*)NativeMemory.AllocZeroed(sizeof(long));
         // cpu_id as the region needs one for every id up to the highest allowed one.
         int byCpuId = ProcessorSet.Current.Allowed.Count == 0 ? Environment.ProcessorCount : ProcessorSet.Current.Allowed[^1] + 1;
@@ -70,6 +72,9 @@ public unsafe class RseqAddBenchmarks
     [GlobalCleanup]
     public void Cleanup()
     {
+        // This thread ran the adds: disarmed before their descriptors are unmapped (see
+        // RestartableAddFunction's remarks).
+        RseqArea.DisarmCurrentThread(_rseqOffset);
         _byCpuId?.Dispose();
         _byMmCid?.Dispose();
         _byCpuIdMapped?.Dispose();

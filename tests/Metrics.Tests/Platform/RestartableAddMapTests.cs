@@ -58,15 +58,42 @@ public unsafe class RestartableAddMapTests
     {
         // A live function over a map that gives the processor the thread runs on region 1 and
         // every other id none: the add lands in region 1 when the thread stays there, and is
-        // refused (nothing added) when it has moved. On a thread of its own, which ends before the
-        // functions are unmapped: a thread's rseq area keeps pointing at the last descriptor it
-        // armed, and the kernel would fault on reading an unmapped one at its next preemption.
+        // refused (nothing added) when it has moved. On a thread of its own, which disarms before
+        // the functions are unmapped: a thread's rseq area keeps pointing at the last descriptor it
+        // armed, and the kernel would fault on reading an unmapped one at its next preemption, even
+        // in the thread's exit after Join has returned.
         string? failure = RseqArea.TryGetOffset(out long offset);
         Assert.Null(failure);
         long* restarts = (long*)System.Runtime.InteropServices.NativeMemory.AllocZeroed(sizeof(long));
         var functions = new List<RestartableAddFunction>();
         (int Cpu, int Before, int Added, long[] Slots)? seen = null;
         var thread = new Thread(() =>
+        {
+            try
+            {
+                AddUntilSeen();
+            }
+            finally
+            {
+                RseqArea.DisarmCurrentThread(offset);
+            }
+        });
+        try
+        {
+            thread.Start();
+            thread.Join();
+            Assert.True(seen is not null, $"the thread kept moving (last failure: {failure})");
+            (int cpu, int on, int addedThere, long[] landed) = seen.Value;
+            Assert.Equal(on == cpu ? [0L, 5, 0] : [0L, 0, 0], landed);
+            Assert.Equal(on == cpu ? 1 : 0, addedThere);
+        }
+        finally
+        {
+            functions.ForEach(static f => f.Dispose());
+            System.Runtime.InteropServices.NativeMemory.Free(restarts);
+        }
+
+        void AddUntilSeen()
         {
             long[] slots = GC.AllocateArray<long>(3, pinned: true);
             for (int attempt = 0; attempt < 100 && seen is null; attempt++)
@@ -96,20 +123,6 @@ public unsafe class RestartableAddMapTests
                     seen = (cpu, before, added, [.. slots]);
                 }
             }
-        });
-        try
-        {
-            thread.Start();
-            thread.Join();
-            Assert.True(seen is not null, $"the thread kept moving (last failure: {failure})");
-            (int cpu, int on, int addedThere, long[] landed) = seen.Value;
-            Assert.Equal(on == cpu ? [0L, 5, 0] : [0L, 0, 0], landed);
-            Assert.Equal(on == cpu ? 1 : 0, addedThere);
-        }
-        finally
-        {
-            functions.ForEach(static f => f.Dispose());
-            System.Runtime.InteropServices.NativeMemory.Free(restarts);
         }
     }
 

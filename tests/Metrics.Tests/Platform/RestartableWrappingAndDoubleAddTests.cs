@@ -178,7 +178,9 @@ public unsafe class RestartableWrappingAndDoubleAddTests(ITestOutputHelper outpu
             NativeMemory.Free(restarts);
         }
 
-        static void OnProcessor(int processor, Action action)
+        // The thread disarms before it ends: Join returns while it may still be preempted in its
+        // exit, when the kernel would read a descriptor the finally block below has unmapped.
+        void OnProcessor(int processor, Action action)
         {
             Exception? failure = null;
             var thread = new Thread(() =>
@@ -193,6 +195,10 @@ public unsafe class RestartableWrappingAndDoubleAddTests(ITestOutputHelper outpu
                 catch (Exception e)
                 {
                     failure = e;
+                }
+                finally
+                {
+                    RseqArea.DisarmCurrentThread(rseqOffset);
                 }
             });
             thread.Start();

@@ -8,8 +8,12 @@ namespace ScalableMetrics.Platform.Rseq;
 /// <remarks>
 /// The process uses one per <see cref="RestartableOperation"/>, for its life
 /// (<see cref="RestartableSequence"/>); benchmarks make more, e.g. one per id field, to compare them. Thread-safe to call; dispose only when no thread can
-/// call it any more, and every thread that called it has ended or disarmed
-/// (<see cref="RseqArea.DisarmCurrentThread"/>): a thread's area keeps the last descriptor it armed.
+/// call it any more, and every thread that called it has disarmed
+/// (<see cref="RseqArea.DisarmCurrentThread"/>): a thread's area keeps the last descriptor it
+/// armed, and the kernel reads that descriptor at the thread's next preemption. A thread that has
+/// ended is not enough: <see cref="Thread.Join()"/> returns while the thread may still run its exit
+/// in the runtime and the C library, and a preemption there, after the unmap, faults
+/// (<c>SIGSEGV</c>: the test host crashed so, now and then, while the tests' threads only ended).
 /// </remarks>
 internal sealed unsafe class RestartableAddFunction : IDisposable
 {

@@ -52,7 +52,9 @@ internal static unsafe class RseqArea
     /// restartable add leaves its descriptor armed when it returns (the kernel clears it at the
     /// thread's next preemption, after reading it); before its memory is unmapped, a thread that
     /// called it must disarm, or the kernel, reading an unmapped descriptor, kills the thread with
-    /// <c>SIGSEGV</c>. Call outside any critical section (that is, from managed code).
+    /// <c>SIGSEGV</c>; that holds for a thread that has ended too, which may still be preempted in
+    /// its exit after <see cref="Thread.Join()"/> has returned. Call outside any critical section
+    /// (that is, from managed code).
     /// </summary>
     /// <param name="offset">The area's offset (see <see cref="TryGetOffset"/>).</param>
     public static void DisarmCurrentThread(long offset) =>
