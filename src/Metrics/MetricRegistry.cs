@@ -234,10 +234,9 @@ public sealed class MetricRegistry
 
     /// <summary>Whether <paramref name="instrument"/>, one of this registry's, has its overflow series:
     /// a tag set came past <see cref="MaxSeriesPerInstrument"/> and was recorded there.</summary>
-    /// <remarks>Its series table creates at most <see cref="MaxSeriesPerInstrument"/> series for
-    /// callers' tag sets, and counts the overflow series only once it exists, created by the record
-    /// it takes: one series more than the limit is that series.</remarks>
-    internal bool HasOverflowSeries(Instrument instrument) => instrument.SeriesCount > instrument.MaxSeries;
+    /// <remarks>The overflow series is created by the first record it takes and stays, though a
+    /// removal frees a place under the limit (<see cref="Instrument.HasOverflowSeries"/>).</remarks>
+    internal bool HasOverflowSeries(Instrument instrument) => instrument.HasOverflowSeries;
 
     /// <summary>The most instruments this registry creates (<see cref="MetricRegistryOptions.MaxInstruments"/>).</summary>
     public int MaxInstruments { get; }

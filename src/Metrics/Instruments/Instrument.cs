@@ -58,6 +58,10 @@ public abstract class Instrument
     /// <summary>Its removed series: those not reclaimed yet, those reclaimed, and what was added to them after their final export (tests, diagnostics); none for a kind without arena memory.</summary>
     internal virtual (int Retired, long Reclaimed, long LateAdds) Removals => default;
 
+    /// <summary>Whether the instrument has its overflow series: a tag set came past <see cref="MaxSeries"/> and was
+    /// recorded there. Here the series count past the limit: an observable instrument's series, once reported, stay.</summary>
+    internal virtual bool HasOverflowSeries => SeriesCount > MaxSeries;
+
     /// <summary>The number of series (distinct tag sets) the instrument has recorded into.</summary>
     public abstract int SeriesCount { get; }
 

@@ -227,9 +227,28 @@ public abstract unsafe class PartitionedSeries : Series
         lock (arena.ReadLock)
         {
             SlotRange? perPartition = IsCompact ? null : new SlotRange(_chunk.FirstGeneration, _firstSlot);
-            RetiredSeries.Add(this, new RetiredSeries(this, arena, _compactSlots, perPartition, _slotCount));
+            RetiredSeries.Add(this, new RetiredSeries(this, arena, _compactSlots, perPartition, _slotCount, RecordCountSlots, HoldsDouble));
         }
     }
+
+    /// <inheritdoc/>
+    /// <remarks>Under the arena's read lock, as <see cref="Retire"/>: a read that finds the series
+    /// still marked and its entry gone keeps no final reading.</remarks>
+    private protected override void Unretire()
+    {
+        PartitionArena arena = Volatile.Read(ref _chunk).Arena.PerPartition;
+        lock (arena.ReadLock)
+        {
+            RetiredSeries.Remove(this);
+        }
+    }
+
+    /// <summary>A histogram's or an operation's: its first slots, whose counts sum to its records (what
+    /// <see cref="RetiredSeries.LateAdds"/> counts of it); 0 for a sum, whose one slot is its value.</summary>
+    private protected virtual int RecordCountSlots => 0;
+
+    /// <summary>A sum's: whether its slot holds a <see cref="double"/>'s bits rather than a <see cref="long"/>.</summary>
+    private protected virtual bool HoldsDouble => false;
 
     /// <summary>
     /// Adds <paramref name="value"/> to slot <paramref name="slot"/> of the calling partition, as
@@ -743,7 +762,7 @@ public abstract unsafe class PartitionedSeries : Series
             {
                 if (series[i].IsMarked && RetiredSeries.Of(series[i]) is { } retired)
                 {
-                    retired.CaptureFinal(totals.Slice(i * slotsPerSeries, slotsPerSeries), doubleSlot >= 0 ? doubles[i] : 0, kind, doubleSlot);
+                    retired.CaptureFinal(totals.Slice(i * slotsPerSeries, slotsPerSeries));
                 }
             }
         }

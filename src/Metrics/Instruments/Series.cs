@@ -44,7 +44,7 @@ public abstract class Series
         }
     }
 
-    /// <summary>Whether the series is marked for removal (<c>SeriesTable.Remove</c>): its next collection is its last. Set once, under the table's lock; read by reads and promotions, never by an add.</summary>
+    /// <summary>Whether the series is marked for removal (<c>SeriesTable.Remove</c>): its next collection is its last. Set, and taken back by a <c>Bind</c> before the unlink, under the table's lock; read by reads and promotions, never by an add.</summary>
     internal bool IsMarked => (Volatile.Read(ref _indexAndFlags) & MarkedFlag) != 0;
 
     /// <summary>Whether the series was removed from its instrument (unlinked after its last collection); set once, under the table's lock, and read by no add.</summary>
@@ -74,11 +74,24 @@ public abstract class Series
         Unlinked(finalized);
     }
 
+    /// <summary>Takes back the mark of <see cref="MarkForRemoval"/>, before the series is unlinked: it stays, as if never marked; under the table's lock.</summary>
+    internal void CancelRemoval()
+    {
+        Debug.Assert(IsMarked && !IsRemoved, "a series marked and not unlinked");
+        Unretire();
+        Interlocked.And(ref _indexAndFlags, ~MarkedFlag);
+    }
+
     /// <summary>Marks the series bound (see <see cref="IsBound"/>).</summary>
     internal void MarkBound() => Interlocked.Or(ref _indexAndFlags, BoundFlag);
 
     /// <summary>Called once, under the table's lock, when the series is marked for removal: a partitioned series stops taking promotions and keeps its next reading as its final one.</summary>
     private protected virtual void Retire()
+    {
+    }
+
+    /// <summary>Called under the table's lock when a mark is taken back (<see cref="CancelRemoval"/>): undoes what <see cref="Retire"/> did.</summary>
+    private protected virtual void Unretire()
     {
     }
 

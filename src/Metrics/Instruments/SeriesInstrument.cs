@@ -44,6 +44,10 @@ public abstract class SeriesInstrument<TSeries> : Instrument
     public override int SeriesCount => Table.Count;
 
     /// <inheritdoc/>
+    /// <remarks>From the table: a removal frees a place under the limit, and the overflow series stays.</remarks>
+    internal override bool HasOverflowSeries => Table.HasOverflowSeries;
+
+    /// <inheritdoc/>
     internal override (int Retired, long Reclaimed, long LateAdds) Removals => Table.Removals;
 
     /// <summary>The instrument's series, found or created by their tags.</summary>
@@ -62,6 +66,9 @@ public abstract class SeriesInstrument<TSeries> : Instrument
     /// <summary>Returns the series named by <paramref name="tags"/>, created on first use, to record into without a lookup.</summary>
     /// <param name="tags">The series' tags, in any order; none binds the series without tags.</param>
     /// <returns>The bound series; binding the same tags again returns the same object.</returns>
+    /// <remarks>Thread-safe. A bound series never expires (<see cref="MetricRegistryOptions.RemoveSeriesIdleForCollections"/>),
+    /// and binding a series marked for removal (by <see cref="Remove(ReadOnlySpan{KeyValuePair{string, object}})"/> or idle expiry)
+    /// before the collection that would remove it takes the removal back, so that what the handle adds is exported.</remarks>
     /// <exception cref="ArgumentException">A tag key is null, empty, repeated, reserved or too long, two keys export as one label name, a tag value is null, of an unsupported type or too long, or there are too many tags (see <see cref="MetricRegistryOptions"/>).</exception>
     public TSeries Bind(params ReadOnlySpan<KeyValuePair<string, object?>> tags) => Table.Bind(tags);
 

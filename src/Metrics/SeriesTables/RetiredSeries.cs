@@ -42,9 +42,8 @@ internal sealed unsafe class RetiredSeries
     private readonly SlotRange? _perPartition;
     private readonly int _slotCount;
     private readonly long[] _final;
-    private double _finalDouble;
-    private SlotSum _kind;
-    private int _doubleSlot = -1;
+    private readonly int _recordCountSlots;
+    private readonly bool _doubleValue;
     private bool _captured;
 
     /// <summary>The entry of a series marked for removal; called under the arena's read lock, which its promotion takes.</summary>
@@ -53,14 +52,19 @@ internal sealed unsafe class RetiredSeries
     /// <param name="compactSlots">Its compact slots, or null where it has none.</param>
     /// <param name="perPartition">Its per-partition range (the first generation's), or null while compact.</param>
     /// <param name="slotCount">Its slots.</param>
-    public RetiredSeries(Series series, PartitionArena arena, long* compactSlots, SlotRange? perPartition, int slotCount)
+    /// <param name="recordCountSlots">A histogram's or an operation's: its first slots, whose counts sum to its records (the rest count the same records again, or sum their values); 0 for a sum (a counter's or an up-down counter's one slot).</param>
+    /// <param name="doubleValue">A sum's: whether its slot holds a <see cref="double"/>.</param>
+    public RetiredSeries(Series series, PartitionArena arena, long* compactSlots, SlotRange? perPartition, int slotCount, int recordCountSlots, bool doubleValue)
     {
+        Debug.Assert(recordCountSlots > 0 || slotCount == 1, "a sum has one slot");
         _series = new WeakReference(series);
         _arena = arena;
         _compactSlots = compactSlots;
         _perPartition = perPartition;
         _slotCount = slotCount;
         _final = new long[slotCount];
+        _recordCountSlots = recordCountSlots;
+        _doubleValue = doubleValue;
     }
 
     /// <summary>The entry of <paramref name="series"/>, marked for removal; null before the mark.</summary>
@@ -69,27 +73,28 @@ internal sealed unsafe class RetiredSeries
     /// <summary>Keeps <paramref name="entry"/> as <paramref name="series"/>' entry; at its mark.</summary>
     public static void Add(Series series, RetiredSeries entry) => s_bySeries.AddOrUpdate(series, entry);
 
+    /// <summary>Drops <paramref name="series"/>' entry, whose mark was taken back before its unlink; its ranges stay the series'.</summary>
+    public static void Remove(Series series) => s_bySeries.Remove(series);
+
     /// <summary>
-    /// After <see cref="TryReclaim"/>: what was added after the final reading, the change of the
-    /// series' count and value slots: for a counter the value added, for a histogram or an
-    /// operation the records (and, for an operation, the ticks timed); an up-down counter's change
-    /// counts by its size, and each <see cref="double"/> slot that changed counts 1.
+    /// After <see cref="TryReclaim"/>: what was added after the final reading, as
+    /// <c>scalablemetrics_removed_series_late_adds_total</c> documents it: for a histogram or an
+    /// operation the records (the change of its count slots); for a counter the value added, and
+    /// for an up-down counter the size of the change, a <see cref="double"/>'s rounded up to a
+    /// whole number (at least 1 where it changed), saturating at <see cref="long.MaxValue"/>.
     /// </summary>
     public long LateAdds { get; private set; }
 
     /// <summary>
-    /// Keeps the series' reading of a collection (a row of <see cref="SlotSum"/> sums, and its
-    /// <see cref="double"/> slot's sum where <paramref name="doubleSlot"/> is not negative) as its
-    /// final one; the last collection that reads it before its unlink is the one kept. Under the
-    /// arena's read lock, in the read itself, so that the kept reading is the exported one.
+    /// Keeps the series' reading of a collection (a row of sums: a <see cref="double"/> sum's
+    /// bits where the series holds one) as its final one; the last collection that reads it
+    /// before its unlink is the one kept. Under the arena's read lock, in the read itself, so
+    /// that the kept reading is the exported one.
     /// </summary>
-    public void CaptureFinal(ReadOnlySpan<long> row, double doubleValue, SlotSum kind, int doubleSlot)
+    public void CaptureFinal(ReadOnlySpan<long> row)
     {
         Debug.Assert(row.Length == _slotCount, "a row of the series' slots");
         row.CopyTo(_final);
-        _finalDouble = doubleValue;
-        _kind = kind;
-        _doubleSlot = doubleSlot;
         _captured = true;
     }
 
@@ -105,35 +110,49 @@ internal sealed unsafe class RetiredSeries
             return false;
         }
 
-        long late = 0;
+        long late;
         lock (_arena.ReadLock)
         {
-            for (int slot = 0; slot < _slotCount; slot++)
-            {
-                if (slot == _doubleSlot || (_kind == SlotSum.Double && _captured))
-                {
-                    double now = SumDouble(slot);
-                    double final = slot == _doubleSlot ? _finalDouble : BitConverter.Int64BitsToDouble(_final[slot]);
-                    if (!_captured ? now != 0 : now != final && !(double.IsNaN(now) && double.IsNaN(final)))
-                    {
-                        late++;
-                    }
-
-                    continue;
-                }
-
-                long diff = unchecked(SumWrapping(slot) - (_captured ? _final[slot] : 0));
-                if (diff != 0)
-                {
-                    late = SaturatingSum.Add(late, diff == long.MinValue ? long.MaxValue : Math.Abs(diff));
-                }
-            }
-
+            late = _recordCountSlots > 0 ? RecordsAdded() : _doubleValue ? DoubleValueAdded() : LongValueAdded(0);
             Free();
         }
 
         LateAdds = late;
         return true;
+    }
+
+    // A histogram's or an operation's records since the final reading: its count slots' changes
+    // (each zero or positive: a count only grows).
+    private long RecordsAdded()
+    {
+        long records = 0;
+        for (int slot = 0; slot < _recordCountSlots; slot++)
+        {
+            records = SaturatingSum.Add(records, LongValueAdded(slot));
+        }
+
+        return records;
+    }
+
+    // The size of a long slot's change since the final reading.
+    private long LongValueAdded(int slot)
+    {
+        long diff = unchecked(SumWrapping(slot) - (_captured ? _final[slot] : 0));
+        return diff == long.MinValue ? long.MaxValue : Math.Abs(diff);
+    }
+
+    // The size of a double sum's change since the final reading, rounded up to a whole number.
+    private long DoubleValueAdded()
+    {
+        double now = SumDouble(0);
+        double final = _captured ? BitConverter.Int64BitsToDouble(_final[0]) : 0;
+        if (now == final || (double.IsNaN(now) && double.IsNaN(final)))
+        {
+            return 0;
+        }
+
+        double change = Math.Abs(now - final);
+        return double.IsNaN(change) ? 1 : change >= long.MaxValue ? long.MaxValue : Math.Max(1, (long)Math.Ceiling(change));
     }
 
     // A slot's sum now, compact and per partition, as a wrapping sum of its words (a saturating

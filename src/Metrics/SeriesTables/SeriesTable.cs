@@ -138,6 +138,9 @@ internal sealed class SeriesTable<TSeries>
     /// <summary>The number of distinct series, the overflow series included once it exists; a removed series until its unlink.</summary>
     public int Count => Volatile.Read(ref _live).Count;
 
+    /// <summary>Whether the overflow series exists: a tag set came past <see cref="MaxSeries"/> and was recorded there. Once created it stays, whatever series are removed later.</summary>
+    public bool HasOverflowSeries => Volatile.Read(ref _overflow) is not null;
+
     /// <summary>The distinct series, each once (aliases are not repeated), in creation order: a snapshot.</summary>
     public ArraySegment<TSeries> Series
     {
@@ -307,12 +310,31 @@ internal sealed class SeriesTable<TSeries>
     }
 
     /// <summary>The series for <paramref name="tags"/>, created on first use, marked bound: idle expiry leaves it alone.</summary>
+    /// <remarks>A series marked for removal (by <see cref="Remove(TSeries)"/> or idle expiry) and
+    /// not yet unlinked is kept: its mark is taken back, so that what the handle adds is exported.</remarks>
     /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> or <see cref="TagLimits"/>.</exception>
     public TSeries Bind(ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         TSeries series = GetOrAdd(tags);
-        if (!series.IsBound)
+        if (series.IsBound && !series.IsMarked)
         {
+            return series;
+        }
+
+        lock (_lock)
+        {
+            // No unlink runs under the lock: a series unlinked since the lookup gives way to the
+            // series of its tags now (a lookup that no longer finds it), and a marked one stays.
+            while (series.IsRemoved)
+            {
+                series = GetOrAdd(tags);
+            }
+
+            if (series.IsMarked)
+            {
+                Unmark(series);
+            }
+
             series.MarkBound();
         }
 
@@ -487,7 +509,8 @@ internal sealed class SeriesTable<TSeries>
                 // Twice the room, but never past the limit's series and the overflow series: the
                 // most indexes a table gives (a removed series' index is reused first).
                 Debug.Assert(_count <= MaxSeries, "no more indexes than the limit's series and the overflow series");
-                var grown = new TSeries?[Math.Max(_count + 1, Math.Min(_series.Length * 2, MaxSeries + 1))];
+                // In long: a limit of int.MaxValue and its overflow series do not fit an int.
+                var grown = new TSeries?[Math.Max(_count + 1, (int)Math.Min(2L * _series.Length, MaxSeries + 1L))];
                 Array.Copy(_series, grown, _count);
                 Volatile.Write(ref _series, grown);
             }
@@ -541,6 +564,19 @@ internal sealed class SeriesTable<TSeries>
         (_removing ??= []).Add((series, markedAt));
         Volatile.Write(ref _pendingWork, _pendingWork + 1);
         return true;
+    }
+
+    // Under _lock: takes back a mark before the series' unlink. A collection that read it since
+    // exported it as any other; the next reads it as any other too.
+    private void Unmark(TSeries series)
+    {
+        _removing!.RemoveAll(entry => ReferenceEquals(entry.Series, series));
+        Volatile.Write(ref _pendingWork, _removing.Count + (_retired?.Count ?? 0));
+        series.CancelRemoval();
+        if (_idleCounts is not null && series.Index < _idleCounts.Length)
+        {
+            _idleCounts[series.Index] = -1;
+        }
     }
 
     // Under _lock: idle expiry. Each series read keeps its reading's digest and the collections in a

@@ -9,8 +9,11 @@ namespace ScalableMetrics;
 /// </summary>
 /// <remarks>
 /// Immutable and thread-safe. Values are normalized as OpenTelemetry's attribute types: every
-/// integral type becomes <see cref="long"/>, <see cref="float"/> becomes <see cref="double"/>,
-/// and <see cref="string"/>, <see cref="bool"/> and <see cref="double"/> stay as they are. Two tag
+/// integral type (<see cref="nint"/> and <see cref="nuint"/> too) becomes <see cref="long"/>, a
+/// <see cref="ulong"/> or <see cref="nuint"/> above <see cref="long.MaxValue"/> is refused,
+/// <see cref="float"/> becomes <see cref="double"/>, and <see cref="string"/>, <see cref="bool"/>
+/// and <see cref="double"/> stay as they are; any other type (<see cref="decimal"/>,
+/// <see cref="Half"/>, an enum) is refused. Two tag
 /// sets are equal when they hold the same keys with equal values, whatever order they were given in.
 /// </remarks>
 public sealed class TagSet : IReadOnlyList<KeyValuePair<string, object?>>, IEquatable<TagSet>
@@ -41,7 +44,7 @@ public sealed class TagSet : IReadOnlyList<KeyValuePair<string, object?>>, IEqua
     /// <param name="tags">Tags in any order.</param>
     /// <returns>The tag set; <see cref="Empty"/> for no tags.</returns>
     /// <exception cref="ArgumentException">A key is null or empty, a key appears twice, or a value is
-    /// null or not a string, bool, integral or floating-point number. The message names the key.</exception>
+    /// null or not a string, bool, integral number (at most <see cref="long.MaxValue"/>), float or double. The message names the key.</exception>
     public static TagSet Create(params ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         if (tags.IsEmpty)

@@ -17,10 +17,12 @@ internal static class TagValues
         ushort v => (long)v,
         uint v => (long)v,
         ulong v when v <= long.MaxValue => (long)v,
+        nint v => (long)v,
+        nuint v when v <= long.MaxValue => (long)v,
         float v => (double)v,
         null => throw new ArgumentException($"Tag {ExceptionText.Quote(key)} has a null value; tag values must be non-null.", "tags"),
         _ => throw new ArgumentException(
-            $"Tag {ExceptionText.Quote(key)} has a value of type {value.GetType()}; tag values must be a string, bool, integral number up to Int64.MaxValue, or floating-point number.", "tags"),
+            $"Tag {ExceptionText.Quote(key)} has a value of type {value.GetType()}; tag values must be a string, bool, integral number up to Int64.MaxValue, float or double.", "tags"),
     };
 
     /// <summary>Whether <paramref name="incoming"/>, not yet normalized, equals the normalized <paramref name="stored"/>.</summary>
@@ -89,6 +91,8 @@ internal static class TagValues
             case ushort v: result = v; return true;
             case uint v: result = v; return true;
             case ulong v when v <= long.MaxValue: result = (long)v; return true;
+            case nint v: result = v; return true;
+            case nuint v when v <= long.MaxValue: result = (long)v; return true;
             default: result = 0; return false;
         }
     }

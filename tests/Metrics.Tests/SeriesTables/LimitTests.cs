@@ -64,6 +64,46 @@ public class LimitTests
     }
 
     [Fact]
+    public void TheOverflowSeriesIsReportedWhileItExistsThoughARemovalFreesAPlace()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 2 });
+        PartitionedCounter counter = registry.CreateCounter("test.overflow.removal");
+        counter.Add(1, new KeyValuePair<string, object?>("t", "a"));
+        counter.Add(1, new KeyValuePair<string, object?>("t", "b"));
+        Assert.False(registry.HasOverflowSeries(counter));
+        counter.Add(1, new KeyValuePair<string, object?>("t", "c"));
+        Assert.True(registry.HasOverflowSeries(counter));
+
+        Assert.True(counter.Remove(new KeyValuePair<string, object?>("t", "a")));
+        counter.Collect();
+        Assert.Contains(counter.Collect(), r => r.Tags[0].Key == "otel.metric.overflow" && r.Value == 1);
+        Assert.True(registry.HasOverflowSeries(counter));
+    }
+
+    [Fact]
+    public void ALimitOfIntMaxValueGrowsTheSeriesArraysByDoubling()
+    {
+        // The arrays of N series take O(N) bytes in all, doubling; at int.MaxValue the limit's
+        // series and the overflow series overflowed an int, and every new series copied them all.
+        long Allocated(int limit)
+        {
+            PartitionedCounter counter = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = limit }).CreateCounter("test.huge.limit");
+            KeyValuePair<string, object?>[] tags = [.. Enumerable.Range(0, 5_000).Select(i => new KeyValuePair<string, object?>("id", (long)i))];
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            foreach (KeyValuePair<string, object?> tag in tags)
+            {
+                counter.Add(1, tag);
+            }
+
+            return GC.GetAllocatedBytesForCurrentThread() - before;
+        }
+
+        long belowMax = Allocated(1_000_000);
+        long atMax = Allocated(int.MaxValue);
+        Assert.True(atMax < belowMax * 2, $"{atMax:N0} bytes at int.MaxValue, {belowMax:N0} at 1,000,000");
+    }
+
+    [Fact]
     public void PastTheLimitANewTagSetAllocatesNothing()
     {
         PartitionedCounter counter = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 2 }).CreateCounter("test.overflow.alloc");

@@ -29,6 +29,30 @@ public class TagTests
     }
 
     [Fact]
+    public void NativeIntegersAreIntegralValuesAndTheRestIsRefusedNamed()
+    {
+        PartitionedCounter counter = new MetricRegistry().CreateCounter("test.native.widths");
+        counter.Add(1, new KeyValuePair<string, object?>("code", (nint)200));
+        counter.Add(1, new KeyValuePair<string, object?>("code", (nuint)200));
+        counter.Add(1, new KeyValuePair<string, object?>("code", 200L));
+        Assert.Equal(200L, TagSet.Create(new KeyValuePair<string, object?>("code", (nint)200))[0].Value);
+
+        CounterReading reading = Assert.Single(counter.Collect());
+        Assert.Equal(3, reading.Value);
+        Assert.Equal(200L, reading.Tags[0].Value);
+
+        // Past long.MaxValue, and types that are not OpenTelemetry's attribute types, are refused, naming the key; nothing is recorded.
+        foreach (object value in new object[] { nuint.MaxValue, 1.5m, (Half)1.5, DayOfWeek.Monday })
+        {
+            ArgumentException e = Assert.Throws<ArgumentException>(() => counter.Add(1, new KeyValuePair<string, object?>("bad", value)));
+            Assert.Equal("tags", e.ParamName);
+            Assert.Contains("'bad'", e.Message);
+        }
+
+        Assert.Single(counter.Collect());
+    }
+
+    [Fact]
     public void ValuesThatPrintAlikeNameOneSeriesAndOthersNameTheirOwn()
     {
         PartitionedCounter counter = new MetricRegistry().CreateCounter("test.distinct");

@@ -31,6 +31,9 @@ public abstract class CounterSeries<TValue> : PartitionedSeries
     /// <summary>The slots a counter series takes in each region: its total.</summary>
     internal const int SlotCount = 1;
 
+    /// <inheritdoc/>
+    private protected override bool HoldsDouble => typeof(TValue) == typeof(double);
+
     private protected CounterSeries(TagSet tags, PartitionArena arena, ExemplarFilter exemplarFilter)
         : base(tags, arena, SlotCount, exemplarFilter, SlotCount)
     {

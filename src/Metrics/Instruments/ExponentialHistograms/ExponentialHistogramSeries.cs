@@ -90,4 +90,8 @@ public sealed class ExponentialHistogramSeries : PartitionedSeries
 
     // The sum's slot: after the count slots.
     private int SumSlot => _buckets.CountSlots;
+
+    /// <inheritdoc/>
+    /// <remarks>The zero bucket and the positive buckets; the classic buckets count the same records again.</remarks>
+    private protected override int RecordCountSlots => _buckets.BucketCount + 1;
 }

@@ -61,6 +61,10 @@ public abstract class LastValueSeries<TValue> : Series
     private protected override void Retire() => _lastExport = new LastExport(this);
 
     /// <inheritdoc/>
+    /// <remarks>Reads go back to the series' own value; the last export's, never unlinked, counts nothing when finalized.</remarks>
+    private protected override void Unretire() => Volatile.Write(ref _lastExport, null);
+
+    /// <inheritdoc/>
     private protected override void Unlinked(FinalizedRemovals finalized) => _lastExport!.Unlinked(finalized);
 
     /// <summary>

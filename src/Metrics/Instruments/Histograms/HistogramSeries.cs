@@ -80,4 +80,7 @@ public sealed class HistogramSeries : PartitionedSeries
 
     // The sum's slot: after the bucket counts.
     private int SumSlot => _buckets.BucketCount;
+
+    /// <inheritdoc/>
+    private protected override int RecordCountSlots => _buckets.BucketCount;
 }

@@ -83,6 +83,10 @@ public sealed class OperationSeries : PartitionedSeries
     /// <summary>The slots a series takes in each region: <see cref="SlotCount"/> without buckets; a count per bucket and the ticks with them.</summary>
     internal static int SlotCountFor(TimestampBuckets? buckets) => buckets is null ? SlotCount : buckets.BucketCount + 1;
 
+    /// <inheritdoc/>
+    /// <remarks>The count, or each bucket's; the ticks slot after them sums the elapsed time.</remarks>
+    private protected override int RecordCountSlots => _buckets?.BucketCount ?? 1;
+
     /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>, all with <paramref name="slotsPerSeries"/> slots) into <paramref name="snapshot"/>'s longs, in one pass over the arena.</summary>
     internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<OperationSeries> series, int slotsPerSeries, InstrumentSnapshot snapshot) =>
         ReadAll(arena, series, snapshot.Ranges(series.Length), slotsPerSeries, doubleSlot: -1, snapshot.Longs(), default);

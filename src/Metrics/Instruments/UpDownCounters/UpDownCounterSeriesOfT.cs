@@ -29,6 +29,9 @@ public abstract class UpDownCounterSeries<TValue> : PartitionedSeries
     /// <summary>The slots an up-down counter series takes in each region: its total.</summary>
     internal const int SlotCount = 1;
 
+    /// <inheritdoc/>
+    private protected override bool HoldsDouble => typeof(TValue) == typeof(double);
+
     private protected UpDownCounterSeries(TagSet tags, PartitionArena arena)
         : base(tags, arena, SlotCount)
     {
