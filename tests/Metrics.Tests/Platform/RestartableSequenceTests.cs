@@ -145,9 +145,7 @@ public unsafe class RestartableSequenceTests(ITestOutputHelper output)
 
         void AddOnProcessor(int processor)
         {
-            ulong* mask = stackalloc ulong[16];
-            mask[processor / 64] = 1UL << (processor % 64);
-            Assert.Equal(0, Libc.SchedSetAffinity(0, 16 * sizeof(ulong), mask));
+            ThreadPinning.Pin(processor);
             for (int attempt = 0; ; attempt++)
             {
                 new Span<long>(slots, regions * Stride / sizeof(long)).Clear();

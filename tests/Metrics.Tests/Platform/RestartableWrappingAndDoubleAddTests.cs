@@ -6,7 +6,6 @@ using ScalableMetrics.Cells;
 using ScalableMetrics.Diagnostics;
 using ScalableMetrics.Platform;
 using Xunit.Abstractions;
-using ScalableMetrics.Platform.Interop;
 using ScalableMetrics.Platform.Rseq;
 using ScalableMetrics.Tests.Cells;
 
@@ -187,9 +186,7 @@ public unsafe class RestartableWrappingAndDoubleAddTests(ITestOutputHelper outpu
             {
                 try
                 {
-                    ulong* mask = stackalloc ulong[16];
-                    mask[processor / 64] = 1UL << (processor % 64);
-                    Assert.Equal(0, Libc.SchedSetAffinity(0, 16 * sizeof(ulong), mask));
+                    ThreadPinning.Pin(processor);
                     action();
                 }
                 catch (Exception e)
