@@ -157,7 +157,13 @@ public sealed class MetricRegistry
     internal string MeterName { get; }
 
     /// <summary>The view that applies to the instrument named <paramref name="name"/>, or null.</summary>
-    internal CompiledView? ViewOf(string name) => _views.Find(MeterName, name);
+    /// <remarks>Refuses a null name first, named as the creating method's argument is: a wildcard view's match would name its own.</remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    internal CompiledView? ViewOf(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        return _views.Find(MeterName, name);
+    }
 
     /// <summary>The strategy this registry's instruments use: the one asked for, or <see cref="PartitionStrategy.PerThread"/> where no processor id can be had.</summary>
     public PartitionStrategy Strategy { get; }

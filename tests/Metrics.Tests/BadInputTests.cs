@@ -33,6 +33,19 @@ public class BadInputTests
     }
 
     [Fact]
+    public void NullNameIsRejectedNamedWhereAWildcardViewWouldMatchIt()
+    {
+        var options = new MetricRegistryOptions();
+        options.Views.Add(new MetricView { Instrument = "*", HistogramBoundaries = [1, 2] });
+        var registry = new MetricRegistry(options);
+        Assert.Equal("name", Assert.Throws<ArgumentNullException>(() => registry.CreateHistogram(null!)).ParamName);
+        Assert.Equal("name", Assert.Throws<ArgumentNullException>(() => registry.CreateExponentialHistogram(null!)).ParamName);
+        Assert.Equal("name", Assert.Throws<ArgumentNullException>(() => registry.CreateOperationData(null!)).ParamName);
+        Assert.Equal("name", Assert.Throws<ArgumentNullException>(() => registry.CreateCounter(null!)).ParamName);
+        Assert.Empty(registry.Instruments);
+    }
+
+    [Fact]
     public void NonAsciiUnitIsRejected()
     {
         Assert.Equal("unit", Assert.Throws<ArgumentException>(() => _registry.CreateCounter("test.unit", "µs")).ParamName);
