@@ -19,6 +19,17 @@ public sealed class ServiceResourceTests
         Assert.Equal(3, detected.Count);
     }
 
+    // Resource SDK specification: "The `,` and `=` characters in keys and values MUST be percent encoded."
+    [Fact]
+    public void ResourceAttributeKeysArePercentDecodedAsValuesAre()
+    {
+        Dictionary<string, object?> detected = ServiceResource.Detect(null, "team%2Cname=a,x%3Dy=b");
+
+        Assert.Equal("a", detected.GetValueOrDefault("team,name"));
+        Assert.Equal("b", detected.GetValueOrDefault("x=y"));
+        Assert.Equal(2, detected.Count);
+    }
+
     [Fact]
     public void InvalidEntriesAreLeftOutAndTheRestKept()
     {

@@ -18,7 +18,7 @@ internal static class ServiceResource
     /// <summary>The variable that sets <c>service.name</c>, over <see cref="ResourceAttributesVariable"/>'s.</summary>
     public const string ServiceNameVariable = "OTEL_SERVICE_NAME";
 
-    /// <summary>The variable of the other attributes: <c>key1=value1,key2=value2</c>, values percent-encoded.</summary>
+    /// <summary>The variable of the other attributes: <c>key1=value1,key2=value2</c>, keys and values percent-encoded.</summary>
     public const string ResourceAttributesVariable = "OTEL_RESOURCE_ATTRIBUTES";
 
     private const string ServiceNameKey = "service.name";
@@ -52,7 +52,7 @@ internal static class ServiceResource
     /// <summary>
     /// The attributes of <c>OTEL_RESOURCE_ATTRIBUTES</c>, then <c>OTEL_SERVICE_NAME</c> as
     /// <c>service.name</c> over any there. An entry without <c>=</c> or with an empty key is left
-    /// out, as OpenTelemetry .NET leaves it; keys and values are trimmed, values percent-decoded;
+    /// out, as OpenTelemetry .NET leaves it; keys and values are trimmed and percent-decoded;
     /// of a key given twice, the last.
     /// </summary>
     internal static Dictionary<string, object?> Detect(string? serviceNameVariable, string? resourceAttributesVariable)
@@ -63,7 +63,9 @@ internal static class ServiceResource
             foreach (string entry in resourceAttributesVariable.Split(','))
             {
                 int equals = entry.IndexOf('=', StringComparison.Ordinal);
-                string key = equals < 0 ? string.Empty : entry[..equals].Trim();
+                // The specification has ',' and '=' percent-encoded in keys as in values, so a key
+                // holding either can only be written encoded: it is decoded after the split.
+                string key = equals < 0 ? string.Empty : Uri.UnescapeDataString(entry[..equals].Trim());
                 if (key.Length > 0)
                 {
                     detected[key] = Uri.UnescapeDataString(entry[(equals + 1)..].Trim());
