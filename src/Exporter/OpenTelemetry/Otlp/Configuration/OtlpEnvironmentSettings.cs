@@ -11,9 +11,7 @@ internal static class OtlpEnvironmentSettings
     private const string Prefix = "OTEL_EXPORTER_OTLP_";
     private const string MetricsPrefix = "OTEL_EXPORTER_OTLP_METRICS_";
 
-    // OpenTelemetry .NET's LowMemory is delta for counters and histograms, as delta is, and differs
-    // from it only for observable counters (cumulative there); with two temporalities, delta here.
-    private static readonly (string, OtlpTemporality)[] s_temporalities = [("cumulative", OtlpTemporality.Cumulative), ("delta", OtlpTemporality.Delta), ("lowmemory", OtlpTemporality.Delta)];
+    private static readonly (string, OtlpTemporality)[] s_temporalities = [("cumulative", OtlpTemporality.Cumulative), ("delta", OtlpTemporality.Delta), ("lowmemory", OtlpTemporality.LowMemory)];
     private static readonly (string, OtlpProtocol)[] s_protocols = [("http/protobuf", OtlpProtocol.HttpProtobuf), ("grpc", OtlpProtocol.Grpc)];
     private static readonly (string, OtlpCompression)[] s_compressions = [("none", OtlpCompression.None), ("gzip", OtlpCompression.Gzip)];
 

@@ -67,10 +67,11 @@ public sealed class ScalableMetricsOtlpOptions
     public OtlpCompression Compression { get; set; } = OtlpCompression.None;
 
     /// <summary>The aggregation temporality of the exported sums and histograms; with
-    /// <see cref="OtlpTemporality.Delta"/>, a failed export's changes are sent with the next one.</summary>
+    /// <see cref="OtlpTemporality.Delta"/> or <see cref="OtlpTemporality.LowMemory"/>, a failed
+    /// export's changes are sent with the next one.</summary>
     /// <remarks>Default: <see cref="OtlpTemporality.Cumulative"/>. <c>OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE</c>
-    /// <c>cumulative</c>, <c>delta</c>, or <c>lowmemory</c>, which OpenTelemetry .NET makes delta
-    /// for counters and histograms, and which is delta here.</remarks>
+    /// <c>cumulative</c>, <c>delta</c>, or <c>lowmemory</c> (<see cref="OtlpTemporality.LowMemory"/>:
+    /// delta for synchronous counters and histograms, cumulative for observable counters).</remarks>
     public OtlpTemporality Temporality { get; set; } = OtlpTemporality.Cumulative;
 
     /// <summary>The time from one periodic export's start to the next's. The exporter also exports

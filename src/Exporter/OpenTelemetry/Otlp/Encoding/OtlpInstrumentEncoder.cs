@@ -22,6 +22,7 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// (bucket by bucket) and operations go out as the change since each series' committed reading
 /// (<see cref="OtlpSeriesState"/>), starting at the last accepted export; up-down counters stay
 /// cumulative and gauges have none, as the OpenTelemetry specification's delta preference has it.
+/// Low-memory temporality is the same but for observable counters, which stay cumulative.
 /// A delta point carries only the exemplars taken since its start.</para>
 /// <para>Not thread-safe: one export at a time.</para>
 /// </remarks>
@@ -33,6 +34,11 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
     // Every instrument is read into these columns, kept from export to export (grown to the largest instrument).
     private readonly InstrumentSnapshot _snapshot = new();
+
+    // Synchronous counters and histograms go delta under both delta preferences; observable
+    // counters only under Delta: LowMemory sends the totals their callbacks report.
+    private readonly bool _syncDelta = temporality != OtlpTemporality.Cumulative;
+    private readonly bool _asyncDelta = temporality == OtlpTemporality.Delta;
     private long[] _deltaBuckets = new long[64];
 
     private long _generation;
@@ -96,9 +102,9 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     }
 
     // Each kind from the snapshot Write read it into.
-    public void Counter(PartitionedCounter counter) => WriteNumbers(counter, _snapshot.LongValues, OtlpFields.MetricSum, temporality == OtlpTemporality.Delta, monotonic: true, asInt: true);
+    public void Counter(PartitionedCounter counter) => WriteNumbers(counter, _snapshot.LongValues, OtlpFields.MetricSum, _syncDelta, monotonic: true, asInt: true);
 
-    public void DoubleCounter(PartitionedDoubleCounter counter) => WriteNumbers(counter, _snapshot.DoubleValues, OtlpFields.MetricSum, temporality == OtlpTemporality.Delta, monotonic: true, asInt: false);
+    public void DoubleCounter(PartitionedDoubleCounter counter) => WriteNumbers(counter, _snapshot.DoubleValues, OtlpFields.MetricSum, _syncDelta, monotonic: true, asInt: false);
 
     public void UpDownCounter(PartitionedUpDownCounter counter) => WriteNumbers(counter, _snapshot.LongValues, OtlpFields.MetricSum, delta: false, monotonic: false, asInt: true);
 
@@ -108,7 +114,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
     public void DoubleGauge(DoubleGauge gauge) => WriteDoubleGauge(gauge, asInt: false);
 
-    public void ObservableCounter(ObservableCounter counter) => WriteNumbers(counter, _snapshot.DoubleValues, OtlpFields.MetricSum, temporality == OtlpTemporality.Delta, monotonic: true, asInt: !counter.IsFloatingPoint);
+    public void ObservableCounter(ObservableCounter counter) => WriteNumbers(counter, _snapshot.DoubleValues, OtlpFields.MetricSum, _asyncDelta, monotonic: true, asInt: !counter.IsFloatingPoint);
 
     public void ObservableUpDownCounter(ObservableUpDownCounter counter) => WriteNumbers(counter, _snapshot.DoubleValues, OtlpFields.MetricSum, delta: false, monotonic: false, asInt: !counter.IsFloatingPoint);
 
@@ -122,7 +128,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         bool keepsExemplars = snapshot.HasExemplars;
         IReadOnlyList<double> boundaries = histogram.Boundaries;
         int bucketCount = boundaries.Count + 1;
-        bool delta = temporality == OtlpTemporality.Delta;
+        bool delta = _syncDelta;
         ulong start = Start(histogram, delta);
         byte[] bounds = _state.ExplicitBounds(boundaries, _scratch);
         Span<long> pendingCounts = default;
@@ -199,7 +205,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
     {
         InstrumentSnapshot snapshot = _snapshot;
-        bool delta = temporality == OtlpTemporality.Delta;
+        bool delta = _syncDelta;
         ulong start = Start(histogram, delta);
         int data = BeginData(OtlpFields.MetricExponentialHistogram);
         for (int i = 0; i < snapshot.Count; i++)
@@ -241,7 +247,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     {
         InstrumentSnapshot snapshot = _snapshot;
         IReadOnlyList<double>? boundaries = operation.Boundaries;
-        bool delta = temporality == OtlpTemporality.Delta;
+        bool delta = _syncDelta;
         ulong start = Start(operation, delta);
         int data = BeginData(OtlpFields.MetricHistogram);
         for (int i = 0; i < snapshot.Count; i++)

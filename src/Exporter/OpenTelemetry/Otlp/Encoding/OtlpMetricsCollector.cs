@@ -69,7 +69,7 @@ internal sealed class OtlpMetricsCollector
         ArgumentNullException.ThrowIfNull(resourceAttributes);
         if (!Enum.IsDefined(temporality))
         {
-            throw new ArgumentOutOfRangeException(nameof(temporality), temporality, "The temporality must be Cumulative or Delta.");
+            throw new ArgumentOutOfRangeException(nameof(temporality), temporality, "The temporality must be Cumulative, Delta or LowMemory.");
         }
 
         _scopes = scopes;
@@ -127,7 +127,7 @@ internal sealed class OtlpMetricsCollector
     internal void Commit(long generation, ulong timeUnixNano)
     {
         // A batch older than the last collection: that collection's readings are the pending ones now.
-        if (_temporality != OtlpTemporality.Delta || generation != _generation)
+        if (_temporality == OtlpTemporality.Cumulative || generation != _generation)
         {
             return;
         }

@@ -67,7 +67,7 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
             return true;
         }
 
-        if (_next > 0 && collector.Temporality == OtlpTemporality.Delta)
+        if (_next > 0 && collector.Temporality != OtlpTemporality.Cumulative)
         {
             // Partly accepted: what was taken must not go again, what was not must still go.
             _held = batch;

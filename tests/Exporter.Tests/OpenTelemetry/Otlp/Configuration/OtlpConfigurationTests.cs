@@ -1,8 +1,13 @@
+using System.Diagnostics.Metrics;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
+using OpenTelemetry.Proto.Collector.Metrics.V1;
+using OpenTelemetry.Proto.Metrics.V1;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
+using ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
+using static ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.OtlpDecoded;
 
 namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Configuration;
 
@@ -73,11 +78,36 @@ public sealed class OtlpConfigurationTests
     }
 
     [Fact]
-    public void LowMemoryIsDelta()
+    public void LowMemoryIsItsOwnPreferenceNotDelta()
     {
         ScalableMetricsOtlpOptions options = Options(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE"] = "lowmemory" });
 
-        Assert.Equal(OtlpTemporality.Delta, options.Temporality);
+        Assert.Equal(OtlpTemporality.LowMemory, options.Temporality);
+    }
+
+    // Specification (metrics/sdk_exporters/otlp.md, "LowMemory"): Delta for synchronous Counter and
+    // Histogram, Cumulative for UpDownCounter, asynchronous Counter and asynchronous UpDownCounter.
+    [Fact]
+    public async Task LowMemoryVariableExportsCountersAsDeltaAndObservableCountersAsCumulative()
+    {
+        await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
+        HostApplicationBuilder builder = Builder(new Dictionary<string, string?>
+        {
+            ["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.BaseAddress.AbsoluteUri,
+            ["OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE"] = "lowmemory",
+        });
+        builder.AddScalableMetrics(o => o.AddOtlpExporter(e => e.ExportInterval = TimeSpan.FromHours(1)));
+        using IHost host = builder.Build();
+        await host.StartAsync();
+        MetricRegistry registry = host.Services.GetRequiredService<MetricRegistry>();
+        registry.CreateCounter("lowmemory.counter").Add(1);
+        registry.CreateObservableCounter("lowmemory.observed", () => [new Measurement<long>(7)]);
+
+        await host.StopAsync();
+
+        ExportMetricsServiceRequest request = ExportMetricsServiceRequest.Parser.ParseFrom(Assert.Single(receiver.Requests).Message);
+        Assert.Equal(AggregationTemporality.Delta, Metric(request, "lowmemory.counter").Sum.AggregationTemporality);
+        Assert.Equal(AggregationTemporality.Cumulative, Metric(request, "lowmemory.observed").Sum.AggregationTemporality);
     }
 
     [Fact]

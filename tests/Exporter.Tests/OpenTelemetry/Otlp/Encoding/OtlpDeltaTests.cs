@@ -130,6 +130,43 @@ public class OtlpDeltaTests
         Assert.Equal(4, Assert.Single(Metric(second, "threads").Gauge.DataPoints).AsInt);
     }
 
+    // Specification (metrics/sdk_exporters/otlp.md, "LowMemory"), as OpenTelemetry .NET's
+    // MetricReader.LowMemoryTemporalityPreferenceFunc has it.
+    [Fact]
+    public void LowMemoryIsDeltaForSynchronousCountersAndHistogramsAndCumulativeForObservableCounters()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        PartitionedHistogram latency = registry.CreateHistogram("latency", null, null, [1, 10]);
+        PartitionedUpDownCounter queue = registry.CreateUpDownCounter("queue");
+        long observed = 10;
+        registry.CreateObservableCounter("observed", () => [new Measurement<long>(observed)]);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.LowMemory, timeProvider: time);
+
+        counter.Add(3);
+        latency.Record(2);
+        queue.Add(4);
+        Collect(collector, time, s_start.AddSeconds(1), commit: true);
+        counter.Add(2);
+        latency.Record(20);
+        queue.Add(1);
+        observed = 25;
+        ExportMetricsServiceRequest second = Collect(collector, time, s_start.AddSeconds(2), commit: true);
+
+        Sum sum = Metric(second, "requests").Sum;
+        Assert.Equal((AggregationTemporality.Delta, 2L), (sum.AggregationTemporality, Assert.Single(sum.DataPoints).AsInt));
+        Histogram histogram = Metric(second, "latency").Histogram;
+        Assert.Equal((AggregationTemporality.Delta, 1UL), (histogram.AggregationTemporality, Assert.Single(histogram.DataPoints).Count));
+        Sum upDown = Metric(second, "queue").Sum;
+        Assert.Equal((AggregationTemporality.Cumulative, 5L), (upDown.AggregationTemporality, Assert.Single(upDown.DataPoints).AsInt));
+        Sum observedSum = Metric(second, "observed").Sum;
+        NumberDataPoint observedPoint = Assert.Single(observedSum.DataPoints);
+        Assert.Equal((AggregationTemporality.Cumulative, true, 25L), (observedSum.AggregationTemporality, observedSum.IsMonotonic, observedPoint.AsInt));
+        Assert.Equal(ManualTime.UnixNano(s_start.AddSeconds(1)), sum.DataPoints[0].StartTimeUnixNano);
+        Assert.True(observedPoint.StartTimeUnixNano < ManualTime.UnixNano(s_start), "A cumulative point starts at its instrument's creation.");
+    }
+
     [Fact]
     public void AnObservedSeriesThatGoesAwayKeepsNothing()
     {
