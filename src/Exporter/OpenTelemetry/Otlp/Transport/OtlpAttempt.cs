@@ -16,4 +16,12 @@ internal sealed record OtlpAttempt(OtlpOutcome Outcome, string Cause, string Det
     public long RejectedDataPoints { get; init; }
 
     public Exception? Exception { get; init; }
+
+    /// <summary>Whether the request failed here (an unexpected exception while sending), not by an
+    /// answer of the receiver: not retried, but not a refusal either, so its data is kept.</summary>
+    public bool Local { get; init; }
+
+    /// <summary>Whether the receiver refused the request with an answer that must not be retried:
+    /// its data is dropped.</summary>
+    public bool Refused => Outcome == OtlpOutcome.Failed && !Local;
 }

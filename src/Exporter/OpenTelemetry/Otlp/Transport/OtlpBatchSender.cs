@@ -18,6 +18,12 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 /// <para>A collection none of whose requests was accepted is not committed, as before: the next
 /// collection's deltas include its changes. A cumulative collection is never held: the next one
 /// carries every value again.</para>
+/// <para>A request the receiver refuses with a status that must not be retried (HTTP 400, 413,
+/// gRPC INVALID_ARGUMENT: the OTLP specification's "All other 4xx or 5xx response status codes
+/// MUST NOT be retried") is dropped, not held: the requests after it are sent, and a collection
+/// whose requests were all either accepted or refused is committed, so its refused data points
+/// go neither in a later request nor in the next collection's deltas. Holding is for requests
+/// that may yet be taken: their retries ran out of attempts or time.</para>
 /// <para>Not thread-safe: one export at a time (the service's gate).</para>
 /// </remarks>
 internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestBytes)
@@ -31,6 +37,9 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
     private int _next;
     private int _heldExports;
 
+    // Whether a request of this export was refused and dropped: the export is then not whole.
+    private bool _refused;
+
     /// <summary>How many requests the last collection was sent as. For tests.</summary>
     internal int LastRequestCount => _requests.Count;
 
@@ -41,6 +50,7 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
     /// <returns>Whether everything this export had to send was accepted.</returns>
     public async Task<bool> ExportAsync(OtlpMetricsCollector collector, CancellationToken cancellationToken)
     {
+        _refused = false;
         if (_held is not null)
         {
             if (!await SendRemainingAsync(cancellationToken).ConfigureAwait(false))
@@ -63,13 +73,15 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
         _next = 0;
         if (await SendRemainingAsync(cancellationToken).ConfigureAwait(false))
         {
+            // Every request taken or refused: a refused one's changes must not go again either.
             batch.Commit();
-            return true;
+            return !_refused;
         }
 
         if (_next > 0 && collector.Temporality != OtlpTemporality.Cumulative)
         {
-            // Partly accepted: what was taken must not go again, what was not must still go.
+            // Partly accepted (or refused): what was taken or refused must not go again, what may
+            // yet be taken must still go.
             _held = batch;
             _heldExports = 0;
         }
@@ -77,15 +89,19 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
         return false;
     }
 
-    // Sends the requests from _next on, in order, stopping at the first not accepted.
+    // Sends the requests from _next on, in order, past any refused (dropped, logged by the client),
+    // stopping at the first that may yet be taken: true when none is left to send.
     private async Task<bool> SendRemainingAsync(CancellationToken cancellationToken)
     {
         for (; _next < _requests.Count; _next++)
         {
-            if (!await client.ExportAsync(_requests[_next], cancellationToken).ConfigureAwait(false))
+            OtlpOutcome outcome = await client.SendAsync(_requests[_next], cancellationToken).ConfigureAwait(false);
+            if (outcome == OtlpOutcome.Retryable)
             {
                 return false;
             }
+
+            _refused |= outcome == OtlpOutcome.Failed;
         }
 
         return true;

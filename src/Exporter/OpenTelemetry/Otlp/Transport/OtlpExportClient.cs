@@ -35,7 +35,16 @@ internal sealed class OtlpExportClient
 
     /// <summary>Sends <paramref name="request"/> (an uncompressed <c>ExportMetricsServiceRequest</c>).</summary>
     /// <returns>Whether the receiver took it; false when it failed (logged) or <paramref name="cancellationToken"/> was cancelled.</returns>
-    public async Task<bool> ExportAsync(ReadOnlyMemory<byte> request, CancellationToken cancellationToken)
+    public async Task<bool> ExportAsync(ReadOnlyMemory<byte> request, CancellationToken cancellationToken) =>
+        await SendAsync(request, cancellationToken).ConfigureAwait(false) == OtlpOutcome.Accepted;
+
+    /// <summary>Sends <paramref name="request"/> (an uncompressed <c>ExportMetricsServiceRequest</c>).</summary>
+    /// <returns><see cref="OtlpOutcome.Accepted"/> when the receiver took it;
+    /// <see cref="OtlpOutcome.Failed"/> when it refused it with a status the OTLP specification says
+    /// must not be retried (the caller drops its data); <see cref="OtlpOutcome.Retryable"/> when it
+    /// might take it later: retries ran out of attempts or time, or <paramref name="cancellationToken"/>
+    /// was cancelled. A failure is logged.</returns>
+    public async Task<OtlpOutcome> SendAsync(ReadOnlyMemory<byte> request, CancellationToken cancellationToken)
     {
         long started = Stopwatch.GetTimestamp();
         ReadOnlyMemory<byte> payload = _transport.Prepare(request);
@@ -51,13 +60,13 @@ internal sealed class OtlpExportClient
             if (cancellationToken.IsCancellationRequested)
             {
                 // The host stopped this export; the final export sends its data.
-                return false;
+                return OtlpOutcome.Retryable;
             }
 
             if (last.Outcome == OtlpOutcome.Accepted)
             {
                 Accepted(last);
-                return true;
+                return OtlpOutcome.Accepted;
             }
 
             if (last.Outcome == OtlpOutcome.Failed || attempts == MaxAttempts || export.IsCancellationRequested)
@@ -82,7 +91,7 @@ internal sealed class OtlpExportClient
             {
                 if (cancellationToken.IsCancellationRequested)
                 {
-                    return false;
+                    return OtlpOutcome.Retryable;
                 }
 
                 break;
@@ -90,7 +99,10 @@ internal sealed class OtlpExportClient
         }
 
         Log.ExportFailed(last, attempts);
-        return false;
+
+        // Failed only where the receiver's last answer was a refusal; retries out of attempts or time,
+        // and an unexpected exception here, keep the data for a later export.
+        return last.Refused ? OtlpOutcome.Failed : OtlpOutcome.Retryable;
     }
 
     private async Task<OtlpAttempt> AttemptAsync(ReadOnlyMemory<byte> payload, CancellationToken exportToken)
@@ -114,7 +126,7 @@ internal sealed class OtlpExportClient
         }
         catch (Exception e) when (e is IOException or InvalidOperationException or NotSupportedException)
         {
-            return new OtlpAttempt(OtlpOutcome.Failed, "unexpected " + e.GetType().Name, OneLine(e)) { Exception = e };
+            return new OtlpAttempt(OtlpOutcome.Failed, "unexpected " + e.GetType().Name, OneLine(e)) { Exception = e, Local = true };
         }
     }
 

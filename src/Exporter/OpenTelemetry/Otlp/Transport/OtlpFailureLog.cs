@@ -31,7 +31,16 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     {
         if (First(last.Cause))
         {
-            LogExportFailed(logger, endpoint, attempts, last.Detail);
+            // A refusal's data is dropped, not sent with the next export: the warning says which.
+            if (last.Refused)
+            {
+                LogExportRefused(logger, endpoint, attempts, last.Detail);
+            }
+            else
+            {
+                LogExportFailed(logger, endpoint, attempts, last.Detail);
+            }
+
             Stack(last.Exception);
         }
         else
@@ -100,6 +109,9 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
 
     [LoggerMessage(EventId = 60, Level = LogLevel.Warning, Message = "An OTLP export to {Endpoint} failed after {Attempts} attempt(s): {Detail}. Its data is sent with the next export. This cause is not logged again until an export succeeds.")]
     private static partial void LogExportFailed(ILogger logger, Uri endpoint, int attempts, string detail);
+
+    [LoggerMessage(EventId = 70, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} refused an export after {Attempts} attempt(s): {Detail}. The OTLP specification forbids retrying this answer: the export's data points are dropped, not sent again. This cause is not logged again until an export succeeds.")]
+    private static partial void LogExportRefused(ILogger logger, Uri endpoint, int attempts, string detail);
 
     [LoggerMessage(EventId = 61, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) of an export ({ErrorMessage}). Rejected points are not sent again. This is not logged again until an export is taken whole.")]
     private static partial void LogPartialSuccess(ILogger logger, Uri endpoint, long rejectedDataPoints, string errorMessage);

@@ -79,8 +79,9 @@ public sealed class OtlpBatchingTests : IDisposable
         var collector = new OtlpMetricsCollector(() => [new OtlpScope("s", null, registry)], [], OtlpTemporality.Delta);
         var sender = new OtlpBatchSender(_clients.Http(receiver.Url("/v1/metrics")), maxRequestBytes: 4096);
 
-        // The first two requests are taken, the third refused (not retryable): the export is not whole.
-        receiver.Enqueue(OtlpFault.Ok, OtlpFault.Ok, new OtlpFault.Answer(400, "refused once"));
+        // The first two requests are taken, the third not (retryable, but its retry would end past
+        // the export timeout): the export is not whole, and the third may yet be taken.
+        receiver.Enqueue(OtlpFault.Ok, OtlpFault.Ok, new OtlpFault.Answer(503, "unavailable once", RetryAfter: TimeSpan.FromHours(1)));
         Assert.False(await sender.ExportAsync(collector, CancellationToken.None));
         int firstExport = sender.LastRequestCount;
         Assert.True(firstExport > 3, $"{firstExport} requests");
@@ -94,7 +95,7 @@ public sealed class OtlpBatchingTests : IDisposable
 
         Assert.True(await sender.ExportAsync(collector, CancellationToken.None));
 
-        // Every request but the refused one was taken: their deltas add up to exactly what was counted.
+        // Every request but the unanswered one was taken: their deltas add up to exactly what was counted.
         IReadOnlyList<FaultInjectedRequest> received = receiver.Requests;
         Assert.Equal(3 + (firstExport - 2) + sender.LastRequestCount, received.Count);
         Dictionary<string, long> totals = [];
@@ -109,6 +110,44 @@ public sealed class OtlpBatchingTests : IDisposable
 
         Assert.Equal(400, totals.Count);
         Assert.All(Enumerable.Range(0, 400), i => Assert.Equal(i + 1 + 1000, totals[$"series=i:{i}"]));
+    }
+
+    // OTLP specification (otlp.md, "Failures"): only 429, 502, 503 and 504 are retryable; "All other
+    // 4xx or 5xx response status codes MUST NOT be retried."
+    [Fact]
+    public async Task ARequestRefusedWithANonRetryableStatusIsDroppedNotSentAgain()
+    {
+        await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        PartitionedCounter counter = registry.CreateCounter("split.requests");
+        for (int i = 0; i < 400; i++)
+        {
+            counter.Add(i + 1, new KeyValuePair<string, object?>("series", (long)i));
+        }
+
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("s", null, registry)], [], OtlpTemporality.Delta);
+        var sender = new OtlpBatchSender(_clients.Http(receiver.Url("/v1/metrics")), maxRequestBytes: 4096);
+
+        // The first request is taken, the second refused with 400 Bad Request; the rest are still sent.
+        receiver.Enqueue(OtlpFault.Ok, new OtlpFault.Answer(400, "bad request"));
+        Assert.False(await sender.ExportAsync(collector, CancellationToken.None));
+        int firstExport = sender.LastRequestCount;
+        Assert.Equal(firstExport, receiver.Requests.Count);
+        byte[] refused = receiver.Requests[1].Message;
+
+        // The next export collects afresh: the refused points are neither resent nor in its deltas.
+        for (int i = 0; i < 400; i++)
+        {
+            counter.Add(1000, new KeyValuePair<string, object?>("series", (long)i));
+        }
+
+        Assert.True(await sender.ExportAsync(collector, CancellationToken.None));
+
+        Assert.DoesNotContain(receiver.Requests.Skip(firstExport), r => r.Message.AsSpan().SequenceEqual(refused));
+        Assert.All(
+            Decode(receiver.Requests.Skip(firstExport)).SelectMany(r => Points(r, "split.requests")),
+            p => Assert.Equal(1000, p.AsInt));
+        Assert.Contains(_clients.Warnings, w => w.Contains("HTTP 400", StringComparison.Ordinal) && w.Contains("dropped", StringComparison.Ordinal));
     }
 
     [Fact]
