@@ -285,12 +285,22 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         EndSum(data, delta, monotonic: null);
     }
 
-    // Delta points start at the last accepted export (a series first read then has its whole value
-    // as its first delta); cumulative ones, and any before the first accepted export, at the instrument's creation.
+    // Delta points start at the last accepted export that read their instrument, where its
+    // baselines were taken (metrics.proto: delta intervals are continuous and non-overlapping; an
+    // export that left the instrument out, its callback failed, moved none of them). An instrument
+    // no accepted export read yet starts at the last accepted export (a series first read then has
+    // its whole value as its first delta); cumulative points, and any before the first accepted
+    // export, at the instrument's creation.
     private ulong Start(Instrument instrument, bool delta)
     {
         ulong created = UnixNano(instrument.CreatedAt);
-        return delta ? Math.Max(created, _lastCommit) : created;
+        if (!delta)
+        {
+            return created;
+        }
+
+        ulong committed = _state.CommittedUnixNano;
+        return Math.Max(created, committed != 0 ? committed : _lastCommit);
     }
 
     // Series i's start: the instrument's (or, for a delta, the last accepted export's), unless the

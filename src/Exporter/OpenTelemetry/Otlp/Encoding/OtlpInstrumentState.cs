@@ -35,6 +35,12 @@ internal sealed class OtlpInstrumentState
     /// <summary>The export that last read the instrument, whose series are committed when it is accepted.</summary>
     public long Generation { get; set; }
 
+    /// <summary>When the last accepted export that read the instrument was taken (Unix nanoseconds),
+    /// 0 before one: where its series' committed readings, and so its next delta points, start.</summary>
+    /// <remarks>The instrument's own, not the last accepted export's: an export that left it out
+    /// (its callback failed) moved none of its baselines, so its next points still measure from this one.</remarks>
+    public ulong CommittedUnixNano { get; private set; }
+
     /// <summary>The state of the series read at <paramref name="position"/> with <paramref name="tags"/>, created where it has none.</summary>
     /// <param name="position">The reading's position in its instrument's readings.</param>
     /// <param name="tags">The reading's tags.</param>
@@ -83,8 +89,12 @@ internal sealed class OtlpInstrumentState
     /// reading; a series it did not read (an observable instrument's callback no longer reports it)
     /// keeps nothing, so that if it comes back its whole value is its first delta.
     /// </summary>
-    public void Commit(long generation)
+    /// <param name="generation">The accepted export, which read this instrument.</param>
+    /// <param name="timeUnixNano">When that export was taken: its points' end, the next delta's start.</param>
+    public void Commit(long generation, ulong timeUnixNano)
     {
+        CommittedUnixNano = timeUnixNano;
+
         // The arrays hold what this instrument's latest read wrote, which is the export of
         // generation (only the latest collection is committed, and only its instruments); a second
         // commit of the same export finds none pending.

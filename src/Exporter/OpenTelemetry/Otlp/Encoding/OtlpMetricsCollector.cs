@@ -134,7 +134,7 @@ internal sealed class OtlpMetricsCollector
 
         foreach (OtlpInstrumentState state in _read)
         {
-            state.Commit(generation);
+            state.Commit(generation, timeUnixNano);
         }
 
         _lastCommitUnixNano = timeUnixNano;

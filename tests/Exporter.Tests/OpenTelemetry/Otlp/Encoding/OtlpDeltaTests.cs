@@ -167,6 +167,33 @@ public class OtlpDeltaTests
         Assert.True(observedPoint.StartTimeUnixNano < ManualTime.UnixNano(s_start), "A cumulative point starts at its instrument's creation.");
     }
 
+    // metrics.proto, AGGREGATION_TEMPORALITY_DELTA: successive points cover continuous,
+    // non-overlapping intervals. A callback that fails once leaves its series' baselines at the last
+    // accepted reading, so the next point's change is measured from there: its interval must start
+    // there too, not at the later export that did not carry the instrument.
+    [Fact]
+    public void ADeltaAfterAFailedCallbackStartsWhereItsLastPointEnded()
+    {
+        var registry = new MetricRegistry();
+        long value = 10;
+        bool fail = false;
+        IEnumerable<Measurement<long>> Observe() => fail ? throw new InvalidOperationException("down") : [new Measurement<long>(value)];
+        registry.CreateObservableCounter("observed", Observe);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+
+        NumberDataPoint first = Assert.Single(Metric(Collect(collector, time, s_start.AddSeconds(1), commit: true), "observed").Sum.DataPoints);
+        fail = true;
+        Assert.False(HasMetric(Collect(collector, time, s_start.AddSeconds(2), commit: true), "observed"));
+        fail = false;
+        value = 25;
+        NumberDataPoint third = Assert.Single(Metric(Collect(collector, time, s_start.AddSeconds(3), commit: true), "observed").Sum.DataPoints);
+
+        // The value is the change since the first point (25 - 10): its interval starts where that point ended.
+        Assert.Equal(15, third.AsInt);
+        Assert.Equal(first.TimeUnixNano, third.StartTimeUnixNano);
+    }
+
     [Fact]
     public void AnObservedSeriesThatGoesAwayKeepsNothing()
     {
