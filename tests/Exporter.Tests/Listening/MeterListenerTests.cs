@@ -264,6 +264,23 @@ public sealed class MeterListenerTests
         Assert.False(host.Takes("ScalableMetrics"));
     }
 
+    // Both are exported without otel_scope_version: two scopes would write one series twice in a scrape.
+    [Fact]
+    public void AMeterOfNoVersionAndOneOfAnEmptyVersionAreOneScope()
+    {
+        string name = "test.versions." + Guid.NewGuid().ToString("N");
+        using var host = new ScalableMetrics.Exporter.Listening.MeterListenerHost([name], "ScalableMetrics", () => new MetricRegistry(), Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance);
+        host.Start();
+        using var none = new Meter(name);
+        using var empty = new Meter(name, "");
+        none.CreateCounter<long>("jobs").Add(1);
+        empty.CreateCounter<long>("jobs").Add(2);
+
+        ScalableMetrics.Exporter.Listening.ListenedScope scope = Assert.Single(host.Scopes);
+        Assert.Null(scope.MeterVersion);
+        Assert.Equal(3, scope.Registry.Instruments.OfType<PartitionedCounter>().Single(i => i.Name == "jobs").Collect().Single().Value);
+    }
+
     [Fact]
     public void ADisposedMeterIsReleasedAndItsSeriesStayReadable()
     {

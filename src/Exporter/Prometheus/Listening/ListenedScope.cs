@@ -7,7 +7,7 @@ namespace ScalableMetrics.Exporter.Listening;
 /// </summary>
 /// <param name="Registry">The registry, disposed of (dropped) with the listener.</param>
 /// <param name="MeterName">The source meters' name.</param>
-/// <param name="MeterVersion">The source meters' version, or null.</param>
+/// <param name="MeterVersion">The source meters' version, or null where it is null or empty (one scope).</param>
 internal sealed record ListenedScope(MetricRegistry Registry, string MeterName, string? MeterVersion)
 {
     /// <summary>The registry's observable instruments by name (case-insensitive, as instrument names

@@ -160,7 +160,10 @@ internal sealed partial class MeterListenerHost : IDisposable
     // pull: null where the group of an observable instrument observes it through a listener of its own.
     private ListenedInstrument? Take(SdmInstrument instrument, ObservablePull? pull)
     {
-        ListenedScope scope = _scopes.GetOrAdd((instrument.Meter.Name, instrument.Meter.Version), key => new ListenedScope(_createRegistry(key.Name), key.Name, key.Version) { SchemaUrl = instrument.Meter.TelemetrySchemaUrl });
+        // A version of "" is no version: both are exported without otel_scope_version (Prometheus)
+        // and scope.version (OTLP), so two scopes of them would write one series twice.
+        string? version = string.IsNullOrEmpty(instrument.Meter.Version) ? null : instrument.Meter.Version;
+        ListenedScope scope = _scopes.GetOrAdd((instrument.Meter.Name, version), key => new ListenedScope(_createRegistry(key.Name), key.Name, key.Version) { SchemaUrl = instrument.Meter.TelemetrySchemaUrl });
         if (scope.Registry.ViewOf(instrument.Name) is { Drop: true })
         {
             // A view drops it: not listened to at all, so its measurements cost nothing here.
