@@ -173,7 +173,10 @@ internal static class ScrapeNegotiation
     private static string[] ContentTypes(string contentType) =>
         [.. Enum.GetValues<EscapingScheme>().Select(scheme => contentType + "; escaping=" + NameOf(scheme))];
 
-    /// <summary>Whether <paramref name="acceptEncoding"/> (the <c>Accept-Encoding</c> header) takes gzip: <c>gzip</c> or <c>*</c> without <c>q=0</c>.</summary>
+    /// <summary>
+    /// Whether <paramref name="acceptEncoding"/> (the <c>Accept-Encoding</c> header) takes gzip: <c>gzip</c> without <c>q=0</c>,
+    /// or, where gzip is not listed, <c>*</c> without <c>q=0</c>.
+    /// </summary>
     public static bool AcceptsGzip(string? acceptEncoding)
     {
         if (string.IsNullOrWhiteSpace(acceptEncoding))
@@ -181,10 +184,15 @@ internal static class ScrapeNegotiation
             return false;
         }
 
+        // RFC 9110 §12.5.3: "*" matches only codings not listed in the field, so a listed gzip
+        // (even gzip;q=0, a refusal) decides alone, wherever it stands.
+        bool? gzip = null;
+        bool? wildcard = null;
         foreach (string coding in acceptEncoding.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
         {
             string[] parts = coding.Split(';', StringSplitOptions.TrimEntries);
-            if (!parts[0].Equals("gzip", StringComparison.OrdinalIgnoreCase) && parts[0] != "*")
+            bool isGzip = parts[0].Equals("gzip", StringComparison.OrdinalIgnoreCase);
+            if (!isGzip && parts[0] != "*")
             {
                 continue;
             }
@@ -193,13 +201,17 @@ internal static class ScrapeNegotiation
                 && q.StartsWith("q=", StringComparison.OrdinalIgnoreCase)
                 && double.TryParse(q.AsSpan(2), System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out double value)
                 && value <= 0);
-            if (!refused)
+            if (isGzip)
             {
-                return true;
+                gzip = gzip is true || !refused;
+            }
+            else
+            {
+                wildcard = wildcard is true || !refused;
             }
         }
 
-        return false;
+        return gzip ?? wildcard ?? false;
     }
 
     private static ExpositionFormat? FormatOf(string mediaType, MediaRangeParameters parameters)

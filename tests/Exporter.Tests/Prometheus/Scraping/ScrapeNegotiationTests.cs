@@ -43,4 +43,16 @@ public sealed class ScrapeNegotiationTests
     {
         Assert.Equal(expected, ScrapeNegotiation.AcceptsGzip(acceptEncoding));
     }
+
+    // RFC 9110 §12.5.3: "*" matches any available content coding not explicitly listed in the field.
+    [Theory]
+    [InlineData("gzip;q=0, *", false)]
+    [InlineData("*, gzip;q=0", false)]
+    [InlineData("*;q=0, gzip", true)]
+    [InlineData("gzip, *;q=0", true)]
+    [InlineData("deflate;q=0, *", true)]
+    public void TheWildcardTakesGzipOnlyWhereGzipIsNotListed(string acceptEncoding, bool expected)
+    {
+        Assert.Equal(expected, ScrapeNegotiation.AcceptsGzip(acceptEncoding));
+    }
 }
