@@ -1,5 +1,6 @@
 using System.Diagnostics.Metrics;
 using OpenTelemetry.Metrics;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 
 namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
 
@@ -131,6 +132,54 @@ public sealed class PrometheusSerializerTests
         Assert.Equal(100, PrometheusText.Single(samples, "sizes_bytes_sum").NumericValue);
         Assert.Equal(2, PrometheusText.Single(samples, "sizes_bytes_count").NumericValue);
         Assert.Equal(1, PrometheusText.Single(samples, "kept_total").NumericValue);
+    }
+
+    // metrics.proto (Histogram.schema): "Currently, valid numbers are -4 <= n <= 8." OpenTelemetry's
+    // exponential histograms start at scale 20 and go down only as far as their 160 buckets need:
+    // values from 1.5 to 1.6 stay at scale 10, whose buckets are merged into schema 8's, counts exact.
+    [Fact]
+    public void AnExponentialHistogramOfAScaleAbove8IsWrittenInProtobufAtSchema8WithItsBucketsMerged()
+    {
+        using var harness = new ExporterHarness(configure: builder =>
+            builder.AddView("latency", new Base2ExponentialBucketHistogramConfiguration()));
+        Histogram<double> latency = harness.Meter.CreateHistogram<double>("latency", "s");
+        double[] values = [1.5, 1.5, 1.5001, 1.55, 1.6];
+        foreach (double value in values)
+        {
+            latency.Record(value);
+        }
+
+        ExpositionWriter output = ExpositionFormat.Of(PrometheusExpositionFormat.Protobuf).CreateWriter();
+        harness.Exporter.WriteCollection(output, new HashSet<string>(StringComparer.Ordinal), _ => { });
+        using var stream = new MemoryStream(output.ToArray());
+        Io.Prometheus.Client.MetricFamily family = Io.Prometheus.Client.MetricFamily.Parser.ParseDelimitedFrom(stream);
+        Io.Prometheus.Client.Histogram histogram = Assert.Single(family.Metric).Histogram;
+
+        // Prometheus' bucket of v at schema 8 is the one of upper bound 2^(k / 256) at or above it: k = ceil(256 log2 v).
+        Dictionary<int, long> expected = values
+            .GroupBy(static v => (int)Math.Ceiling(256 * Math.Log2(v)))
+            .ToDictionary(static g => g.Key, static g => (long)g.Count());
+        var written = new Dictionary<int, long>();
+        int index = 0;
+        int delta = 0;
+        long count = 0;
+        foreach (Io.Prometheus.Client.BucketSpan span in histogram.PositiveSpan)
+        {
+            index += span.Offset;
+            for (int i = 0; i < span.Length; i++, index++)
+            {
+                count += histogram.PositiveDelta[delta++];
+                if (count != 0)
+                {
+                    written.Add(index, count);
+                }
+            }
+        }
+
+        Assert.Equal(8, histogram.Schema);
+        Assert.Equal(histogram.PositiveDelta.Count, delta);
+        Assert.Equal(expected.OrderBy(static b => b.Key), written.OrderBy(static b => b.Key));
+        Assert.Equal((ulong)values.Length, histogram.SampleCount);
     }
 
     [Fact]

@@ -1,4 +1,6 @@
+using System.Buffers;
 using ScalableMetrics.Instruments.ExponentialHistograms;
+using ScalableMetrics.Instruments.Histograms;
 
 namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 
@@ -15,11 +17,17 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// a shorter one is written as zero deltas (cheaper than a span), as client_golang does. A
 /// histogram with no positive bucket carries the no-op span (offset 0, length 0) that tells it from
 /// a classic histogram.</para>
+/// <para>A scale above <see cref="MaxSchema"/> (OpenTelemetry's exponential histograms start at 20)
+/// is written at <see cref="MaxSchema"/>, its buckets merged exactly, as OpenTelemetry's collector
+/// and Prometheus' own clients reduce it: metrics.proto's schemas are -4 to 8.</para>
 /// </remarks>
 internal static class NativeHistogramEncoder
 {
     /// <summary>The longest run of empty buckets kept inside a span.</summary>
     public const int MaxEmptyRunInSpan = 2;
+
+    /// <summary>The highest native histogram schema metrics.proto allows (and Prometheus reads).</summary>
+    public const int MaxSchema = 8;
 
     /// <summary>Writes the fields of the <c>Histogram</c> message of <paramref name="reading"/> into the message begun in <paramref name="output"/>.</summary>
     public static void Write(ProtobufBuffer output, ExponentialHistogramPoint reading)
@@ -27,10 +35,39 @@ internal static class NativeHistogramEncoder
         // A count is never negative (a saturated one is long.MaxValue): uint64 as it is.
         output.Varint(ProtobufMessages.HistogramCount, (ulong)reading.Count);
         output.Double(ProtobufMessages.HistogramSum, reading.Sum);
-        output.ZigZag32(ProtobufMessages.HistogramSchema, reading.Scale);
+        output.ZigZag32(ProtobufMessages.HistogramSchema, Math.Min(reading.Scale, MaxSchema));
         output.Double(ProtobufMessages.HistogramZeroThreshold, reading.ZeroThreshold);
         output.Varint(ProtobufMessages.HistogramZeroCount, (ulong)reading.ZeroCount);
-        WriteSpansAndDeltas(output, reading.PositiveOffset + 1, reading.PositiveBucketCounts);
+        ReadOnlySpan<long> counts = reading.PositiveBucketCounts;
+        if (reading.Scale <= MaxSchema || counts.Length == 0)
+        {
+            WriteSpansAndDeltas(output, reading.PositiveOffset + 1, counts);
+            return;
+        }
+
+        // Bucket i at scale s, (base^i, base^(i + 1)], lies inside bucket i >> (s - 8) at scale 8:
+        // summing the buckets that share one keeps every count exact. Only another library's
+        // histogram has such a scale (the registry's stop at 8), so the rented array is off the usual path.
+        int shift = reading.Scale - MaxSchema;
+        int offset = reading.PositiveOffset >> shift;
+        int length = ((reading.PositiveOffset + counts.Length - 1) >> shift) - offset + 1;
+        long[] rented = ArrayPool<long>.Shared.Rent(length);
+        try
+        {
+            Span<long> merged = rented.AsSpan(0, length);
+            merged.Clear();
+            for (int j = 0; j < counts.Length; j++)
+            {
+                ref long bucket = ref merged[((reading.PositiveOffset + j) >> shift) - offset];
+                bucket = SaturatingCounts.Add(bucket, counts[j]);
+            }
+
+            WriteSpansAndDeltas(output, offset + 1, merged);
+        }
+        finally
+        {
+            ArrayPool<long>.Shared.Return(rented);
+        }
     }
 
     private static void WriteSpansAndDeltas(ProtobufBuffer output, int firstIndex, ReadOnlySpan<long> counts)
