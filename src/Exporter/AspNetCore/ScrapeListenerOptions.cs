@@ -7,7 +7,7 @@ namespace ScalableMetrics.Exporter;
 /// configuration section <c>ScalableMetrics:ScrapeListener</c>; read once, when the host starts.
 /// </summary>
 /// <remarks>
-/// The listener serves <c>GET <see cref="Path"/></c> exactly as <c>MapScalableMetrics</c>
+/// The listener serves <c>GET <see cref="Path"/></c> (and <c>HEAD</c>) exactly as <c>MapScalableMetrics</c>
 /// does, through the same <see cref="PrometheusScraper"/>; any other path answers 404, any other
 /// method 405. It is bound to the loopback interface unless <see cref="Host"/> says otherwise, as
 /// OpenTelemetry's <c>OpenTelemetry.Exporter.Prometheus.HttpListener</c> and prometheus-net's

@@ -55,4 +55,29 @@ public class MapScalableMetricsTests
         Assert.Contains("otel_requests_total{", theirBody, StringComparison.Ordinal);
         Assert.DoesNotContain("ours_requests_total", theirBody, StringComparison.Ordinal);
     }
+
+    // RFC 9110 §9.1: "All general-purpose servers MUST support the methods GET and HEAD";
+    // §9.3.2: HEAD is identical to GET except that the server MUST NOT send content.
+    [Fact]
+    public async Task HeadIsAnsweredAsGetWithItsHeadersAndNoBody()
+    {
+        WebApplicationBuilder builder = WebApplication.CreateBuilder();
+        builder.WebHost.UseUrls("http://127.0.0.1:0");
+        builder.AddScalableMetrics(o => o.MeterName = "test.ours." + Guid.NewGuid().ToString("N"));
+        await using WebApplication app = builder.Build();
+        app.MapScalableMetrics();
+        await app.StartAsync();
+        using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
+
+        using HttpResponseMessage get = await client.GetAsync(new Uri("/metrics", UriKind.Relative));
+        using var request = new HttpRequestMessage(HttpMethod.Head, new Uri("/metrics", UriKind.Relative));
+        using HttpResponseMessage head = await client.SendAsync(request);
+        using HttpResponseMessage post = await client.PostAsync(new Uri("/metrics", UriKind.Relative), new StringContent(""));
+
+        Assert.Equal(HttpStatusCode.OK, head.StatusCode);
+        Assert.Equal(get.Content.Headers.ContentType, head.Content.Headers.ContentType);
+        Assert.True(head.Content.Headers.ContentLength > 0, "HEAD's Content-Length is GET's, not none.");
+        Assert.Empty(await head.Content.ReadAsByteArrayAsync());
+        Assert.Equal(HttpStatusCode.MethodNotAllowed, post.StatusCode);
+    }
 }

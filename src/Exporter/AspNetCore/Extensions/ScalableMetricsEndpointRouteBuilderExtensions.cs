@@ -1,4 +1,5 @@
 using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
 using ScalableMetrics.Exporter;
 using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
@@ -11,8 +12,10 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     /// <summary>The path the scrape endpoint is mapped to when none is given: <c>/metrics</c>.</summary>
     public const string DefaultScrapePath = "/metrics";
 
+    private static readonly string[] s_methods = [HttpMethods.Get, HttpMethods.Head];
+
     /// <summary>
-    /// Maps <c>GET <paramref name="path"/></c> to a Prometheus scrape by the <see cref="PrometheusScraper"/>
+    /// Maps <c>GET <paramref name="path"/></c> (and <c>HEAD</c>, answered with GET's headers and no body) to a Prometheus scrape by the <see cref="PrometheusScraper"/>
     /// that <c>AddScalableMetrics</c> registered: the registry, read directly, then the listened meters
     /// and, with <c>UseOpenTelemetry()</c>, the other meters of its <c>MeterProvider</c>, in OpenMetrics 1.0 when the <c>Accept</c> header asks for
     /// <c>application/openmetrics-text</c> (<see cref="PrometheusScraper.OpenMetricsContentType"/>, as a
@@ -46,6 +49,7 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
         TimeSpan defaultTimeout = endpoints.ServiceProvider.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.ScrapeTimeout;
         CancellationToken stopping = endpoints.ServiceProvider.GetService<IHostApplicationLifetime>()?.ApplicationStopping ?? CancellationToken.None;
 
-        return endpoints.MapGet(path, context => ScrapeEndpoint.HandleAsync(scraper, defaultTimeout, stopping, context)).WithDisplayName("Prometheus scrape");
+        // RFC 9110 §9.1: a general-purpose server supports HEAD wherever it supports GET.
+        return endpoints.MapMethods(path, s_methods, context => ScrapeEndpoint.HandleAsync(scraper, defaultTimeout, stopping, context)).WithDisplayName("Prometheus scrape");
     }
 }

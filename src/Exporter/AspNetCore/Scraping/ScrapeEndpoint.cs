@@ -15,7 +15,7 @@ internal static class ScrapeEndpoint
     /// <summary>The query parameter that names the families a scrape asks for, as client_golang and client_java read it: <c>?name[]=a&amp;name[]=b</c>.</summary>
     public const string ScrapeNameFilterParameter = "name[]";
 
-    /// <summary>Answers one scrape request.</summary>
+    /// <summary>Answers one scrape request, <c>GET</c> or <c>HEAD</c> (the same headers, no body).</summary>
     /// <param name="scraper">The scraper.</param>
     /// <param name="defaultTimeout">The scrape's timeout where the request does not say one.</param>
     /// <param name="stopping">Canceled when the application stops: a scrape waiting then is answered 503.</param>
@@ -53,6 +53,12 @@ internal static class ScrapeEndpoint
 
         ReadOnlyMemory<byte> body = await answer.EncodedBodyAsync().ConfigureAwait(false);
         response.ContentLength = body.Length;
+        if (HttpMethods.IsHead(request.Method))
+        {
+            // RFC 9110 §9.3.2: HEAD is answered as GET is, headers and Content-Length, without the body.
+            return;
+        }
+
         await WriteBodyAsync(context, body).ConfigureAwait(false);
     }
 

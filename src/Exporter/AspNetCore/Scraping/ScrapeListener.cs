@@ -16,9 +16,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// The standalone scrape endpoint (<see cref="ScalableMetricsOptions.ScrapeListener"/>): a Kestrel
 /// server of its own, started with the host and stopped when it stops (by
 /// <see cref="ScalableMetricsHostedService"/>, which builds the provider first), serving
-/// <c>GET path</c> through the same <see cref="PrometheusScraper"/> and the same answer
-/// (<see cref="ScrapeEndpoint"/>) as the ASP.NET Core endpoint; 404 for any other path, 405 for
-/// any other method. Does nothing when no listener is configured.
+/// <c>GET path</c> (and <c>HEAD path</c>, its headers without the body) through the same
+/// <see cref="PrometheusScraper"/> and the same answer (<see cref="ScrapeEndpoint"/>) as the ASP.NET
+/// Core endpoint; 404 for any other path, 405 for any other method. Does nothing when no listener is configured.
 /// </summary>
 /// <remarks>
 /// <para>Kestrel rather than <see cref="HttpListener"/>, which Microsoft advises against for new
@@ -233,10 +233,11 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
         {
             response.StatusCode = StatusCodes.Status404NotFound;
         }
-        else if (!HttpMethods.IsGet(context.Request.Method))
+        else if (!HttpMethods.IsGet(context.Request.Method) && !HttpMethods.IsHead(context.Request.Method))
         {
+            // RFC 9110 §9.1: a general-purpose server supports GET and HEAD.
             response.StatusCode = StatusCodes.Status405MethodNotAllowed;
-            response.Headers.Allow = "GET";
+            response.Headers.Allow = "GET, HEAD";
         }
         else
         {

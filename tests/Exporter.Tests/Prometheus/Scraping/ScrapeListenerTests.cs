@@ -105,6 +105,33 @@ public sealed class ScrapeListenerTests
         }
     }
 
+    // RFC 9110 §9.1: "All general-purpose servers MUST support the methods GET and HEAD";
+    // §9.3.2: HEAD is identical to GET except that the server MUST NOT send content.
+    [Fact]
+    public async Task HeadIsAnsweredAsGetWithItsHeadersAndNoBody()
+    {
+        using IHost host = BuildHost(o => o.AddScrapeListener(0));
+        await host.StartAsync();
+        int port = BoundPort(host);
+        try
+        {
+            using HttpClient client = NewClient();
+            var uri = new Uri($"http://127.0.0.1:{port}/metrics");
+            using HttpResponseMessage get = await client.GetAsync(uri);
+            using var request = new HttpRequestMessage(HttpMethod.Head, uri);
+            using HttpResponseMessage head = await client.SendAsync(request);
+
+            Assert.Equal(HttpStatusCode.OK, head.StatusCode);
+            Assert.Equal(get.Content.Headers.ContentType, head.Content.Headers.ContentType);
+            Assert.True(head.Content.Headers.ContentLength > 0, "HEAD's Content-Length is GET's, not none.");
+            Assert.Empty(await head.Content.ReadAsByteArrayAsync());
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
     [Theory]
     [InlineData("localhost")]
     [InlineData("[::1]")]
