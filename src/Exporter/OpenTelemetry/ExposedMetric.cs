@@ -4,10 +4,10 @@ using ScalableMetrics.Naming;
 namespace ScalableMetrics.Exporter.OpenTelemetry;
 
 /// <summary>
-/// How one OpenTelemetry metric is exposed, apart from its points: its exported family (named by
-/// the same rules as the registry's, <see cref="ExportedFamily.Of"/>), its help, and the labels
-/// that name its scope (the meter). Computed once per <see cref="Metric"/>, which OpenTelemetry
-/// keeps from collection to collection.
+/// How one OpenTelemetry metric is exposed, apart from its points: its exported family (named,
+/// and its names reserved, by the same rules as the registry's, <see cref="ExportedFamily.Of"/>),
+/// its help, and the labels that name its scope (the meter). Computed once per <see cref="Metric"/>,
+/// which OpenTelemetry keeps from collection to collection.
 /// </summary>
 internal sealed class ExposedMetric
 {
@@ -16,7 +16,6 @@ internal sealed class ExposedMetric
         Family = family;
         Help = help;
         ScopeLabels = scopeLabels;
-        WrittenNames = [.. family.SampleNames.Prepend(family.TextName).Distinct(StringComparer.Ordinal)];
     }
 
     /// <summary>The family the metric is written as.</summary>
@@ -28,13 +27,6 @@ internal sealed class ExposedMetric
     /// <summary><c>otel_scope_name</c>, <c>otel_scope_version</c> if the meter has one, and
     /// <c>otel_scope_&lt;key&gt;</c> for each of the meter's tags; names already sanitized.</summary>
     public KeyValuePair<string, string>[] ScopeLabels { get; }
-
-    /// <summary>
-    /// The names its lines are written under in the text format 0.0.4: the family name
-    /// (<see cref="ExportedFamily.TextName"/>) and its sample names, which no family written
-    /// before it in a scrape may hold.
-    /// </summary>
-    public string[] WrittenNames { get; }
 
     /// <summary>The kind a metric of <paramref name="metricType"/> is exported as, or null for a type no format here carries.</summary>
     private static ExportedKind? KindOf(MetricType metricType) => metricType switch

@@ -7,8 +7,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// Writes what a <c>MeterProvider</c> collects for meters other than the bridge's (e.g. ASP.NET
 /// Core's), through the <see cref="PrometheusPullExporter"/> on one of its readers, after the
 /// registry's families: the collection's export writes straight into the scrape's writer, in the
-/// scrape's format, and a family whose name (or a sample name) the scrape already wrote is left
-/// out and logged once, never written twice.
+/// scrape's format, and a family one of whose names (its family name, a sample name, its
+/// <c>_created</c>) the scrape already took, the registry's or another meter's, is left out and
+/// logged once, never written beside it.
 /// </summary>
 /// <remarks>Not thread-safe: a scrape at a time (see <c>PrometheusScraper</c>).</remarks>
 internal sealed partial class MeterProviderSource(PrometheusPullExporter exporter, ILogger logger) : IScrapeSource
@@ -33,6 +34,6 @@ internal sealed partial class MeterProviderSource(PrometheusPullExporter exporte
         }
     }
 
-    [LoggerMessage(EventId = 3, Level = LogLevel.Warning, Message = "The family '{Family}' of the MeterProvider is left out of the Prometheus exposition: the scrape already writes a family of that name (or one of its sample names) from the registry.")]
+    [LoggerMessage(EventId = 3, Level = LogLevel.Warning, Message = "The family '{Family}' of the MeterProvider is left out of the Prometheus exposition: the scrape already writes a family of that name, or one that takes one of its names (sample names, _created), from the registry or another meter.")]
     private static partial void LogFamilyTaken(ILogger logger, string family);
 }

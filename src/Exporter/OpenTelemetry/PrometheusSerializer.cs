@@ -16,9 +16,12 @@ namespace ScalableMetrics.Exporter.OpenTelemetry;
 /// Not thread-safe: a reader exports one collection at a time.
 /// </summary>
 /// <remarks>
-/// <para>A family whose name (or a sample name) the scrape already wrote is left out, as every
-/// source of a scrape leaves out a taken family, and reported to the caller, so that what the
-/// scrape shows is never two families Prometheus would store as one.</para>
+/// <para>A family is checked against every name it reserves (<see cref="ExportedFamily.ReservedNames"/>:
+/// its OpenMetrics family name, its sample names and <c>_created</c>), as the registry's source
+/// checks its own, in every format alike: one whose names the scrape already took (the registry's,
+/// or another meter's written before it) is left out, and so is a metric of another kind under a
+/// family name already written; each is reported to the caller, so that what the scrape shows is
+/// never two families Prometheus would store as one.</para>
 /// <para>OpenTelemetry .NET's exponential histogram point has no public negative buckets: a
 /// negative value shows in its count and sum only.</para>
 /// </remarks>
@@ -50,7 +53,9 @@ internal sealed class PrometheusSerializer
     public void Write(in Batch<Metric> batch, ExpositionWriter output, HashSet<string> takenNames, Action<string> onTaken)
     {
         // Metrics of two meters can share a family name; the format wants one HELP and TYPE per
-        // family and its samples together, so group them, keeping the order they came in.
+        // family and its samples together, so group them, keeping the order they came in. Grouped
+        // by the OpenMetrics family name, not the text format's: a gauge foo and a counter foo
+        // (text foo_total) are one OpenMetrics family foo, which must not have two types.
         _familyOrder.Clear();
         _entries.Clear();
         foreach (Metric metric in batch)
@@ -66,10 +71,10 @@ internal sealed class PrometheusSerializer
                 continue;
             }
 
-            if (!_familyOrder.TryGetValue(exposed.Family.TextName, out int group))
+            if (!_familyOrder.TryGetValue(exposed.Family.Name, out int group))
             {
                 group = _familyOrder.Count;
-                _familyOrder.Add(exposed.Family.TextName, group);
+                _familyOrder.Add(exposed.Family.Name, group);
             }
 
             _entries.Add(new Entry(group, _entries.Count, exposed, metric));
@@ -86,17 +91,21 @@ internal sealed class PrometheusSerializer
         foreach (Entry entry in _entries)
         {
             ExportedFamily family = entry.Exposed.Family;
-            if (header is null || !string.Equals(header.Family.TextName, family.TextName, StringComparison.Ordinal))
+            if (header is null || !string.Equals(header.Family.Name, family.Name, StringComparison.Ordinal))
             {
                 header = entry.Exposed;
-                leftOut = TakenNames.AnyOf(header.WrittenNames, takenNames);
+
+                // Every name the family reserves, whatever the format: the registry's source
+                // checks its families so, and a name free in one format but not in another would
+                // make what a scrape shows depend on the format asked for.
+                leftOut = TakenNames.AnyOf(family.ReservedNames, takenNames);
                 if (leftOut)
                 {
                     onTaken(family.TextName);
                     continue;
                 }
 
-                takenNames.UnionWith(header.WrittenNames);
+                TakenNames.Take(family.ReservedNames, takenNames);
                 if (!output.Includes(family.ReservedNames))
                 {
                     // Not asked for (name[]=): left out with its family, reserved all the same.
@@ -106,10 +115,16 @@ internal sealed class PrometheusSerializer
 
                 output.WriteHeader(family.TextName, family.Kind, header.Help, family.Unit);
             }
-            else if (leftOut || family.Kind != header.Family.Kind)
+            else if (family.Kind != header.Family.Kind)
             {
-                // Left out with its family; or the same name, another type: the text format
-                // cannot say that, so the first type wins.
+                // The same family name, another kind: a family has one type, so the first wins,
+                // and this one is reported as a family taken (whether or not the first was written).
+                onTaken(family.TextName);
+                continue;
+            }
+            else if (leftOut)
+            {
+                // Left out with its family.
                 continue;
             }
 

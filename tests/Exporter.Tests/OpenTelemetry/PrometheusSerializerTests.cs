@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using System.Text;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 
@@ -265,6 +266,33 @@ public sealed class PrometheusSerializerTests
         Assert.Equal("2", PrometheusText.Single(samples, "shared_name_total", ("otel_scope_name", otherMeterName)).Value);
     }
 
+    // OpenMetrics 1.0: MetricFamily names MUST be unique within a MetricSet, and a family's name
+    // must not meet another's sample names. A gauge foo and a counter foo are both family foo; a
+    // gauge foo_created is counter foo's _created sample. Left out in every format alike.
+    [Theory]
+    [InlineData(PrometheusExpositionFormat.Text, "foo")]
+    [InlineData(PrometheusExpositionFormat.OpenMetrics, "foo")]
+    [InlineData(PrometheusExpositionFormat.Protobuf, "foo")]
+    [InlineData(PrometheusExpositionFormat.Text, "foo_created")]
+    [InlineData(PrometheusExpositionFormat.OpenMetrics, "foo_created")]
+    [InlineData(PrometheusExpositionFormat.Protobuf, "foo_created")]
+    public void AnotherMetersFamilyThatMeetsTheNamesOfOneWrittenBeforeIsLeftOutAndReported(PrometheusExpositionFormat format, string gaugeName)
+    {
+        string otherMeterName = "test.other." + Guid.NewGuid().ToString("N");
+        using var harness = new ExporterHarness(configure: builder => builder.AddMeter(otherMeterName));
+        using var other = new Meter(otherMeterName);
+        harness.Meter.CreateObservableGauge(gaugeName, () => 1L);
+        other.CreateCounter<long>("foo").Add(2);
+        var leftOut = new List<string>();
+
+        ExpositionWriter output = ExpositionFormat.Of(format).CreateWriter();
+        harness.Exporter.WriteCollection(output, new HashSet<string>(StringComparer.Ordinal), leftOut.Add);
+        output.WriteEnd();
+
+        Assert.Equal([gaugeName], FamilyNames(format, output.ToArray()));
+        Assert.Equal(["foo_total"], leftOut);
+    }
+
     [Fact]
     public async Task EveryLineIsWellFormedAndSpecialDoublesAreSpelledAsPrometheusParsesThem()
     {
@@ -283,5 +311,23 @@ public sealed class PrometheusSerializerTests
         Assert.Equal("-Inf", PrometheusText.Single(samples, "special_values", ("v", "-inf")).Value);
         Assert.Equal("NaN", PrometheusText.Single(samples, "special_values", ("v", "nan")).Value);
         Assert.Equal(1e-7, PrometheusText.Single(samples, "special_values", ("v", "tiny")).NumericValue);
+    }
+
+    // The family names a scrape body declares: its TYPE lines, or its protobuf families.
+    private static List<string> FamilyNames(PrometheusExpositionFormat format, byte[] body)
+    {
+        if (format != PrometheusExpositionFormat.Protobuf)
+        {
+            return [.. Encoding.UTF8.GetString(body).Split('\n').Where(static l => l.StartsWith("# TYPE ", StringComparison.Ordinal)).Select(static l => l.Split(' ')[2])];
+        }
+
+        var names = new List<string>();
+        using var stream = new MemoryStream(body);
+        while (stream.Position < stream.Length)
+        {
+            names.Add(Io.Prometheus.Client.MetricFamily.Parser.ParseDelimitedFrom(stream).Name);
+        }
+
+        return names;
     }
 }
