@@ -59,8 +59,10 @@ public sealed class ScrapeListenerOptions
     /// <para>Default: <see langword="null"/>: the same keys are read from the configuration section
     /// <c>ScalableMetrics:ScrapeListener</c> (<c>ScalableMetrics:ScrapeListener:tls_server_config:cert_file</c>,
     /// <c>ScalableMetrics:ScrapeListener:basic_auth_users:prometheus</c>), and without them the
-    /// listener serves plain HTTP to anyone. Giving both the file and the keys, or a file that
-    /// does not load, stops the host at start with a message naming the setting.</para>
+    /// listener serves plain HTTP to anyone. Every key of that section but these options' own is
+    /// taken as web configuration and checked as the file's are. Giving both the file and the keys,
+    /// an unknown or unsupported key, or a file that does not load, stops the host at start with a
+    /// message naming the setting.</para>
     /// <para>The file, and the files it names, are read again at every TLS handshake and every
     /// request: a change (a renewed certificate, a new user) takes effect at once, and a change that
     /// does not load is logged and the configuration before it kept. Turning TLS on or off takes a

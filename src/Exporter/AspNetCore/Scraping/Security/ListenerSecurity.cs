@@ -6,8 +6,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping.Security;
 
 /// <summary>
 /// The scrape listener's TLS and basic authentication, from its web configuration
-/// (<see cref="ScrapeListenerOptions.WebConfigFile"/>, or the <c>tls_server_config</c> and
-/// <c>basic_auth_users</c> keys of <c>ScalableMetrics:ScrapeListener</c>), kept current as
+/// (<see cref="ScrapeListenerOptions.WebConfigFile"/>, or the same keys in <c>ScalableMetrics:ScrapeListener</c>,
+/// checked as the file's are), kept current as
 /// prometheus/exporter-toolkit keeps it: the file, and the certificate, key and client CA files it
 /// names, are read again at each TLS handshake and each request (a few small files, at scrape
 /// rate), and a change takes effect at once. A change that does not load (bad YAML, a key that does
@@ -42,15 +42,17 @@ internal sealed partial class ListenerSecurity
 
     /// <summary>The listener's security for <paramref name="options"/>, or null when it has none (plain HTTP, anyone).</summary>
     /// <param name="options">The listener's options: <see cref="ScrapeListenerOptions.WebConfigFile"/>.</param>
-    /// <param name="section">The listener's configuration section, whose <c>tls_server_config</c> and <c>basic_auth_users</c> keys are read; null for none.</param>
+    /// <param name="section">The listener's configuration section, whose keys other than the listener's own options are its web configuration; null for none.</param>
     /// <param name="logger">Where reloads that fail are logged.</param>
-    /// <exception cref="InvalidOperationException">The configuration, or a file it names, is invalid or cannot be read; or both the file and the keys are given.</exception>
+    /// <exception cref="InvalidOperationException">The configuration, or a file it names, is invalid or cannot be read; a key of the section is unknown or unsupported; or both the file and the keys are given.</exception>
     public static ListenerSecurity? Create(ScrapeListenerOptions options, IConfigurationSection? section, ILogger logger)
     {
-        bool keys = section is not null && (section.GetSection("tls_server_config").Exists() || section.GetSection("basic_auth_users").Exists());
+        // The section's keys are checked first, file or not: a misspelled key names itself
+        // rather than pass for one of the two sources.
+        WebConfig? keys = section is null ? null : WebConfigReader.FromSection(section);
         if (options.WebConfigFile is { Length: > 0 } file)
         {
-            if (keys)
+            if (keys is not null)
             {
                 throw new InvalidOperationException($"The scrape listener has both a web configuration file ({nameof(ScrapeListenerOptions.WebConfigFile)} '{file}') and tls_server_config or basic_auth_users keys in {section!.Path}: give one of the two.");
             }
@@ -60,13 +62,7 @@ internal sealed partial class ListenerSecurity
             return new ListenerSecurity(file, bytes, state, logger);
         }
 
-        if (!keys)
-        {
-            return null;
-        }
-
-        WebConfig config = WebConfigReader.FromSection(section!);
-        return config.IsEmpty ? null : new ListenerSecurity(null, null, Load(config, previous: null), logger);
+        return keys is null || keys.IsEmpty ? null : new ListenerSecurity(null, null, Load(keys, previous: null), logger);
     }
 
     /// <summary>The TLS options of one connection, with the certificate files as they are now.</summary>

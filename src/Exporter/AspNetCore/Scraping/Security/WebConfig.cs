@@ -15,8 +15,11 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping.Security;
 /// <param name="Users">The basic-auth users and their bcrypt hashes, by name (case-sensitive); empty for no authentication.</param>
 internal sealed partial record WebConfig(WebTlsConfig? Tls, IReadOnlyDictionary<string, string> Users)
 {
-    private const string TlsKey = "tls_server_config";
-    private const string UsersKey = "basic_auth_users";
+    /// <summary>The key of the TLS settings.</summary>
+    internal const string TlsKey = "tls_server_config";
+
+    /// <summary>The key of the basic-auth users.</summary>
+    internal const string UsersKey = "basic_auth_users";
 
     private static readonly string[] s_tlsKeys = ["cert_file", "key_file", "client_ca_file", "client_auth_type", "min_version"];
 

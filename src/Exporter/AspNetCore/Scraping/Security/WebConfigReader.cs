@@ -1,3 +1,5 @@
+using System.Collections.Frozen;
+using System.Reflection;
 using YamlDotNet.Core;
 using YamlDotNet.RepresentationModel;
 
@@ -6,7 +8,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping.Security;
 /// <summary>
 /// Flattens the web configuration's two sources to the same keys (<c>tls_server_config:cert_file</c>,
 /// <c>basic_auth_users:alice</c>) for <see cref="WebConfig.Parse"/>: the YAML file, read with
-/// YamlDotNet's representation model (no reflection), and the configuration section. Thread-safe (no state).
+/// YamlDotNet's representation model (no reflection), and the configuration section, whose keys
+/// other than the listener's own options are all web configuration. Thread-safe (no state).
 /// </summary>
 internal static class WebConfigReader
 {
@@ -37,14 +40,35 @@ internal static class WebConfigReader
         return WebConfig.Parse(settings, path, Path.GetDirectoryName(Path.GetFullPath(path)) ?? Directory.GetCurrentDirectory());
     }
 
-    /// <summary>The web configuration in the keys <c>tls_server_config</c> and <c>basic_auth_users</c> of <paramref name="section"/>.</summary>
-    /// <exception cref="InvalidOperationException">A setting is invalid.</exception>
-    public static WebConfig FromSection(IConfigurationSection section)
+    /// <summary>
+    /// The web configuration in <paramref name="section"/>, the listener's configuration section:
+    /// every key of it but the listener's own options (<see cref="ListenerOptionKeys"/>), checked
+    /// as the file's keys are, so that a misspelled or unsupported key stops the start, named,
+    /// rather than leave the listener open to anyone. Null where it holds none.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">A key is unknown or unsupported, or a setting is invalid.</exception>
+    public static WebConfig? FromSection(IConfigurationSection section)
     {
         var settings = new Dictionary<string, string?>(StringComparer.Ordinal);
-        foreach (string key in (ReadOnlySpan<string>)["tls_server_config", "basic_auth_users"])
+        foreach (IConfigurationSection child in section.GetChildren())
         {
-            foreach (KeyValuePair<string, string?> pair in section.GetSection(key).AsEnumerable(makePathsRelative: true))
+            if (ListenerOptionKeys.Contains(child.Key))
+            {
+                continue;
+            }
+
+            // The two keys the listener takes are found whatever their case, as GetSection found
+            // them before every key was checked; any other is named as written.
+            string key = string.Equals(child.Key, WebConfig.TlsKey, StringComparison.OrdinalIgnoreCase) ? WebConfig.TlsKey
+                : string.Equals(child.Key, WebConfig.UsersKey, StringComparison.OrdinalIgnoreCase) ? WebConfig.UsersKey
+                : child.Key;
+            if (child.Value is not null || !child.GetChildren().Any())
+            {
+                // A key with a value of its own (rate_limit: 1s), or one with nothing under it.
+                settings[key] = child.Value;
+            }
+
+            foreach (KeyValuePair<string, string?> pair in child.AsEnumerable(makePathsRelative: true))
             {
                 if (pair.Value is not null)
                 {
@@ -53,8 +77,22 @@ internal static class WebConfigReader
             }
         }
 
-        return WebConfig.Parse(settings, section.Path, Directory.GetCurrentDirectory());
+        // Checked even when every value is empty, so that an unknown key is named all the same.
+        WebConfig config = WebConfig.Parse(settings, section.Path, Directory.GetCurrentDirectory());
+        return settings.Values.Any(static v => v is not null) ? config : null;
     }
+
+    /// <summary>
+    /// The keys of the listener's section that are its own options, not web configuration: the
+    /// properties the configuration binder sets on <see cref="ScrapeListenerOptions"/> (public and
+    /// settable), matched case-insensitively as the binder matches them.
+    /// </summary>
+    /// <remarks>Taken from the type, so that an option added to it is never refused as an unknown web configuration key.</remarks>
+    internal static FrozenSet<string> ListenerOptionKeys { get; } = typeof(ScrapeListenerOptions)
+        .GetProperties(BindingFlags.Public | BindingFlags.Instance)
+        .Where(static p => p.SetMethod is { IsPublic: true })
+        .Select(static p => p.Name)
+        .ToFrozenSet(StringComparer.OrdinalIgnoreCase);
 
     private static void Flatten(YamlNode node, string? prefix, Dictionary<string, string?> settings)
     {

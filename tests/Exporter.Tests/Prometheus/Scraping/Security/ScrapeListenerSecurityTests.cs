@@ -199,6 +199,71 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
         Assert.Contains(named, failed.Message, StringComparison.Ordinal);
     }
 
+    // The section takes the file's keys, so it refuses what the file refuses, with the same
+    // messages: a misspelled basic_auth_users would otherwise serve the metrics to anyone.
+    [Theory]
+    [InlineData("basic_auth_user:prometheus", "basic_auth_user:prometheus is not a key")]
+    [InlineData("rate_limit:interval", "rate_limit:interval is not supported")]
+    [InlineData("http_server_config:http2", "http_server_config:http2 is not supported")]
+    [InlineData("tls_server_config:cipher_suites:0", "tls_server_config:cipher_suites:0 is not supported")]
+    [InlineData("tls_server_config:cert_fil", "tls_server_config:cert_fil is not a key")]
+    public async Task AnUnknownOrUnsupportedKeyInTheSectionStopsTheStartNamingItAsTheFileDoes(string key, string named)
+    {
+        using IHost host = BuildHost(
+            o => o.AddScrapeListener(0),
+            new Dictionary<string, string?> { ["ScalableMetrics:ScrapeListener:" + key] = key.StartsWith("basic", StringComparison.Ordinal) ? BCrypt.Net.BCrypt.HashPassword(Password, 4) : "1" });
+
+        InvalidOperationException failed = await Assert.ThrowsAsync<InvalidOperationException>(() => host.StartAsync());
+
+        Assert.Contains(named, failed.Message, StringComparison.Ordinal);
+        Assert.Contains("ScalableMetrics:ScrapeListener", failed.Message, StringComparison.Ordinal);
+    }
+
+    // Port, Path, Host and WebConfigFile are the listener's own options, bound from the same
+    // section (in any case, as the binder matches them): not web configuration keys to refuse.
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task TheListenersOwnOptionsInTheSectionAreNotRefusedAsWebConfigurationKeys(bool fromFile)
+    {
+        var settings = new Dictionary<string, string?>
+        {
+            ["ScalableMetrics:ScrapeListener:port"] = "0",
+            ["ScalableMetrics:ScrapeListener:Path"] = "/scrape",
+            ["ScalableMetrics:ScrapeListener:HOST"] = "127.0.0.1",
+        };
+        if (fromFile)
+        {
+            WriteWebConfig(Users((User, Password)));
+            settings["ScalableMetrics:ScrapeListener:WebConfigFile"] = _webConfig;
+        }
+        else
+        {
+            settings["ScalableMetrics:ScrapeListener:basic_auth_users:" + User] = BCrypt.Net.BCrypt.HashPassword(Password, 4);
+        }
+
+        using IHost host = BuildHost(_ => { }, settings);
+        await host.StartAsync();
+        try
+        {
+            int port = Assert.NotNull(host.Services.GetRequiredService<ScrapeListener>().BoundPort);
+            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            using var anonymous = new HttpRequestMessage(HttpMethod.Get, new Uri($"http://127.0.0.1:{port}/scrape"));
+            using HttpRequestMessage scraper = Get(host, User, Password, "http");
+            scraper.RequestUri = new Uri($"http://127.0.0.1:{port}/scrape");
+
+            using HttpResponseMessage refused = await client.SendAsync(anonymous);
+            using HttpResponseMessage served = await client.SendAsync(scraper);
+
+            Assert.Equal(HttpStatusCode.Unauthorized, refused.StatusCode);
+            Assert.Equal(HttpStatusCode.OK, served.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
     [Fact]
     public async Task AFileAndKeysInTheSectionTogetherStopTheStart()
     {
