@@ -48,7 +48,18 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
     /// committed, a new collection of <paramref name="collector"/>, sent request by request.
     /// </summary>
     /// <returns>Whether everything this export had to send was accepted.</returns>
+    /// <remarks>The export, not each request, is what the failure log calls a success: a request taken
+    /// while a later one of the same export fails is no recovery, so a split export that fails every
+    /// time on its second request is logged once, not a failure and a recovery per export.</remarks>
     public async Task<bool> ExportAsync(OtlpMetricsCollector collector, CancellationToken cancellationToken)
+    {
+        client.Log.BeginExport();
+        bool whole = await SendExportAsync(collector, cancellationToken).ConfigureAwait(false);
+        client.Log.EndExport(whole);
+        return whole;
+    }
+
+    private async Task<bool> SendExportAsync(OtlpMetricsCollector collector, CancellationToken cancellationToken)
     {
         _refused = false;
         if (_held is not null)

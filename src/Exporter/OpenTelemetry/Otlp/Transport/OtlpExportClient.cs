@@ -33,17 +33,24 @@ internal sealed class OtlpExportClient
 
     public OtlpFailureLog Log { get; }
 
-    /// <summary>Sends <paramref name="request"/> (an uncompressed <c>ExportMetricsServiceRequest</c>).</summary>
+    /// <summary>Sends <paramref name="request"/> (an uncompressed <c>ExportMetricsServiceRequest</c>) as an
+    /// export of its own: taken cleanly after a failure, it logs that exports succeed again.</summary>
     /// <returns>Whether the receiver took it; false when it failed (logged) or <paramref name="cancellationToken"/> was cancelled.</returns>
-    public async Task<bool> ExportAsync(ReadOnlyMemory<byte> request, CancellationToken cancellationToken) =>
-        await SendAsync(request, cancellationToken).ConfigureAwait(false) == OtlpOutcome.Accepted;
+    public async Task<bool> ExportAsync(ReadOnlyMemory<byte> request, CancellationToken cancellationToken)
+    {
+        Log.BeginExport();
+        bool accepted = await SendAsync(request, cancellationToken).ConfigureAwait(false) == OtlpOutcome.Accepted;
+        Log.EndExport(accepted);
+        return accepted;
+    }
 
     /// <summary>Sends <paramref name="request"/> (an uncompressed <c>ExportMetricsServiceRequest</c>).</summary>
     /// <returns><see cref="OtlpOutcome.Accepted"/> when the receiver took it;
     /// <see cref="OtlpOutcome.Failed"/> when it refused it with a status the OTLP specification says
     /// must not be retried (the caller drops its data); <see cref="OtlpOutcome.Retryable"/> when it
     /// might take it later: retries ran out of attempts or time, or <paramref name="cancellationToken"/>
-    /// was cancelled. A failure is logged.</returns>
+    /// was cancelled. A failure is logged; a success is not, for one request of an export is not the
+    /// export: whoever sends the export's requests tells <see cref="Log"/> what the export came to.</returns>
     public async Task<OtlpOutcome> SendAsync(ReadOnlyMemory<byte> request, CancellationToken cancellationToken)
     {
         long started = Stopwatch.GetTimestamp();
@@ -144,7 +151,7 @@ internal sealed class OtlpExportClient
         switch (attempt.Cause)
         {
             case "":
-                Log.Succeeded();
+                // Taken cleanly: whether exports succeed again is the export's to say (EndExport).
                 break;
             case "partial success":
                 Log.PartialSuccess(attempt);

@@ -6,17 +6,35 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 /// line, not 3,600. The exception with its stack goes to Debug (event 67), as do later failures of
 /// a cause already logged. A clean export after a failure logs that exports succeed again
 /// (Information, once) and forgets the causes, so that the next outage is logged again; a clean
-/// export otherwise logs nothing. The event ids are listed in docs/otlp.md. Thread-safe.
+/// export otherwise logs nothing. An export is clean when every request of it was accepted and
+/// nothing of it was logged here: an export split into requests, one taken and a later one
+/// failing every time, fails every time, and is logged once (<see cref="BeginExport"/>,
+/// <see cref="EndExport"/>). The event ids are listed in docs/otlp.md. Thread-safe.
 /// </summary>
 internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
 {
     private readonly HashSet<string> _logged = new(StringComparer.Ordinal);
 
-    public void Succeeded()
+    // Whether something of the export in progress went wrong (failed, refused, partly rejected,
+    // given up): it is then not a success, whatever its other requests came to.
+    private bool _troubled;
+
+    /// <summary>Starts an export: what went wrong in the one before is forgotten.</summary>
+    public void BeginExport()
     {
         lock (_logged)
         {
-            if (_logged.Count == 0)
+            _troubled = false;
+        }
+    }
+
+    /// <summary>Ends an export. When <paramref name="whole"/> (every request of it was accepted) and
+    /// nothing of it went wrong, it is a success: after a failure, logged once, and the causes forgotten.</summary>
+    public void EndExport(bool whole)
+    {
+        lock (_logged)
+        {
+            if (!whole || _troubled || _logged.Count == 0)
             {
                 return;
             }
@@ -77,8 +95,15 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
         }
     }
 
-    public void RequestsGivenUp(int requests, int of, int exports) =>
+    public void RequestsGivenUp(int requests, int of, int exports)
+    {
+        lock (_logged)
+        {
+            _troubled = true;
+        }
+
         LogRequestsGivenUp(logger, endpoint, requests, of, exports);
+    }
 
     public void ExportThrew(Exception exception)
     {
@@ -99,10 +124,12 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
         }
     }
 
+    // Every cause goes through here, first time or not: the export in progress is not a success.
     private bool First(string cause)
     {
         lock (_logged)
         {
+            _troubled = true;
             return _logged.Add(cause);
         }
     }

@@ -1,4 +1,5 @@
 using Google.Protobuf;
+using Microsoft.Extensions.Logging;
 using OpenTelemetry.Proto.Collector.Metrics.V1;
 using OpenTelemetry.Proto.Metrics.V1;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
@@ -148,6 +149,40 @@ public sealed class OtlpBatchingTests : IDisposable
             Decode(receiver.Requests.Skip(firstExport)).SelectMany(r => Points(r, "split.requests")),
             p => Assert.Equal(1000, p.AsInt));
         Assert.Contains(_clients.Warnings, w => w.Contains("HTTP 400", StringComparison.Ordinal) && w.Contains("dropped", StringComparison.Ordinal));
+    }
+
+    // docs/otlp.md, "What it logs": a failure is logged once per cause until an export succeeds
+    // again. A request taken while a later one of the same export is refused is no success: every
+    // export fails alike, and is logged once, not a Warning and a "succeed again" per export.
+    [Fact]
+    public async Task ASplitExportWhoseLaterRequestIsRefusedEveryTimeLogsTheCauseOnce()
+    {
+        await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        PartitionedCounter counter = registry.CreateCounter("split.requests");
+        for (int i = 0; i < 200; i++)
+        {
+            counter.Add(1, new KeyValuePair<string, object?>("series", (long)i));
+        }
+
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("s", null, registry)], [], OtlpTemporality.Cumulative);
+        var sender = new OtlpBatchSender(_clients.Http(receiver.Url("/v1/metrics")), maxRequestBytes: 1024);
+
+        for (int export = 0; export < 5; export++)
+        {
+            // The first request of each export is taken, the second refused (400), the rest taken.
+            receiver.Enqueue(OtlpFault.Ok, new OtlpFault.Answer(400, "bad data point"));
+            Assert.False(await sender.ExportAsync(collector, CancellationToken.None));
+            Assert.True(sender.LastRequestCount > 2, $"{sender.LastRequestCount} requests");
+        }
+
+        (EventId EventId, LogLevel Level, string Message) shown =
+            Assert.Single(_clients.Logger.Events, e => e.Level >= LogLevel.Information);
+        Assert.Equal(70, shown.EventId.Id);
+
+        // Once an export is taken whole, that is logged once.
+        Assert.True(await sender.ExportAsync(collector, CancellationToken.None));
+        Assert.Equal([70, 62], _clients.Logger.Events.Where(e => e.Level >= LogLevel.Information).Select(e => e.EventId.Id));
     }
 
     [Fact]
