@@ -1,4 +1,5 @@
 using System.Globalization;
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
 
@@ -130,19 +131,45 @@ internal static class OtlpSettingParser
 
     /// <summary>The W3C-baggage-like list of OpenTelemetry's <c>..._HEADERS</c> variables:
     /// <c>name=value,name2=value2</c>, each name and value percent-decoded and trimmed.</summary>
+    /// <remarks>Headers carry credentials (an API key, a bearer token), and a start that fails logs
+    /// its message: a malformed entry is named by its position, and by its header name where one can
+    /// be told, never by its text.</remarks>
     public static void AddHeaders(ScalableMetricsOtlpOptions options, string key, string text)
     {
-        foreach (string pair in text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        string[] entries = text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        for (int i = 0; i < entries.Length; i++)
         {
-            int equals = pair.IndexOf('=', StringComparison.Ordinal);
-            string name = equals > 0 ? Uri.UnescapeDataString(pair[..equals]).Trim() : string.Empty;
-            if (name.Length == 0)
+            string entry = entries[i];
+            int equals = entry.IndexOf('=', StringComparison.Ordinal);
+            string name = equals > 0 ? Uri.UnescapeDataString(entry[..equals]).Trim() : string.Empty;
+            if (equals < 0 || name.Length == 0 || !OtlpHeaders.IsName(name))
             {
-                options.Problems.Add($"{key} has an entry '{pair}' that is not name=value.");
+                options.Problems.Add($"{key}: entry {i + 1} of {entries.Length}{HeaderNameOf(entry)} {EntryProblem(equals, name)} (its text is not repeated here: it may hold a credential).");
                 continue;
             }
 
-            options.Headers[name] = Uri.UnescapeDataString(pair[(equals + 1)..]).Trim();
+            options.Headers[name] = Uri.UnescapeDataString(entry[(equals + 1)..]).Trim();
         }
+    }
+
+    private static string EntryProblem(int equals, string name) =>
+        equals < 0 ? "is not name=value: it has no '='"
+        : name.Length == 0 ? "is not name=value: it has no name before its '='"
+        : "is not name=value: the text before its '=' is not an HTTP header name";
+
+    // The header an entry meant, where it can be told without repeating a value: the text before its
+    // first '=' or ':' ("Authorization: Bearer ..." written as HTTP has it), when that is a header
+    // name. An entry with neither may be a bare credential, and is not named.
+    private static string HeaderNameOf(string entry)
+    {
+        int end = entry.AsSpan().IndexOfAny('=', ':');
+        if (end <= 0)
+        {
+            return string.Empty;
+        }
+
+        string name = entry[..end].Trim();
+        string colon = entry[end] == ':' ? ", written with ':' where '=' was meant" : string.Empty;
+        return name.Length > 0 && OtlpHeaders.IsName(name) ? $" (header '{name}'{colon})" : string.Empty;
     }
 }

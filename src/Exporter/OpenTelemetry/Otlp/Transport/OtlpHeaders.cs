@@ -15,9 +15,10 @@ internal static class OtlpHeaders
     /// <summary>Why the header cannot be sent, or null when it can.</summary>
     public static string? Problem(string name, string value)
     {
-        if (name.Length == 0 || !name.All(IsTokenChar))
+        if (!IsName(name))
         {
-            return $"the name '{name}' is not an HTTP header name.";
+            // Not repeated: a name that is not one may be a whole "name: value" line, credential and all.
+            return "a header's name is not an HTTP header name (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~); it is not repeated here, as it may hold a credential.";
         }
 
         if (s_reserved.Contains(name))
@@ -40,6 +41,9 @@ internal static class OtlpHeaders
             headers.TryAddWithoutValidation(header.Key, header.Value);
         }
     }
+
+    /// <summary>Whether <paramref name="name"/> is an HTTP header name: an RFC 9110 token.</summary>
+    public static bool IsName(string name) => name.Length > 0 && name.All(IsTokenChar);
 
     // RFC 9110's tchar.
     private static bool IsTokenChar(char c) =>

@@ -14,6 +14,8 @@ namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Configuration;
 /// <summary>Where each OTLP setting comes from (code, then <c>ScalableMetrics:Otlp</c>, then <c>OTEL_*</c>, then defaults), and what stops the host.</summary>
 public sealed class OtlpConfigurationTests
 {
+    private const string Secret = "s3cr3t-t0ken-value";
+
     [Fact]
     public void DefaultsAreOpenTelemetrys()
     {
@@ -167,6 +169,36 @@ public sealed class OtlpConfigurationTests
         OptionsValidationException error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
 
         Assert.Contains(key.StartsWith("ScalableMetrics:Otlp:Headers", StringComparison.Ordinal) ? "Headers: 'Content-Type'" : key, error.Message);
+    }
+
+    // Headers carry credentials (an API key, a bearer token), and a host whose start fails logs the
+    // message: a malformed entry is named by its place and its header name, never by its text.
+    [Theory]
+    [InlineData("Authorization: Bearer " + Secret, "entry 1 of 1 (header 'Authorization', written with ':' where '=' was meant) is not name=value: it has no '='")]
+    [InlineData("Authorization: Basic " + Secret + "==", "entry 1 of 1 (header 'Authorization', written with ':' where '=' was meant) is not name=value: the text before its '='")]
+    [InlineData("api-key=ok,x-token " + Secret, "entry 2 of 2 is not name=value: it has no '='")]
+    [InlineData("api-key=ok,=" + Secret, "entry 2 of 2 is not name=value: it has no name before its '='")]
+    public async Task AMalformedHeadersEntryStopsTheHostNamingItsPlaceNotItsText(string headers, string named)
+    {
+        using IHost host = Host(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_HEADERS"] = headers }, enable: true);
+
+        OptionsValidationException error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+
+        Assert.Contains("OTEL_EXPORTER_OTLP_HEADERS: " + named, error.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain(Secret, error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AHeaderNameSetInCodeThatIsNotOneStopsTheHostWithoutRepeatingIt()
+    {
+        HostApplicationBuilder builder = Builder([]);
+        builder.AddScalableMetrics(o => o.AddOtlpExporter(otlp => otlp.Headers["Authorization: Bearer " + Secret] = "x"));
+        using IHost host = builder.Build();
+
+        OptionsValidationException error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+
+        Assert.Contains("Headers: a header's name is not an HTTP header name", error.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain(Secret, error.Message, StringComparison.Ordinal);
     }
 
     [Fact]
