@@ -1,3 +1,6 @@
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Http;
+
 namespace ScalableMetrics.Exporter.Hosting;
 
 /// <summary>
@@ -17,16 +20,13 @@ internal static class ExporterHttpClient
     /// <summary>The client's name: <c>ScalableMetrics.Otlp</c>.</summary>
     public const string Name = "ScalableMetrics.Otlp";
 
-    /// <summary>Registers the client: no factory logging, and each part's handler configuration.</summary>
+    /// <summary>Registers the client: no factory logging, and each part's handler configuration
+    /// (<see cref="ExporterHttpHandlerSetup"/>), applied to the primary handler the client is built
+    /// with, whether the application chose its own before or after.</summary>
     /// <param name="services">The service collection.</param>
-    public static void Add(IServiceCollection services) =>
-        services.AddHttpClient(Name)
-            .RemoveAllLoggers()
-            .ConfigurePrimaryHttpMessageHandler(static (handler, provider) =>
-            {
-                foreach (IScalableMetricsPart part in provider.GetRequiredService<ScalableMetricsParts>().Parts)
-                {
-                    part.ConfigureHttpHandler(handler);
-                }
-            });
+    public static void Add(IServiceCollection services)
+    {
+        services.AddHttpClient(Name).RemoveAllLoggers();
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IPostConfigureOptions<HttpClientFactoryOptions>, ExporterHttpHandlerSetup>());
+    }
 }

@@ -23,7 +23,9 @@ public sealed class ScalableMetricsOtlpOptions
     /// <summary>The name of the <see cref="System.Net.Http.IHttpClientFactory"/> client the exporter
     /// sends with: <c>ScalableMetrics.Otlp</c>. Configure it (<c>services.AddHttpClient(HttpClientName)</c>)
     /// for a proxy or a handler of your own; <see cref="CertificateFile"/> and <see cref="ClientCertificateFile"/>
-    /// are set on its primary handler.</summary>
+    /// are set on its primary handler, your own included, whether configured before or after <c>AddScalableMetrics</c>;
+    /// a primary handler that is neither a <see cref="System.Net.Http.SocketsHttpHandler"/> nor an
+    /// <see cref="System.Net.Http.HttpClientHandler"/> stops the host at start where they are set.</summary>
     public const string HttpClientName = ScalableMetrics.Exporter.Hosting.ExporterHttpClient.Name;
 
     /// <summary>The default of <see cref="Timeout"/>: 10 seconds, OpenTelemetry's.</summary>

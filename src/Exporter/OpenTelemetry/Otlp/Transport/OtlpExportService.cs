@@ -31,6 +31,14 @@ internal sealed class OtlpExportService(IServiceProvider services, ScalableMetri
         _collector = CreateCollector(options.Temporality);
         _client = CreateClient(services, options);
         _sender = new OtlpBatchSender(_client, options.MaxRequestBytes);
+        if (options.CertificateFile is not null || options.ClientCertificateFile is not null)
+        {
+            // The client's handler is built now, certificates set: a primary handler of the
+            // application's that takes none stops the start, naming the options (OtlpTls.Configure),
+            // rather than every export failing, or one sending without them.
+            using HttpClient probe = services.GetRequiredService<IHttpClientFactory>().CreateClient(ScalableMetricsOtlpOptions.HttpClientName);
+        }
+
         return base.StartAsync(cancellationToken);
     }
 

@@ -81,7 +81,7 @@ internal sealed class OtlpTls
     }
 
     /// <summary>Sets the client certificate and the receiver's check on the factory's primary handler.</summary>
-    /// <exception cref="InvalidOperationException">The application made the primary handler one that takes no certificates.</exception>
+    /// <exception cref="InvalidOperationException">The application made the primary handler one that takes no certificates; the message names the options.</exception>
     public void Configure(HttpMessageHandler handler)
     {
         switch (handler)
@@ -112,9 +112,18 @@ internal sealed class OtlpTls
 
                 break;
             default:
-                throw new InvalidOperationException($"The OTLP exporter's certificates need the primary handler of the HttpClient '{ScalableMetricsOtlpOptions.HttpClientName}' to be a SocketsHttpHandler or an HttpClientHandler; it is a {handler.GetType().Name}.");
+                // Sending without them would skip the receiver's check or the client certificate: refuse.
+                throw new InvalidOperationException($"{Options()} cannot be set on the primary handler of the HttpClient '{ScalableMetricsOtlpOptions.HttpClientName}': it is a {handler.GetType().FullName}, and they need a SocketsHttpHandler or an HttpClientHandler. The exporter does not send without them; give the client one of those (ConfigurePrimaryHttpMessageHandler) or leave its handler as the factory makes it.");
         }
     }
+
+    // The options behind the certificates this holds, for a message.
+    private string Options() => (_trusted, _client) switch
+    {
+        (not null, not null) => $"{nameof(ScalableMetricsOtlpOptions)}.{nameof(ScalableMetricsOtlpOptions.CertificateFile)} and {nameof(ScalableMetricsOtlpOptions.ClientCertificateFile)}",
+        (not null, null) => $"{nameof(ScalableMetricsOtlpOptions)}.{nameof(ScalableMetricsOtlpOptions.CertificateFile)}",
+        _ => $"{nameof(ScalableMetricsOtlpOptions)}.{nameof(ScalableMetricsOtlpOptions.ClientCertificateFile)}",
+    };
 
     // The host name as the system checks it; the chain against the given CAs alone.
     private bool Validate(System.Security.Cryptography.X509Certificates.X509Certificate? certificate, X509Chain? presented, SslPolicyErrors errors)

@@ -75,6 +75,55 @@ public sealed class OtlpTlsTests : IDisposable
         await host.StopAsync();
     }
 
+    // ScalableMetricsOtlpOptions.HttpClientName: "CertificateFile and ClientCertificateFile are set on
+    // its primary handler", an application's own included (a proxy, say), whether it registers it
+    // before AddScalableMetrics or after.
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task AnOwnPrimaryHandlerKeepsTheCertificatesWhicheverIsRegisteredFirst(bool handlerFirst)
+    {
+        await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync(tls: _certificates, requireClientCertificate: true);
+        var log = new CapturedLog();
+        using IHost host = Host(
+            log,
+            new Dictionary<string, string?>
+            {
+                ["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.BaseAddress.AbsoluteUri,
+                ["OTEL_EXPORTER_OTLP_CERTIFICATE"] = _certificates.CaFile,
+                ["OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE"] = _certificates.ClientCertFile,
+                ["OTEL_EXPORTER_OTLP_CLIENT_KEY"] = _certificates.ClientKeyFile,
+            },
+            ownClient: services => services.AddHttpClient(ScalableMetricsOtlpOptions.HttpClientName)
+                .ConfigurePrimaryHttpMessageHandler(() => new SocketsHttpHandler { UseProxy = false }),
+            ownClientFirst: handlerFirst);
+        await host.StartAsync();
+
+        await OtlpPart.Of(host.Services)!.Service.ExportAsync(CancellationToken.None);
+
+        Assert.DoesNotContain(log.Entries, e => e.Level >= LogLevel.Warning);
+        Assert.Single(receiver.Requests);
+        await host.StopAsync();
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task AnOwnPrimaryHandlerThatTakesNoCertificatesStopsTheStartNamingTheOptions(bool handlerFirst)
+    {
+        using IHost host = Host(
+            new CapturedLog(),
+            new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_CERTIFICATE"] = _certificates.CaFile },
+            ownClient: services => services.AddHttpClient(ScalableMetricsOtlpOptions.HttpClientName)
+                .ConfigurePrimaryHttpMessageHandler(() => new NoTlsHandler()),
+            ownClientFirst: handlerFirst);
+
+        InvalidOperationException error = await Assert.ThrowsAsync<InvalidOperationException>(() => host.StartAsync());
+
+        Assert.Contains("ScalableMetricsOtlpOptions.CertificateFile cannot be set", error.Message, StringComparison.Ordinal);
+        Assert.Contains(nameof(NoTlsHandler), error.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void TheMetricsVariablesWinOverTheGeneralOnesAndTheSectionOverBoth()
     {
@@ -118,17 +167,39 @@ public sealed class OtlpTlsTests : IDisposable
         return OtlpPart.Of(host.Services)!.Options;
     }
 
-    private static IHost Host(CapturedLog log, Dictionary<string, string?> settings, Action<ScalableMetricsOtlpOptions>? configure = null)
+    private static IHost Host(
+        CapturedLog log,
+        Dictionary<string, string?> settings,
+        Action<ScalableMetricsOtlpOptions>? configure = null,
+        Action<IServiceCollection>? ownClient = null,
+        bool ownClientFirst = false)
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Configuration.AddInMemoryCollection(settings);
         builder.Logging.SetMinimumLevel(LogLevel.Trace).AddProvider(log);
         builder.Services.AddSingleton<TimeProvider>(new ImmediateTimeProvider());
+        if (ownClientFirst)
+        {
+            ownClient?.Invoke(builder.Services);
+        }
+
         builder.AddScalableMetrics(o => o.AddOtlpExporter(otlp =>
         {
             otlp.ExportInterval = TimeSpan.FromHours(1);
             configure?.Invoke(otlp);
         }));
+        if (!ownClientFirst)
+        {
+            ownClient?.Invoke(builder.Services);
+        }
+
         return builder.Build();
+    }
+
+    /// <summary>A primary handler of a type the exporter cannot set certificates on (a test server's, say).</summary>
+    private sealed class NoTlsHandler : HttpMessageHandler
+    {
+        protected override Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken) =>
+            Task.FromResult(new HttpResponseMessage(System.Net.HttpStatusCode.OK));
     }
 }
