@@ -22,7 +22,14 @@ internal sealed class OtlpOptionsValidator : IValidateOptions<ScalableMetricsOtl
         if (options.Endpoint is { } endpoint
             && (!endpoint.IsAbsoluteUri || (endpoint.Scheme != Uri.UriSchemeHttp && endpoint.Scheme != Uri.UriSchemeHttps)))
         {
-            failures.Add($"{nameof(ScalableMetricsOtlpOptions.Endpoint)} '{endpoint}' is not an absolute http or https URL.");
+            failures.Add($"{nameof(ScalableMetricsOtlpOptions.Endpoint)} {OtlpSettingParser.Shown(endpoint.OriginalString)} is not an absolute http or https URL.");
+        }
+
+        // Every failure's log line names the endpoint: a user name and password in its URL would
+        // be written into the logs, so it is refused, without repeating them.
+        if (options.ResolvedEndpoint() is { IsAbsoluteUri: true, UserInfo.Length: > 0 } withUser)
+        {
+            failures.Add($"The OTLP endpoint {new UriBuilder(withUser) { UserName = string.Empty, Password = string.Empty }.Uri} has a user name or password before its host ('user:password@'), which the exporter's logs would repeat: give credentials as a header ({nameof(ScalableMetricsOtlpOptions.Headers)}, or OTEL_EXPORTER_OTLP_HEADERS, such as Authorization=Basic%20...).");
         }
 
         if (!Enum.IsDefined(options.Protocol))

@@ -49,9 +49,14 @@ internal static class OtlpSettingParser
             return true;
         }
 
-        options.Problems.Add($"{key} '{text}' is not an absolute http or https URL.");
+        options.Problems.Add($"{key} {Shown(text)} is not an absolute http or https URL.");
         return false;
     }
+
+    /// <summary>A URL's text as a message may repeat it: quoted, unless it has an <c>@</c>, which may
+    /// follow a user name and password (a message of a failed start is logged).</summary>
+    public static string Shown(string text) =>
+        text.Contains('@', StringComparison.Ordinal) ? "(not repeated: it has an '@', which may follow a password)" : $"'{text}'";
 
     /// <summary>OpenTelemetry's variables hold durations as whole milliseconds.</summary>
     public static bool TryMilliseconds(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value)

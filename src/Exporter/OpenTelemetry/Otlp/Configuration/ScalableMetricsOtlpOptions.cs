@@ -144,8 +144,9 @@ public sealed class ScalableMetricsOtlpOptions
 
         if (BaseEndpoint is not null)
         {
+            // The signal's path goes on the base URL's path, before any query.
             return Protocol == OtlpProtocol.HttpProtobuf
-                ? new Uri(BaseEndpoint.AbsoluteUri.TrimEnd('/') + "/v1/metrics")
+                ? new UriBuilder(BaseEndpoint) { Path = BaseEndpoint.AbsolutePath.TrimEnd('/') + "/v1/metrics" }.Uri
                 : BaseEndpoint;
         }
 

@@ -79,6 +79,33 @@ public sealed class OtlpConfigurationTests
         Assert.Equal(new Uri(expected), options.ResolvedEndpoint());
     }
 
+    [Theory]
+    [InlineData("http://collector:4318/otlp/?tenant=a", "http://collector:4318/otlp/v1/metrics?tenant=a")]
+    [InlineData("https://collector/?tenant=a", "https://collector/v1/metrics?tenant=a")]
+    public void TheBaseEndpointsPathGetsTheSignalsPathBeforeItsQuery(string baseEndpoint, string expected)
+    {
+        ScalableMetricsOtlpOptions options = Options(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_ENDPOINT"] = baseEndpoint });
+
+        Assert.Equal(new Uri(expected), options.ResolvedEndpoint());
+    }
+
+    // Every failure's log line names the endpoint: one with a user name and password in its URL is
+    // refused at start, the password never repeated.
+    [Theory]
+    [InlineData("OTEL_EXPORTER_OTLP_ENDPOINT", "http://user:" + Secret + "@collector:4318")]
+    [InlineData("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "https://user:" + Secret + "@collector/v1/metrics")]
+    [InlineData("ScalableMetrics:Otlp:Endpoint", "http://user:" + Secret + "@collector:4318/v1/metrics")]
+    [InlineData("OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://user:" + Secret + "@collector")]
+    public async Task AnEndpointWithAPasswordStopsTheHostWithoutRepeatingIt(string key, string value)
+    {
+        using IHost host = Host(new Dictionary<string, string?> { [key] = value }, enable: true);
+
+        OptionsValidationException error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+
+        Assert.DoesNotContain(Secret, error.Message, StringComparison.Ordinal);
+        Assert.Contains("@", error.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void LowMemoryIsItsOwnPreferenceNotDelta()
     {
