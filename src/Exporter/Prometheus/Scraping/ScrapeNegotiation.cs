@@ -174,8 +174,8 @@ internal static class ScrapeNegotiation
         [.. Enum.GetValues<EscapingScheme>().Select(scheme => contentType + "; escaping=" + NameOf(scheme))];
 
     /// <summary>
-    /// Whether <paramref name="acceptEncoding"/> (the <c>Accept-Encoding</c> header) takes gzip: <c>gzip</c> without <c>q=0</c>,
-    /// or, where gzip is not listed, <c>*</c> without <c>q=0</c>.
+    /// Whether <paramref name="acceptEncoding"/> (the <c>Accept-Encoding</c> header) takes gzip: <c>gzip</c> (or its
+    /// alias <c>x-gzip</c>) without <c>q=0</c>, or, where neither is listed, <c>*</c> without <c>q=0</c>.
     /// </summary>
     public static bool AcceptsGzip(string? acceptEncoding)
     {
@@ -191,7 +191,8 @@ internal static class ScrapeNegotiation
         foreach (string coding in acceptEncoding.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
         {
             string[] parts = coding.Split(';', StringSplitOptions.TrimEntries);
-            bool isGzip = parts[0].Equals("gzip", StringComparison.OrdinalIgnoreCase);
+            // RFC 9110 §8.4.1.3: x-gzip is gzip.
+            bool isGzip = parts[0].Equals("gzip", StringComparison.OrdinalIgnoreCase) || parts[0].Equals("x-gzip", StringComparison.OrdinalIgnoreCase);
             if (!isGzip && parts[0] != "*")
             {
                 continue;

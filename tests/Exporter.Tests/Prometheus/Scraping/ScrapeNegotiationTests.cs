@@ -55,4 +55,15 @@ public sealed class ScrapeNegotiationTests
     {
         Assert.Equal(expected, ScrapeNegotiation.AcceptsGzip(acceptEncoding));
     }
+
+    // RFC 9110 §8.4.1.3: "A recipient SHOULD consider "x-gzip" to be equivalent to "gzip"."
+    [Theory]
+    [InlineData("x-gzip", true)]
+    [InlineData("X-GZIP;q=0.5", true)]
+    [InlineData("x-gzip;q=0, *", false)]
+    [InlineData("x-gzip;q=0, gzip", true)]
+    public void XGzipIsGzip(string acceptEncoding, bool expected)
+    {
+        Assert.Equal(expected, ScrapeNegotiation.AcceptsGzip(acceptEncoding));
+    }
 }
