@@ -141,6 +141,30 @@ internal sealed class SeriesTable<TSeries>
     /// <summary>Whether the overflow series exists: a tag set came past <see cref="MaxSeries"/> and was recorded there. Once created it stays, whatever series are removed later.</summary>
     public bool HasOverflowSeries => Volatile.Read(ref _overflow) is not null;
 
+    /// <summary>
+    /// The overflow series, created here where it does not exist yet: for an owner that applies a
+    /// limit of its own below <see cref="MaxSeries"/> (an observable instrument's, to the tag sets
+    /// its callback reports in one collection) and sends what that limit turns away here.
+    /// </summary>
+    public TSeries Overflow
+    {
+        get
+        {
+            if (Volatile.Read(ref _overflow) is { } overflow)
+            {
+                return overflow;
+            }
+
+            lock (_lock)
+            {
+                return _overflow ?? CreateOverflow();
+            }
+        }
+    }
+
+    /// <summary>The overflow series where it exists; else null.</summary>
+    public TSeries? OverflowIfAny => Volatile.Read(ref _overflow);
+
     /// <summary>The distinct series, each once (aliases are not repeated), in creation order: a snapshot.</summary>
     public ArraySegment<TSeries> Series
     {

@@ -36,7 +36,7 @@ public abstract class ObservableInstrument : Instrument
     /// <summary>Whether the callback reports <see cref="double"/> values (otherwise <see cref="long"/> ones).</summary>
     public bool IsFloatingPoint => _values.IsFloatingPoint;
 
-    /// <summary>The number of series the callback has ever reported, the overflow series included.</summary>
+    /// <summary>The number of series the callback reported in the latest collection that succeeded, the overflow series included where it took a report; 0 before one.</summary>
     public override int SeriesCount => _values.SeriesCount;
 
     /// <summary>Whether values reported for one series in one collection add up (counters) or replace each other (gauges).</summary>

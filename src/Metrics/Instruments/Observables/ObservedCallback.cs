@@ -7,9 +7,21 @@ using ScalableMetrics.Tags;
 namespace ScalableMetrics.Instruments.Observables;
 
 /// <summary>
-/// A callback of <typeparamref name="TValue"/> values and the series it has reported: the
-/// collection of every observable instrument, of either value type.
+/// A callback of <typeparamref name="TValue"/> values and the series it reported in the latest
+/// collection: the collection of every observable instrument, of either value type.
 /// </summary>
+/// <remarks>
+/// The series limit applies to the tag sets the callback reports in one collection, as
+/// OpenTelemetry's SDK reclaims the unused points of asynchronous instruments: after a collection
+/// that succeeds, every series it did not report is removed from the table, so that a callback
+/// whose tag sets change over time (per connection, per job) is never folded into the overflow
+/// series for the tag sets it reported before. A tag set reported in consecutive collections stays
+/// one series (the same object, its start and an exporter's delta baseline kept); one that comes
+/// back after a collection that did not report it is a new series, from the value reported then.
+/// The table holds room for twice the limit: the series of the previous collection and this one's
+/// new ones, so that a collection whose tag sets all differ from the last one's is limited by its
+/// own count alone.
+/// </remarks>
 /// <typeparam name="TValue"><see cref="long"/> or <see cref="double"/>.</typeparam>
 internal sealed class ObservedCallback<TValue> : ObservedValues
     where TValue : struct, INumberBase<TValue>
@@ -20,6 +32,13 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
     private readonly Observations<TValue> _observations;
     private readonly Func<TValue, TValue, TValue> _saturatingAdd;
     private readonly SeriesTable<ObservedSeries<TValue>> _series;
+    private readonly int _maxSeries;
+
+    // Series of the collection under way, the overflow series aside: the limit's count.
+    private int _reportedInRound;
+
+    // Series the latest successful collection reported, the overflow series included.
+    private int _seriesCount;
 
     /// <summary>Creates the values of <paramref name="observe"/>, none reported yet.</summary>
     /// <param name="observe">The callback.</param>
@@ -41,20 +60,24 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
         _report = report;
         _observations = new Observations<TValue>(this);
         _saturatingAdd = saturatingAdd;
-        _series = new SeriesTable<ObservedSeries<TValue>>(maxSeries, tagLimits, static tags => new ObservedSeries<TValue>(tags));
+        _maxSeries = maxSeries;
+
+        // Room for the previous collection's series and as many new ones (see remarks).
+        _series = new SeriesTable<ObservedSeries<TValue>>((int)Math.Min(2L * maxSeries, int.MaxValue), tagLimits, static tags => new ObservedSeries<TValue>(tags));
     }
 
     /// <inheritdoc/>
     public override bool IsFloatingPoint => typeof(TValue) == typeof(double);
 
     /// <inheritdoc/>
-    public override int SeriesCount => _series.Count;
+    public override int SeriesCount => Volatile.Read(ref _seriesCount);
 
     /// <inheritdoc/>
     public override void ObserveInto(ObservableInstrument kind, long round, InstrumentSnapshot snapshot)
     {
         snapshot.BeginOwnSeries(_series.Count, longStride: 0, doubles: true);
         _observations.Begin(kind, round, snapshot);
+        _reportedInRound = 0;
         try
         {
             _report(_observations);
@@ -64,6 +87,11 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
             _observations.End();
         }
 
+        // Only after a call that succeeded: a failed one is not exported, and removing what it did
+        // not reach would make the next collection's series new ones (an exporter's baselines lost).
+        RemoveUnreported(round, snapshot);
+        Volatile.Write(ref _seriesCount, snapshot.Count);
+
         // Long values are exported as Prometheus exports every value, as doubles.
         Span<double> values = snapshot.Doubles();
         for (int i = 0; i < values.Length; i++)
@@ -72,18 +100,56 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
         }
     }
 
-    /// <summary>Takes one report of the call under way: its series added to the snapshot the first time in the call, its value kept or added.</summary>
+    /// <summary>Takes one report of the call under way: its series added to the snapshot the first time in the call (the overflow series past the limit's count of series in the call), its value kept or added.</summary>
     internal void Report(ObservableInstrument kind, long round, InstrumentSnapshot snapshot, TValue value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         kind.CheckValue(double.CreateTruncating(value));
         ObservedSeries<TValue> series = _series.GetOrAdd(tags);
         if (series.Round != round)
         {
-            snapshot.AddSeriesGrowing(series);
+            // A series first reported in this call: one more of the limit's, or past it the
+            // overflow series (which the table also returns once full). A tag set turned away
+            // keeps its series unreported, removed at the end of the call.
+            if (_reportedInRound < _maxSeries && !ReferenceEquals(series, _series.OverflowIfAny))
+            {
+                _reportedInRound++;
+            }
+            else
+            {
+                series = _series.Overflow;
+            }
+
+            if (series.Round != round)
+            {
+                snapshot.AddSeriesGrowing(series);
+            }
         }
 
         series.Value = series.Round == round && kind.SumsWithinCollection ? _saturatingAdd(series.Value, value) : value;
         series.Round = round;
+    }
+
+    // Removes every series the call of round did not report (the overflow series stays, unexported
+    // until a call reports into it again): marked, then unlinked at once by a read of the table,
+    // as no other thread writes it (collections are serialized, and only they report). Nothing is
+    // done, and nothing allocated, where the call reported every series it has.
+    private void RemoveUnreported(long round, InstrumentSnapshot snapshot)
+    {
+        if (_series.Count - (_series.OverflowIfAny is null ? 0 : 1) == _reportedInRound)
+        {
+            return;
+        }
+
+        foreach (ObservedSeries<TValue> series in _series.Series)
+        {
+            if (series.Round != round)
+            {
+                _series.Remove(series);
+            }
+        }
+
+        _series.BeginRead(out long read);
+        _series.EndRead(read, snapshot, idleCollections: 0);
     }
 
     // A public callback's measurements, reported one by one.

@@ -5,7 +5,7 @@ using ScalableMetrics.Tags;
 namespace ScalableMetrics.Instruments.Observables;
 
 /// <summary>
-/// An observable instrument's callback and the series it has reported, of <see cref="long"/> or
+/// An observable instrument's callback and the series it reported in the latest collection, of <see cref="long"/> or
 /// <see cref="double"/> values: what every kind of <see cref="ObservableInstrument"/> holds, the
 /// collection written once for both value types (<see cref="ObservedCallback{TValue}"/>).
 /// </summary>
@@ -14,7 +14,7 @@ internal abstract class ObservedValues
     /// <summary>Whether the callback reports <see cref="double"/> values (otherwise <see cref="long"/> ones).</summary>
     public abstract bool IsFloatingPoint { get; }
 
-    /// <summary>The number of series the callback has ever reported, the overflow series included.</summary>
+    /// <summary>The number of series the callback reported in the latest collection that succeeded, the overflow series included where it took a report; 0 before one.</summary>
     public abstract int SeriesCount { get; }
 
     /// <summary>A callback of <see cref="long"/> values.</summary>

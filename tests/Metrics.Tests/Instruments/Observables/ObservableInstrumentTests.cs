@@ -72,6 +72,32 @@ public class ObservableInstrumentTests
     }
 
     [Fact]
+    public void TagSetsTheCallbackStoppedReportingDoNotCountTowardTheSeriesLimit()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 3 });
+        int call = 0;
+        long total = 0;
+        ObservableCounter counter = registry.CreateObservableCounter(
+            "jobs.done",
+            () => [
+                new Measurement<long>(total, new KeyValuePair<string, object?>("job", "current")),
+                new Measurement<long>(1, new KeyValuePair<string, object?>("job", "j" + ++call)),
+            ]);
+
+        for (int i = 0; i < 8; i++)
+        {
+            total += 5;
+            IReadOnlyList<DoubleReading> readings = counter.Collect();
+
+            Assert.Equal(2, readings.Count);
+            Assert.DoesNotContain(readings, r => r.Tags[0].Key == "otel.metric.overflow");
+            Assert.Equal(total, Assert.Single(readings, r => (string)r.Tags[0].Value! == "current").Value);
+            Assert.Single(readings, r => (string)r.Tags[0].Value! == "j" + call);
+            Assert.Equal(2, counter.SeriesCount);
+        }
+    }
+
+    [Fact]
     public void ACallbackThatThrowsFailsTheCollectionNamingTheInstrument()
     {
         ObservableGauge gauge = new MetricRegistry().CreateObservableGauge("broken.gauge", (Func<IEnumerable<Measurement<long>>>)(() => throw new TimeoutException("backend down")));
