@@ -4,6 +4,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.Metrics;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 
 namespace ScalableMetrics.Exporter.Tests.Listening;
 
@@ -123,6 +124,44 @@ public sealed class ScalableMetricsListenerTests
         Assert.Equal(("20", "1"), (Assert.Single(second, s => s.Name == "observed_queue").Value, Assert.Single(second, s => s.Name == "observed_used_seconds_total").Value));
         Assert.Equal((2, 2), (queueCalls, usedCalls));
         await host.StopAsync();
+    }
+
+    [Fact]
+    public async Task AThrowingEnabledCallbackIsLoggedOnceAndDropsNoOtherInstrumentFromAnyScrape()
+    {
+        // docs/prometheus.md: a callback that throws is logged and left out of that scrape, and
+        // the rest of the scrape is written as usual; the rules' source runs every callback at once.
+        string id = "test.observed.failing." + Guid.NewGuid().ToString("N");
+        var log = new CapturedLog();
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.AddProvider(log);
+        builder.AddScalableMetrics(o => o.MeterName = id + ".bridge");
+        builder.Metrics.AddScalableMetrics();
+        builder.Metrics.EnableMetrics(id);
+        using IHost host = builder.Build();
+        await host.StartAsync();
+        using var meter = new Meter(id);
+        meter.CreateObservableGauge("failing.healthy", () => 7L);
+        meter.CreateObservableGauge<long>("failing.broken", new Func<long>(() => throw new InvalidOperationException("broken callback")));
+
+        var missing = new List<int>();
+        for (int scrape = 1; scrape <= 6; scrape++)
+        {
+            IReadOnlyList<PrometheusSample> samples = await ScrapeAsync(host);
+            if (!samples.Any(s => s.Name == "failing_healthy" && s.Value == "7"))
+            {
+                missing.Add(scrape);
+            }
+
+            Assert.DoesNotContain(samples, s => s.Name == "failing_broken");
+        }
+
+        await host.StopAsync();
+        Assert.Empty(missing);
+        List<CapturedLog.Entry> warnings = [.. log.Entries.Where(e => e.Level >= LogLevel.Warning)];
+        CapturedLog.Entry failure = Assert.Single(warnings);
+        Assert.Equal("broken callback", Assert.IsType<InvalidOperationException>(failure.Exception).Message);
+        Assert.DoesNotContain("failing.healthy", failure.Message, StringComparison.Ordinal);
     }
 
     [Fact]

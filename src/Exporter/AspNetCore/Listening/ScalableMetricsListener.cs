@@ -36,7 +36,7 @@ public sealed class ScalableMetricsListener : IMetricsListener
     public const string ListenerName = "ScalableMetrics";
 
     private readonly MeterListenerHost _host;
-    private readonly ObservablePull _pull = new();
+    private readonly ObservablePull _pull;
 
     // False for a second instance in one container, which then takes nothing.
     private readonly bool _records;
@@ -51,6 +51,7 @@ public sealed class ScalableMetricsListener : IMetricsListener
         ArgumentNullException.ThrowIfNull(services);
         _host = services.GetService<MeterListenerHost>()
             ?? throw new InvalidOperationException("ScalableMetrics is not registered: call services.AddScalableMetrics() (or builder.Metrics.AddScalableMetrics()) before adding its listener.");
+        _pull = new ObservablePull(_host.Logger);
         _records = _host.ClaimRulesListener(this);
     }
 

@@ -69,6 +69,9 @@ internal sealed partial class MeterListenerHost : IDisposable
     /// <summary>The measurements dropped because the registry would refuse them.</summary>
     public ListenerDrops Drops { get; }
 
+    /// <summary>Where the listeners log, the rules' listener's failing callbacks included.</summary>
+    public ILogger Logger => _logger;
+
     /// <summary>Whether <paramref name="meterName"/> is taken here (and so left out of the <c>MeterProvider</c>).</summary>
     public bool Takes(string meterName) =>
         !string.Equals(meterName, _bridgeMeterName, StringComparison.Ordinal) && _matcher.Matches(meterName);

@@ -1,5 +1,6 @@
 using System.Diagnostics.Metrics;
 using Microsoft.Extensions.Diagnostics.Metrics;
+using Microsoft.Extensions.Logging;
 
 namespace ScalableMetrics.Exporter.Listening;
 
@@ -18,10 +19,25 @@ namespace ScalableMetrics.Exporter.Listening;
 /// <para>Before the source arrives (the rules' listener publishes the instruments it has, then
 /// initializes), a pull reports nothing. Thread-safe: pulls, and the buffers they fill, are under
 /// one lock.</para>
+/// <para>A callback that throws does not fail the pull: .NET's source runs every callback and then
+/// throws an <see cref="AggregateException"/> of the ones that threw, which the pull catches, so
+/// that its bookkeeping completes, the other callbacks' reports are taken as usual, and no other
+/// instrument is dropped from the scrape or blamed. Which instrument threw cannot be known (the
+/// exceptions do not say, and a group with no report may simply have reported nothing), so the
+/// failure is logged once per cause (exception type and message) as a callback of the rules'
+/// listener, with the exception. The group that threw is not left out of the scrape as a failed
+/// callback is under <c>AddMeter</c>: it took no report, so it writes no sample, which is what
+/// leaving it out writes, except where a group of two meters has one that threw and one that
+/// reported, whose reports are kept.</para>
 /// </remarks>
-internal sealed class ObservablePull
+/// <param name="logger">Where failing callbacks are logged.</param>
+internal sealed partial class ObservablePull(ILogger logger)
 {
+    // The causes logged are kept up to this many; a cause past them is not logged.
+    private const int MaxLoggedCauses = 64;
+
     private readonly Lock _lock = new();
+    private readonly HashSet<(Type Type, string Message)> _loggedCauses = [];
     private IObservableInstrumentsSource? _source;
 
     // The pull under way or last run; a group's TakenPull and FilledPull compare with it.
@@ -40,7 +56,16 @@ internal sealed class ObservablePull
             if (group.TakenPull == _pull)
             {
                 _pull++;
-                Volatile.Read(ref _source)?.RecordObservableInstruments();
+                try
+                {
+                    Volatile.Read(ref _source)?.RecordObservableInstruments();
+                }
+                catch (Exception e)
+                {
+                    // Every callback has run and the healthy ones' reports are in: the failure is
+                    // the throwing callback's, not the pull's nor the instrument that asked for it.
+                    LogFailure(e);
+                }
             }
 
             group.TakenPull = _pull;
@@ -54,6 +79,22 @@ internal sealed class ObservablePull
             return reports.ToArray();
         }
     }
+
+    // Under the lock. Logs each cause of the failure (each exception a callback threw) the first time it is seen.
+    private void LogFailure(Exception failure)
+    {
+        IEnumerable<Exception> causes = failure is AggregateException aggregate ? aggregate.Flatten().InnerExceptions : [failure];
+        foreach (Exception cause in causes)
+        {
+            if (_loggedCauses.Count < MaxLoggedCauses && _loggedCauses.Add((cause.GetType(), cause.Message)))
+            {
+                LogCallbackFailed(logger, cause, cause.GetType().Name, cause.Message);
+            }
+        }
+    }
+
+    [LoggerMessage(EventId = 23, Level = LogLevel.Warning, Message = "A callback of an observable instrument that .NET's metrics rules enabled for the ScalableMetricsListener threw {ExceptionType}: {ExceptionMessage}. Which instrument threw is not known (the source runs every callback at once); it reported nothing to this scrape, and the other instruments are scraped as usual. This cause is not logged again.")]
+    private static partial void LogCallbackFailed(ILogger logger, Exception exception, string exceptionType, string exceptionMessage);
 
     /// <summary>
     /// Whether a report for <paramref name="group"/> belongs to a pull (it arrives inside one, on
