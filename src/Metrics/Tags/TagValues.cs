@@ -10,16 +10,10 @@ internal static class TagValues
     public static object Normalize(string key, object? value) => value switch
     {
         string or bool or long or double => value,
-        int v => (long)v,
-        short v => (long)v,
-        sbyte v => (long)v,
-        byte v => (long)v,
-        ushort v => (long)v,
-        uint v => (long)v,
-        ulong v when v <= long.MaxValue => (long)v,
-        nint v => (long)v,
-        nuint v when v <= long.MaxValue => (long)v,
         float v => (double)v,
+
+        // The integral types as the lookup widens them (one list of them, TryWidenToInt64's).
+        _ when TryWidenToInt64(value, out long widened) => widened,
         null => throw new ArgumentException($"Tag {ExceptionText.Quote(key)} has a null value; tag values must be non-null.", "tags"),
         _ => throw new ArgumentException(
             $"Tag {ExceptionText.Quote(key)} has a value of type {value.GetType()}; tag values must be a string, bool, integral number up to Int64.MaxValue, float or double.", "tags"),
