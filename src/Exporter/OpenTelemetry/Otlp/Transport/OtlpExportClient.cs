@@ -33,17 +33,6 @@ internal sealed class OtlpExportClient
 
     public OtlpFailureLog Log { get; }
 
-    /// <summary>Sends <paramref name="request"/> (an uncompressed <c>ExportMetricsServiceRequest</c>) as an
-    /// export of its own: taken cleanly after a failure, it logs that exports succeed again.</summary>
-    /// <returns>Whether the receiver took it; false when it failed (logged) or <paramref name="cancellationToken"/> was cancelled.</returns>
-    public async Task<bool> ExportAsync(ReadOnlyMemory<byte> request, CancellationToken cancellationToken)
-    {
-        Log.BeginExport();
-        bool accepted = await SendAsync(request, cancellationToken).ConfigureAwait(false) == OtlpOutcome.Accepted;
-        Log.EndExport(accepted);
-        return accepted;
-    }
-
     /// <summary>Sends <paramref name="request"/> (an uncompressed <c>ExportMetricsServiceRequest</c>).</summary>
     /// <returns><see cref="OtlpOutcome.Accepted"/> when the receiver took it;
     /// <see cref="OtlpOutcome.Failed"/> when it refused it with a status the OTLP specification says
