@@ -226,8 +226,12 @@ public abstract unsafe class PartitionedSeries : Series
         PartitionArena arena = Volatile.Read(ref _chunk).Arena.PerPartition;
         lock (arena.ReadLock)
         {
+            // The entry and the mark together, under the lock a promotion takes: a promotion that
+            // came between them would leave a marked series whose entry names no per-partition
+            // range (its sums counted as late adds, its slots never freed).
             SlotRange? perPartition = IsCompact ? null : new SlotRange(_chunk.FirstGeneration, _firstSlot);
             RetiredSeries.Add(this, new RetiredSeries(this, arena, _compactSlots, perPartition, _slotCount, RecordCountSlots, HoldsDouble));
+            SetMark();
         }
     }
 

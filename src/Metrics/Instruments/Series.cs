@@ -57,11 +57,7 @@ public abstract class Series
     internal virtual RetiredSeries? Retirement => null;
 
     /// <summary>Marks the series for removal; under the table's lock.</summary>
-    internal void MarkForRemoval()
-    {
-        Retire();
-        Interlocked.Or(ref _indexAndFlags, MarkedFlag);
-    }
+    internal void MarkForRemoval() => Retire();
 
     /// <summary>
     /// Marks the series removed (unlinked); under the table's lock. A series whose value lives in
@@ -85,10 +81,16 @@ public abstract class Series
     /// <summary>Marks the series bound (see <see cref="IsBound"/>).</summary>
     internal void MarkBound() => Interlocked.Or(ref _indexAndFlags, BoundFlag);
 
-    /// <summary>Called once, under the table's lock, when the series is marked for removal: a partitioned series stops taking promotions and keeps its next reading as its final one.</summary>
-    private protected virtual void Retire()
-    {
-    }
+    /// <summary>
+    /// Called once, under the table's lock, to mark the series for removal: sets the mark
+    /// (<see cref="SetMark"/>); a partitioned series also stops taking promotions and keeps its
+    /// next reading as its final one, and sets the mark under the same arena lock as its retired
+    /// entry, so that no promotion comes between the two.
+    /// </summary>
+    private protected virtual void Retire() => SetMark();
+
+    /// <summary>Sets the mark <see cref="IsMarked"/> reads: by <see cref="Retire"/>, once.</summary>
+    private protected void SetMark() => Interlocked.Or(ref _indexAndFlags, MarkedFlag);
 
     /// <summary>Called under the table's lock when a mark is taken back (<see cref="CancelRemoval"/>): undoes what <see cref="Retire"/> did.</summary>
     private protected virtual void Unretire()

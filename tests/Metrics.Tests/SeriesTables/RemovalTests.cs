@@ -1,6 +1,8 @@
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Cells;
+using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
+using ScalableMetrics.Tags;
 
 namespace ScalableMetrics.Tests.SeriesTables;
 
@@ -181,6 +183,36 @@ public class RemovalTests
         counter.Collect();
         Assert.Equal((0, 1L, 5L), counter.Removals);
         Assert.Equal((1L, 5L), (registry.RemovedSeriesReclaimed, registry.RemovedSeriesLateAdds));
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.Adaptive), MemberType = typeof(Storages))]
+    public void ASeriesPromotedWhileItsRemovalIsMarkedIsReclaimedWholeWithNoLateAdds(string storage)
+    {
+        // Remove marks a series under the table's lock: PartitionedSeries.Retire makes its retired
+        // entry under the arena's read lock, naming its per-partition range only if it is promoted
+        // already, and the mark that stops promotions is set after that lock is let go. A contended
+        // add on another thread promotes it in between: all of it was added before its last export,
+        // so the reclaim must count no late add, and give its per-partition slots back.
+        var registry = new MetricRegistry(Storages.Options(storage));
+        var table = new SeriesTable<PromotedAtItsMarkSeries>(10, new TagLimits(64, 255, 1024), tags => new PromotedAtItsMarkSeries(tags, registry));
+        (long exported, SlotRange? promoted) = RemoveWhileAnotherThreadPromotes(registry, table);
+        Assert.Equal(5 + 7, exported);
+
+        CollectGarbage();
+        ArraySegment<PromotedAtItsMarkSeries> none = table.BeginRead(out long read);
+        Assert.Equal(0, none.Count);
+        table.EndRead(read, null!, idleCollections: 0);
+        Assert.Equal((0, 1L, 0L), table.Removals);
+
+        // Where the promotion was let through, its range went back to the arena: the next
+        // promotion of one slot takes it.
+        if (promoted is { } range)
+        {
+            PromotedAtItsMarkSeries next = table.GetOrAdd([s_b]);
+            Assert.True(next.TryPromote());
+            Assert.Equal(range, next.Slots);
+        }
     }
 
     [Fact]
@@ -465,6 +497,39 @@ public class RemovalTests
             GC.Collect();
             GC.WaitForPendingFinalizers();
         }
+    }
+
+    // Not inlined, so that no local of the caller keeps the series alive: 5 added while compact,
+    // removed while another thread promotes it and adds 7, then its last export.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static (long Exported, SlotRange? Promoted) RemoveWhileAnotherThreadPromotes(MetricRegistry registry, SeriesTable<PromotedAtItsMarkSeries> table)
+    {
+        PromotedAtItsMarkSeries series = table.GetOrAdd([s_a]);
+        series.Add(5);
+        Assert.True(series.IsCompact);
+        series.BetweenRetireAndMark = () =>
+        {
+            // A contended add's promotion (PartitionedSeries.Promote), then an add on the route it leaves.
+            var writer = new Thread(() =>
+            {
+                series.TryPromote();
+                series.Add(7);
+            });
+            writer.Start();
+            writer.Join();
+        };
+
+        Assert.True(table.Remove(series));
+        Assert.True(series.IsMarked);
+        SlotRange? promoted = series.IsCompact ? null : series.Slots;
+
+        ArraySegment<PromotedAtItsMarkSeries> read = table.BeginRead(out long number);
+        Assert.Equal(1, read.Count);
+        Assert.Same(series, read[0]);
+        long exported = PromotedAtItsMarkSeries.Collect(registry, series);
+        table.EndRead(number, null!, idleCollections: 0);
+        Assert.True(series.IsRemoved);
+        return (exported, promoted);
     }
 
     // Not inlined, so that no local of the caller keeps the series alive.

@@ -58,7 +58,11 @@ public abstract class LastValueSeries<TValue> : Series
     /// <inheritdoc/>
     /// <remarks>Before the mark's fence, so that a collection that begins after the mark reads
     /// through its <see cref="LastExport"/> (<see cref="ReadValuesInto{TSeries}"/>).</remarks>
-    private protected override void Retire() => _lastExport = new LastExport(this);
+    private protected override void Retire()
+    {
+        _lastExport = new LastExport(this);
+        SetMark();
+    }
 
     /// <inheritdoc/>
     /// <remarks>Reads go back to the series' own value; the last export's, never unlinked, counts nothing when finalized.</remarks>
