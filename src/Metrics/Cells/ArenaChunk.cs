@@ -218,14 +218,18 @@ internal sealed unsafe class ArenaChunk
     }
 
     /// <summary>Sums one slot that holds a <see cref="double"/> (<see cref="SlotSum.Double"/>) over every region of this chunk and of its successors. Call it on the first generation.</summary>
-    public double SumSlotDouble(int slot)
+    /// <param name="slot">The slot.</param>
+    /// <param name="saturateEach">Whether each region's value is taken within ±<see cref="double.MaxValue"/> (an infinite one as the largest finite value of its sign) before it is added:
+    /// an up-down counter's, whose regions may have passed the range in opposite directions, and whose sum would otherwise be NaN.</param>
+    public double SumSlotDouble(int slot, bool saturateEach = false)
     {
         double sum = 0;
         for (ArenaChunk? generation = this; generation is not null; generation = generation.Successor)
         {
             for (int region = 0; region < generation.RegionCount; region++)
             {
-                sum += DoubleCell.Read(generation.SlotAddress(region, slot));
+                double value = DoubleCell.Read(generation.SlotAddress(region, slot));
+                sum += saturateEach ? Math.Clamp(value, -double.MaxValue, double.MaxValue) : value;
             }
         }
 

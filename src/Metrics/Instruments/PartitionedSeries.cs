@@ -661,12 +661,12 @@ public abstract unsafe class PartitionedSeries : Series
         }
     }
 
-    /// <summary>Sums the <see cref="double"/> slot <paramref name="slot"/> over every partition. Thread-safe; serialized with other reads of the registry.</summary>
-    private protected double ReadSlotDouble(int slot)
+    /// <summary>Sums the <see cref="double"/> slot <paramref name="slot"/> over every partition (each partition's value within ±<see cref="double.MaxValue"/> first, where <paramref name="saturateEach"/>). Thread-safe; serialized with other reads of the registry.</summary>
+    private protected double ReadSlotDouble(int slot, bool saturateEach = false)
     {
         lock (ReadLock)
         {
-            return SumSlotDouble(slot);
+            return SumSlotDouble(slot, saturateEach);
         }
     }
 
@@ -862,9 +862,13 @@ public abstract unsafe class PartitionedSeries : Series
         ReadAll<TSeries>(arena, series, snapshot.Ranges(series.Count), slotsPerSeries: 1, doubleSlot: -1, totals, default, kind);
         if (doubles)
         {
-            foreach (ref double value in snapshot.Doubles())
+            Span<double> values = snapshot.Doubles();
+            for (int i = 0; i < values.Length; i++)
             {
-                value = SaturateTotal(value);
+                // NaN only where partitions passed the range in opposite directions (an up-down
+                // counter's +∞ and -∞; every increment is finite): read again, each partition
+                // within the range first, rarely and out of the vectorized sum.
+                values[i] = SaturateTotal(double.IsNaN(values[i]) ? series[i].ReadSlotDouble(0, saturateEach: true) : values[i]);
             }
         }
 
@@ -894,11 +898,17 @@ public abstract unsafe class PartitionedSeries : Series
         return IsCompact ? sum : SaturatingSum.Add(sum, _chunk.FirstGeneration.SumSlot(_firstSlot + slot));
     }
 
-    // One double slot's total, compact and per partition; the caller holds the read lock.
-    private double SumSlotDouble(int slot)
+    // One double slot's total, compact and per partition (each within ±double.MaxValue first, where
+    // saturateEach: see ArenaChunk.SumSlotDouble); the caller holds the read lock.
+    private double SumSlotDouble(int slot, bool saturateEach = false)
     {
         double sum = _compactSlots == null ? 0 : DoubleCell.Read(_compactSlots + slot);
-        return IsCompact ? sum : sum + _chunk.FirstGeneration.SumSlotDouble(_firstSlot + slot);
+        if (saturateEach)
+        {
+            sum = Math.Clamp(sum, -double.MaxValue, double.MaxValue);
+        }
+
+        return IsCompact ? sum : sum + _chunk.FirstGeneration.SumSlotDouble(_firstSlot + slot, saturateEach);
     }
 
     // Per thread, the add's slow path (PerThreadWritePath.NewSlot), out of line with the series as

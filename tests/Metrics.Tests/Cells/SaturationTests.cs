@@ -96,4 +96,44 @@ public class SaturationTests
         Assert.Equal(-double.MaxValue, Assert.Single(down.Collect()).Value);
         Assert.Equal(double.MaxValue, Assert.Single(up.Collect()).Value);
     }
+
+    [Fact]
+    public void ADoubleUpDownCounterWhosePartitionsPassTheRangeInOppositeDirectionsNeverReadsNaN()
+    {
+        // Finite changes only, summing to 0: past double.MaxValue upwards in one partition (the
+        // test thread's) and downwards in another (a second thread's, alive meanwhile, so that it
+        // holds another thread index: two regions for sure). Each partition's slot is infinite, and
+        // a read that adds +∞ and -∞ is NaN, for good, where the CHANGELOG has a double up-down
+        // counter fed finite changes past the range read double.MaxValue of its sign.
+        var registry = new MetricRegistry(Storages.Options(Storages.PerThread));
+        PartitionedDoubleUpDownCounter counter = registry.CreateDoubleUpDownCounter("balance");
+        DoubleUpDownCounterSeries series = counter.Bind();
+        series.Add(double.MaxValue);
+        series.Add(double.MaxValue);
+        var added = new ManualResetEventSlim();
+        var done = new ManualResetEventSlim();
+        var other = new Thread(() =>
+        {
+            series.Add(-double.MaxValue);
+            series.Add(-double.MaxValue);
+            added.Set();
+            done.Wait();
+        });
+        other.Start();
+        added.Wait();
+        try
+        {
+            double read = series.Read();
+            double collected = Assert.Single(counter.Collect()).Value;
+            Assert.False(double.IsNaN(read), $"read {read}");
+            Assert.False(double.IsNaN(collected), $"collected {collected}");
+            series.Add(1);
+            Assert.False(double.IsNaN(series.Read()), "a later add");
+        }
+        finally
+        {
+            done.Set();
+            other.Join();
+        }
+    }
 }

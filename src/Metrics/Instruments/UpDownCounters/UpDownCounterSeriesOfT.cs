@@ -50,11 +50,12 @@ public abstract class UpDownCounterSeries<TValue> : PartitionedSeries
 
     /// <summary>Sums the series' partitions: the total added since it was created.</summary>
     /// <returns>The total: for a <see cref="long"/>, wrapped only if it left <see cref="long"/>; for a
-    /// <see cref="double"/>, within ±<see cref="double.MaxValue"/> (finite changes past it saturate there).</returns>
+    /// <see cref="double"/>, within ±<see cref="double.MaxValue"/> (finite changes past it saturate there, in each partition, so that partitions
+    /// past it in opposite directions read as finite, never NaN).</returns>
     public TValue Read() =>
         typeof(TValue) == typeof(long)
             ? Unsafe.BitCast<long, TValue>(ReadSlotWrapping(0))
-            : Unsafe.BitCast<double, TValue>(SaturateTotal(ReadSlotDouble(0)));
+            : Unsafe.BitCast<double, TValue>(SaturateTotal(ReadSlotDouble(0, saturateEach: true)));
 
     /// <summary>Refuses a change an up-down counter cannot take: for a <see cref="double"/>, NaN and the infinities.</summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is refused, named <paramref name="paramName"/>.</exception>
