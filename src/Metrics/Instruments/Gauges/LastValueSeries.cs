@@ -120,18 +120,22 @@ public abstract class LastValueSeries<TValue> : Series
     // again after reading: where a mark came meanwhile, the last export and a later set may have
     // come too, and this read, later than the kept one, would export the set beside its count;
     // it reads again through the LastExport instead, and is kept.
+    // The field is read once into a local each time: a Bind may take the mark back (Unretire)
+    // between two reads of it.
     private TValue? ReadForExport()
     {
-        if (Volatile.Read(ref _lastExport) is null)
+        LastExport? lastExport = Volatile.Read(ref _lastExport);
+        if (lastExport is null)
         {
             TValue? value = Read();
-            if (Volatile.Read(ref _lastExport) is null)
+            lastExport = Volatile.Read(ref _lastExport);
+            if (lastExport is null)
             {
                 return value;
             }
         }
 
-        return _lastExport!.ReadExported();
+        return lastExport.ReadExported();
     }
 
     /// <summary>
