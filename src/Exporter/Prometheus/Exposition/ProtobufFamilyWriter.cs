@@ -255,12 +255,21 @@ internal sealed class ProtobufFamilyWriter
         }
     }
 
-    // google.protobuf.Timestamp { seconds, nanos }: nanos has the seconds' sign (before the epoch, both negative or zero).
+    // google.protobuf.Timestamp { seconds, nanos }: nanos is 0 to 999,999,999 and counts forward
+    // in time, so before the epoch the seconds are floored (timestamp.proto: "Negative second
+    // values with fractions must still have non-negative nanos values that count forward in time").
     private void WriteTimestamp(int field, DateTimeOffset time)
     {
         long unixTicks = time.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks;
+        long seconds = Math.DivRem(unixTicks, TimeSpan.TicksPerSecond, out long remainder);
+        if (remainder < 0)
+        {
+            seconds--;
+            remainder += TimeSpan.TicksPerSecond;
+        }
+
         int timestamp = _family.BeginMessage(field);
-        _family.SignExtendedVarint(ProtobufMessages.TimestampSeconds, Math.DivRem(unixTicks, TimeSpan.TicksPerSecond, out long remainder));
+        _family.SignExtendedVarint(ProtobufMessages.TimestampSeconds, seconds);
         _family.SignExtendedVarint(ProtobufMessages.TimestampNanos, remainder * 100);
         _family.EndMessage(timestamp);
     }

@@ -68,6 +68,25 @@ public sealed partial class CreatedTimestampTests
     }
 
     [Fact]
+    public async Task AStartBeforeTheEpochHasNanosThatCountForward()
+    {
+        // timestamp.proto: nanos is 0 to 999,999,999 and counts forward in time, so a quarter of a
+        // second before the epoch is seconds -1 and nanos 750,000,000, not 0 and -250,000,000.
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        counter.CreatedAt = DateTimeOffset.UnixEpoch.AddMilliseconds(-250);
+        counter.Add(1);
+        using var scraper = new PrometheusScraper(registry, "m");
+
+        Dictionary<string, MetricFamily> families = Decode(await scraper.ScrapeAsync(PrometheusExpositionFormat.Protobuf));
+
+        Timestamp created = Assert.Single(families["requests_total"].Metric).Counter.CreatedTimestamp;
+        Assert.Equal(-1, created.Seconds);
+        Assert.Equal(750_000_000, created.Nanos);
+        Assert.Equal(counter.CreatedAt, created.ToDateTimeOffset());
+    }
+
+    [Fact]
     public async Task ACounterWithAnExemplarCarriesBothAndEverySeriesItsOwnValue()
     {
         var registry = new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = ExemplarFilter.TraceBased });
