@@ -183,6 +183,36 @@ public sealed class PrometheusSerializerTests
         Assert.Equal((ulong)values.Length, histogram.SampleCount);
     }
 
+    // metrics.proto (Histogram.schema): "Currently, valid numbers are -4 <= n <= 8." OpenTelemetry
+    // .NET takes a MaxScale from -11 to 20, so one of its exponential histograms may be at scale -6:
+    // written as the text formats write it, classic buckets, exact, and no native field.
+    [Fact]
+    public void AnExponentialHistogramOfAScaleBelowMinus4IsWrittenInProtobufAsClassicBuckets()
+    {
+        using var harness = new ExporterHarness(configure: builder =>
+            builder.AddView("latency", new Base2ExponentialBucketHistogramConfiguration { MaxScale = -6 }));
+        Histogram<double> latency = harness.Meter.CreateHistogram<double>("latency", "s");
+        latency.Record(3.0);
+        latency.Record(1e6);
+
+        ExpositionWriter output = ExpositionFormat.Of(PrometheusExpositionFormat.Protobuf).CreateWriter();
+        harness.Exporter.WriteCollection(output, new HashSet<string>(StringComparer.Ordinal), _ => { });
+        using var stream = new MemoryStream(output.ToArray());
+        Io.Prometheus.Client.MetricFamily family = Io.Prometheus.Client.MetricFamily.Parser.ParseDelimitedFrom(stream);
+        Io.Prometheus.Client.Histogram histogram = Assert.Single(family.Metric).Histogram;
+
+        Assert.Equal(2UL, histogram.SampleCount);
+        Assert.Equal(1e6 + 3.0, histogram.SampleSum);
+        Assert.False(histogram.HasSchema);
+        Assert.Empty(histogram.PositiveSpan);
+        Assert.False(histogram.HasZeroThreshold);
+
+        // Scale -6: base 2^64, so 3 is in (1, 2^64] and 1e6 too: one bucket, le = 2^64, holding both.
+        Io.Prometheus.Client.Bucket bucket = Assert.Single(histogram.Bucket);
+        Assert.Equal(Math.Pow(2, 64), bucket.UpperBound);
+        Assert.Equal(2UL, bucket.CumulativeCount);
+    }
+
     [Fact]
     public async Task LabelValuesAndHelpAreEscaped()
     {

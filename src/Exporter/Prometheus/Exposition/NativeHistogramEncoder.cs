@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
 
@@ -19,7 +20,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// a classic histogram.</para>
 /// <para>A scale above <see cref="MaxSchema"/> (OpenTelemetry's exponential histograms start at 20)
 /// is written at <see cref="MaxSchema"/>, its buckets merged exactly, as OpenTelemetry's collector
-/// and Prometheus' own clients reduce it: metrics.proto's schemas are -4 to 8.</para>
+/// and Prometheus' own clients reduce it: metrics.proto's schemas are -4 to 8. A scale below
+/// <see cref="MinSchema"/> cannot be raised exactly and is not written here, but as classic buckets.</para>
 /// </remarks>
 internal static class NativeHistogramEncoder
 {
@@ -29,9 +31,13 @@ internal static class NativeHistogramEncoder
     /// <summary>The highest native histogram schema metrics.proto allows (and Prometheus reads).</summary>
     public const int MaxSchema = 8;
 
+    /// <summary>The lowest native histogram schema metrics.proto allows: a lower scale is not written as a native histogram (<see cref="ProtobufWriter.WriteExponentialHistogram"/>).</summary>
+    public const int MinSchema = -4;
+
     /// <summary>Writes the fields of the <c>Histogram</c> message of <paramref name="reading"/> into the message begun in <paramref name="output"/>.</summary>
     public static void Write(ProtobufBuffer output, ExponentialHistogramPoint reading)
     {
+        Debug.Assert(reading.Scale >= MinSchema, "A scale below -4 is written as classic buckets, not here.");
         // A count is never negative (a saturated one is long.MaxValue): uint64 as it is.
         output.Varint(ProtobufMessages.HistogramCount, (ulong)reading.Count);
         output.Double(ProtobufMessages.HistogramSum, reading.Sum);

@@ -61,9 +61,20 @@ internal sealed class ProtobufWriter : ExpositionWriter
     /// <c>always_scrape_classic_histograms</c>. Without classic boundaries, the native buckets only,
     /// as client_golang writes a native-only histogram: the exponential buckets written as
     /// <c>le</c> buckets (what the text formats write) would only repeat them.</summary>
+    /// <remarks>A scale below <see cref="NativeHistogramEncoder.MinSchema"/> (another library's: OpenTelemetry's
+    /// exponential histograms go down to -11) has no native histogram schema, and a bucket cannot be
+    /// split exactly to reach one: such a series is written as the text formats write it, its
+    /// exponential buckets as exact <c>le</c> buckets of a classic histogram (<see cref="ClassicBuckets"/>).</remarks>
     /// <inheritdoc/>
     public override void WriteExponentialHistogram(string name, LabelBlock labels, ExponentialHistogramPoint point, DateTimeOffset? created = null)
     {
+        if (point.Scale < NativeHistogramEncoder.MinSchema)
+        {
+            ClassicBuckets buckets = _classic.Of(point);
+            _family.AddHistogram(labels, buckets.Boundaries, buckets.CumulativeCounts, buckets.Count, point.Sum, exemplars: null, created);
+            return;
+        }
+
         _family.AddNativeHistogram(labels, point, point.ClassicBoundaries.Count > 0 ? _classic.Of(point) : null, created);
     }
 
