@@ -409,9 +409,11 @@ public sealed class MetricRegistry
     /// do, and the text formats write these <c>le</c> buckets; null (the default) for none. Finite, strictly increasing, 1 to 256.</param>
     /// <returns>The histogram.</returns>
     /// <remarks>Each series takes one slot per bucket from <paramref name="minValue"/> to <paramref name="maxValue"/>, plus two, plus one per classic
-    /// bucket (boundaries + 1), in every partition: 243 slots (1,944 bytes) per partition with the defaults; at most <c>512</c> buckets. See <see cref="PartitionedExponentialHistogram"/> for why the scale is fixed.</remarks>
+    /// bucket (boundaries + 1), in every partition: 243 slots (1,944 bytes) per partition with the defaults; at most <c>512</c> buckets. See <see cref="PartitionedExponentialHistogram"/> for why the scale is fixed.
+    /// A matching view's <see cref="MetricView.ExponentialHistogramScale"/> and <see cref="MetricView.ExponentialHistogramMaxBuckets"/> replace <paramref name="scale"/> and <paramref name="maxBuckets"/>.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
-    /// <exception cref="ArgumentOutOfRangeException">The scale, a value bound or <paramref name="maxBuckets"/> is out of range, or the range takes more than 512 buckets at that scale.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The scale, a value bound or <paramref name="maxBuckets"/> is out of range, or the range takes more than 512 buckets at that scale
+    /// (where a view set the scale, the message names the view).</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
     /// the histogram exists with another layout (classic boundaries included), it would export under a name an existing instrument exports under (the message names both),
     /// or <paramref name="classicBoundaries"/> is empty, longer than 256, not finite or not strictly increasing.</exception>
@@ -437,7 +439,12 @@ public sealed class MetricRegistry
                     nameof(name));
             }
 
-            scale = view.Scale ?? scale;
+            if (view.Scale is { } viewScale)
+            {
+                ThrowIfRangeDoesNotFit(view, name, viewScale, minValue, maxValue);
+                scale = viewScale;
+            }
+
             maxBuckets = view.MaxBuckets ?? maxBuckets;
         }
 
@@ -714,6 +721,26 @@ public sealed class MetricRegistry
         return new ArgumentException(
             $"{asked} {verb} taken by {holder}; two instruments cannot be one stream. Change one of the views.",
             nameof(name));
+    }
+
+    // A view's scale applies to every exponential histogram it matches, whatever its range: where the
+    // range asked for (a valid one: Create names an invalid one) does not fit at that scale, the
+    // error names the view, which set the scale, not only the caller's maxValue.
+    private static void ThrowIfRangeDoesNotFit(CompiledView view, string name, int scale, double minValue, double maxValue)
+    {
+        if (!double.IsNormal(minValue) || minValue <= 0 || !double.IsFinite(maxValue) || maxValue <= minValue)
+        {
+            return;
+        }
+
+        long bucketCount = ExponentialBuckets.BucketCountOf(scale, minValue, maxValue);
+        if (bucketCount > ExponentialBuckets.MaxBucketCount)
+        {
+            throw new ArgumentOutOfRangeException(
+                nameof(maxValue),
+                maxValue,
+                $"The {view.Description} sets scale {scale} for the {nameof(PartitionedExponentialHistogram)} {ExceptionText.Quote(name)}, whose range from {minValue:R} to {maxValue:R} takes {bucketCount} buckets at that scale, more than {ExponentialBuckets.MaxBucketCount}; narrow the range, or lower the view's {nameof(MetricView.ExponentialHistogramScale)}.");
+        }
     }
 
     // A registry histogram or operation keeps the kind it is created with.

@@ -69,8 +69,14 @@ public sealed class MetricView
     /// An exponential histogram records zero and positive values: a listened negative value is dropped and counted.</remarks>
     public bool ExponentialHistogram { get; set; }
 
-    /// <summary>The scale a matched exponential histogram records at (from -4 to 8).</summary>
-    /// <remarks>Default: <see langword="null"/>, the instrument's own, or <see cref="PartitionedExponentialHistogram.DefaultScale"/>.</remarks>
+    /// <summary>The scale a matched exponential histogram records at (from -4 to 4).</summary>
+    /// <remarks>Default: <see langword="null"/>, the instrument's own, or <see cref="PartitionedExponentialHistogram.DefaultScale"/>.
+    /// A view sets no value range: a listened histogram it makes exponential takes the default one,
+    /// <see cref="PartitionedExponentialHistogram.DefaultMinValue"/> (2^-10) to <see cref="PartitionedExponentialHistogram.DefaultMaxValue"/> (2^20),
+    /// and 4 is the highest scale at which that range's buckets fit the 512 a histogram takes (scale 5 would take 961),
+    /// so a higher one is refused when the registry is created. A registry histogram of a narrower range can take
+    /// a higher scale, up to 8, through <see cref="MetricRegistry.CreateExponentialHistogram"/>'s own <c>scale</c>
+    /// (which this replaces: where the histogram's range does not fit at this scale, creating it throws naming the view).</remarks>
     public int? ExponentialHistogramScale { get; set; }
 
     /// <summary>The most buckets a matched exponential histogram's reading spans (at least 2): OpenTelemetry's <c>MaxSize</c>.</summary>

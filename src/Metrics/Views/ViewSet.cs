@@ -1,3 +1,4 @@
+using System.Globalization;
 using ScalableMetrics.Instruments.ExponentialHistograms;
 using ScalableMetrics.Instruments.Histograms;
 using ScalableMetrics.Naming;
@@ -132,9 +133,17 @@ internal sealed class ViewSet
             }
         }
 
-        if (view.ExponentialHistogramScale is { } scale && (scale < ExponentialBuckets.MinScale || scale > ExponentialBuckets.MaxScale))
+        if (view.ExponentialHistogramScale is { } scale && scale < ExponentialBuckets.MinScale)
         {
-            throw Invalid($"{which} has {nameof(MetricView.ExponentialHistogramScale)} {scale}, not from {ExponentialBuckets.MinScale} to {ExponentialBuckets.MaxScale}.");
+            throw Invalid($"{which} has {nameof(MetricView.ExponentialHistogramScale)} {scale}, not from {ExponentialBuckets.MinScale} to {ExponentialBuckets.MaxScaleAtDefaultRange}.");
+        }
+
+        // A view sets no range: a listened histogram it makes exponential takes the default one, which
+        // above this scale takes more buckets than a histogram may, so that every instrument it matched
+        // would be refused when created, long after the registry started.
+        if (view.ExponentialHistogramScale is { } highScale && highScale > ExponentialBuckets.MaxScaleAtDefaultRange)
+        {
+            throw Invalid(TooHighAScale(which, highScale));
         }
 
         if (view.ExponentialHistogramMaxBuckets is < 2)
@@ -168,6 +177,23 @@ internal sealed class ViewSet
     }
 
     private static ArgumentException Invalid(string message) => new(message, "options");
+
+    // Why a view's scale above ExponentialBuckets.MaxScaleAtDefaultRange is refused. Invariant, so that
+    // 2^-10 is written with a hyphen-minus whatever the culture.
+    private static string TooHighAScale(string which, int scale)
+    {
+        const double Min = PartitionedExponentialHistogram.DefaultMinValue, Max = PartitionedExponentialHistogram.DefaultMaxValue;
+        int highest = ExponentialBuckets.MaxScaleAtDefaultRange;
+        string takes = scale > ExponentialBuckets.MaxScale
+            ? FormattableString.Invariant($"no exponential histogram takes a scale above {ExponentialBuckets.MaxScale}")
+            : FormattableString.Invariant($"scale {scale} would take {ExponentialBuckets.BucketCountOf(scale, Min, Max)}");
+        return string.Create(
+            CultureInfo.InvariantCulture,
+            $"{which} has {nameof(MetricView.ExponentialHistogramScale)} {scale}, not from {ExponentialBuckets.MinScale} to {highest}. "
+            + $"A view sets no value range: at the default range, 2^{Math.ILogB(Min)} to 2^{Math.ILogB(Max)}, scale {highest} is the highest "
+            + $"whose buckets fit the {ExponentialBuckets.MaxBucketCount} a histogram takes ({takes}). A registry histogram of a narrower range "
+            + $"can take a higher scale, up to {ExponentialBuckets.MaxScale}, through {nameof(MetricRegistry.CreateExponentialHistogram)}'s own scale.");
+    }
 }
 
 /// <summary>A view of <see cref="MetricRegistryOptions.Views"/>, checked.</summary>

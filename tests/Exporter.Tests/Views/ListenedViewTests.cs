@@ -172,6 +172,49 @@ public sealed class ListenedViewTests
         Assert.Contains("second", message, StringComparison.Ordinal);
     }
 
+    // A view sets no range: a listened histogram it makes exponential takes the default one, 2^-10 to
+    // 2^20, which takes 481 buckets at scale 4, the highest scale that fits the 512 a histogram takes.
+    [Fact]
+    public void AnExponentialViewOfTheHighestScaleTheDefaultRangeFitsMakesTheListenedHistogramExponentialAtThatScale()
+    {
+        string meterName = "test.listened.views." + Guid.NewGuid().ToString("N");
+        var options = new MetricRegistryOptions();
+        options.Views.Add(new MetricView { Meter = meterName, Instrument = "latency", ExponentialHistogram = true, ExponentialHistogramScale = 4 });
+        var logger = new ListLogger();
+        using var meter = new System.Diagnostics.Metrics.Meter(meterName);
+        using var host = new MeterListenerHost([meterName], "ScalableMetrics", name => new MetricRegistry(options, name), logger);
+        host.Start();
+        meter.CreateHistogram<double>("latency", "s").Record(1.5);
+
+        Assert.DoesNotContain(logger.Entries, e => e.Exception is not null);
+        MetricRegistry registry = host.Scopes.Single().Registry;
+        PartitionedExponentialHistogram histogram = Assert.IsType<PartitionedExponentialHistogram>(Assert.Single(registry.Instruments));
+        Assert.Equal(4, histogram.Scale);
+        Assert.Equal(1, Assert.Single(histogram.Collect()).Count);
+    }
+
+    // Above scale 4 the default range takes more than 512 buckets (961 at 5, 7,681 at 8): a view of
+    // such a scale would have every listened histogram it matched refused at run time, so the
+    // registry refuses the view when it is created, and the host does not start.
+    [Theory]
+    [InlineData(5)]
+    [InlineData(8)]
+    public void AnExponentialViewOfAScaleTheDefaultRangeDoesNotFitIsRefusedWhenTheRegistryIsCreated(int scale)
+    {
+        var options = new ScalableMetricsOptions();
+        options.Registry.Views.Add(new MetricView { Instrument = "latency", ExponentialHistogram = true, ExponentialHistogramScale = scale });
+
+        ArgumentException e = Assert.Throws<ArgumentException>(() => new MetricRegistry(options.Registry));
+        Assert.Equal("options", e.ParamName);
+        Assert.Contains("Views[0]", e.Message, StringComparison.Ordinal);
+        Assert.Contains($"ExponentialHistogramScale {scale}", e.Message, StringComparison.Ordinal);
+        Assert.Contains("2^-10 to 2^20", e.Message, StringComparison.Ordinal);
+        Assert.Contains("scale 4 is the highest", e.Message, StringComparison.Ordinal);
+        ValidateOptionsResult result = new ScalableMetrics.Exporter.Hosting.ScalableMetricsOptionsValidator().Validate(null, options);
+        Assert.True(result.Failed);
+        Assert.Contains("ExponentialHistogramScale", result.FailureMessage, StringComparison.Ordinal);
+    }
+
     // Starts a host that takes ASP.NET Core's meter under view, sends Requests requests to each of
     // paths, waits (bounded) until the duration histogram counts them, and returns the scrape.
     private static async Task<string> ScrapeAfterRequests(

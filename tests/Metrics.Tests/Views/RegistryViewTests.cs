@@ -129,6 +129,23 @@ public class RegistryViewTests
     }
 
     [Fact]
+    public void AViewsScaleThatTheHistogramsRangeDoesNotFitIsRefusedNamingTheView()
+    {
+        double wideMin = Math.ScaleB(1, -20);
+        MetricRegistry registry = With(new MetricView { Instrument = "test.wide", ExponentialHistogramScale = 4 });
+        ArgumentOutOfRangeException e = Assert.Throws<ArgumentOutOfRangeException>(() => registry.CreateExponentialHistogram("test.wide", "s", minValue: wideMin));
+        Assert.Equal("maxValue", e.ParamName);
+        Assert.Contains("Instrument=test.wide", e.Message, StringComparison.Ordinal);
+        Assert.Contains("ExponentialHistogramScale", e.Message, StringComparison.Ordinal);
+        Assert.Contains("641 buckets", e.Message, StringComparison.Ordinal);
+        Assert.Empty(registry.Instruments);
+
+        // The range fits at the histogram's own scale, and a narrow one at the view's.
+        Assert.Equal(3, registry.CreateExponentialHistogram("test.other", "s", scale: 3, minValue: wideMin).Scale);
+        Assert.Equal(4, registry.CreateExponentialHistogram("test.wide", "s", scale: 8, minValue: 1, maxValue: 2).Scale);
+    }
+
+    [Fact]
     public void AnExponentialViewOnAnExplicitRegistryHistogramIsRefusedNamingBoth()
     {
         MetricRegistry registry = With(new MetricView { Instrument = "test.explicit", ExponentialHistogram = true });
@@ -243,6 +260,8 @@ public class RegistryViewTests
         { new MetricView { Instrument = "test.a", HistogramBoundaries = [1], ExponentialHistogram = true }, "set one" },
         { new MetricView { Instrument = "test.a", HistogramBoundaries = [2, 1] }, "boundaries" },
         { new MetricView { Instrument = "test.a", ExponentialHistogramScale = 9 }, "ExponentialHistogramScale" },
+        { new MetricView { Instrument = "test.a", ExponentialHistogramScale = 5 }, "ExponentialHistogramScale 5, not from -4 to 4" },
+        { new MetricView { Instrument = "test.a", ExponentialHistogramScale = -5 }, "ExponentialHistogramScale" },
         { new MetricView { Instrument = "test.a", ExponentialHistogramMaxBuckets = 1 }, "ExponentialHistogramMaxBuckets" },
         { new MetricView { Instrument = "test.a", CardinalityLimit = 1 }, "CardinalityLimit" },
         { new MetricView { Instrument = "test.a", ExemplarFilter = (ExemplarFilter)7 }, "ExemplarFilter" },

@@ -21,6 +21,12 @@ internal sealed class ExponentialBuckets
     /// <summary>The most positive buckets an instrument takes: a series costs one slot per bucket per partition.</summary>
     public const int MaxBucketCount = 512;
 
+    /// <summary>The highest scale at which the default range, <see cref="PartitionedExponentialHistogram.DefaultMinValue"/>
+    /// to <see cref="PartitionedExponentialHistogram.DefaultMaxValue"/>, fits <see cref="MaxBucketCount"/> buckets
+    /// (4: 481 buckets; scale 5 would take 961): the highest a view may set, since a view sets no range
+    /// and a listened histogram it makes exponential takes the default one.</summary>
+    public static int MaxScaleAtDefaultRange { get; } = MaxScaleFitting(PartitionedExponentialHistogram.DefaultMinValue, PartitionedExponentialHistogram.DefaultMaxValue);
+
     // 2^scale / ln 2, for Find: computed once, not on every record.
     private readonly double _scaleFactor;
 
@@ -105,6 +111,24 @@ internal sealed class ExponentialBuckets
         }
 
         return new ExponentialBuckets(scale, minIndex, maxIndex, minValue, maxValue, maxBuckets, classic);
+    }
+
+    /// <summary>The positive buckets from <paramref name="minValue"/> to <paramref name="maxValue"/> at <paramref name="scale"/>
+    /// (a range and a scale <see cref="Create"/> takes), which <see cref="Create"/> refuses above <see cref="MaxBucketCount"/>.</summary>
+    public static long BucketCountOf(int scale, double minValue, double maxValue) => (long)MapToIndex(maxValue, scale) - MapToIndex(minValue, scale) + 1;
+
+    /// <summary>The highest scale, from <see cref="MinScale"/> to <see cref="MaxScale"/>, at which <paramref name="minValue"/>
+    /// to <paramref name="maxValue"/> (a range <see cref="Create"/> takes) fits <see cref="MaxBucketCount"/> buckets;
+    /// <see cref="MinScale"/> − 1 where none does.</summary>
+    public static int MaxScaleFitting(double minValue, double maxValue)
+    {
+        int scale = MaxScale;
+        while (scale >= MinScale && BucketCountOf(scale, minValue, maxValue) > MaxBucketCount)
+        {
+            scale--;
+        }
+
+        return scale;
     }
 
     /// <summary>

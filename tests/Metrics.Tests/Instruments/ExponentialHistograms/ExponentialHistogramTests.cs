@@ -144,6 +144,18 @@ public class ExponentialHistogramTests
     }
 
     [Fact]
+    public void TheDefaultRangeFitsUpToScale4AndNotAbove()
+    {
+        Assert.Equal(4, ExponentialBuckets.MaxScaleAtDefaultRange);
+        var registry = new MetricRegistry();
+        Assert.Equal(481, registry.CreateExponentialHistogram("test.exp.scale4", scale: 4).Buckets.BucketCount);
+        Assert.Equal(961, ExponentialBuckets.BucketCountOf(5, PartitionedExponentialHistogram.DefaultMinValue, PartitionedExponentialHistogram.DefaultMaxValue));
+        Assert.Equal("maxValue", Assert.Throws<ArgumentOutOfRangeException>(() => registry.CreateExponentialHistogram("test.exp.scale5", scale: 5)).ParamName);
+        Assert.Equal(8, ExponentialBuckets.MaxScaleFitting(1, 2));
+        Assert.Equal(3, ExponentialBuckets.MaxScaleFitting(Math.ScaleB(1, -20), Math.ScaleB(1, 20)));
+    }
+
+    [Fact]
     public void CreatingAgainReturnsTheSameInstrumentAndAnotherLayoutIsRefused()
     {
         var registry = new MetricRegistry();
