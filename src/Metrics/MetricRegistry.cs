@@ -743,13 +743,15 @@ public sealed class MetricRegistry
         }
     }
 
-    // A registry histogram or operation keeps the kind it is created with.
+    // A registry histogram or operation keeps the kind it is created with. Only ExponentialHistogram
+    // asks for another kind: a view's scale or most buckets alone are for the exponential histograms
+    // it matches, and an explicit one (this, or a listened one the registry creates) ignores them.
     private static CompiledView? ThrowIfExponential(CompiledView? view, string kind, string name)
     {
         if (view is { Exponential: true })
         {
             throw new ArgumentException(
-                $"The {view.Description} makes the {kind} {ExceptionText.Quote(name)} an exponential histogram; a registry instrument keeps the kind it is created with. Create it with {nameof(CreateExponentialHistogram)}, or take the exponential settings off the view.",
+                $"The {view.Description} makes the {kind} {ExceptionText.Quote(name)} an exponential histogram; a registry instrument keeps the kind it is created with. Create it with {nameof(CreateExponentialHistogram)}, or leave the view's {nameof(MetricView.ExponentialHistogram)} false.",
                 nameof(name));
         }
 

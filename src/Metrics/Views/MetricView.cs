@@ -58,19 +58,25 @@ public sealed class MetricView
     /// <c>ExplicitBucketHistogramConfiguration.Boundaries</c>), instead of those asked for or advised.</summary>
     /// <remarks>Default: <see langword="null"/>, the instrument's own. Strictly increasing, finite, 1 to 256.
     /// Ignored for kinds without buckets; refused for an exponential histogram of the registry's own.
-    /// Not with <see cref="ExponentialHistogram"/>.</remarks>
+    /// Not with <see cref="ExponentialHistogram"/>, <see cref="ExponentialHistogramScale"/> or <see cref="ExponentialHistogramMaxBuckets"/>:
+    /// a view buckets the histograms it matches one way.</remarks>
     public IList<double>? HistogramBoundaries { get; set; }
 
     /// <summary>Whether a matched listened histogram is stored as an exponential (native) histogram
     /// (OpenTelemetry's <c>Base2ExponentialBucketHistogramConfiguration</c>), with
     /// <see cref="ExponentialHistogramScale"/> and <see cref="ExponentialHistogramMaxBuckets"/>.</summary>
-    /// <remarks>Default: <see langword="false"/>. A registry histogram keeps the kind it was created with:
-    /// a view that asks this of a <see cref="PartitionedHistogram"/> of the registry's is refused when it is created.
+    /// <remarks>Default: <see langword="false"/>. Only this makes a histogram exponential: a view that sets
+    /// <see cref="ExponentialHistogramScale"/> or <see cref="ExponentialHistogramMaxBuckets"/> and leaves this false
+    /// sets them for the exponential histograms it matches (the registry's own) and leaves an explicit histogram,
+    /// listened or the registry's, explicit.
+    /// A registry histogram keeps the kind it was created with:
+    /// a view that asks this of a <see cref="PartitionedHistogram"/> (or an <see cref="OperationData"/>) of the registry's is refused when it is created.
     /// An exponential histogram records zero and positive values: a listened negative value is dropped and counted.</remarks>
     public bool ExponentialHistogram { get; set; }
 
     /// <summary>The scale a matched exponential histogram records at (from -4 to 4).</summary>
     /// <remarks>Default: <see langword="null"/>, the instrument's own, or <see cref="PartitionedExponentialHistogram.DefaultScale"/>.
+    /// Ignored for an explicit histogram: it does not make one exponential (<see cref="ExponentialHistogram"/> does).
     /// A view sets no value range: a listened histogram it makes exponential takes the default one,
     /// <see cref="PartitionedExponentialHistogram.DefaultMinValue"/> (2^-10) to <see cref="PartitionedExponentialHistogram.DefaultMaxValue"/> (2^20),
     /// and 4 is the highest scale at which that range's buckets fit the 512 a histogram takes (scale 5 would take 961),
@@ -80,7 +86,8 @@ public sealed class MetricView
     public int? ExponentialHistogramScale { get; set; }
 
     /// <summary>The most buckets a matched exponential histogram's reading spans (at least 2): OpenTelemetry's <c>MaxSize</c>.</summary>
-    /// <remarks>Default: <see langword="null"/>, the instrument's own, or <see cref="PartitionedExponentialHistogram.DefaultMaxBuckets"/>.</remarks>
+    /// <remarks>Default: <see langword="null"/>, the instrument's own, or <see cref="PartitionedExponentialHistogram.DefaultMaxBuckets"/>.
+    /// Ignored for an explicit histogram: it does not make one exponential (<see cref="ExponentialHistogram"/> does).</remarks>
     public int? ExponentialHistogramMaxBuckets { get; set; }
 
     /// <summary>The most series a matched instrument keeps before new tag sets go to its overflow

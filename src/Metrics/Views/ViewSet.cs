@@ -114,10 +114,12 @@ internal sealed class ViewSet
             filter = view.TagKeys is not null ? TagKeyFilter.KeepOnly(keys) : TagKeyFilter.Exclude(keys);
         }
 
-        bool exponential = view.ExponentialHistogram || view.ExponentialHistogramScale is not null || view.ExponentialHistogramMaxBuckets is not null;
-        if (view.HistogramBoundaries is not null && exponential)
+        // Boundaries go with no exponential setting: a view buckets the histograms it matches one way.
+        // Only ExponentialHistogram makes a listened histogram exponential (CompiledView.Exponential).
+        bool setsExponential = view.ExponentialHistogram || view.ExponentialHistogramScale is not null || view.ExponentialHistogramMaxBuckets is not null;
+        if (view.HistogramBoundaries is not null && setsExponential)
         {
-            throw Invalid($"{which} sets both {nameof(MetricView.HistogramBoundaries)} and an exponential histogram; set one.");
+            throw Invalid($"{which} sets both {nameof(MetricView.HistogramBoundaries)} and exponential settings ({nameof(MetricView.ExponentialHistogram)}, {nameof(MetricView.ExponentialHistogramScale)} or {nameof(MetricView.ExponentialHistogramMaxBuckets)}); set one.");
         }
 
         HistogramBuckets? buckets = null;
@@ -169,7 +171,7 @@ internal sealed class ViewSet
             view.Drop,
             filter,
             buckets,
-            exponential,
+            view.ExponentialHistogram,
             view.ExponentialHistogramScale,
             view.ExponentialHistogramMaxBuckets,
             view.CardinalityLimit,
@@ -204,9 +206,10 @@ internal sealed class ViewSet
 /// <param name="Drop">Whether it drops what it matches.</param>
 /// <param name="TagKeys">The tag keys it keeps or drops, or null.</param>
 /// <param name="Buckets">The bucket boundaries it sets, or null.</param>
-/// <param name="Exponential">Whether it makes a listened histogram exponential (or sets an exponential histogram's scale or buckets).</param>
-/// <param name="Scale">The exponential scale it sets, or null.</param>
-/// <param name="MaxBuckets">The exponential reading's most buckets it sets, or null.</param>
+/// <param name="Exponential">Whether it makes a listened histogram exponential (<see cref="MetricView.ExponentialHistogram"/>, and only
+/// it: a scale or most buckets alone leave an explicit histogram explicit); a registry histogram or operation it matches is refused.</param>
+/// <param name="Scale">The exponential scale it sets, or null: for the exponential histograms it matches, ignored for an explicit one.</param>
+/// <param name="MaxBuckets">The exponential reading's most buckets it sets, or null: for the exponential histograms it matches, ignored for an explicit one.</param>
 /// <param name="CardinalityLimit">The series limit it sets, or null.</param>
 /// <param name="ExemplarFilter">The exemplar filter it sets, or null.</param>
 internal sealed record CompiledView(

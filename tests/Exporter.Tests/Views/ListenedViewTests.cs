@@ -215,6 +215,26 @@ public sealed class ListenedViewTests
         Assert.Contains("ExponentialHistogramScale", result.FailureMessage, StringComparison.Ordinal);
     }
 
+    // MetricView.ExponentialHistogram (default false): "Whether a matched listened histogram is stored
+    // as an exponential (native) histogram"; ExponentialHistogramScale: "The scale a matched
+    // exponential histogram records at". A view that sets the scale of the exponential histograms
+    // it matches, and leaves ExponentialHistogram false, does not make an explicit one exponential.
+    [Fact]
+    public void AViewThatSetsOnlyAnExponentialScaleLeavesAListenedHistogramExplicit()
+    {
+        string meterName = "test.listened.views." + Guid.NewGuid().ToString("N");
+        var options = new MetricRegistryOptions();
+        options.Views.Add(new MetricView { Meter = meterName, Instrument = "*", ExponentialHistogramScale = 2 });
+        using var meter = new System.Diagnostics.Metrics.Meter(meterName);
+        using var host = new MeterListenerHost([meterName], "ScalableMetrics", name => new MetricRegistry(options, name), new ListLogger());
+        host.Start();
+        meter.CreateHistogram<double>("latency", "s", null, advice: new System.Diagnostics.Metrics.InstrumentAdvice<double> { HistogramBucketBoundaries = [0.1, 1] }).Record(0.5);
+
+        MetricRegistry registry = host.Scopes.Single().Registry;
+        PartitionedHistogram histogram = Assert.IsType<PartitionedHistogram>(Assert.Single(registry.Instruments));
+        Assert.Equal([0.1, 1], histogram.Boundaries);
+    }
+
     // Starts a host that takes ASP.NET Core's meter under view, sends Requests requests to each of
     // paths, waits (bounded) until the duration histogram counts them, and returns the scrape.
     private static async Task<string> ScrapeAfterRequests(

@@ -156,6 +156,20 @@ public class RegistryViewTests
         Assert.Empty(registry.Instruments);
     }
 
+    // MetricView.ExponentialHistogram alone makes a histogram exponential: a view that sets only a
+    // scale or most buckets sets them for the exponential histograms it matches, and an explicit
+    // histogram or an operation it matches keeps its kind and boundaries.
+    [Fact]
+    public void AViewThatSetsOnlyAnExponentialScaleLeavesARegistryHistogramAndOperationExplicit()
+    {
+        MetricRegistry registry = With(new MetricView { Instrument = "test.*", ExponentialHistogramScale = 2, ExponentialHistogramMaxBuckets = 40 });
+
+        Assert.Equal([1.0, 2.0], registry.CreateHistogram("test.explicit", "s", boundaries: [1, 2]).Boundaries);
+        Assert.Equal([0.5], registry.CreateOperationData("test.op", boundaries: [0.5]).Boundaries);
+        PartitionedExponentialHistogram native = registry.CreateExponentialHistogram("test.native", "s");
+        Assert.Equal((2, 40), (native.Scale, native.MaxBuckets));
+    }
+
     [Fact]
     public void ACardinalityLimitOfItsOwnSendsTheRestToTheOverflowSeriesAndOthersKeepTheRegistrys()
     {
@@ -258,6 +272,7 @@ public class RegistryViewTests
         { new MetricView { Instrument = "test.a", Drop = true, CardinalityLimit = 5 }, "takes no other setting" },
         { new MetricView { Instrument = "test.a", TagKeys = ["a"], ExcludedTagKeys = ["b"] }, "set one" },
         { new MetricView { Instrument = "test.a", HistogramBoundaries = [1], ExponentialHistogram = true }, "set one" },
+        { new MetricView { Instrument = "test.a", HistogramBoundaries = [1], ExponentialHistogramScale = 2 }, "set one" },
         { new MetricView { Instrument = "test.a", HistogramBoundaries = [2, 1] }, "boundaries" },
         { new MetricView { Instrument = "test.a", ExponentialHistogramScale = 9 }, "ExponentialHistogramScale" },
         { new MetricView { Instrument = "test.a", ExponentialHistogramScale = 5 }, "ExponentialHistogramScale 5, not from -4 to 4" },
