@@ -316,6 +316,12 @@ internal sealed class SeriesTable<TSeries>
         }
     }
 
+    /// <summary>Checks <paramref name="tags"/> as <see cref="GetOrAdd"/> does before it creates a
+    /// series for them, creating nothing: for a caller that refuses a tag set before it reaches the table.</summary>
+    /// <param name="tags">The tags, as given (any order, not yet normalized).</param>
+    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> or <see cref="TagLimits"/>.</exception>
+    public void Validate(ReadOnlySpan<KeyValuePair<string, object?>> tags) => _tagLimits.Validate(tags);
+
     /// <summary>The series for <paramref name="tags"/>, created on first use.</summary>
     /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> or <see cref="TagLimits"/>.</exception>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -387,6 +387,32 @@ public sealed class MeterListenerTests
         Assert.Single(listened.Host.Scopes.Single().Registry.Instruments);
     }
 
+    // docs/listening.md: "A measurement the registry would refuse (a negative counter increment, a
+    // NaN, a bad tag) is dropped, counted and logged once per instrument". An observable
+    // instrument's report is such a measurement: the refused one is dropped, not its callback's others.
+    [Fact]
+    public void AnObservableReportTheRegistryRefusesIsDroppedAndCountedAndTheOtherReportsAreKept()
+    {
+        using var listened = new ListenedMeter();
+        listened.Meter.CreateObservableCounter("jobs.done", () => new[]
+        {
+            new Measurement<long>(5, new KeyValuePair<string, object?>("queue", "a")),
+            new Measurement<long>(-1, new KeyValuePair<string, object?>("queue", "b")),
+        });
+        listened.Meter.CreateObservableGauge("queue.length", () => new[]
+        {
+            new Measurement<long>(3, new KeyValuePair<string, object?>("queue", "a")),
+            new Measurement<long>(4, new KeyValuePair<string, object?>("le", "b")),
+        });
+
+        DoubleReading done = Assert.Single(listened.Instrument<ObservableCounter>("jobs.done").Collect());
+        DoubleReading length = Assert.Single(listened.Instrument<ObservableGauge>("queue.length").Collect());
+
+        Assert.Equal((5, "a"), (done.Value, done.Tags.Single().Value));
+        Assert.Equal((3, "a"), (length.Value, length.Tags.Single().Value));
+        Assert.Equal(2, listened.Host.Drops.Count);
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static WeakReference CreateUseAndDisposeMeter(string name)
     {

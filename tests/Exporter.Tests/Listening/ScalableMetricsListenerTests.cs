@@ -164,6 +164,54 @@ public sealed class ScalableMetricsListenerTests
         Assert.DoesNotContain("failing.healthy", failure.Message, StringComparison.Ordinal);
     }
 
+    // docs/listening.md: an enabled instrument has the same dropped-measurement handling as an
+    // AddMeter one, where "a measurement the registry would refuse ... is dropped, counted and
+    // logged once per instrument": a refused report of an observable callback, not its others.
+    [Fact]
+    public async Task AnEnabledObservableReportTheRegistryRefusesIsDroppedAndCountedAndTheOtherReportsAreScraped()
+    {
+        string id = "test.observed.refused." + Guid.NewGuid().ToString("N");
+        var log = new CapturedLog();
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.AddProvider(log);
+        builder.AddScalableMetrics(o => o.MeterName = id + ".bridge");
+        builder.Metrics.AddScalableMetrics();
+        builder.Metrics.EnableMetrics(id);
+        using IHost host = builder.Build();
+        await host.StartAsync();
+        using var meter = new Meter(id);
+        meter.CreateObservableCounter("refused.done", () => new[]
+        {
+            new Measurement<long>(5, new KeyValuePair<string, object?>("queue", "a")),
+            new Measurement<long>(-1, new KeyValuePair<string, object?>("queue", "b")),
+        });
+        meter.CreateObservableGauge("refused.length", () => new[]
+        {
+            new Measurement<double>(3, new KeyValuePair<string, object?>("queue", "a")),
+            new Measurement<double>(4, new KeyValuePair<string, object?>("queue", null)),
+        });
+
+        IReadOnlyList<PrometheusSample> first = await ScrapeAsync(host);
+        IReadOnlyList<PrometheusSample> second = await ScrapeAsync(host);
+        await host.StopAsync();
+
+        foreach (IReadOnlyList<PrometheusSample> samples in new[] { first, second })
+        {
+            PrometheusSample done = Assert.Single(samples, s => s.Name == "refused_done_total");
+            PrometheusSample length = Assert.Single(samples, s => s.Name == "refused_length");
+            Assert.Equal(("5", "a"), (done.Value, done.Labels["queue"]));
+            Assert.Equal(("3", "a"), (length.Value, length.Labels["queue"]));
+        }
+
+        // Two refused each scrape, counted before the self-metrics are written; one warning per instrument.
+        Assert.Equal((2.0, 4.0), (PrometheusText.Single(first, "scalablemetrics_dropped_measurements_total").NumericValue, PrometheusText.Single(second, "scalablemetrics_dropped_measurements_total").NumericValue));
+        List<CapturedLog.Entry> dropped = [.. log.Entries.Where(e => e.EventId.Id == 20)];
+        Assert.Equal(2, dropped.Count);
+        Assert.Contains(dropped, e => e.Message.Contains("'refused.done'", StringComparison.Ordinal));
+        Assert.Contains(dropped, e => e.Message.Contains("'refused.length'", StringComparison.Ordinal));
+        Assert.DoesNotContain(log.Entries, e => e.Level >= LogLevel.Warning && e.EventId.Id != 20);
+    }
+
     [Fact]
     public async Task AMeterTakenByAddMeterAndEnabledByARuleIsRecordedOnceEvenWithTheListenerAddedTwice()
     {

@@ -16,6 +16,9 @@ namespace ScalableMetrics.Exporter.Listening;
 /// </remarks>
 internal abstract class ListenedInstrument(string name, ListenerDrops drops)
 {
+    /// <summary>Why a measurement whose tags (with the source's) the registry refuses is dropped.</summary>
+    protected const string TagsRefused = "its tags break the registry's rules";
+
     private int _dropLogged;
 
     /// <summary>The instrument's name, as the source instrument and the registry instrument have it.</summary>

@@ -74,20 +74,13 @@ internal static class ListenedInstrumentFactory
             return existing.Join(source, tags, drops);
         }
 
-        var observable = new ListenedObservable(source, pull);
         bool floating = type.IsFloatingPoint;
-        if (type.Kind == ListenedKind.ObservableCounter)
+        var observable = new ListenedObservable(source, pull, group => type.Kind switch
         {
-            _ = floating ? registry.CreateObservableCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableCounter(name, observable.ObserveLongs, unit, description);
-        }
-        else if (type.Kind == ListenedKind.ObservableUpDownCounter)
-        {
-            _ = floating ? registry.CreateObservableUpDownCounter(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableUpDownCounter(name, observable.ObserveLongs, unit, description);
-        }
-        else
-        {
-            _ = floating ? registry.CreateObservableGauge(name, observable.ObserveDoubles, unit, description) : registry.CreateObservableGauge(name, observable.ObserveLongs, unit, description);
-        }
+            ListenedKind.ObservableCounter => floating ? registry.CreateObservableCounter(name, group.ObserveDoubles, unit, description) : registry.CreateObservableCounter(name, group.ObserveLongs, unit, description),
+            ListenedKind.ObservableUpDownCounter => floating ? registry.CreateObservableUpDownCounter(name, group.ObserveDoubles, unit, description) : registry.CreateObservableUpDownCounter(name, group.ObserveLongs, unit, description),
+            _ => floating ? registry.CreateObservableGauge(name, group.ObserveDoubles, unit, description) : registry.CreateObservableGauge(name, group.ObserveLongs, unit, description),
+        });
 
         scope.Observables[name] = observable;
         return observable.Join(source, tags, drops);

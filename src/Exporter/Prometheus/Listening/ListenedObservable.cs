@@ -23,6 +23,12 @@ namespace ScalableMetrics.Exporter.Listening;
 /// <c>ScalableMetricsListener</c>, through that listener's source
 /// (<see cref="ObservablePull"/>), as <c>IMetricsListener</c>'s contract has it: one pull runs
 /// every callback the rules enabled, and serves each group once.</para>
+/// <para>Each report is checked where it is recorded, with the registry instrument's own checks of
+/// a report (<see cref="ObservableInstrument.CheckReport"/>): one the registry would refuse (a
+/// negative or NaN counter value, a NaN up-down counter value, a bad tag) is dropped, counted and
+/// logged once per instrument (<see cref="ListenerDrops"/>), as a refused measurement of any other
+/// listened instrument is, and the callback's other reports are kept. Reported as they are, one
+/// would fail the registry's collection of the whole group.</para>
 /// <para>Thread-safe: the registry never collects one instrument twice at once, and joins and
 /// departures take the same lock; in a pull, the buffers are written and read under the pull's lock.</para>
 /// </remarks>
@@ -35,16 +41,23 @@ internal sealed class ListenedObservable
     private readonly Type _type;
     private readonly string? _unit;
     private readonly ObservablePull? _pull;
+    private readonly ObservableInstrument _registered;
     private MeterListener? _listener;
 
-    /// <summary>A group for observable instruments shaped as <paramref name="first"/>, which is not yet in it.</summary>
+    /// <summary>A group for observable instruments shaped as <paramref name="first"/>, which is not yet in it,
+    /// and the registry instrument it reports to.</summary>
     /// <param name="first">The first instrument of the group.</param>
     /// <param name="pull">The rules' listener source that observes the group; null for a listener of the group's own.</param>
-    public ListenedObservable(SdmInstrument first, ObservablePull? pull)
+    /// <param name="register">Creates the registry instrument whose callback is the group's
+    /// <see cref="ObserveLongs"/> or <see cref="ObserveDoubles"/>; called once, here.</param>
+    /// <exception cref="ArgumentException">The registry refuses the instrument (thrown by <paramref name="register"/>).</exception>
+    /// <exception cref="InvalidOperationException">The registry holds its most instruments (thrown by <paramref name="register"/>).</exception>
+    public ListenedObservable(SdmInstrument first, ObservablePull? pull, Func<ListenedObservable, ObservableInstrument> register)
     {
         _pull = pull;
         _type = first.GetType();
         _unit = first.Unit;
+        _registered = register(this);
     }
 
     /// <summary>Whether <paramref name="instrument"/> is of this group's kind, value type and unit,
@@ -147,12 +160,17 @@ internal sealed class ListenedObservable
         public SdmInstrument Instrument { get; } = instrument;
 
         // Called by the group's listener, inside Observe, under the group's lock; or by the rules'
-        // listener, inside a pull, under the pull's lock (a report outside either is dropped).
+        // listener, inside a pull, under the pull's lock (a report outside either is left out,
+        // uncounted: it is no measurement of ours).
         public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
         {
             if (group._pull is null || group._pull.Receive(group))
             {
-                group._longs.Add(new Measurement<long>(value, TagScratch.WithSource(tags, sourceTags)));
+                ReadOnlySpan<KeyValuePair<string, object?>> reported = TagScratch.WithSource(tags, sourceTags);
+                if (IsTaken(value, reported))
+                {
+                    group._longs.Add(new Measurement<long>(value, reported));
+                }
             }
         }
 
@@ -160,10 +178,35 @@ internal sealed class ListenedObservable
         {
             if (group._pull is null || group._pull.Receive(group))
             {
-                group._doubles.Add(new Measurement<double>(value, TagScratch.WithSource(tags, sourceTags)));
+                ReadOnlySpan<KeyValuePair<string, object?>> reported = TagScratch.WithSource(tags, sourceTags);
+                if (IsTaken(value, reported))
+                {
+                    group._doubles.Add(new Measurement<double>(value, reported));
+                }
             }
         }
 
         public override void Complete() => group.Leave(this);
+
+        // Whether the registry takes a report of value under tags (the source's among them), by its
+        // own checks of a report; where not, the report is dropped as any refused measurement is.
+        private bool IsTaken(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+        {
+            try
+            {
+                group._registered.CheckReport(value, tags);
+                return true;
+            }
+            catch (ArgumentOutOfRangeException e)
+            {
+                Drop("the registry refuses its value", e);
+                return false;
+            }
+            catch (ArgumentException e)
+            {
+                Drop(TagsRefused, e);
+                return false;
+            }
+        }
     }
 }

@@ -40,7 +40,7 @@ internal abstract class ListenedSeriesInstrument<TSeries>(string name, SeriesRec
         }
         catch (ArgumentException e)
         {
-            Drop("its tags break the registry's rules", e);
+            Drop(TagsRefused, e);
             return null;
         }
     }

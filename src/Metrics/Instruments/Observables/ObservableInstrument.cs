@@ -69,6 +69,22 @@ public abstract class ObservableInstrument : Instrument
         }
     }
 
+    /// <summary>
+    /// Throws what a collection throws for a report of <paramref name="value"/> under
+    /// <paramref name="tags"/> (the checks of its value and of its tags, as the callback's reports
+    /// meet them), for a caller that takes reports before the callback returns them and would
+    /// rather leave one out than have it fail the whole collection (a listened meter's instrument).
+    /// </summary>
+    /// <param name="value">The value reported, as a <see cref="double"/>.</param>
+    /// <param name="tags">The tags it is reported under.</param>
+    /// <exception cref="ArgumentOutOfRangeException">The value is one this kind does not take (<see cref="CheckValue"/>).</exception>
+    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> or the registry's tag limits.</exception>
+    internal void CheckReport(double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        CheckValue(value);
+        _values.CheckTags(tags);
+    }
+
     /// <summary>Throws <see cref="ArgumentOutOfRangeException"/> for a value this kind does not take: none
     /// here, as a gauge takes any value (NaN and infinities are exported as Prometheus writes them).</summary>
     /// <param name="value">A value the callback reported.</param>

@@ -100,6 +100,10 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
         }
     }
 
+    /// <inheritdoc/>
+    /// <remarks>The check of <see cref="Report"/>'s lookup of a tag set it has not met: the table's own.</remarks>
+    public override void CheckTags(ReadOnlySpan<KeyValuePair<string, object?>> tags) => _series.Validate(tags);
+
     /// <summary>Takes one report of the call under way: its series added to the snapshot the first time in the call (the overflow series past the limit's count of series in the call), its value kept or added.</summary>
     internal void Report(ObservableInstrument kind, long round, InstrumentSnapshot snapshot, TValue value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {

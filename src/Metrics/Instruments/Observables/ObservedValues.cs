@@ -38,6 +38,11 @@ internal abstract class ObservedValues
     public static ObservedValues Of(Action<Observations<double>> report, int maxSeries, TagLimits tagLimits) =>
         new ObservedCallback<double>(report, SaturatingAdd, maxSeries, tagLimits);
 
+    /// <summary>Checks <paramref name="tags"/> as a report of them is checked in a collection, creating no series.</summary>
+    /// <param name="tags">The tags of a report.</param>
+    /// <exception cref="ArgumentException">The tags break the rules of <see cref="TagSet.Create"/> or the registry's tag limits.</exception>
+    public abstract void CheckTags(ReadOnlySpan<KeyValuePair<string, object?>> tags);
+
     /// <summary>
     /// Calls the callback and reads what it reported into <paramref name="snapshot"/>: each series
     /// reported in this call once (reports of one tag set in one call added up where
