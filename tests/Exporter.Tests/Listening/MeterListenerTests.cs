@@ -1,5 +1,6 @@
 using System.Diagnostics.Metrics;
 using System.Runtime.CompilerServices;
+using Microsoft.Extensions.Logging;
 
 namespace ScalableMetrics.Exporter.Tests.Listening;
 
@@ -411,6 +412,61 @@ public sealed class MeterListenerTests
         Assert.Equal((5, "a"), (done.Value, done.Tags.Single().Value));
         Assert.Equal((3, "a"), (length.Value, length.Tags.Single().Value));
         Assert.Equal(2, listened.Host.Drops.Count);
+    }
+
+    // docs/listening.md: "Two live meters of one name and version each keep their observable
+    // instruments". One meter's failing callback is that meter's failure; its twin's reports are
+    // still the twin's (as the rules' listener keeps them, ObservablePull's remarks).
+    [Fact]
+    public void TwoLiveMetersOfOneNameKeepTheReportsOfOneWhenTheOthersCallbackThrows()
+    {
+        using var listened = new ListenedMeter();
+        using var other = new Meter(listened.Name);
+        listened.Meter.CreateObservableGauge("queue.length", () => new Measurement<long>(1, new KeyValuePair<string, object?>("queue", "a")));
+        other.CreateObservableGauge<long>("queue.length", new Func<long>(() => throw new InvalidOperationException("tenant b is broken")));
+
+        IReadOnlyList<DoubleReading> readings = listened.Instrument<ObservableGauge>("queue.length").Collect();
+
+        DoubleReading healthy = Assert.Single(readings);
+        Assert.Equal((1, "a"), (healthy.Value, healthy.Tags.Single().Value));
+    }
+
+    // Which of two meters' callbacks threw cannot be told (they run together, as the rules'
+    // listener's do): the failure is logged once per cause, naming the instrument and the meter.
+    // An instrument whose every callback throws fails its collection, as one callback of the
+    // registry does (the scrape leaves it out and logs it), and keeps its series.
+    [Fact]
+    public void AThrowingCallbackBesideAReportingOneIsLoggedOncePerCauseAndOneAloneFailsItsInstrument()
+    {
+        string name = "test.listened." + Guid.NewGuid().ToString("N");
+        var logger = new ListLogger();
+        using var host = new ScalableMetrics.Exporter.Listening.MeterListenerHost([name], "ScalableMetrics", () => new MetricRegistry(), logger);
+        host.Start();
+        using var healthy = new Meter(name);
+        using var broken = new Meter(name);
+        int calls = 0;
+        healthy.CreateObservableGauge("queue.length", () => 1L);
+        broken.CreateObservableGauge<long>("queue.length", new Func<long>(() => throw new InvalidOperationException("tenant b is broken")));
+        healthy.CreateObservableCounter("jobs.done", () => ++calls < 2 ? 5L : throw new InvalidOperationException("jobs are broken"));
+        MetricRegistry registry = Assert.Single(host.Scopes).Registry;
+        ObservableGauge length = registry.Instruments.OfType<ObservableGauge>().Single();
+        ObservableCounter done = registry.Instruments.OfType<ObservableCounter>().Single();
+
+        for (int i = 0; i < 3; i++)
+        {
+            Assert.Equal(1, Assert.Single(length.Collect()).Value);
+        }
+
+        Assert.Equal(5, Assert.Single(done.Collect()).Value);
+        InvalidOperationException failure = Assert.Throws<InvalidOperationException>(() => done.Collect());
+        Assert.Equal("jobs are broken", Assert.Single(Assert.IsType<AggregateException>(failure.InnerException).InnerExceptions).Message);
+        Assert.Equal(1, done.SeriesCount);
+
+        (EventId EventId, LogLevel Level, string Message) logged = Assert.Single(logger.Events, e => e.Level >= LogLevel.Warning);
+        Assert.Equal(24, logged.EventId.Id);
+        Assert.Contains("'queue.length'", logged.Message, StringComparison.Ordinal);
+        Assert.Contains($"'{name}'", logged.Message, StringComparison.Ordinal);
+        Assert.Contains("tenant b is broken", logged.Message, StringComparison.Ordinal);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using Microsoft.Extensions.Logging;
 using SdmInstrument = System.Diagnostics.Metrics.Instrument;
 
 namespace ScalableMetrics.Exporter.Listening;
@@ -14,13 +15,15 @@ internal static class ListenedInstrumentFactory
     /// <param name="source">The System.Diagnostics.Metrics instrument.</param>
     /// <param name="scope">The registry of its meter's name and version.</param>
     /// <param name="drops">Where refused measurements are counted.</param>
+    /// <param name="logger">Where an observable instrument's group logs the failures of its callbacks
+    /// that leave its other callbacks' reports in place (<see cref="ListenedObservable"/>).</param>
     /// <param name="pull">For an observable instrument, the listener source that observes it
     /// (<see cref="ObservablePull"/>); null for a listener of its group's own.</param>
     /// <exception cref="ArgumentException">The registry refuses the name, the unit, or a name taken by another kind.</exception>
     /// <exception cref="InvalidOperationException">The registry holds its most instruments.</exception>
     /// <remarks>An observable instrument whose name the scope's registry already has as an
     /// observable instrument of the same kind, value type and unit joins that one (<see cref="ListenedObservable"/>).</remarks>
-    public static ListenedInstrument? Create(SdmInstrument source, ListenedScope scope, ListenerDrops drops, ObservablePull? pull = null)
+    public static ListenedInstrument? Create(SdmInstrument source, ListenedScope scope, ListenerDrops drops, ILogger logger, ObservablePull? pull = null)
     {
         if (ListenedType.Of(source) is not { } type)
         {
@@ -39,7 +42,7 @@ internal static class ListenedInstrumentFactory
             // Under the scope's lock: two meters of the scope may publish one name at once.
             lock (scope.Observables)
             {
-                return CreateObservable(source, scope, drops, pull, type, tags);
+                return CreateObservable(source, scope, drops, logger, pull, type, tags);
             }
         }
 
@@ -63,7 +66,7 @@ internal static class ListenedInstrumentFactory
 
     // An observable instrument joins the registry's observable of its name where it fits; else the
     // registry creates one (or refuses the name, as for any other instrument).
-    private static ListenedInstrument CreateObservable(SdmInstrument source, ListenedScope scope, ListenerDrops drops, ObservablePull? pull, ListenedType type, KeyValuePair<string, object?>[] tags)
+    private static ListenedInstrument CreateObservable(SdmInstrument source, ListenedScope scope, ListenerDrops drops, ILogger logger, ObservablePull? pull, ListenedType type, KeyValuePair<string, object?>[] tags)
     {
         MetricRegistry registry = scope.Registry;
         string name = source.Name;
@@ -75,7 +78,7 @@ internal static class ListenedInstrumentFactory
         }
 
         bool floating = type.IsFloatingPoint;
-        var observable = new ListenedObservable(source, pull, group => type.Kind switch
+        var observable = new ListenedObservable(source, pull, logger, group => type.Kind switch
         {
             ListenedKind.ObservableCounter => floating ? registry.CreateObservableCounter(name, group.ObserveDoubles, unit, description) : registry.CreateObservableCounter(name, group.ObserveLongs, unit, description),
             ListenedKind.ObservableUpDownCounter => floating ? registry.CreateObservableUpDownCounter(name, group.ObserveDoubles, unit, description) : registry.CreateObservableUpDownCounter(name, group.ObserveLongs, unit, description),

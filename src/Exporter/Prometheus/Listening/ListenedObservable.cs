@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using Microsoft.Extensions.Logging;
 using ScalableMetrics.Recording;
 using SdmInstrument = System.Diagnostics.Metrics.Instrument;
 
@@ -23,6 +24,16 @@ namespace ScalableMetrics.Exporter.Listening;
 /// <c>ScalableMetricsListener</c>, through that listener's source
 /// (<see cref="ObservablePull"/>), as <c>IMetricsListener</c>'s contract has it: one pull runs
 /// every callback the rules enabled, and serves each group once.</para>
+/// <para>A callback that throws is handled as the rules' listener handles it, wherever another
+/// callback of the group reported: the group's own listener, like that listener's source, runs
+/// every callback of the group and then throws an <see cref="AggregateException"/> of the ones
+/// that threw, without saying whose, so the other callbacks' reports are kept (what a throwing
+/// callback reported before it threw among them) and the failure is logged once per cause
+/// (<see cref="CallbackFailureLog"/>), naming the instrument and its meter. Where every callback of
+/// the group threw (always so when a group of one meter throws), the failure is the instrument's, as
+/// that of one callback of the registry is: the collection fails, so that the scrape leaves the
+/// instrument out and logs it by its name, and the series of the last collection that succeeded
+/// are kept.</para>
 /// <para>Each report is checked where it is recorded, with the registry instrument's own checks of
 /// a report (<see cref="ObservableInstrument.CheckReport"/>): one the registry would refuse (a
 /// negative or NaN counter value, a NaN up-down counter value, a bad tag) is dropped, counted and
@@ -32,7 +43,7 @@ namespace ScalableMetrics.Exporter.Listening;
 /// <para>Thread-safe: the registry never collects one instrument twice at once, and joins and
 /// departures take the same lock; in a pull, the buffers are written and read under the pull's lock.</para>
 /// </remarks>
-internal sealed class ListenedObservable
+internal sealed partial class ListenedObservable
 {
     private readonly Lock _lock = new();
     private readonly List<Source> _sources = [];
@@ -42,21 +53,28 @@ internal sealed class ListenedObservable
     private readonly string? _unit;
     private readonly ObservablePull? _pull;
     private readonly ObservableInstrument _registered;
+
+    // Null under a pull, which logs its callbacks' failures itself.
+    private readonly CallbackFailureLog? _failures;
     private MeterListener? _listener;
 
     /// <summary>A group for observable instruments shaped as <paramref name="first"/>, which is not yet in it,
     /// and the registry instrument it reports to.</summary>
     /// <param name="first">The first instrument of the group.</param>
     /// <param name="pull">The rules' listener source that observes the group; null for a listener of the group's own.</param>
+    /// <param name="logger">Where a listener of the group's own logs the failures of callbacks whose group reports nonetheless.</param>
     /// <param name="register">Creates the registry instrument whose callback is the group's
     /// <see cref="ObserveLongs"/> or <see cref="ObserveDoubles"/>; called once, here.</param>
     /// <exception cref="ArgumentException">The registry refuses the instrument (thrown by <paramref name="register"/>).</exception>
     /// <exception cref="InvalidOperationException">The registry holds its most instruments (thrown by <paramref name="register"/>).</exception>
-    public ListenedObservable(SdmInstrument first, ObservablePull? pull, Func<ListenedObservable, ObservableInstrument> register)
+    public ListenedObservable(SdmInstrument first, ObservablePull? pull, ILogger logger, Func<ListenedObservable, ObservableInstrument> register)
     {
         _pull = pull;
         _type = first.GetType();
         _unit = first.Unit;
+        string instrument = first.Name;
+        string meter = first.Meter.Name;
+        _failures = pull is null ? new CallbackFailureLog(cause => LogCallbackFailed(logger, cause, instrument, meter, cause.GetType().Name, cause.Message)) : null;
         _registered = register(this);
     }
 
@@ -128,7 +146,17 @@ internal sealed class ListenedObservable
             }
         }
 
-        _listener.RecordObservableInstruments();
+        try
+        {
+            _listener.RecordObservableInstruments();
+        }
+        catch (AggregateException e) when (e.InnerExceptions.Count < _sources.Count)
+        {
+            // Every callback has run, and one at least did not throw: its reports are in, and the
+            // failure is the throwing callbacks' own, not the group's (see remarks). Where every
+            // callback threw, the failure goes on to the registry: the instrument's collection fails.
+            _failures!.Log(e);
+        }
     }
 
     /// <summary>Empties the buffers, for the reports of another pull; under the pull's lock.</summary>
@@ -151,6 +179,9 @@ internal sealed class ListenedObservable
             }
         }
     }
+
+    [LoggerMessage(EventId = 24, Level = LogLevel.Warning, Message = "A callback of the observable instrument '{Instrument}' of one of the live meters '{Meter}' threw {ExceptionType}: {ExceptionMessage}. Those meters (one name and version) share the instrument and their callbacks run together, so which one threw is not known; the others' reports are scraped as usual. This cause is not logged again.")]
+    private static partial void LogCallbackFailed(ILogger logger, Exception exception, string instrument, string meter, string exceptionType, string exceptionMessage);
 
     /// <summary>One observable instrument of the group: the state of both listeners, the host's
     /// (whose measurements-completed call makes it leave) and the group's (which records its reports).</summary>

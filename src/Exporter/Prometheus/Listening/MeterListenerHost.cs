@@ -186,7 +186,7 @@ internal sealed partial class MeterListenerHost : IDisposable
                     return null;
                 }
 
-                state = ListenedInstrumentFactory.Create(instrument, scope, Drops, pull);
+                state = ListenedInstrumentFactory.Create(instrument, scope, Drops, _logger, pull);
                 if (state is not null && family is not null)
                 {
                     foreach (string name in family.ReservedNames)

@@ -24,20 +24,17 @@ namespace ScalableMetrics.Exporter.Listening;
 /// that its bookkeeping completes, the other callbacks' reports are taken as usual, and no other
 /// instrument is dropped from the scrape or blamed. Which instrument threw cannot be known (the
 /// exceptions do not say, and a group with no report may simply have reported nothing), so the
-/// failure is logged once per cause (exception type and message) as a callback of the rules'
-/// listener, with the exception. The group that threw is not left out of the scrape as a failed
-/// callback is under <c>AddMeter</c>: it took no report, so it writes no sample, which is what
-/// leaving it out writes, except where a group of two meters has one that threw and one that
-/// reported, whose reports are kept.</para>
+/// failure is logged once per cause (exception type and message, <see cref="CallbackFailureLog"/>)
+/// as a callback of the rules' listener, with the exception. The group that threw is not left out
+/// of the scrape as one whose every callback threw is under <c>AddMeter</c>: it took no report, so
+/// it writes no sample, which is what leaving it out writes, except where a group of two meters has
+/// one that threw and one that reported, whose reports are kept (as under <c>AddMeter</c>).</para>
 /// </remarks>
 /// <param name="logger">Where failing callbacks are logged.</param>
 internal sealed partial class ObservablePull(ILogger logger)
 {
-    // The causes logged are kept up to this many; a cause past them is not logged.
-    private const int MaxLoggedCauses = 64;
-
     private readonly Lock _lock = new();
-    private readonly HashSet<(Type Type, string Message)> _loggedCauses = [];
+    private readonly CallbackFailureLog _failures = new(cause => LogCallbackFailed(logger, cause, cause.GetType().Name, cause.Message));
     private IObservableInstrumentsSource? _source;
 
     // The pull under way or last run; a group's TakenPull and FilledPull compare with it.
@@ -64,7 +61,7 @@ internal sealed partial class ObservablePull(ILogger logger)
                 {
                     // Every callback has run and the healthy ones' reports are in: the failure is
                     // the throwing callback's, not the pull's nor the instrument that asked for it.
-                    LogFailure(e);
+                    _failures.Log(e);
                 }
             }
 
@@ -77,19 +74,6 @@ internal sealed partial class ObservablePull(ILogger logger)
             }
 
             return reports.ToArray();
-        }
-    }
-
-    // Under the lock. Logs each cause of the failure (each exception a callback threw) the first time it is seen.
-    private void LogFailure(Exception failure)
-    {
-        IEnumerable<Exception> causes = failure is AggregateException aggregate ? aggregate.Flatten().InnerExceptions : [failure];
-        foreach (Exception cause in causes)
-        {
-            if (_loggedCauses.Count < MaxLoggedCauses && _loggedCauses.Add((cause.GetType(), cause.Message)))
-            {
-                LogCallbackFailed(logger, cause, cause.GetType().Name, cause.Message);
-            }
         }
     }
 
