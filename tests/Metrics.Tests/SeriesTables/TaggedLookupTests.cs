@@ -191,7 +191,7 @@ public class TaggedLookupTests
     }
 
     // A generic type's member is reached through an accessor of the same type parameters.
-    private static class TableAccessor<TSeries>
+    internal static class TableAccessor<TSeries>
         where TSeries : Series
     {
         [UnsafeAccessor(UnsafeAccessorKind.Method, Name = "get_Table")]
