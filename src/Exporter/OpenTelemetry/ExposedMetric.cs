@@ -25,7 +25,9 @@ internal sealed class ExposedMetric
     public string? Help { get; }
 
     /// <summary><c>otel_scope_name</c>, <c>otel_scope_version</c> if the meter has one, and
-    /// <c>otel_scope_&lt;key&gt;</c> for each of the meter's tags; names already sanitized.</summary>
+    /// <c>otel_scope_&lt;key&gt;</c> for the meter's tags, by the rules every source's scope labels
+    /// follow (<see cref="Prometheus.Exposition.ScopeLabels"/>): keys that sanitize alike merged, and
+    /// a tag that would be one of the labels before them dropped; names already sanitized, values printed.</summary>
     public KeyValuePair<string, string>[] ScopeLabels { get; }
 
     /// <summary>The kind a metric of <paramref name="metricType"/> is exported as, or null for a type no format here carries.</summary>
@@ -46,20 +48,7 @@ internal sealed class ExposedMetric
             return null;
         }
 
-        var scopeLabels = new List<KeyValuePair<string, string>> { new(ExportedNames.ScopeNameLabel, metric.MeterName) };
-        if (!string.IsNullOrEmpty(metric.MeterVersion))
-        {
-            scopeLabels.Add(new(ExportedNames.ScopeVersionLabel, metric.MeterVersion));
-        }
-
-        if (metric.MeterTags is { } meterTags)
-        {
-            foreach (KeyValuePair<string, object?> tag in meterTags)
-            {
-                scopeLabels.Add(new(ExportedNames.SanitizeLabelName(ExportedNames.ScopeLabelPrefix + tag.Key), ExportedNames.FormatLabelValue(tag.Value)));
-            }
-        }
-
-        return new ExposedMetric(ExportedFamily.Of(metric.Name, metric.Unit, kind), string.IsNullOrEmpty(metric.Description) ? null : metric.Description, [.. scopeLabels]);
+        KeyValuePair<string, string>[] scopeLabels = Prometheus.Exposition.ScopeLabels.Of(metric.MeterName, metric.MeterVersion, metric.MeterTags);
+        return new ExposedMetric(ExportedFamily.Of(metric.Name, metric.Unit, kind), string.IsNullOrEmpty(metric.Description) ? null : metric.Description, scopeLabels);
     }
 }

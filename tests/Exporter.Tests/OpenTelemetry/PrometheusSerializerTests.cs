@@ -274,6 +274,48 @@ public sealed class PrometheusSerializerTests
         Assert.Equal("4", sample.Value);
     }
 
+    // OpenTelemetry's Prometheus compatibility specification, "Instrumentation Scope": scope
+    // attributes that, after the otel_scope_ prefix and the label-name conversion, would conflict
+    // with otel_scope_name or otel_scope_version MUST be dropped. Prometheus rejects a sample with a
+    // label name given twice ("duplicate label names"), and with it the whole scrape.
+    [Fact]
+    public async Task MeterTagsNamedNameOrVersionAreDroppedRatherThanWrittenAsSecondScopeLabels()
+    {
+        string taggedMeterName = "test.tagged." + Guid.NewGuid().ToString("N");
+        using var harness = new ExporterHarness(configure: builder => builder.AddMeter(taggedMeterName));
+        using var tagged = new Meter(new MeterOptions(taggedMeterName)
+        {
+            Version = "1.2.3",
+            Tags = [new("name", "spoofed"), new("version", "9.9.9"), new("team", "core")],
+        });
+        tagged.CreateCounter<long>("tagged.requests").Add(5);
+
+        PrometheusSample sample = PrometheusText.Single(PrometheusText.Parse(await harness.ScrapeAsync()), "tagged_requests_total");
+
+        Assert.Equal(taggedMeterName, sample.Labels["otel_scope_name"]);
+        Assert.Equal("1.2.3", sample.Labels["otel_scope_version"]);
+        Assert.Equal("core", sample.Labels["otel_scope_team"]);
+    }
+
+    // The same specification: scope attributes follow the "Metric Attributes" rules, under which
+    // keys that map to one Prometheus label have their values joined by ';' in the order of the
+    // original keys, as LabelNamesAreSanitizedAndCollidingKeysMergedInKeyOrder shows for a point's.
+    [Fact]
+    public async Task MeterTagsThatSanitizeToOneLabelAreMergedInKeyOrder()
+    {
+        string taggedMeterName = "test.tagged." + Guid.NewGuid().ToString("N");
+        using var harness = new ExporterHarness(configure: builder => builder.AddMeter(taggedMeterName));
+        using var tagged = new Meter(new MeterOptions(taggedMeterName)
+        {
+            Tags = [new("deployment_env", "second"), new("deployment.env", "first")],
+        });
+        tagged.CreateCounter<long>("tagged.requests").Add(5);
+
+        PrometheusSample sample = PrometheusText.Single(PrometheusText.Parse(await harness.ScrapeAsync()), "tagged_requests_total");
+
+        Assert.Equal("first;second", sample.Labels["otel_scope_deployment_env"]);
+    }
+
     [Fact]
     public async Task SameFamilyFromTwoMetersIsWrittenOnceWithSamplesTogether()
     {

@@ -42,7 +42,7 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     /// and <c>tag_otel_scope_*</c> for a key that would name a scope label, so that no tag can pass
     /// for the scope), keys that sanitize alike merged into one label whose values are joined by
     /// <c>;</c> in the order of the original keys (OpenTelemetry's Prometheus compatibility
-    /// specification), and labels whose value is empty left out.
+    /// specification; <see cref="MergedLabels"/>), and labels whose value is empty left out.
     /// </summary>
     /// <param name="scratch">Where the block is rendered (cleared first): the writer's label-value
     /// escaping is the exposition's one escaping. The caller's, reused from block to block.</param>
@@ -69,13 +69,7 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
         Func<string, string> labelName = scheme == EscapingScheme.Underscores
             ? ExportedNames.TagLabelName
             : key => NameEscaping.EscapeLabel(ExportedNames.Utf8TagLabelName(key), scheme);
-
-        // Ordered by original key first, so that merged values keep that order; then by label
-        // name (OrderBy is stable), so that equal label sets render to equal text.
-        List<KeyValuePair<string, string>> labels = [.. tags
-            .OrderBy(static tag => tag.Key, StringComparer.Ordinal)
-            .Select(tag => new KeyValuePair<string, string>(labelName(tag.Key), ExportedNames.FormatLabelValue(tag.Value)))
-            .OrderBy(static label => label.Key, StringComparer.Ordinal)];
+        List<KeyValuePair<string, string>> labels = MergedLabels(tags, labelName);
 
         scratch.Clear();
         var rendered = new List<KeyValuePair<string, string>>(scopeLabels.Length + labels.Count);
@@ -84,6 +78,37 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
             Append(scratch, rendered, label.Key, label.Value);
         }
 
+        foreach (KeyValuePair<string, string> label in labels)
+        {
+            Append(scratch, rendered, label.Key, label.Value);
+        }
+
+        return new LabelBlock(scratch.WrittenSpan.ToArray(), [.. rendered]);
+    }
+
+    /// <summary>
+    /// The labels <paramref name="attributes"/> are written as, by OpenTelemetry's Prometheus
+    /// compatibility specification's rules for attributes ("Metric Attributes", which a meter's
+    /// scope attributes follow too, <see cref="ScopeLabels"/>): each key named by
+    /// <paramref name="labelName"/>, each value printed (<see cref="ExportedNames.FormatLabelValue"/>),
+    /// sorted by label name, and keys that come out as one label name merged into one label whose
+    /// values are joined by <c>;</c> in the order of the original keys. The one place either a
+    /// series' tags or a scope's attributes are merged.
+    /// </summary>
+    /// <param name="attributes">The tags or attributes, in any order.</param>
+    /// <param name="labelName">The label name of a key.</param>
+    /// <returns>A new list; labels with an empty value are kept (<see cref="Create(PrometheusTextWriter, ReadOnlySpan{KeyValuePair{string, string}}, IEnumerable{KeyValuePair{string, object?}}, EscapingScheme)"/> leaves them out).</returns>
+    public static List<KeyValuePair<string, string>> MergedLabels(IEnumerable<KeyValuePair<string, object?>> attributes, Func<string, string> labelName)
+    {
+        // Ordered by original key first, so that merged values keep that order; then by label
+        // name (OrderBy is stable), so that equal label sets render to equal text.
+        List<KeyValuePair<string, string>> labels = [.. attributes
+            .OrderBy(static tag => tag.Key, StringComparer.Ordinal)
+            .Select(tag => new KeyValuePair<string, string>(labelName(tag.Key), ExportedNames.FormatLabelValue(tag.Value)))
+            .OrderBy(static label => label.Key, StringComparer.Ordinal)];
+
+        // Merged in place: each run of one label name becomes its first entry.
+        int merged = 0;
         for (int i = 0; i < labels.Count;)
         {
             string name = labels[i].Key;
@@ -93,10 +118,11 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
                 value = value + ";" + labels[i].Value;
             }
 
-            Append(scratch, rendered, name, value);
+            labels[merged++] = new(name, value);
         }
 
-        return new LabelBlock(scratch.WrittenSpan.ToArray(), [.. rendered]);
+        labels.RemoveRange(merged, labels.Count - merged);
+        return labels;
     }
 
     /// <inheritdoc/>

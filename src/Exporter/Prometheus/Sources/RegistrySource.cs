@@ -24,8 +24,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// <para>Counters and histograms of a registry that keeps exemplars
 /// (<see cref="MetricRegistryOptions.ExemplarFilter"/>) carry the newest one of each series, or of
 /// each bucket, in OpenMetrics and protobuf.</para>
-/// <para>Every sample carries <c>otel_scope_name</c> and, when set, <c>otel_scope_version</c>. A
-/// series' label block is built once, on its first scrape, and kept with its tag set.</para>
+/// <para>Every sample carries <c>otel_scope_name</c> and, when set, <c>otel_scope_version</c>
+/// (<see cref="ScopeLabels"/>). A series' label block is built once, on its first scrape, and kept
+/// with its tag set.</para>
 /// <para>Two series of one instrument never come out with the same labels: the registry makes
 /// tag sets that export alike one series (<c>SeriesIdentity</c>), and the tests assert it of the
 /// bytes written, through a parser of each format. A family whose name
@@ -79,9 +80,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         _writer = new InstrumentWriter(this);
         _createLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(CreateLabelBlockOf)];
         _findLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(FindLabelBlockOf)];
-        _scopeLabels = string.IsNullOrEmpty(scopeVersion)
-            ? [new(ExportedNames.ScopeNameLabel, scopeName)]
-            : [new(ExportedNames.ScopeNameLabel, scopeName), new(ExportedNames.ScopeVersionLabel, scopeVersion)];
+        _scopeLabels = ScopeLabels.Of(scopeName, scopeVersion);
     }
 
     /// <inheritdoc/>

@@ -48,9 +48,6 @@ internal static class SelfMetricLabels
             return LabelBlock.Create(scratch, ownScope, tags, escaping);
         }
 
-        KeyValuePair<string, string>[] scope = string.IsNullOrEmpty(version)
-            ? [new(ExportedNames.ScopeNameLabel, name)]
-            : [new(ExportedNames.ScopeNameLabel, name), new(ExportedNames.ScopeVersionLabel, version)];
-        return LabelBlock.Create(scratch, scope, rest, escaping);
+        return LabelBlock.Create(scratch, ScopeLabels.Of(name, version), rest, escaping);
     }
 }
