@@ -19,7 +19,9 @@ namespace ScalableMetrics.Exporter;
 /// annotations such as <c>{request}</c> are dropped), monotonic sums get <c>_total</c> and gauges
 /// of unit <c>1</c> get <c>_ratio</c>; every sample carries <c>otel_scope_name</c> (and
 /// <c>otel_scope_version</c> when the meter has one, and <c>otel_scope_&lt;key&gt;</c> for its
-/// tags, a tag that would be one of those dropped). Monotonic sums are counters, other sums and
+/// tags, a tag that would be one of those dropped); a point's tag named like a label the
+/// exposition writes (<c>le</c>, <c>quantile</c>, <c>otel_scope_*</c>) is written with <c>tag_</c>
+/// before it. Monotonic sums are counters, other sums and
 /// gauges are gauges, explicit-bucket histograms are histograms; exponential histograms are left out.</para>
 /// <para>A scrape that arrives during another collection of the reader (a <c>ForceFlush</c>'s)
 /// waits for it, and that collection's export writes the scrape. The reader must use cumulative

@@ -36,9 +36,12 @@ internal static class ExportedNames
     /// <summary>The exemplar label of the span of the measurement kept; its value lowercase hex (16 digits).</summary>
     public const string ExemplarSpanIdLabel = "span_id";
 
+    // Label names the exposition writes beside a series' tags: a histogram bucket's and a summary quantile's.
+    private static readonly string[] s_sampleLabelNames = ["le", "quantile"];
+
     // Label names the exposition writes itself (scope labels, histogram and summary labels, the
     // overflow series' label) or that Prometheus keeps for its own ('__' prefix).
-    private static readonly string[] s_reservedLabelNames = ["le", "quantile", "otel_metric_overflow"];
+    private static readonly string[] s_reservedLabelNames = [.. s_sampleLabelNames, "otel_metric_overflow"];
 
     /// <summary>
     /// The metric family name: the sanitized instrument name, then the unit's suffix unless the
@@ -89,13 +92,14 @@ internal static class ExportedNames
     /// <summary>
     /// The label a tag is written under where the scraper allows UTF-8 names: its key as it is, but
     /// an empty key as <c>key_</c>, one starting with <c>__</c> (Prometheus' own) with <c>key</c>
-    /// before it, and one starting with <c>otel_scope_</c> as <c>tag_otel_scope_*</c>, as
-    /// <see cref="TagLabelName"/> treats their sanitized forms.
+    /// before it, and one that would pass for a label the exposition writes (<c>otel_scope_*</c>,
+    /// <c>le</c>, <c>quantile</c>) with <c>tag_</c> before it, as <see cref="TagLabelName"/> treats
+    /// their sanitized forms.
     /// </summary>
     public static string Utf8TagLabelName(string key) =>
         key.Length == 0 ? "key_"
         : key.StartsWith("__", StringComparison.Ordinal) ? "key" + key
-        : key.StartsWith(ScopeLabelPrefix, StringComparison.Ordinal) ? "tag_" + key
+        : PassesForWrittenLabel(key) ? "tag_" + key
         : key;
 
     /// <summary>
@@ -157,14 +161,18 @@ internal static class ExportedNames
 
     /// <summary>
     /// The label a tag of another meter's metric is written under: its key sanitized
-    /// (<see cref="SanitizeLabelName"/>), and one that would then pass for a scope label
-    /// (<c>otel_scope_*</c>) written as <c>tag_otel_scope_*</c>, so that no tag can pass for the
-    /// scope. (A registry refuses such keys: <see cref="IsReservedLabel"/>.)
+    /// (<see cref="SanitizeLabelName"/>), and one that would then pass for a label the exposition
+    /// writes itself, a scope label (<c>otel_scope_*</c>) or a histogram bucket's <c>le</c> or a
+    /// summary's <c>quantile</c>, with <c>tag_</c> before it (<c>tag_otel_scope_team</c>,
+    /// <c>tag_le</c>), so that no tag can pass for the scope or be written beside the sample's own
+    /// label of that name. (A registry refuses such keys when they are recorded:
+    /// <see cref="IsReservedLabel"/>; another meter's tags come to the exporter already recorded.)
+    /// <c>otel_metric_overflow</c> is written as it is: it is how OpenTelemetry tags its own overflow point.
     /// </summary>
     public static string TagLabelName(string key)
     {
         string name = SanitizeLabelName(key);
-        return name.StartsWith(ScopeLabelPrefix, StringComparison.Ordinal) ? "tag_" + name : name;
+        return PassesForWrittenLabel(name) ? "tag_" + name : name;
     }
 
     /// <summary>
@@ -324,6 +332,11 @@ internal static class ExportedNames
 
     private static bool IsPairAt(string text, int i) =>
         char.IsHighSurrogate(text[i]) && i + 1 < text.Length && char.IsLowSurrogate(text[i + 1]);
+
+    // Whether a label name (a sanitized key, or a key as it is under UTF-8 names) is one the
+    // exposition writes beside a series' tags: a scope label, or a bucket's or quantile's.
+    private static bool PassesForWrittenLabel(string name) =>
+        name.StartsWith(ScopeLabelPrefix, StringComparison.Ordinal) || Array.IndexOf(s_sampleLabelNames, name) >= 0;
 
     private static char LabelChar(char c) => char.IsAsciiLetterOrDigit(c) ? c : '_';
 

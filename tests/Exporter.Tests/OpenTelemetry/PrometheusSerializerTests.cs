@@ -316,6 +316,23 @@ public sealed class PrometheusSerializerTests
         Assert.Equal("first;second", sample.Labels["otel_scope_deployment_env"]);
     }
 
+    // A histogram's bucket samples carry the label le, which the writer adds itself. The registry
+    // refuses a tag key le (docs/how-it-works.md: keys that would spoof a label the exposition
+    // writes), and LabelBlock renames a point's otel_scope_* so that no tag passes for a label
+    // written by the exposition; a point's le is written as it is, beside the bucket's, and
+    // Prometheus rejects a sample with a label name given twice.
+    [Fact]
+    public async Task AHistogramPointsTagNamedLeIsNotWrittenBesideTheBucketsLe()
+    {
+        using var harness = new ExporterHarness();
+        Histogram<double> histogram = harness.Meter.CreateHistogram<double>("queue.wait", "s");
+        histogram.Record(0.2, new KeyValuePair<string, object?>("le", "priority"));
+
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(await harness.ScrapeAsync());
+
+        Assert.Equal("1", PrometheusText.Single(samples, "queue_wait_seconds_bucket", ("le", "+Inf")).Value);
+    }
+
     [Fact]
     public async Task SameFamilyFromTwoMetersIsWrittenOnceWithSamplesTogether()
     {

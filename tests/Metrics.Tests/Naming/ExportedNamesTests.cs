@@ -26,6 +26,24 @@ public sealed class ExportedNamesTests
     public void AnInstrumentsNameUnitAndKindMakeItsPrometheusMetricName(string instrument, string? unit, string type, string expected) =>
         Assert.Equal(expected, ExportedNames.MetricName(instrument, unit, Enum.Parse<ExportedKind>(type)));
 
+    // Another meter's tags reach the exporter already recorded, so a key the registry would refuse
+    // (docs/how-it-works.md) is renamed rather than refused, as otel_scope_* already was: never
+    // written beside a histogram bucket's le or a summary's quantile. OpenTelemetry's own overflow
+    // attribute is written as it is.
+    [Theory]
+    [InlineData("le", "tag_le", "tag_le")]
+    [InlineData("quantile", "tag_quantile", "tag_quantile")]
+    [InlineData("otel_scope_name", "tag_otel_scope_name", "tag_otel_scope_name")]
+    [InlineData("otel.scope.team", "tag_otel_scope_team", "otel.scope.team")]
+    [InlineData("l.e", "l_e", "l.e")]
+    [InlineData("lease", "lease", "lease")]
+    [InlineData("otel.metric.overflow", "otel_metric_overflow", "otel.metric.overflow")]
+    public void AnotherMetersTagThatWouldPassForALabelTheExpositionWritesIsWrittenWithTagBeforeIt(string key, string label, string utf8Label)
+    {
+        Assert.Equal(label, ExportedNames.TagLabelName(key));
+        Assert.Equal(utf8Label, ExportedNames.Utf8TagLabelName(key));
+    }
+
     [Theory]
     [InlineData("http.route", "http_route")]
     [InlineData("already_fine", "already_fine")]

@@ -39,8 +39,9 @@ internal sealed class LabelBlock : IEquatable<LabelBlock>
     /// <summary>
     /// Renders <paramref name="scopeLabels"/> as they are, then <paramref name="tags"/>: each key
     /// as the naming layer names a tag's label (<see cref="ExportedNames.TagLabelName"/>: sanitized,
-    /// and <c>tag_otel_scope_*</c> for a key that would name a scope label, so that no tag can pass
-    /// for the scope), keys that sanitize alike merged into one label whose values are joined by
+    /// and <c>tag_</c> before a key that would name a scope label, a bucket's <c>le</c> or a
+    /// summary's <c>quantile</c>, so that no tag can pass for the scope or be written twice), keys
+    /// that sanitize alike merged into one label whose values are joined by
     /// <c>;</c> in the order of the original keys (OpenTelemetry's Prometheus compatibility
     /// specification; <see cref="MergedLabels"/>), and labels whose value is empty left out.
     /// </summary>
