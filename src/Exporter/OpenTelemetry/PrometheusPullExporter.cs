@@ -104,7 +104,8 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
     /// Collects the <c>MeterProvider</c> and writes its families straight into
     /// <paramref name="output"/>, the scrape's writer, in its format, within the collection: no
     /// rendered copy. A family whose names are in <paramref name="takenNames"/> is left out and
-    /// passed to <paramref name="onTaken"/>; the names of those written are added.
+    /// passed to <paramref name="onTaken"/>, as is a metric left out of a family written (of another
+    /// kind, or a second metric of one meter: <see cref="PrometheusSerializer"/>); the names of those written are added.
     /// </summary>
     /// <exception cref="InvalidOperationException">The exporter is not (or no longer) attached to a
     /// reader of a <c>MeterProvider</c>, or the collection failed.</exception>

@@ -20,8 +20,10 @@ namespace ScalableMetrics.Exporter.OpenTelemetry;
 /// its OpenMetrics family name, its sample names and <c>_created</c>), as the registry's source
 /// checks its own, in every format alike: one whose names the scrape already took (the registry's,
 /// or another meter's written before it) is left out, and so is a metric of another kind under a
-/// family name already written; each is reported to the caller, so that what the scrape shows is
-/// never two families Prometheus would store as one.</para>
+/// family name already written, and a second metric of one scope in a family (<c>jobs.done</c> and
+/// <c>jobs_done</c> of one meter, whose series would carry the same labels: the listened meters'
+/// second instrument of one meter is left out so too); each is reported to the caller, so that what
+/// the scrape shows is never two families, or two samples of one series, Prometheus would store as one.</para>
 /// <para>OpenTelemetry .NET's exponential histogram point has no public negative buckets: a
 /// negative value shows in its count and sum only.</para>
 /// </remarks>
@@ -38,6 +40,9 @@ internal sealed class PrometheusSerializer
     private readonly List<double> _boundaries = [];
     private readonly List<long> _bucketCounts = [];
 
+    // The scope labels of each metric written in the family being written.
+    private readonly List<KeyValuePair<string, string>[]> _writtenScopes = [];
+
     /// <summary>The metrics of this meter are left out: the registry's, written from the registry itself.</summary>
     public string? ExcludedMeterName { get; init; }
 
@@ -49,7 +54,8 @@ internal sealed class PrometheusSerializer
     /// <param name="batch">The collected metrics.</param>
     /// <param name="output">The scrape's writer, in the scrape's format.</param>
     /// <param name="takenNames">The names the scrape has written so far.</param>
-    /// <param name="onTaken">Told the family name of each family left out.</param>
+    /// <param name="onTaken">Told the family name of each family left out, and of each metric left
+    /// out of a family written (another kind, or a second metric of one scope).</param>
     public void Write(in Batch<Metric> batch, ExpositionWriter output, HashSet<string> takenNames, Action<string> onTaken)
     {
         // Metrics of two meters can share a family name; the format wants one HELP and TYPE per
@@ -94,6 +100,7 @@ internal sealed class PrometheusSerializer
             if (header is null || !string.Equals(header.Family.Name, family.Name, StringComparison.Ordinal))
             {
                 header = entry.Exposed;
+                _writtenScopes.Clear();
 
                 // Every name the family reserves, whatever the format: the registry's source
                 // checks its families so, and a name free in one format but not in another would
@@ -127,9 +134,48 @@ internal sealed class PrometheusSerializer
                 // Left out with its family.
                 continue;
             }
+            else if (IsScopeWritten(entry.Exposed.ScopeLabels))
+            {
+                // A second metric of one scope in the family (names that meet only once sanitized,
+                // jobs.done and jobs_done): its series would carry the labels of the first's, so a
+                // tag set both have would be one series written twice. The first wins, as the
+                // listened meters' first instrument does (RegistrySource.WriteMerged).
+                onTaken(family.TextName);
+                continue;
+            }
 
+            _writtenScopes.Add(entry.Exposed.ScopeLabels);
             WriteSamples(output, entry.Exposed, entry.Metric);
         }
+    }
+
+    // Whether a metric of the family being written has these scope labels (compared by value:
+    // each metric has its own array; ScopeLabels leaves out empty values, so equal arrays are
+    // exactly equal labels on a sample).
+    private bool IsScopeWritten(KeyValuePair<string, string>[] scope)
+    {
+        foreach (KeyValuePair<string, string>[] written in _writtenScopes)
+        {
+            if (written.Length != scope.Length)
+            {
+                continue;
+            }
+
+            int i = 0;
+            while (i < scope.Length
+                && string.Equals(written[i].Key, scope[i].Key, StringComparison.Ordinal)
+                && string.Equals(written[i].Value, scope[i].Value, StringComparison.Ordinal))
+            {
+                i++;
+            }
+
+            if (i == scope.Length)
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     private void WriteSamples(ExpositionWriter output, ExposedMetric exposed, Metric metric)

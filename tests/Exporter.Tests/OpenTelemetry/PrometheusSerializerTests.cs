@@ -355,6 +355,27 @@ public sealed class PrometheusSerializerTests
         Assert.Equal("2", PrometheusText.Single(samples, "shared_name_total", ("otel_scope_name", otherMeterName)).Value);
     }
 
+    // OpenTelemetry keeps "a.b" and "a_b" of one meter apart (different names), but both are the
+    // family a_b_total with the same scope labels: written together, their series with equal tags
+    // are one series to Prometheus, two samples of it in one scrape. The serializer's remarks: what
+    // the scrape shows is never what Prometheus would store as one; the second is left out and reported.
+    [Fact]
+    public void TwoMetricsOfOneMeterThatSanitizeToOneFamilyAreNotWrittenAsOneSeriesTwice()
+    {
+        using var harness = new ExporterHarness();
+        harness.Meter.CreateCounter<long>("jobs.done").Add(1, new KeyValuePair<string, object?>("queue", "a"));
+        harness.Meter.CreateCounter<long>("jobs_done").Add(2, new KeyValuePair<string, object?>("queue", "a"));
+        var leftOut = new List<string>();
+
+        ExpositionWriter output = ExpositionFormat.Of(PrometheusExpositionFormat.Text).CreateWriter();
+        harness.Exporter.WriteCollection(output, new HashSet<string>(StringComparer.Ordinal), leftOut.Add);
+        output.WriteEnd();
+
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(Encoding.UTF8.GetString(output.ToArray()));
+        Assert.Single(samples, static sample => sample.Name == "jobs_done_total");
+        Assert.Equal(["jobs_done_total"], leftOut);
+    }
+
     // OpenMetrics 1.0: MetricFamily names MUST be unique within a MetricSet, and a family's name
     // must not meet another's sample names. A gauge foo and a counter foo are both family foo; a
     // gauge foo_created is counter foo's _created sample. Left out in every format alike.
