@@ -45,8 +45,9 @@ internal static class ExportedNames
 
     /// <summary>
     /// The metric family name: the sanitized instrument name, then the unit's suffix unless the
-    /// name already ends with it, then <c>_total</c> for counters or <c>_ratio</c> for gauges of
-    /// unit <c>1</c>, unless already there.
+    /// name already ends with it (or is it), then <c>_total</c> for counters unless the name ends
+    /// with <c>_total</c> (<see cref="AppendTotal"/>: a counter named <c>total</c> is <c>total_total</c>),
+    /// or <c>_ratio</c> for gauges of unit <c>1</c>, unless already there.
     /// </summary>
     public static string MetricName(string instrumentName, string? unit, ExportedKind kind)
     {
@@ -59,7 +60,7 @@ internal static class ExportedNames
 
         return kind switch
         {
-            ExportedKind.Counter => AppendSuffix(name, "total"),
+            ExportedKind.Counter => AppendTotal(name),
             ExportedKind.Gauge when unit == "1" => AppendSuffix(name, "ratio"),
             _ => name,
         };
@@ -69,7 +70,7 @@ internal static class ExportedNames
     /// The metric family name under a UTF-8 translation: the instrument name as it is, then, with
     /// <paramref name="withSuffixes"/> (OpenTelemetry's <c>NoUTF8EscapingWithSuffixes</c>), the
     /// unit's suffix and <c>_ratio</c> as <see cref="MetricName"/> appends them; and <c>_total</c>
-    /// for counters either way, as OpenMetrics requires of a counter's sample, so that a counter is
+    /// for counters either way (<see cref="AppendTotal"/>), as OpenMetrics requires of a counter's sample, so that a counter is
     /// stored under one name whichever format the scraper negotiates (<c>NoTranslation</c> otherwise
     /// passes the name through).
     /// </summary>
@@ -83,7 +84,7 @@ internal static class ExportedNames
 
         return kind switch
         {
-            ExportedKind.Counter => AppendSuffix(name, "total"),
+            ExportedKind.Counter => AppendTotal(name),
             ExportedKind.Gauge when withSuffixes && unit == "1" => AppendSuffix(name, "ratio"),
             _ => name,
         };
@@ -283,9 +284,25 @@ internal static class ExportedNames
         return mapped.Length == 0 ? mapped : SanitizeMetricName(mapped).Trim('_');
     }
 
-    /// <summary><paramref name="name"/> followed by <c>_</c> and <paramref name="suffix"/>, unless it already ends so.</summary>
+    /// <summary>
+    /// <paramref name="name"/> followed by <c>_</c> and the unit suffix <paramref name="suffix"/>
+    /// (<c>seconds</c>, <c>ratio</c>), unless it already ends so or is the suffix itself: the
+    /// specification adds a unit's suffix "unless the metric name already ends with the unit", and
+    /// a gauge named <c>seconds</c> of unit <c>s</c> does. Not for <c>_total</c> (<see cref="AppendTotal"/>).
+    /// </summary>
     public static string AppendSuffix(string name, string suffix) =>
         name.EndsWith("_" + suffix, StringComparison.Ordinal) || name == suffix ? name : name.TrimEnd('_') + "_" + suffix;
+
+    /// <summary>
+    /// <paramref name="name"/> followed by <c>_total</c>, unless it already ends with <c>_total</c>.
+    /// Unlike a unit's suffix (<see cref="AppendSuffix"/>), a name that is <c>total</c> itself gets it
+    /// too: the specification ("Sums") adds <c>_total</c> to a monotonic sum's name that "does not end
+    /// in a suffix of <c>_total</c>", and OpenMetrics writes a counter's value as the sample named
+    /// after its family with <c>_total</c>, so the counter <c>total</c> is the family <c>total</c>
+    /// with the sample <c>total_total</c>, not a family <c>total</c> with a sample <c>total</c>.
+    /// </summary>
+    private static string AppendTotal(string name) =>
+        name.EndsWith("_total", StringComparison.Ordinal) ? name : name.TrimEnd('_') + "_total";
 
     private static string FormatDouble(double number) =>
         double.IsFinite(number) ? number.ToString("R", CultureInfo.InvariantCulture)

@@ -23,8 +23,25 @@ public sealed class ExportedNamesTests
     [InlineData("room.temp", "Cel", "Gauge", "room_temp_celsius")]
     [InlineData("disk.usage", "%", "Gauge", "disk_usage_percent")]
     [InlineData("odd.unit", "{a}b{c}", "Gauge", "odd_unit_b")]
+    [InlineData("seconds", "s", "Gauge", "seconds")]
+    [InlineData("ratio", "1", "Gauge", "ratio")]
     public void AnInstrumentsNameUnitAndKindMakeItsPrometheusMetricName(string instrument, string? unit, string type, string expected) =>
         Assert.Equal(expected, ExportedNames.MetricName(instrument, unit, Enum.Parse<ExportedKind>(type)));
+
+    // OpenTelemetry's Prometheus compatibility specification, "Sums": "If the metric name for
+    // monotonic Sum metric points does not end in a suffix of `_total` a suffix of `_total` SHOULD be
+    // added". "total" has no "_total" suffix; left as it is, its OpenMetrics family is "total" with a
+    // sample "total", which is not the family's "_total" sample a counter must have.
+    [Fact]
+    public void ACounterNamedTotalGetsTheTotalSuffixLikeAnyOtherName()
+    {
+        Assert.Equal("total_total", ExportedNames.MetricName("total", null, ExportedKind.Counter));
+        ExportedFamily family = ExportedFamily.ForCounter("total", null);
+        Assert.Equal("total", family.Name);
+        Assert.Equal(["total_total"], family.SampleNames);
+        Assert.Equal("total_total", ExportedNames.Utf8MetricName("total", null, ExportedKind.Counter, withSuffixes: false));
+        Assert.Equal("total_total", ExportedNames.Utf8MetricName("total", null, ExportedKind.Counter, withSuffixes: true));
+    }
 
     // Another meter's tags reach the exporter already recorded, so a key the registry would refuse
     // (docs/how-it-works.md) is renamed rather than refused, as otel_scope_* already was: never

@@ -176,6 +176,23 @@ public sealed partial class OpenMetricsScrapeTests
         return await reader.ReadToEndAsync();
     }
 
+    // OpenMetrics 1.0, "Counter": a counter's MetricPoint has a Total value, written as the sample
+    // named after the family with the suffix "_total". A counter instrument named "total" is written
+    // as "# TYPE total counter" with a sample "total": no "_total" after the family name.
+    [Fact]
+    public async Task ACounterNamedTotalIsWrittenWithItsTotalSampleAfterTheFamilyName()
+    {
+        var registry = new MetricRegistry();
+        registry.CreateCounter("total").Add(3);
+        var scraper = new PrometheusScraper(registry, "m");
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
+
+        string family = Assert.Single(text.Split('\n'), static line => line.EndsWith(" counter", StringComparison.Ordinal))["# TYPE ".Length..^" counter".Length];
+        string sample = Assert.Single(text.Split('\n'), static line => line.Length > 0 && !line.StartsWith('#') && !line.StartsWith("target_info", StringComparison.Ordinal));
+        Assert.StartsWith(family + "_total{", sample);
+    }
+
     /// <summary>Every line is metadata (<c>TYPE</c>, <c>UNIT</c>, <c>HELP</c>) or a sample, the
     /// exposition ends with <c># EOF</c>, and no counter family is named with <c>_total</c>.</summary>
     internal static void AssertOpenMetrics(string text)
