@@ -424,6 +424,7 @@ internal static class ExportedNames
         return builder.ToString();
     }
 
+    // The specification's table of units (kilobytes is kBy there, UCUM's k), and KBy, as OpenTelemetry's collector spells it.
     private static string MapUnit(string unit) => unit switch
     {
         "d" => "days",
@@ -438,6 +439,7 @@ internal static class ExportedNames
         "MiBy" => "mebibytes",
         "GiBy" => "gibibytes",
         "TiBy" => "tebibytes",
+        "kBy" => "kilobytes",
         "KBy" => "kilobytes",
         "MBy" => "megabytes",
         "GBy" => "gigabytes",

@@ -23,6 +23,8 @@ public sealed class ExportedNamesTests
     [InlineData("room.temp", "Cel", "Gauge", "room_temp_celsius")]
     [InlineData("disk.usage", "%", "Gauge", "disk_usage_percent")]
     [InlineData("odd.unit", "{a}b{c}", "Gauge", "odd_unit_b")]
+    [InlineData("cache.size", "kBy", "Gauge", "cache_size_kilobytes")]
+    [InlineData("cache.size", "KBy", "Gauge", "cache_size_kilobytes")]
     [InlineData("seconds", "s", "Gauge", "seconds")]
     [InlineData("ratio", "1", "Gauge", "ratio")]
     public void AnInstrumentsNameUnitAndKindMakeItsPrometheusMetricName(string instrument, string? unit, string type, string expected) =>
