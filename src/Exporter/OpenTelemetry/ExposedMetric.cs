@@ -24,10 +24,11 @@ internal sealed class ExposedMetric
     /// <summary>The metric's description, or null for none.</summary>
     public string? Help { get; }
 
-    /// <summary><c>otel_scope_name</c>, <c>otel_scope_version</c> if the meter has one, and
-    /// <c>otel_scope_&lt;key&gt;</c> for the meter's tags, by the rules every source's scope labels
-    /// follow (<see cref="Prometheus.Exposition.ScopeLabels"/>): keys that sanitize alike merged, and
-    /// a tag that would be one of the labels before them dropped; names already sanitized, values printed.</summary>
+    /// <summary><c>otel_scope_name</c>, and <c>otel_scope_version</c> and <c>otel_scope_schema_url</c>
+    /// if the meter has them, and <c>otel_scope_&lt;key&gt;</c> for the meter's tags, by the rules
+    /// every source's scope labels follow (<see cref="Prometheus.Exposition.ScopeLabels"/>): keys
+    /// that sanitize alike merged, and a tag that would be one of the labels before them dropped;
+    /// names already sanitized, values printed.</summary>
     public KeyValuePair<string, string>[] ScopeLabels { get; }
 
     /// <summary>The kind a metric of <paramref name="metricType"/> is exported as, or null for a type no format here carries.</summary>
@@ -48,7 +49,7 @@ internal sealed class ExposedMetric
             return null;
         }
 
-        KeyValuePair<string, string>[] scopeLabels = Prometheus.Exposition.ScopeLabels.Of(metric.MeterName, metric.MeterVersion, metric.MeterTags);
+        KeyValuePair<string, string>[] scopeLabels = Prometheus.Exposition.ScopeLabels.Of(metric.MeterName, metric.MeterVersion, metric.MeterSchemaUrl, metric.MeterTags);
         return new ExposedMetric(ExportedFamily.Of(metric.Name, metric.Unit, kind), string.IsNullOrEmpty(metric.Description) ? null : metric.Description, scopeLabels);
     }
 }

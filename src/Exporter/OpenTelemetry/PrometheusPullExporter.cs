@@ -18,10 +18,10 @@ namespace ScalableMetrics.Exporter;
 /// become <c>_</c>, the unit becomes a suffix (<c>s</c> → <c>_seconds</c>, <c>By</c> → <c>_bytes</c>,
 /// annotations such as <c>{request}</c> are dropped), monotonic sums get <c>_total</c> and gauges
 /// of unit <c>1</c> get <c>_ratio</c>; every sample carries <c>otel_scope_name</c> (and
-/// <c>otel_scope_version</c> when the meter has one, and <c>otel_scope_&lt;key&gt;</c> for its
-/// tags, a tag that would be one of those dropped); a point's tag named like a label the
-/// exposition writes (<c>le</c>, <c>quantile</c>, <c>otel_scope_*</c>) is written with <c>tag_</c>
-/// before it. Monotonic sums are counters, other sums and
+/// <c>otel_scope_version</c> when the meter has one, <c>otel_scope_schema_url</c> when it has a
+/// schema URL, and <c>otel_scope_&lt;key&gt;</c> for its tags, a tag that would be one of those
+/// dropped); a point's tag named like a label the exposition writes (<c>le</c>, <c>quantile</c>,
+/// <c>otel_scope_*</c>) is written with <c>tag_</c> before it. Monotonic sums are counters, other sums and
 /// gauges are gauges, explicit-bucket histograms are histograms; exponential histograms are left out.</para>
 /// <para>A scrape that arrives during another collection of the reader (a <c>ForceFlush</c>'s)
 /// waits for it, and that collection's export writes the scrape. The reader must use cumulative

@@ -21,6 +21,9 @@ internal static class ExportedNames
     /// <summary>The label that carries the meter's version, where it has one.</summary>
     public const string ScopeVersionLabel = "otel_scope_version";
 
+    /// <summary>The label that carries the meter's schema URL (<c>Meter.TelemetrySchemaUrl</c>), where it has one.</summary>
+    public const string ScopeSchemaUrlLabel = "otel_scope_schema_url";
+
     /// <summary>What every scope label starts with; no tag's label may.</summary>
     public const string ScopeLabelPrefix = "otel_scope_";
 

@@ -297,6 +297,27 @@ public sealed class PrometheusSerializerTests
         Assert.Equal("core", sample.Labels["otel_scope_team"]);
     }
 
+    // The same specification: exporters MUST add "the scope schema URL as the otel_scope_schema_url
+    // label" (OTLP carries it as ScopeMetrics.schema_url); a meter tag schema_url would conflict
+    // with it and is dropped. A meter without one has no such label (the tests above).
+    [Fact]
+    public async Task AMetersSchemaUrlIsWrittenAsOtelScopeSchemaUrl()
+    {
+        string schemaMeterName = "test.schema." + Guid.NewGuid().ToString("N");
+        using var harness = new ExporterHarness(configure: builder => builder.AddMeter(schemaMeterName));
+        using var withSchema = new Meter(new MeterOptions(schemaMeterName)
+        {
+            TelemetrySchemaUrl = "https://opentelemetry.io/schemas/1.30.0",
+            Tags = [new("schema_url", "spoofed")],
+        });
+        withSchema.CreateCounter<long>("schema.requests").Add(1);
+
+        PrometheusSample sample = PrometheusText.Single(PrometheusText.Parse(await harness.ScrapeAsync()), "schema_requests_total");
+
+        Assert.Equal("https://opentelemetry.io/schemas/1.30.0", sample.Labels["otel_scope_schema_url"]);
+        Assert.Equal(["otel_scope_name", "otel_scope_schema_url"], sample.Labels.Keys.Order(StringComparer.Ordinal));
+    }
+
     // The same specification: scope attributes follow the "Metric Attributes" rules, under which
     // keys that map to one Prometheus label have their values joined by ';' in the order of the
     // original keys, as LabelNamesAreSanitizedAndCollidingKeysMergedInKeyOrder shows for a point's.

@@ -43,7 +43,7 @@ internal sealed class ListenedMetersSource(MeterListenerHost listened, ILogger l
         {
             if (!_sources.ContainsKey(scope))
             {
-                var source = new RegistrySource(scope.Registry, scope.MeterName, scope.MeterVersion, logger);
+                var source = new RegistrySource(scope.Registry, scope.MeterName, scope.MeterVersion, logger, scopeSchemaUrl: scope.SchemaUrl);
                 _sources.Add(scope, source);
                 _ordered.Add(new(scope, source));
             }

@@ -24,9 +24,9 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// <para>Counters and histograms of a registry that keeps exemplars
 /// (<see cref="MetricRegistryOptions.ExemplarFilter"/>) carry the newest one of each series, or of
 /// each bucket, in OpenMetrics and protobuf.</para>
-/// <para>Every sample carries <c>otel_scope_name</c> and, when set, <c>otel_scope_version</c>
-/// (<see cref="ScopeLabels"/>). A series' label block is built once, on its first scrape, and kept
-/// with its tag set.</para>
+/// <para>Every sample carries <c>otel_scope_name</c> and, when set, <c>otel_scope_version</c> and
+/// <c>otel_scope_schema_url</c> (<see cref="ScopeLabels"/>). A series' label block is built once,
+/// on its first scrape, and kept with its tag set.</para>
 /// <para>Two series of one instrument never come out with the same labels: the registry makes
 /// tag sets that export alike one series (<c>SeriesIdentity</c>), and the tests assert it of the
 /// bytes written, through a parser of each format. A family whose name
@@ -72,7 +72,8 @@ internal sealed partial class RegistrySource : IScrapeSource
     /// <param name="scopeVersion">Its <c>otel_scope_version</c>, or null for none.</param>
     /// <param name="logger">Where families left out and failing callbacks are logged.</param>
     /// <param name="selfMetrics">Whether <paramref name="registry"/> is the self-metrics' (<see cref="SelfMetrics.SelfMetricsRegistry"/>).</param>
-    public RegistrySource(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger logger, bool selfMetrics = false)
+    /// <param name="scopeSchemaUrl">Its <c>otel_scope_schema_url</c> (a listened meter's <c>Meter.TelemetrySchemaUrl</c>), or null for none.</param>
+    public RegistrySource(MetricRegistry registry, string scopeName, string? scopeVersion, ILogger logger, bool selfMetrics = false, string? scopeSchemaUrl = null)
     {
         _registry = registry;
         _logger = logger;
@@ -80,7 +81,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         _writer = new InstrumentWriter(this);
         _createLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(CreateLabelBlockOf)];
         _findLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(FindLabelBlockOf)];
-        _scopeLabels = ScopeLabels.Of(scopeName, scopeVersion);
+        _scopeLabels = ScopeLabels.Of(scopeName, scopeVersion, scopeSchemaUrl);
     }
 
     /// <inheritdoc/>

@@ -69,6 +69,27 @@ public sealed class ListenedMetersSourceTests
         Assert.Contains($"jobs_total{{otel_scope_name=\"{name}\",otel_scope_version=\"2.0\"}} 2\n", text, StringComparison.Ordinal);
     }
 
+    // OpenTelemetry's Prometheus compatibility specification, "Instrumentation Scope": exporters
+    // MUST add the scope schema URL as the otel_scope_schema_url label, as the MeterProvider's
+    // meters have it (PrometheusSerializerTests); a meter without one has none.
+    [Fact]
+    public async Task AListenedMetersSchemaUrlIsWrittenAsOtelScopeSchemaUrl()
+    {
+        string name = "test.schema." + Guid.NewGuid().ToString("N");
+        using var host = new MeterListenerHost([name + ".*"], "ScalableMetrics", () => new MetricRegistry(), new ListLogger());
+        host.Start();
+        using var withSchema = new Meter(new MeterOptions(name + ".With") { Version = "2.0", TelemetrySchemaUrl = "https://opentelemetry.io/schemas/1.30.0" });
+        using var without = new Meter(name + ".Without");
+        withSchema.CreateCounter<long>("jobs").Add(1);
+        without.CreateCounter<long>("jobs").Add(2);
+        using var scraper = new PrometheusScraper(new MetricRegistry(), "app", null, null, host);
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.Text));
+
+        Assert.Contains($"jobs_total{{otel_scope_name=\"{name}.With\",otel_scope_version=\"2.0\",otel_scope_schema_url=\"https://opentelemetry.io/schemas/1.30.0\"}} 1\n", text, StringComparison.Ordinal);
+        Assert.Contains($"jobs_total{{otel_scope_name=\"{name}.Without\"}} 2\n", text, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task AnInstrumentOfAnotherKindUnderAnotherMetersNameIsRefusedAndNamedInTheLog()
     {
