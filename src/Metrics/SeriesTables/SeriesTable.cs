@@ -29,7 +29,11 @@ namespace ScalableMetrics.SeriesTables;
 /// set not met before records into one overflow series tagged <c>otel.metric.overflow=true</c>
 /// (as OpenTelemetry's cardinality limit does), found without a lock and without allocating: a
 /// tag set that would have been an alias of an existing series goes there too, unless it was
-/// met before the limit was reached. No value is lost.</para>
+/// met before the limit was reached. Once an alias was not kept (past <see cref="MaxSeries"/>
+/// aliases), a tag set the lock-free lookup misses may be that alias, met before the limit: from
+/// then on, past the limit, each such tag set takes the lock's path, which finds an alias's series
+/// by its identity (an alias met first after the limit too) and sends the rest to the overflow
+/// series, allocating the tag set it looks up. No value is lost.</para>
 /// <para><b>Memory.</b> Every series costs the table a few slots of 8 bytes and no object of its
 /// own: a reference in the lookup (<see cref="SeriesByTags"/>), one in the creation-order array
 /// (and, once a removal has freed an index, one more in the dense array of live series that reads
@@ -118,6 +122,12 @@ internal sealed class SeriesTable<TSeries>
     // without a lock on the miss path and raised under _lock.
     private int _createdCount;
     private int _aliasCount;
+
+    // Whether a tag set was ever resolved to a series by its identity and not kept as its alias
+    // (past MaxSeries aliases): such a tag set, met before the limit, is found only by identity,
+    // so past the limit the miss path no longer goes to the overflow series without the lock.
+    // Set under _lock, once, and read without it after _createdCount.
+    private bool _aliasSkipped;
     private TSeries? _overflow;
     private TSeries? _untagged;
 
@@ -431,8 +441,10 @@ internal sealed class SeriesTable<TSeries>
         _tagLimits.Validate(tags);
 
         // Under a view that drops keys, a tag set not met before may name an existing series by
-        // its kept keys: only the lock's path finds it, past the limit too.
-        if (Volatile.Read(ref _createdCount) >= MaxSeries && _tagLimits.KeyFilter is null)
+        // its kept keys, and once an alias was not kept, a tag set not found here may be that
+        // alias: only the lock's path finds their series, past the limit too. The flag is read
+        // after the count, so that an alias skipped before the limit was reached is seen set.
+        if (Volatile.Read(ref _createdCount) >= MaxSeries && _tagLimits.KeyFilter is null && !Volatile.Read(ref _aliasSkipped))
         {
             // The limit only grows into this state: no lock, no allocation, once the overflow
             // series exists.
@@ -465,6 +477,10 @@ internal sealed class SeriesTable<TSeries>
                     _byTags.AddAlias(tagSet, same);
                     _aliasCount++;
                 }
+                else
+                {
+                    Volatile.Write(ref _aliasSkipped, true);
+                }
 
                 return same;
             }
@@ -484,10 +500,17 @@ internal sealed class SeriesTable<TSeries>
             Append(created);
             _byIdentity.Add(identityHash, created.Index, _identityHashOf);
             _byTags.Add(created);
-            if (!ReferenceEquals(kept, tagSet) && _aliasCount < MaxSeries)
+            if (!ReferenceEquals(kept, tagSet))
             {
-                _byTags.AddAlias(tagSet, created);
-                _aliasCount++;
+                if (_aliasCount < MaxSeries)
+                {
+                    _byTags.AddAlias(tagSet, created);
+                    _aliasCount++;
+                }
+                else
+                {
+                    Volatile.Write(ref _aliasSkipped, true);
+                }
             }
 
             Volatile.Write(ref _createdCount, _createdCount + 1);

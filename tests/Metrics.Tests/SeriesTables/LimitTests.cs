@@ -64,6 +64,40 @@ public class LimitTests
     }
 
     [Fact]
+    public void AnAliasMetBeforeTheLimitKeepsItsSeriesThoughMoreAliasesThanTheLimitWereMet()
+    {
+        // Three tag sets that export as one label a_b="1": the series, then two aliases kept (as
+        // many as the limit), and a third resolved under the lock on every use.
+        PartitionedCounter counter = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 2 }).CreateCounter("test.alias.unkept");
+        KeyValuePair<string, object?>[][] alike =
+        [
+            [new("a.b", 1)],
+            [new("a_b", 1)],
+            [new("a-b", 1)],
+            [new("a/b", 1)],
+        ];
+        foreach (KeyValuePair<string, object?>[] tags in alike)
+        {
+            counter.Add(1, tags);
+        }
+
+        Assert.Equal(4, Assert.Single(counter.Collect()).Value);
+
+        // The second series reaches the limit, and a third tag set goes to the overflow series;
+        // every tag set above was met before it.
+        counter.Add(1, new KeyValuePair<string, object?>("other", 1));
+        counter.Add(1, new KeyValuePair<string, object?>("other", 2));
+        foreach (KeyValuePair<string, object?>[] tags in alike)
+        {
+            counter.Add(1, tags);
+        }
+
+        IReadOnlyList<CounterReading> readings = counter.Collect();
+        Assert.Equal(1, readings.Single(r => r.Tags[0].Key == "otel.metric.overflow").Value);
+        Assert.Equal(8, readings.Single(r => r.Tags[0].Key == "a.b").Value);
+    }
+
+    [Fact]
     public void TheOverflowSeriesIsReportedWhileItExistsThoughARemovalFreesAPlace()
     {
         var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 2 });
