@@ -73,11 +73,27 @@ internal struct SeriesRecorder<TSeries>
     /// <summary>The series of <paramref name="tags"/> and the source's tags, created on first use,
     /// found by value: the miss path of <see cref="Find"/>, which it makes hit next time (the
     /// measured tags remembered on the calling thread, or the untagged series bound).</summary>
+    /// <remarks>Past the limit the source's tags alone go to the overflow series, which is not
+    /// bound: it is never removed, so bound it would keep the untagged measurements there after a
+    /// removal freed a place (as the table binds its own untagged series, never the overflow
+    /// series, and remembers no tag set that goes there).</remarks>
     /// <param name="tags">The measured tags, as given.</param>
     /// <exception cref="ArgumentException">The tags break the registry's rules; nothing is created.</exception>
     [MethodImpl(MethodImplOptions.NoInlining)]
     public TSeries GetOrAdd(ReadOnlySpan<KeyValuePair<string, object?>> tags) =>
         tags.IsEmpty
-            ? (_untagged is { IsRemoved: false } untagged ? untagged : _untagged = _table.GetOrAdd(_sourceTags))
+            ? (_untagged is { IsRemoved: false } untagged ? untagged : GetOrAddUntagged())
             : _table.GetOrAddAndRemember(TagScratch.WithSource(tags, _sourceTags), _table.KeyOf(_owner), tags);
+
+    // The series of the source's tags alone, bound unless it is the overflow series (see GetOrAdd).
+    private TSeries GetOrAddUntagged()
+    {
+        TSeries series = _table.GetOrAdd(_sourceTags);
+        if (!ReferenceEquals(series, _table.OverflowIfAny))
+        {
+            _untagged = series;
+        }
+
+        return series;
+    }
 }

@@ -360,6 +360,31 @@ public class RemovalTests
     }
 
     [Fact]
+    public void ARecordersUntaggedMeasurementsLeaveTheOverflowSeriesOnceARemovalFreesAPlace()
+    {
+        // The listener's way in (AddMeter) for measurements without tags of their own: past the
+        // limit they go to the overflow series; a removal frees a place, and the next untagged
+        // measurement, a tag set the table has no series for, makes its series (as the table's
+        // own untagged lookup does), rather than going to the overflow series for good.
+        PartitionedCounter counter = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 2 }).CreateCounter("test.recorder.overflow");
+        var recorder = counter.CreateRecorder([new("meter", "m")]);
+        void RecordUntagged(long value) => (recorder.Find([]) ?? recorder.GetOrAdd([])).Add(value);
+
+        counter.Add(1, s_a);
+        counter.Add(1, s_b);
+        RecordUntagged(1);
+        Assert.Contains(counter.Collect(), r => r.Tags[0].Key == "otel.metric.overflow" && r.Value == 1);
+
+        Assert.True(counter.Remove(s_a));
+        counter.Collect();
+        RecordUntagged(2);
+
+        IReadOnlyList<CounterReading> readings = counter.Collect();
+        Assert.Equal(1, readings.Single(r => r.Tags[0].Key == "otel.metric.overflow").Value);
+        Assert.Contains(readings, r => r.Tags.Count == 1 && r.Tags[0].Key == "meter" && r.Value == 2);
+    }
+
+    [Fact]
     public void IdleExpiryBelowOneIsRefused()
     {
         var e = Assert.Throws<ArgumentOutOfRangeException>("options", () => new MetricRegistry(new MetricRegistryOptions { RemoveSeriesIdleForCollections = 0 }));
