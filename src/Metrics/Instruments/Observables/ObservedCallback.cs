@@ -18,6 +18,10 @@ namespace ScalableMetrics.Instruments.Observables;
 /// series for the tag sets it reported before. A tag set reported in consecutive collections stays
 /// one series (the same object, its start and an exporter's delta baseline kept); one that comes
 /// back after a collection that did not report it is a new series, from the value reported then.
+/// After a collection that fails (the callback threw, or reported what the instrument refuses),
+/// which is not exported, the series it created are removed and the rest are kept as the latest
+/// successful collection left them, so that its tag sets count toward no later collection's limit
+/// and the next collection still finds the series an exporter keeps baselines for.
 /// The table holds room for twice the limit: the series of the previous collection and this one's
 /// new ones, so that a collection whose tag sets all differ from the last one's is limited by its
 /// own count alone.
@@ -75,20 +79,30 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
     /// <inheritdoc/>
     public override void ObserveInto(ObservableInstrument kind, long round, InstrumentSnapshot snapshot)
     {
-        snapshot.BeginOwnSeries(_series.Count, longStride: 0, doubles: true);
+        // The series that exist before the call: those it creates come after them (see
+        // RemoveCreated).
+        int existing = _series.Count;
+        snapshot.BeginOwnSeries(existing, longStride: 0, doubles: true);
         _observations.Begin(kind, round, snapshot);
         _reportedInRound = 0;
+        bool reported = false;
         try
         {
             _report(_observations);
+            reported = true;
         }
         finally
         {
             _observations.End();
+            if (!reported)
+            {
+                // A failed call is not exported: the series it created go, so that they count
+                // toward no later call's limit; the series it did not reach stay, as removing them
+                // would make the next collection's series new ones (an exporter's baselines lost).
+                RemoveCreated(existing, snapshot);
+            }
         }
 
-        // Only after a call that succeeded: a failed one is not exported, and removing what it did
-        // not reach would make the next collection's series new ones (an exporter's baselines lost).
         RemoveUnreported(round, snapshot);
         Volatile.Write(ref _seriesCount, snapshot.Count);
 
@@ -150,6 +164,28 @@ internal sealed class ObservedCallback<TValue> : ObservedValues
             {
                 _series.Remove(series);
             }
+        }
+
+        _series.BeginRead(out long read);
+        _series.EndRead(read, snapshot, idleCollections: 0);
+    }
+
+    // Removes the series a failed call created: the table's series past the first existing ones
+    // (the overflow series aside, which Remove refuses), as a table's series are in creation order
+    // and none is unlinked during a call (only RemoveUnreported and this method unlink, after it).
+    // Marked, then unlinked at once by a read of the table, as RemoveUnreported does. Nothing is
+    // done, and nothing allocated, where the call created no series.
+    private void RemoveCreated(int existing, InstrumentSnapshot snapshot)
+    {
+        ArraySegment<ObservedSeries<TValue>> series = _series.Series;
+        if (series.Count == existing)
+        {
+            return;
+        }
+
+        for (int i = existing; i < series.Count; i++)
+        {
+            _series.Remove(series[i]);
         }
 
         _series.BeginRead(out long read);

@@ -51,7 +51,7 @@ internal abstract class ObservedValues
     /// <param name="kind">The instrument: which values it takes, and whether reports add up.</param>
     /// <param name="round">This collection's number, above every earlier one's.</param>
     /// <param name="snapshot">Where the series and values go.</param>
-    /// <exception cref="Exception">Whatever the callback throws, or the checks of its tags and values; the snapshot then holds part of the call.</exception>
+    /// <exception cref="Exception">Whatever the callback throws, or the checks of its tags and values; the snapshot then holds part of the call, and the series the call created are removed (those of the latest successful collection are kept).</exception>
     public abstract void ObserveInto(ObservableInstrument kind, long round, InstrumentSnapshot snapshot);
 
     // A callback may report one tag set more than once in a call (a counter per worker, say), and

@@ -98,6 +98,34 @@ public class ObservableInstrumentTests
     }
 
     [Fact]
+    public void TagSetsOfACallThatFailedDoNotCountTowardTheNextCollectionsSeriesLimit()
+    {
+        // The limit counts the tag sets reported in one collection: the call after a failed one
+        // reports two new tag sets, within a limit of 2, and gets two series of its own.
+        var registry = new MetricRegistry(new MetricRegistryOptions { MaxSeriesPerInstrument = 2 });
+        int call = 0;
+        ObservableCounter counter = registry.CreateObservableCounter("jobs.done", Report);
+
+        Assert.Equal(2, counter.Collect().Count);
+        Assert.Throws<InvalidOperationException>(() => counter.Collect());
+        IReadOnlyList<DoubleReading> readings = counter.Collect();
+
+        Assert.DoesNotContain(readings, r => r.Tags[0].Key == "otel.metric.overflow");
+        Assert.Equal(["j5", "j6"], readings.Select(r => (string)r.Tags[0].Value!).Order());
+
+        IEnumerable<Measurement<long>> Report()
+        {
+            call++;
+            yield return new Measurement<long>(1, new KeyValuePair<string, object?>("job", "j" + ((2 * call) - 1)));
+            yield return new Measurement<long>(1, new KeyValuePair<string, object?>("job", "j" + (2 * call)));
+            if (call == 2)
+            {
+                throw new TimeoutException("backend down");
+            }
+        }
+    }
+
+    [Fact]
     public void ACallbackThatThrowsFailsTheCollectionNamingTheInstrument()
     {
         ObservableGauge gauge = new MetricRegistry().CreateObservableGauge("broken.gauge", (Func<IEnumerable<Measurement<long>>>)(() => throw new TimeoutException("backend down")));
