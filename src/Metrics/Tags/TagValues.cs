@@ -3,14 +3,28 @@ namespace ScalableMetrics.Tags;
 /// <summary>
 /// OpenTelemetry's attribute value rules, as applied to a tag: a value is a string, a bool, a
 /// 64-bit integer or a double. Integral types widen to <see cref="long"/> and <see cref="float"/>
-/// to <see cref="double"/>, so that <c>200</c> and <c>200L</c> name the same series.
+/// to <see cref="double"/>, so that <c>200</c> and <c>200L</c> name the same series; a negative
+/// zero is stored as <c>0.0</c> (see <see cref="Normalize"/>).
 /// </summary>
 internal static class TagValues
 {
+    /// <summary>
+    /// The value as a tag set stores it: a string, bool, <see cref="long"/> or <see cref="double"/>,
+    /// integral types widened to <see cref="long"/> and <see cref="float"/> to <see cref="double"/>,
+    /// and <c>-0.0</c> as <c>0.0</c>. The two are equal as doubles, so the lookup by value finds
+    /// one for the other; stored as <c>0.0</c>, a negative zero prints <c>0</c>, as <c>0</c> and
+    /// <c>0L</c> do, so that the identity (the printed value) agrees with the lookup, and every
+    /// exporter (OTLP's attribute too) writes <c>0.0</c>.
+    /// </summary>
+    /// <param name="key">The tag's key, for the message of a refusal.</param>
+    /// <param name="value">The value as given.</param>
+    /// <exception cref="ArgumentException">The value is null or of an unsupported type; the message names the key.</exception>
     public static object Normalize(string key, object? value) => value switch
     {
+        // -0.0 == 0.0: a zero, then its sign.
+        double v when v == 0 && double.IsNegative(v) => 0.0,
         string or bool or long or double => value,
-        float v => (double)v,
+        float v => v == 0 ? 0.0 : (double)v,
 
         // The integral types as the lookup widens them (one list of them, TryWidenToInt64's).
         _ when TryWidenToInt64(value, out long widened) => widened,

@@ -72,6 +72,27 @@ public class SeriesIdentityTests
     }
 
     [Fact]
+    public void ZeroAsADoubleRecordsIntoTheSeriesOfItsLabelWhenMinusZeroCameFirst()
+    {
+        // -0.0 printed "-0" but equals 0.0 as a double, so 0.0 recorded into the series of -0.0,
+        // which did not export as 0.0 and 0L do. A tag set takes -0.0 as 0.0: it prints "0", and
+        // 0.0, 0L and -0.0 are one series, whichever came first (a float's -0.0 too).
+        foreach (object minusZero in new object[] { -0.0, -0.0f })
+        {
+            PartitionedCounter counter = new MetricRegistry().CreateCounter("test.negative.zero");
+            counter.Add(1, new KeyValuePair<string, object?>("v", minusZero));
+            counter.Add(1, new KeyValuePair<string, object?>("v", 0L));
+            counter.Add(1, new KeyValuePair<string, object?>("v", 0.0));
+
+            IReadOnlyList<CounterReading> readings = counter.Collect();
+            AssertOneSeriesPerIdentity(readings.Select(r => r.Tags));
+            CounterReading zero = Assert.Single(readings);
+            Assert.Equal("0", ExportedNames.FormatLabelValue(zero.Tags[0].Value));
+            Assert.Equal(3, zero.Value);
+        }
+    }
+
+    [Fact]
     public void TwoKeysOfOneTagSetThatExportAsOneLabelAreRefused()
     {
         PartitionedCounter counter = new MetricRegistry().CreateCounter("test.same.label");
