@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ScalableMetrics.Exporter.OpenTelemetry;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Naming;
 using ScalableMetrics.Snapshots;
@@ -39,10 +40,16 @@ namespace ScalableMetrics.Exporter;
 /// exporter) gets no histogram; scrape the Prometheus endpoint for the buckets, or time the operation
 /// with an <see cref="OperationData"/>, whose count and total time (so the mean) cross as the two counters above.</description></item>
 /// </list>
+/// <para>A monotonic counter (a counter, a <see cref="double"/> counter, an operation's two) never
+/// goes down across a removal (docs/series-lifecycle.md): a series made after its tags' series was
+/// removed counts from zero in the registry, and is reported on top of the removed series' final
+/// total while the listener still holds a point for those tags (a read of the instrument between
+/// the two that finds neither ends it), so a delta reader gets each recorded value once and never a
+/// negative delta. An observable instrument's values are its callback's, as they come.</para>
 /// <para>The partitions are summed only when a listener collects; recording stays as cheap as
-/// without the bridge. An operation's two instruments are read one after the other, so a
-/// collection made while it is being recorded may see one more operation in one than the other.
-/// Thread-safe.</para>
+/// without the bridge. An operation's two instruments report one read of it per collection (the
+/// one a listener runs first reads it for both), so their count and total time agree, and idle
+/// expiry counts one collection. Thread-safe.</para>
 /// </remarks>
 public sealed class MeterBridge : IDisposable
 {
@@ -127,11 +134,19 @@ public sealed class MeterBridge : IDisposable
     /// </summary>
     private sealed class Publisher(Meter meter) : IInstrumentSink
     {
-        public void Counter(PartitionedCounter counter) =>
-            meter.CreateObservableCounter(counter.Name, () => SnapshotReadings.LongMeasurements(counter), counter.Unit, counter.Description);
+        // A monotonic counter reports its totals through CounterTotals, which carries a removed
+        // series' total on to a later series of its tags: its point never goes down.
+        public void Counter(PartitionedCounter counter)
+        {
+            var totals = new CounterTotals<long>(counter, static (snapshot, i) => snapshot.LongValues[i], CounterSums.Add);
+            meter.CreateObservableCounter(counter.Name, () => totals.Read(static (total, tags) => new Measurement<long>(total, tags.AsSpan())), counter.Unit, counter.Description);
+        }
 
-        public void DoubleCounter(PartitionedDoubleCounter counter) =>
-            meter.CreateObservableCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
+        public void DoubleCounter(PartitionedDoubleCounter counter)
+        {
+            var totals = new CounterTotals<double>(counter, static (snapshot, i) => snapshot.DoubleValues[i], CounterSums.Add);
+            meter.CreateObservableCounter(counter.Name, () => totals.Read(static (total, tags) => new Measurement<double>(total, tags.AsSpan())), counter.Unit, counter.Description);
+        }
 
         public void UpDownCounter(PartitionedUpDownCounter counter) =>
             meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.LongMeasurements(counter), counter.Unit, counter.Description);
@@ -177,8 +192,10 @@ public sealed class MeterBridge : IDisposable
             // Under the names the registry reserved for them.
             PublishedInstrument elapsed = PublishedInstrument.OperationElapsed(operation.Name);
             PublishedInstrument count = PublishedInstrument.OperationCount(operation.Name);
-            meter.CreateObservableCounter(elapsed.Name, () => SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.ElapsedSecondsAt(i)), elapsed.Unit, operation.Description);
-            meter.CreateObservableCounter(count.Name, () => SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.OperationCountAt(i)), count.Unit, CountDescription(operation));
+            // One read for both (OperationTotals), continued across removals as a counter's.
+            var totals = new OperationTotals(operation);
+            meter.CreateObservableCounter(elapsed.Name, totals.MeasureSeconds, elapsed.Unit, operation.Description);
+            meter.CreateObservableCounter(count.Name, totals.MeasureCounts, count.Unit, CountDescription(operation));
         }
 
         // A histogram cannot cross (see the remarks of MeterBridge): it is left out.

@@ -88,7 +88,106 @@ public sealed class MeterBridgeKindsTests
         Assert.Equal(-(MaxSeries + 5.0), points.Sum(p => p.Value));
     }
 
+    [Fact]
+    public void ACounterSeriesRemovedAndMadeAgainNeverCrossesAsANegativeDelta()
+    {
+        var registry = new MetricRegistry();
+        string meterName = "test.bridge.kinds." + Guid.NewGuid().ToString("N");
+        var exporter = new CapturingExporter();
+        using var bridge = new MeterBridge(registry, meterName);
+        using MeterProvider provider = Sdk.CreateMeterProviderBuilder()
+            .AddRegistryMeter(meterName, registry.MaxSeriesPerInstrument, registry.MaxInstruments)
+            .AddReader(new BaseExportingMetricReader(exporter) { TemporalityPreference = MetricReaderTemporalityPreference.Delta })
+            .Build();
+        PartitionedCounter jobs = registry.CreateCounter("jobs.done");
+        var deltas = new List<double>();
+
+        // 10 done for a customer; the series is removed (its last export carries the 10), and the
+        // customer's next 3 jobs make a new series of the same tags, which counts from zero
+        // (series-lifecycle.md): 13 jobs in all, each delta the jobs done since the export before.
+        jobs.Add(10, s_tag);
+        Assert.True(provider.ForceFlush());
+        deltas.AddRange(exporter.Metrics["jobs.done"].Select(p => p.Value));
+        Assert.True(jobs.Remove(s_tag));
+        Assert.True(provider.ForceFlush());
+        deltas.AddRange(exporter.Metrics["jobs.done"].Select(p => p.Value));
+        jobs.Add(3, s_tag);
+        Assert.True(provider.ForceFlush());
+        deltas.AddRange(exporter.Metrics["jobs.done"].Select(p => p.Value));
+
+        Assert.All(deltas, delta => Assert.True(delta >= 0, $"a monotonic counter crossed as the delta {delta} (deltas: {string.Join(", ", deltas)})"));
+        Assert.Equal(13, deltas.Sum());
+    }
+
+    [Fact]
+    public void AnOperationsAndADoubleCountersSeriesRemovedAndMadeAgainCrossEachRecordOnce()
+    {
+        var registry = new MetricRegistry();
+        string meterName = "test.bridge.kinds." + Guid.NewGuid().ToString("N");
+        var exporter = new CapturingExporter();
+        using var bridge = new MeterBridge(registry, meterName);
+        using MeterProvider provider = Sdk.CreateMeterProviderBuilder()
+            .AddRegistryMeter(meterName, registry.MaxSeriesPerInstrument, registry.MaxInstruments)
+            .AddReader(new BaseExportingMetricReader(exporter) { TemporalityPreference = MetricReaderTemporalityPreference.Delta })
+            .Build();
+        OperationData jobs = registry.CreateOperationData("jobs.time");
+        PartitionedDoubleCounter cost = registry.CreateDoubleCounter("jobs.cost");
+
+        // The operation's count and total time, and the double counter, go on in their points as a
+        // counter does; the collection that removes the operation's series is the last export of
+        // both its instruments, each with what was recorded since the export before.
+        jobs.Record(TimeSpan.FromMilliseconds(250), s_tag);
+        cost.Add(1.5, s_tag);
+        List<Dictionary<string, double>> deltas = [Flush(provider, exporter)];
+        jobs.Record(TimeSpan.FromMilliseconds(250), s_tag);
+        cost.Add(0.5, s_tag);
+        Assert.True(jobs.Remove(s_tag));
+        Assert.True(cost.Remove(s_tag));
+        deltas.Add(Flush(provider, exporter));
+        jobs.Record(TimeSpan.FromMilliseconds(500), s_tag);
+        cost.Add(0.25, s_tag);
+        deltas.Add(Flush(provider, exporter));
+
+        Assert.Equal([1, 1, 1], deltas.Select(d => d.GetValueOrDefault("jobs.time.count")));
+        Assert.Equal([0.25, 0.25, 0.5], deltas.Select(d => Math.Round(d.GetValueOrDefault("jobs.time"), 9)));
+        Assert.Equal([1.5, 0.5, 0.25], deltas.Select(d => d.GetValueOrDefault("jobs.cost")));
+    }
+
+    [Fact]
+    public void ACounterSeriesMadeAgainAfterAReadWithoutItsTagsCrossesAsANewPoint()
+    {
+        var registry = new MetricRegistry();
+        string meterName = "test.bridge.kinds." + Guid.NewGuid().ToString("N");
+        var exporter = new CapturingExporter();
+        using var bridge = new MeterBridge(registry, meterName);
+        using MeterProvider provider = Sdk.CreateMeterProviderBuilder()
+            .AddRegistryMeter(meterName, registry.MaxSeriesPerInstrument, registry.MaxInstruments)
+            .AddReader(new BaseExportingMetricReader(exporter) { TemporalityPreference = MetricReaderTemporalityPreference.Delta })
+            .Build();
+        PartitionedCounter jobs = registry.CreateCounter("jobs.done");
+
+        // A collection that finds no series of the tags has OpenTelemetry reclaim their delta point:
+        // the series made after it is a new point, whose first delta is its own total alone.
+        jobs.Add(10, s_tag);
+        List<Dictionary<string, double>> deltas = [Flush(provider, exporter)];
+        Assert.True(jobs.Remove(s_tag));
+        deltas.Add(Flush(provider, exporter));
+        deltas.Add(Flush(provider, exporter));
+        jobs.Add(3, s_tag);
+        deltas.Add(Flush(provider, exporter));
+
+        Assert.Equal([10, 0, 0, 3], deltas.Select(d => d.GetValueOrDefault("jobs.done")));
+    }
+
     private static IEnumerable<Measurement<double>> Unplugged() => throw new InvalidDataException("sensor unplugged");
+
+    // One collection's points, summed per metric; a metric without points is left out.
+    private static Dictionary<string, double> Flush(MeterProvider provider, CapturingExporter exporter)
+    {
+        exporter.Metrics.Clear();
+        Assert.True(provider.ForceFlush());
+        return exporter.Metrics.Where(m => m.Value.Count > 0).ToDictionary(m => m.Key, m => m.Value.Sum(p => p.Value));
+    }
 
     private static Dictionary<string, CapturedMetric> ReadThroughOpenTelemetry(MetricRegistry registry) =>
         ReadPointsThroughOpenTelemetry(registry, registry.MaxSeriesPerInstrument)
