@@ -25,7 +25,9 @@ namespace ScalableMetrics.Exporter;
 /// <see cref="ScalableMetrics.ObservableGauge"/></term><description>the observable instrument of the same kind, of
 /// <see cref="double"/> or <see cref="long"/> as the callback reports (<see cref="ObservableInstrument.IsFloatingPoint"/>;
 /// <see cref="long"/> values pass through the registry as <see cref="double"/>, exact up to 2^53). The
-/// callback runs at each collection of a listener, and at each scrape besides; one that throws fails
+/// callback runs at each collection of a listener, and at each scrape, which reads the registry
+/// itself: the scrape's collection of the <c>MeterProvider</c> of <c>UseOpenTelemetry()</c>, whose
+/// families leave the bridge's meter out, does not run the bridge's callbacks; one that throws fails
 /// that instrument's measurement in that collection, as any failing callback of
 /// <see cref="System.Diagnostics.Metrics"/> does (OpenTelemetry reports it in its own diagnostics), and
 /// no other instrument's.</description></item>
@@ -58,6 +60,10 @@ public sealed class MeterBridge : IDisposable
 
     /// <summary>The unit of the instrument that counts an <see cref="OperationData"/>'s operations.</summary>
     public const string OperationCountUnit = PublishedInstrument.CountUnit;
+
+    // The bridge whose callbacks report nothing on this thread (BeginSkip), or null.
+    [ThreadStatic]
+    private static MeterBridge? s_skipped;
 
     private readonly Meter _meter;
     private readonly IDisposable _subscription;
@@ -98,7 +104,7 @@ public sealed class MeterBridge : IDisposable
         _meter = meterFactory is null
             ? new Meter(meterName, meterVersion)
             : meterFactory.Create(new MeterOptions(meterName) { Version = meterVersion });
-        var publisher = new Publisher(_meter);
+        var publisher = new Publisher(this);
 
         // Called under the registry's lock: creating the meter's instruments there is fine,
         // creating registry instruments is not.
@@ -110,6 +116,28 @@ public sealed class MeterBridge : IDisposable
 
     /// <summary>The version of the meter, or <see langword="null"/>.</summary>
     public string? MeterVersion => _meter.Version;
+
+    // Whether the callbacks report nothing on this thread.
+    private bool Skipped => ReferenceEquals(s_skipped, this);
+
+    /// <summary>Ends what <see cref="BeginSkip"/> began on the calling thread.</summary>
+    /// <param name="outer">What <see cref="BeginSkip"/> returned.</param>
+    internal static void EndSkip(MeterBridge? outer) => s_skipped = outer;
+
+    /// <summary>
+    /// Has this bridge's callbacks report nothing on the calling thread, until <see cref="EndSkip"/>:
+    /// around a collection of a <c>MeterProvider</c> whose export leaves the bridge's meter out (the
+    /// scrape's, <see cref="PrometheusPullExporter"/>), which would otherwise sum every series and
+    /// run every observable instrument's callback for nothing, and count a collection for idle expiry.
+    /// A listener that collects on another thread meanwhile reads the bridge as ever.
+    /// </summary>
+    /// <returns>The bridge skipped on this thread before, for <see cref="EndSkip"/>.</returns>
+    internal MeterBridge? BeginSkip()
+    {
+        MeterBridge? outer = s_skipped;
+        s_skipped = this;
+        return outer;
+    }
 
     /// <summary>Stops publishing: instruments created from now on are not published, and the meter
     /// is disposed, which ends every listener's measurements of it.</summary>
@@ -132,58 +160,60 @@ public sealed class MeterBridge : IDisposable
     /// of <see cref="MeterBridge"/>): a kind the core adds does not compile until it is published
     /// or, as a histogram, left out here on purpose.
     /// </summary>
-    private sealed class Publisher(Meter meter) : IInstrumentSink
+    private sealed class Publisher(MeterBridge bridge) : IInstrumentSink
     {
+        private readonly Meter _meter = bridge._meter;
+
         // A monotonic counter reports its totals through CounterTotals, which carries a removed
         // series' total on to a later series of its tags: its point never goes down.
         public void Counter(PartitionedCounter counter)
         {
             var totals = new CounterTotals<long>(counter, static (snapshot, i) => snapshot.LongValues[i], CounterSums.Add);
-            meter.CreateObservableCounter(counter.Name, () => totals.Read(static (total, tags) => new Measurement<long>(total, tags.AsSpan())), counter.Unit, counter.Description);
+            _meter.CreateObservableCounter(counter.Name, Observe(() => totals.Read(static (total, tags) => new Measurement<long>(total, tags.AsSpan()))), counter.Unit, counter.Description);
         }
 
         public void DoubleCounter(PartitionedDoubleCounter counter)
         {
             var totals = new CounterTotals<double>(counter, static (snapshot, i) => snapshot.DoubleValues[i], CounterSums.Add);
-            meter.CreateObservableCounter(counter.Name, () => totals.Read(static (total, tags) => new Measurement<double>(total, tags.AsSpan())), counter.Unit, counter.Description);
+            _meter.CreateObservableCounter(counter.Name, Observe(() => totals.Read(static (total, tags) => new Measurement<double>(total, tags.AsSpan()))), counter.Unit, counter.Description);
         }
 
         public void UpDownCounter(PartitionedUpDownCounter counter) =>
-            meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.LongMeasurements(counter), counter.Unit, counter.Description);
+            _meter.CreateObservableUpDownCounter(counter.Name, Observe(() => SnapshotReadings.LongMeasurements(counter)), counter.Unit, counter.Description);
 
         public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) =>
-            meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
+            _meter.CreateObservableUpDownCounter(counter.Name, Observe(() => SnapshotReadings.DoubleMeasurements(counter)), counter.Unit, counter.Description);
 
         public void Gauge(Gauge gauge) =>
-            meter.CreateObservableGauge(gauge.Name, () => SnapshotReadings.LongMeasurements(gauge), gauge.Unit, gauge.Description);
+            _meter.CreateObservableGauge(gauge.Name, Observe(() => SnapshotReadings.LongMeasurements(gauge)), gauge.Unit, gauge.Description);
 
         public void DoubleGauge(DoubleGauge gauge) =>
-            meter.CreateObservableGauge(gauge.Name, () => SnapshotReadings.DoubleMeasurements(gauge), gauge.Unit, gauge.Description);
+            _meter.CreateObservableGauge(gauge.Name, Observe(() => SnapshotReadings.DoubleMeasurements(gauge)), gauge.Unit, gauge.Description);
 
         public void ObservableCounter(ScalableMetrics.ObservableCounter counter) =>
-            PublishObserved(counter, meter.CreateObservableCounter, meter.CreateObservableCounter);
+            PublishObserved(counter, _meter.CreateObservableCounter, _meter.CreateObservableCounter);
 
         public void ObservableUpDownCounter(ScalableMetrics.ObservableUpDownCounter counter) =>
-            PublishObserved(counter, meter.CreateObservableUpDownCounter, meter.CreateObservableUpDownCounter);
+            PublishObserved(counter, _meter.CreateObservableUpDownCounter, _meter.CreateObservableUpDownCounter);
 
         public void ObservableGauge(ScalableMetrics.ObservableGauge gauge) =>
-            PublishObserved(gauge, meter.CreateObservableGauge, meter.CreateObservableGauge);
+            PublishObserved(gauge, _meter.CreateObservableGauge, _meter.CreateObservableGauge);
 
         // An observable instrument's callback reports longs or doubles (IsFloatingPoint), which the
         // registry holds as doubles: published as the type it reports, by the meter's method for
         // its kind, once for each type.
-        private static void PublishObserved(
+        private void PublishObserved(
             ObservableInstrument instrument,
             Func<string, Func<IEnumerable<Measurement<double>>>, string?, string?, object> createDoubles,
             Func<string, Func<IEnumerable<Measurement<long>>>, string?, string?, object> createLongs)
         {
             if (instrument.IsFloatingPoint)
             {
-                createDoubles(instrument.Name, () => SnapshotReadings.DoubleMeasurements(instrument), instrument.Unit, instrument.Description);
+                createDoubles(instrument.Name, Observe(() => SnapshotReadings.DoubleMeasurements(instrument)), instrument.Unit, instrument.Description);
             }
             else
             {
-                createLongs(instrument.Name, () => ObserveDoublesAsLongs(instrument), instrument.Unit, instrument.Description);
+                createLongs(instrument.Name, Observe(() => ObserveDoublesAsLongs(instrument)), instrument.Unit, instrument.Description);
             }
         }
 
@@ -194,8 +224,8 @@ public sealed class MeterBridge : IDisposable
             PublishedInstrument count = PublishedInstrument.OperationCount(operation.Name);
             // One read for both (OperationTotals), continued across removals as a counter's.
             var totals = new OperationTotals(operation);
-            meter.CreateObservableCounter(elapsed.Name, totals.MeasureSeconds, elapsed.Unit, operation.Description);
-            meter.CreateObservableCounter(count.Name, totals.MeasureCounts, count.Unit, CountDescription(operation));
+            _meter.CreateObservableCounter(elapsed.Name, Observe(totals.MeasureSeconds), elapsed.Unit, operation.Description);
+            _meter.CreateObservableCounter(count.Name, Observe(totals.MeasureCounts), count.Unit, CountDescription(operation));
         }
 
         // A histogram cannot cross (see the remarks of MeterBridge): it is left out.
@@ -206,5 +236,11 @@ public sealed class MeterBridge : IDisposable
         public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
         {
         }
+
+        // What an instrument's callback reports: what read reads, or nothing where the bridge is
+        // skipped on this thread (BeginSkip: the scrape's collection of its MeterProvider).
+        private Func<IEnumerable<Measurement<T>>> Observe<T>(Func<Measurement<T>[]> read)
+            where T : struct =>
+            () => bridge.Skipped ? [] : read();
     }
 }

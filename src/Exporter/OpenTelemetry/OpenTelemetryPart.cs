@@ -9,8 +9,8 @@ namespace ScalableMetrics.Exporter.OpenTelemetry;
 /// <summary>
 /// What <see cref="OpenTelemetryFeature"/> builds for a container: the <see cref="MeterBridge"/> that
 /// publishes the registry as a meter, the <see cref="PrometheusPullExporter"/> that reads the
-/// <c>MeterProvider</c>'s other meters for the scrape (leaving the bridge's out: the scrape writes
-/// the registry from the registry itself), and the <see cref="ScalableMetricsMeterProvider"/>.
+/// <c>MeterProvider</c>'s other meters for the scrape (leaving the bridge's out, and its callbacks
+/// unrun: the scrape writes the registry from the registry itself), and the <see cref="ScalableMetricsMeterProvider"/>.
 /// Disposed with the container: the provider first, then the bridge (unless it is the container's service).
 /// </summary>
 internal sealed class OpenTelemetryPart : IScalableMetricsPart
@@ -24,7 +24,7 @@ internal sealed class OpenTelemetryPart : IScalableMetricsPart
         MeterBridge? shared = services.GetService<MeterBridge>();
         _ownsBridge = shared is null;
         Bridge = shared ?? BridgeServices.Create(services);
-        Exporter = new PrometheusPullExporter(options.MeterName);
+        Exporter = new PrometheusPullExporter(Bridge);
         try
         {
             MeterProvider = new ScalableMetricsMeterProvider(Bridge, Exporter, services.GetRequiredService<MeterListenerHost>(), options, configurations);

@@ -44,6 +44,9 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
 
     private readonly PrometheusSerializer _serializer;
 
+    // The bridge whose meter the export leaves out, and whose callbacks a scrape's collection does not run; or null.
+    private readonly MeterBridge? _excludedBridge;
+
     // Held while a caller sets its target and collects, so that callers take turns; a
     // ForceFlush's collection does not take it, and writes into the target of the scrape that
     // waits for it, if any.
@@ -59,15 +62,18 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
 
     /// <summary>Creates an exporter that writes every meter of its <c>MeterProvider</c>.</summary>
     public PrometheusPullExporter()
-        : this(excludedMeterName: null)
     {
+        _serializer = new PrometheusSerializer();
     }
 
-    /// <summary>Creates an exporter that leaves out the meter <paramref name="excludedMeterName"/>:
-    /// the bridge's, whose instruments the scrape writes from the registry itself.</summary>
-    internal PrometheusPullExporter(string? excludedMeterName)
+    /// <summary>Creates an exporter that leaves out the meter of <paramref name="excludedBridge"/>,
+    /// whose instruments the scrape writes from the registry itself: its collections for a scrape do
+    /// not run the bridge's callbacks either (<see cref="MeterBridge.BeginSkip"/>), which would sum
+    /// every series and run every observable callback a second time per scrape, for nothing.</summary>
+    internal PrometheusPullExporter(MeterBridge excludedBridge)
     {
-        _serializer = new PrometheusSerializer { ExcludedMeterName = excludedMeterName };
+        _serializer = new PrometheusSerializer { ExcludedMeterName = excludedBridge.MeterName };
+        _excludedBridge = excludedBridge;
     }
 
     /// <summary>
@@ -122,12 +128,14 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
         // waits for it and returns without exporting again. The target is set before the call,
         // so the export of the collection it waits for writes into it, whichever thread runs it,
         // before the call returns. A collection refused or failed is tried again, a bounded
-        // number of times, unless the reader is gone.
+        // number of times, unless the reader is gone. The collections this thread runs leave the
+        // excluded bridge's callbacks out (one another thread runs, a ForceFlush's, does not).
         bool written = false;
         lock (_collectLock)
         {
             var target = new CollectionTarget(output, takenNames, onTaken);
             Volatile.Write(ref _target, target);
+            MeterBridge? outerSkipped = _excludedBridge?.BeginSkip();
             try
             {
                 for (int attempt = 0; attempt < MaxCollectAttempts && !written; attempt++)
@@ -144,6 +152,11 @@ public sealed class PrometheusPullExporter : BaseExporter<Metric>, IPullMetricEx
             }
             finally
             {
+                if (_excludedBridge is not null)
+                {
+                    MeterBridge.EndSkip(outerSkipped);
+                }
+
                 Volatile.Write(ref _target, null);
             }
         }

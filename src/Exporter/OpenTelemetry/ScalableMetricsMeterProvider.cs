@@ -13,8 +13,10 @@ namespace ScalableMetrics.Exporter.OpenTelemetry;
 /// <remarks>
 /// <para>The bridge's meter is added only when the options have <c>ConfigureMeterProvider</c>
 /// steps, for the readers they add (OTLP, ...), with OpenTelemetry's limits set from the
-/// registry's (<see cref="OpenTelemetryLimits"/>). Without a step nothing else would read it,
-/// and every scrape would run the bridge's callbacks, summing every series a second time.</para>
+/// registry's (<see cref="OpenTelemetryLimits"/>). Without a step nothing would read it. The
+/// scrape's collections of the provider run none of the bridge's callbacks
+/// (<see cref="MeterBridge.BeginSkip"/>): its export leaves the bridge's meter out, and the scrape
+/// reads the registry itself, so each scrape sums every series once.</para>
 /// A type of its own rather than a <see cref="MeterProvider"/> registration, so that it neither
 /// takes nor loses the place of a <c>MeterProvider</c> the application registers itself.
 /// <para>The meters of <see cref="ScalableMetricsOptions.Meters"/> are dropped by a view: the

@@ -38,8 +38,9 @@ public static class ScalableMetricsOpenTelemetryOptionsExtensions
     /// <remarks>The Prometheus scrape writes the registry from the registry itself, and the
     /// families of the meters these steps add from the <c>MeterProvider</c>. The registry's meter
     /// joins the <c>MeterProvider</c> only when there is a step, for the readers a step adds
-    /// (OTLP, ...): without one, nothing would read it there, and a scrape would sum every
-    /// series twice.</remarks>
+    /// (OTLP, ...): without one, nothing would read it there. A scrape's collection of the
+    /// <c>MeterProvider</c> runs none of the meter's callbacks, so each scrape sums every series
+    /// once, and each collection of a step's reader once more.</remarks>
     /// <param name="options">The options of <c>AddScalableMetrics</c>.</param>
     /// <param name="configure">The step; steps run in the order they were added.</param>
     /// <returns><paramref name="options"/>, to chain calls.</returns>

@@ -2,6 +2,7 @@ using System.Diagnostics.Metrics;
 using System.Text;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using ScalableMetrics.Exporter.OpenTelemetry;
 
@@ -55,6 +56,55 @@ public sealed class UseOpenTelemetryTests
     }
 
     [Fact]
+    public async Task WithAConfigureMeterProviderStepAScrapeReadsTheRegistryOnce()
+    {
+        // docs/opentelemetry.md: "with one, each scrape and each export of that reader sums them once each".
+        var readerExports = new List<int>();
+        await using ServiceProvider provider = await StartedProvider(o =>
+        {
+            o.MeterName = "test.step.reads." + Guid.NewGuid().ToString("N");
+            o.ConfigureMeterProvider(b => b.AddReader(new BaseExportingMetricReader(new CountingExporter(readerExports))));
+        });
+        int calls = 0;
+        provider.GetRequiredService<MetricRegistry>().CreateObservableCounter("step.polled", () =>
+        {
+            Interlocked.Increment(ref calls);
+            return [new Measurement<long>(1)];
+        });
+
+        await provider.GetRequiredService<PrometheusScraper>().ScrapeAsync();
+
+        // The step's reader did not export: only the scrape read the registry.
+        Assert.Empty(readerExports);
+        Assert.Equal(1, calls);
+    }
+
+    [Fact]
+    public async Task AStepsReaderStillReadsTheBridgeAtItsOwnCollections()
+    {
+        // Only the scrape's collection of the MeterProvider leaves the bridge's callbacks out.
+        var sums = new Dictionary<string, long>();
+        var reader = new BaseExportingMetricReader(new SummingExporter(sums));
+        await using ServiceProvider provider = await StartedProvider(o =>
+        {
+            o.MeterName = "test.step.reader." + Guid.NewGuid().ToString("N");
+            o.ConfigureMeterProvider(b => b.AddReader(reader));
+        });
+        int calls = 0;
+        provider.GetRequiredService<MetricRegistry>().CreateObservableCounter("step.polled", () =>
+        {
+            Interlocked.Increment(ref calls);
+            return [new Measurement<long>(5)];
+        });
+
+        await provider.GetRequiredService<PrometheusScraper>().ScrapeAsync();
+        Assert.True(reader.Collect());
+
+        Assert.Equal(5, sums["step.polled"]);
+        Assert.Equal(2, calls);
+    }
+
+    [Fact]
     public async Task WithTheTeamsPipelineToTheContainerHasOneBridgeWhichTheContainerDisposes()
     {
         string meterName = "test.shared." + Guid.NewGuid().ToString("N");
@@ -84,6 +134,35 @@ public sealed class UseOpenTelemetryTests
     {
         Assert.Equal("options", Assert.Throws<ArgumentNullException>(() => ((ScalableMetricsOptions)null!).UseOpenTelemetry()).ParamName);
         Assert.Equal("configure", Assert.Throws<ArgumentNullException>(() => new ScalableMetricsOptions().ConfigureMeterProvider(null!)).ParamName);
+    }
+
+    private sealed class CountingExporter(List<int> exports) : BaseExporter<Metric>
+    {
+        public override ExportResult Export(in Batch<Metric> batch)
+        {
+            exports.Add(exports.Count);
+            return ExportResult.Success;
+        }
+    }
+
+    // The sum of each long counter's points at the last export that had it.
+    private sealed class SummingExporter(Dictionary<string, long> sums) : BaseExporter<Metric>
+    {
+        public override ExportResult Export(in Batch<Metric> batch)
+        {
+            foreach (Metric metric in batch)
+            {
+                long sum = 0;
+                foreach (ref readonly MetricPoint point in metric.GetMetricPoints())
+                {
+                    sum += metric.MetricType == MetricType.LongSum ? point.GetSumLong() : 0;
+                }
+
+                sums[metric.Name] = sum;
+            }
+
+            return ExportResult.Success;
+        }
     }
 
     private static async Task<ServiceProvider> StartedProvider(Action<ScalableMetricsOptions> configure)
