@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 using ScalableMetrics.Exporter.OpenTelemetry;
 using ScalableMetrics.Instruments;
@@ -68,6 +69,11 @@ public sealed class MeterBridge : IDisposable
     private readonly Meter _meter;
     private readonly IDisposable _subscription;
 
+    // The series limit of the registry instrument each meter instrument publishes, by the meter
+    // instrument's name: noted before the meter instrument is created, since a listener's view
+    // (OpenTelemetryLimits) asks for it while the meter creates it. At most two per registry instrument.
+    private readonly ConcurrentDictionary<string, int> _seriesLimits = new(StringComparer.Ordinal);
+
     /// <summary>Starts publishing <paramref name="registry"/> on a meter named <see cref="DefaultMeterName"/>.</summary>
     /// <param name="registry">The registry to publish.</param>
     /// <exception cref="ArgumentNullException"><paramref name="registry"/> is null.</exception>
@@ -101,6 +107,7 @@ public sealed class MeterBridge : IDisposable
     {
         ArgumentNullException.ThrowIfNull(registry);
         ArgumentException.ThrowIfNullOrWhiteSpace(meterName);
+        Registry = registry;
         _meter = meterFactory is null
             ? new Meter(meterName, meterVersion)
             : meterFactory.Create(new MeterOptions(meterName) { Version = meterVersion });
@@ -117,8 +124,23 @@ public sealed class MeterBridge : IDisposable
     /// <summary>The version of the meter, or <see langword="null"/>.</summary>
     public string? MeterVersion => _meter.Version;
 
+    /// <summary>The registry the bridge publishes.</summary>
+    internal MetricRegistry Registry { get; }
+
     // Whether the callbacks report nothing on this thread.
     private bool Skipped => ReferenceEquals(s_skipped, this);
+
+    /// <summary>
+    /// The series limit of the registry instrument that the meter's instrument
+    /// <paramref name="instrumentName"/> publishes: <see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/>,
+    /// or its view's <see cref="MetricView.CardinalityLimit"/>; the registry's
+    /// <see cref="MetricRegistry.MaxSeriesPerInstrument"/> for a name the bridge did not publish.
+    /// Known from just before the meter creates the instrument, when a listener's view asks.
+    /// </summary>
+    /// <param name="instrumentName">The name of an instrument of the bridge's meter.</param>
+    /// <returns>The most series the registry keeps for it before its overflow series.</returns>
+    internal int SeriesLimitOf(string instrumentName) =>
+        _seriesLimits.TryGetValue(instrumentName, out int limit) ? limit : Registry.MaxSeriesPerInstrument;
 
     /// <summary>Ends what <see cref="BeginSkip"/> began on the calling thread.</summary>
     /// <param name="outer">What <see cref="BeginSkip"/> returned.</param>
@@ -169,26 +191,26 @@ public sealed class MeterBridge : IDisposable
         public void Counter(PartitionedCounter counter)
         {
             var totals = new CounterTotals<long>(counter, static (snapshot, i) => snapshot.LongValues[i], CounterSums.Add);
-            _meter.CreateObservableCounter(counter.Name, Observe(() => totals.Read(static (total, tags) => new Measurement<long>(total, tags.AsSpan()))), counter.Unit, counter.Description);
+            _meter.CreateObservableCounter(Limited(counter.Name, counter), Observe(() => totals.Read(static (total, tags) => new Measurement<long>(total, tags.AsSpan()))), counter.Unit, counter.Description);
         }
 
         public void DoubleCounter(PartitionedDoubleCounter counter)
         {
             var totals = new CounterTotals<double>(counter, static (snapshot, i) => snapshot.DoubleValues[i], CounterSums.Add);
-            _meter.CreateObservableCounter(counter.Name, Observe(() => totals.Read(static (total, tags) => new Measurement<double>(total, tags.AsSpan()))), counter.Unit, counter.Description);
+            _meter.CreateObservableCounter(Limited(counter.Name, counter), Observe(() => totals.Read(static (total, tags) => new Measurement<double>(total, tags.AsSpan()))), counter.Unit, counter.Description);
         }
 
         public void UpDownCounter(PartitionedUpDownCounter counter) =>
-            _meter.CreateObservableUpDownCounter(counter.Name, Observe(() => SnapshotReadings.LongMeasurements(counter)), counter.Unit, counter.Description);
+            _meter.CreateObservableUpDownCounter(Limited(counter.Name, counter), Observe(() => SnapshotReadings.LongMeasurements(counter)), counter.Unit, counter.Description);
 
         public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) =>
-            _meter.CreateObservableUpDownCounter(counter.Name, Observe(() => SnapshotReadings.DoubleMeasurements(counter)), counter.Unit, counter.Description);
+            _meter.CreateObservableUpDownCounter(Limited(counter.Name, counter), Observe(() => SnapshotReadings.DoubleMeasurements(counter)), counter.Unit, counter.Description);
 
         public void Gauge(Gauge gauge) =>
-            _meter.CreateObservableGauge(gauge.Name, Observe(() => SnapshotReadings.LongMeasurements(gauge)), gauge.Unit, gauge.Description);
+            _meter.CreateObservableGauge(Limited(gauge.Name, gauge), Observe(() => SnapshotReadings.LongMeasurements(gauge)), gauge.Unit, gauge.Description);
 
         public void DoubleGauge(DoubleGauge gauge) =>
-            _meter.CreateObservableGauge(gauge.Name, Observe(() => SnapshotReadings.DoubleMeasurements(gauge)), gauge.Unit, gauge.Description);
+            _meter.CreateObservableGauge(Limited(gauge.Name, gauge), Observe(() => SnapshotReadings.DoubleMeasurements(gauge)), gauge.Unit, gauge.Description);
 
         public void ObservableCounter(ScalableMetrics.ObservableCounter counter) =>
             PublishObserved(counter, _meter.CreateObservableCounter, _meter.CreateObservableCounter);
@@ -209,11 +231,11 @@ public sealed class MeterBridge : IDisposable
         {
             if (instrument.IsFloatingPoint)
             {
-                createDoubles(instrument.Name, Observe(() => SnapshotReadings.DoubleMeasurements(instrument)), instrument.Unit, instrument.Description);
+                createDoubles(Limited(instrument.Name, instrument), Observe(() => SnapshotReadings.DoubleMeasurements(instrument)), instrument.Unit, instrument.Description);
             }
             else
             {
-                createLongs(instrument.Name, Observe(() => ObserveDoublesAsLongs(instrument)), instrument.Unit, instrument.Description);
+                createLongs(Limited(instrument.Name, instrument), Observe(() => ObserveDoublesAsLongs(instrument)), instrument.Unit, instrument.Description);
             }
         }
 
@@ -224,8 +246,8 @@ public sealed class MeterBridge : IDisposable
             PublishedInstrument count = PublishedInstrument.OperationCount(operation.Name);
             // One read for both (OperationTotals), continued across removals as a counter's.
             var totals = new OperationTotals(operation);
-            _meter.CreateObservableCounter(elapsed.Name, Observe(totals.MeasureSeconds), elapsed.Unit, operation.Description);
-            _meter.CreateObservableCounter(count.Name, Observe(totals.MeasureCounts), count.Unit, CountDescription(operation));
+            _meter.CreateObservableCounter(Limited(elapsed.Name, operation), Observe(totals.MeasureSeconds), elapsed.Unit, operation.Description);
+            _meter.CreateObservableCounter(Limited(count.Name, operation), Observe(totals.MeasureCounts), count.Unit, CountDescription(operation));
         }
 
         // A histogram cannot cross (see the remarks of MeterBridge): it is left out.
@@ -235,6 +257,14 @@ public sealed class MeterBridge : IDisposable
 
         public void ExponentialHistogram(PartitionedExponentialHistogram histogram)
         {
+        }
+
+        // name, the series limit of the meter instrument about to be created under it for
+        // instrument noted first (SeriesLimitOf): a listener's view asks while the meter creates it.
+        private string Limited(string name, Instrument instrument)
+        {
+            bridge._seriesLimits[name] = instrument.MaxSeries;
+            return name;
         }
 
         // What an instrument's callback reports: what read reads, or nothing where the bridge is

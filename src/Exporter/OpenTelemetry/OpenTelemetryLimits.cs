@@ -13,9 +13,11 @@ internal static class OpenTelemetryLimits
     public const int OtherMeterStreams = 1000;
 
     /// <summary>
-    /// The cardinality limit of the bridge's instruments: the registry's series limit, plus one
-    /// for the registry's overflow series, which OpenTelemetry sees as one more tag set
-    /// (<c>otel.metric.overflow=true</c>). OpenTelemetry 1.20.1 counts neither the series without
+    /// The cardinality limit of one of the bridge's instruments: the series limit of the registry
+    /// instrument it publishes (<see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/>, or its
+    /// view's <see cref="MetricView.CardinalityLimit"/>), plus one for the registry's overflow
+    /// series, which OpenTelemetry sees as one more tag set (<c>otel.metric.overflow=true</c>).
+    /// OpenTelemetry 1.20.1 counts neither the series without
     /// tags nor its own overflow point against the limit (<c>MetricStreamConfiguration.CardinalityLimit</c>);
     /// <c>OpenTelemetryLimitsTests</c> shows that this value is enough. With one less, OpenTelemetry
     /// folds the last tag set it meets into an overflow point of its own: where that is a series of
@@ -23,8 +25,9 @@ internal static class OpenTelemetryLimits
     /// the registry handed its series out in no set order); the registry now hands them out in
     /// creation order, its overflow series last, which hides the gap rather than closing it.
     /// </summary>
-    public static int CardinalityLimit(int maxSeriesPerInstrument) =>
-        maxSeriesPerInstrument >= int.MaxValue - 1 ? int.MaxValue : maxSeriesPerInstrument + 1;
+    /// <param name="maxSeries">The registry instrument's series limit.</param>
+    public static int CardinalityLimit(int maxSeries) =>
+        maxSeries >= int.MaxValue - 1 ? int.MaxValue : maxSeries + 1;
 
     /// <summary>The metric stream limit: two per registry instrument and OpenTelemetry's default
     /// for the other meters. Two is the most any kind takes on the bridge's meter (an
@@ -33,13 +36,23 @@ internal static class OpenTelemetryLimits
     public static int MaxMetricStreams(int maxInstruments) =>
         (int)Math.Min(int.MaxValue, (2L * maxInstruments) + OtherMeterStreams);
 
-    /// <summary>Adds the bridge's meter to <paramref name="builder"/> with both limits.</summary>
-    public static MeterProviderBuilder AddRegistryMeter(this MeterProviderBuilder builder, string meterName, int maxSeriesPerInstrument, int maxInstruments)
+    /// <summary>
+    /// Adds the meter of <paramref name="bridge"/> to <paramref name="builder"/> with both limits,
+    /// read from the registry it publishes: each instrument's cardinality limit from its registry
+    /// instrument's own series limit (<see cref="MeterBridge.SeriesLimitOf"/>), so that one a view
+    /// raised keeps every series, and the stream limit from <see cref="MetricRegistry.MaxInstruments"/>.
+    /// </summary>
+    /// <param name="builder">The builder of the <c>MeterProvider</c>.</param>
+    /// <param name="bridge">The bridge whose meter is added.</param>
+    /// <returns><paramref name="builder"/>.</returns>
+    public static MeterProviderBuilder AddRegistryMeter(this MeterProviderBuilder builder, MeterBridge bridge)
     {
-        var streamConfiguration = new MetricStreamConfiguration { CardinalityLimit = CardinalityLimit(maxSeriesPerInstrument) };
+        string meterName = bridge.MeterName;
         return builder
             .AddMeter(meterName)
-            .AddView(instrument => string.Equals(instrument.Meter.Name, meterName, StringComparison.Ordinal) ? streamConfiguration : null)
-            .SetMaxMetricStreams(MaxMetricStreams(maxInstruments));
+            .AddView(instrument => string.Equals(instrument.Meter.Name, meterName, StringComparison.Ordinal)
+                ? new MetricStreamConfiguration { CardinalityLimit = CardinalityLimit(bridge.SeriesLimitOf(instrument.Name)) }
+                : null)
+            .SetMaxMetricStreams(MaxMetricStreams(bridge.Registry.MaxInstruments));
     }
 }

@@ -36,7 +36,7 @@ internal sealed class ScalableMetricsMeterProvider : IDisposable
         MeterProviderBuilder builder = Sdk.CreateMeterProviderBuilder().AddReader(reader);
         if (configurations.Count > 0)
         {
-            builder.AddRegistryMeter(bridge.MeterName, options.Registry.MaxSeriesPerInstrument, options.Registry.MaxInstruments);
+            builder.AddRegistryMeter(bridge);
         }
 
         foreach (Action<MeterProviderBuilder> configure in configurations)

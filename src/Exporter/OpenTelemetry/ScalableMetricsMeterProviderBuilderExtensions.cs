@@ -20,10 +20,12 @@ public static class ScalableMetricsMeterProviderBuilderExtensions
     /// <summary>
     /// Adds the meter of the container's <see cref="MeterBridge"/>, which publishes the container's
     /// <see cref="MetricRegistry"/>, to the <c>MeterProvider</c> being built, with OpenTelemetry's
-    /// limits set from the registry's: the cardinality limit of the bridge's instruments is
-    /// <see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/> plus one (the registry's overflow
-    /// series), and the metric stream limit two per <see cref="MetricRegistryOptions.MaxInstruments"/>
-    /// plus OpenTelemetry's default 1,000 for the other meters. So the provider's readers see
+    /// limits set from the registry's: the cardinality limit of each of the bridge's instruments is
+    /// the series limit of the registry instrument it publishes
+    /// (<see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/>, or its view's
+    /// <see cref="MetricView.CardinalityLimit"/>) plus one (the registry's overflow series), and
+    /// the metric stream limit two per <see cref="MetricRegistryOptions.MaxInstruments"/> plus
+    /// OpenTelemetry's default 1,000 for the other meters. So the provider's readers see
     /// exactly the registry's series: past the registry's limit its one overflow series
     /// (<c>otel.metric.overflow=true</c>) and no overflow series of OpenTelemetry's own.
     /// </summary>
@@ -41,8 +43,8 @@ public static class ScalableMetricsMeterProviderBuilderExtensions
     /// stay the container's singletons, shared with the scrape endpoint. Without a host (a builder
     /// of <c>Sdk.CreateMeterProviderBuilder()</c>) they are the provider's own, unless its
     /// <c>ConfigureServices</c> registers a <see cref="MetricRegistry"/> first.</para>
-    /// <para>The meter's name and the limits are read from <see cref="ScalableMetricsOptions"/> when
-    /// the provider is built. A <c>SetMaxMetricStreams</c> the team calls after this one replaces the
+    /// <para>The meter's name is read from <see cref="ScalableMetricsOptions"/>, and the limits from
+    /// the container's registry, when the provider is built. A <c>SetMaxMetricStreams</c> the team calls after this one replaces the
     /// stream limit. Calling it twice on one builder adds the meter once.</para>
     /// <para>The Prometheus endpoint keeps writing the registry from the registry itself; this
     /// provider is the team's, for its own readers (OTLP, ...). It is not for a
@@ -70,11 +72,9 @@ public static class ScalableMetricsMeterProviderBuilderExtensions
                 return;
             }
 
-            MetricRegistryOptions limits = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value.Registry;
-
             // Resolving the bridge creates its meter now, before the provider starts listening.
             MeterBridge bridge = services.GetRequiredService<MeterBridge>();
-            builder.AddRegistryMeter(bridge.MeterName, limits.MaxSeriesPerInstrument, limits.MaxInstruments);
+            builder.AddRegistryMeter(bridge);
         });
         return builder;
     }

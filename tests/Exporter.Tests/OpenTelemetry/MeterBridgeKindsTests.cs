@@ -81,7 +81,7 @@ public sealed class MeterBridgeKindsTests
             counter.Add(-1, new KeyValuePair<string, object?>("n", i));
         }
 
-        List<CapturedPoint> points = ReadPointsThroughOpenTelemetry(registry, MaxSeries)["wide"];
+        List<CapturedPoint> points = ReadPointsThroughOpenTelemetry(registry)["wide"];
 
         Assert.Equal(MaxSeries + 1, points.Count);
         Assert.Equal(-5.0, Assert.Single(points, p => p.Tags.Contains(new("otel.metric.overflow", true))).Value);
@@ -96,7 +96,7 @@ public sealed class MeterBridgeKindsTests
         var exporter = new CapturingExporter();
         using var bridge = new MeterBridge(registry, meterName);
         using MeterProvider provider = Sdk.CreateMeterProviderBuilder()
-            .AddRegistryMeter(meterName, registry.MaxSeriesPerInstrument, registry.MaxInstruments)
+            .AddRegistryMeter(bridge)
             .AddReader(new BaseExportingMetricReader(exporter) { TemporalityPreference = MetricReaderTemporalityPreference.Delta })
             .Build();
         PartitionedCounter jobs = registry.CreateCounter("jobs.done");
@@ -127,7 +127,7 @@ public sealed class MeterBridgeKindsTests
         var exporter = new CapturingExporter();
         using var bridge = new MeterBridge(registry, meterName);
         using MeterProvider provider = Sdk.CreateMeterProviderBuilder()
-            .AddRegistryMeter(meterName, registry.MaxSeriesPerInstrument, registry.MaxInstruments)
+            .AddRegistryMeter(bridge)
             .AddReader(new BaseExportingMetricReader(exporter) { TemporalityPreference = MetricReaderTemporalityPreference.Delta })
             .Build();
         OperationData jobs = registry.CreateOperationData("jobs.time");
@@ -161,7 +161,7 @@ public sealed class MeterBridgeKindsTests
         var exporter = new CapturingExporter();
         using var bridge = new MeterBridge(registry, meterName);
         using MeterProvider provider = Sdk.CreateMeterProviderBuilder()
-            .AddRegistryMeter(meterName, registry.MaxSeriesPerInstrument, registry.MaxInstruments)
+            .AddRegistryMeter(bridge)
             .AddReader(new BaseExportingMetricReader(exporter) { TemporalityPreference = MetricReaderTemporalityPreference.Delta })
             .Build();
         PartitionedCounter jobs = registry.CreateCounter("jobs.done");
@@ -190,16 +190,16 @@ public sealed class MeterBridgeKindsTests
     }
 
     private static Dictionary<string, CapturedMetric> ReadThroughOpenTelemetry(MetricRegistry registry) =>
-        ReadPointsThroughOpenTelemetry(registry, registry.MaxSeriesPerInstrument)
+        ReadPointsThroughOpenTelemetry(registry)
             .ToDictionary(m => m.Key, m => new CapturedMetric(m.Value.Count == 0 ? default : m.Value[0].Type, m.Value.Sum(p => p.Value), m.Value.Count));
 
-    private static Dictionary<string, List<CapturedPoint>> ReadPointsThroughOpenTelemetry(MetricRegistry registry, int maxSeriesPerInstrument)
+    private static Dictionary<string, List<CapturedPoint>> ReadPointsThroughOpenTelemetry(MetricRegistry registry)
     {
         string meterName = "test.bridge.kinds." + Guid.NewGuid().ToString("N");
         var exporter = new CapturingExporter();
         using var bridge = new MeterBridge(registry, meterName);
         using MeterProvider provider = Sdk.CreateMeterProviderBuilder()
-            .AddRegistryMeter(meterName, maxSeriesPerInstrument, registry.MaxInstruments)
+            .AddRegistryMeter(bridge)
             .AddReader(new BaseExportingMetricReader(exporter))
             .Build();
 
