@@ -163,9 +163,14 @@ internal sealed class RegistryMeterPublisher : IDisposable
     /// <summary>One registry histogram and the meter's histogram it replays into.</summary>
     private abstract class HistogramReplay(Instrument instrument, Histogram<double> published)
     {
-        // Series to the bucket counts last seen: what was replayed (or taken as the baseline).
-        private readonly Dictionary<object, (long Layout, long[] Counts)> _last = new(ReferenceEqualityComparer.Instance);
         private readonly InstrumentSnapshot _snapshot = new();
+
+        // Series to the bucket counts last seen: what was replayed (or taken as the baseline), for
+        // the series the last tick read. A tick fills _next with the series it reads and swaps the
+        // two, so a series gone from the instrument (removed) is held by neither after the tick
+        // that no longer reads it: its memory is reclaimed (docs/series-lifecycle.md, "Memory").
+        private Dictionary<object, (long Layout, long[] Counts)> _last = new(ReferenceEqualityComparer.Instance);
+        private Dictionary<object, (long Layout, long[] Counts)> _next = new(ReferenceEqualityComparer.Instance);
         private bool _wasEnabled;
 
         /// <summary>Bucket counts of series <paramref name="i"/> of the snapshot, and the representative
@@ -185,20 +190,32 @@ internal sealed class RegistryMeterPublisher : IDisposable
             bool baseline = !_wasEnabled;
             _wasEnabled = true;
             instrument.ReadInto(_snapshot);
-            for (int i = 0; i < _snapshot.Count; i++)
+            try
             {
-                object series = _snapshot.KeyAt(i);
-                bool seen = _last.TryGetValue(series, out (long Layout, long[] Counts) last);
-                long layout = Read(_snapshot, i, out long[] counts, out double[] values);
-                _last[series] = (layout, counts);
-
-                // A series first met while listened to replays from zero; on the first tick, all are the baseline.
-                if (baseline || (seen && (last.Layout != layout || last.Counts.Length != counts.Length)))
+                for (int i = 0; i < _snapshot.Count; i++)
                 {
-                    continue;
+                    object series = _snapshot.KeyAt(i);
+                    bool seen = _last.TryGetValue(series, out (long Layout, long[] Counts) last);
+                    long layout = Read(_snapshot, i, out long[] counts, out double[] values);
+                    _next[series] = (layout, counts);
+
+                    // A series first met while listened to replays from zero; on the first tick, all are the baseline.
+                    if (baseline || (seen && (last.Layout != layout || last.Counts.Length != counts.Length)))
+                    {
+                        continue;
+                    }
+
+                    Replay(_snapshot.TagsAt(i), seen ? last.Counts : null, counts, values);
                 }
 
-                Replay(_snapshot.TagsAt(i), seen ? last.Counts : null, counts, values);
+                // What this tick read is kept; what it did not read is let go.
+                (_last, _next) = (_next, _last);
+            }
+            finally
+            {
+                // The snapshot, kept for the next tick, holds no series until then.
+                _next.Clear();
+                _snapshot.ReleaseReferences();
             }
         }
 

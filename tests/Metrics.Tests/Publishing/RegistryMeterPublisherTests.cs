@@ -97,6 +97,47 @@ public sealed class RegistryMeterPublisherTests
         Assert.Equal([4 / Math.Sqrt(2), 4 / Math.Sqrt(2)], listener.Values("test.native").Select(m => m.Value), new ToleranceComparer());
     }
 
+    [Fact]
+    public void ARemovedHistogramSeriesIsReclaimedWhileAListenerReplaysTheHistogram()
+    {
+        string meterName = "test.publish." + Guid.NewGuid().ToString("N");
+        var registry = new MetricRegistry();
+        PartitionedHistogram histogram = registry.CreateHistogram("test.tenant.latency", "s", boundaries: [1, 2]);
+        using var publisher = new RegistryMeterPublisher(registry, meterName, null, null, Timeout.InfiniteTimeSpan);
+        using var listener = new RecordingListener(meterName);
+        publisher.Tick();
+        RecordAndRemove(histogram, publisher);
+
+        // The removal's export, then a tick: nothing outside the registry holds the series any more,
+        // so the GC collects it and the next collection gives its memory back (series-lifecycle.md, "Memory").
+        Assert.Single(histogram.Collect());
+        publisher.Tick();
+        CollectGarbage();
+        Assert.Empty(histogram.Collect());
+        publisher.Tick();
+
+        Assert.Equal(1L, registry.RemovedSeriesReclaimed);
+    }
+
+    // Not inlined, so that no local of the caller keeps the series alive.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static void RecordAndRemove(PartitionedHistogram histogram, RegistryMeterPublisher publisher)
+    {
+        KeyValuePair<string, object?> tenant = Tag("tenant", "gone");
+        histogram.Record(0.5, tenant);
+        publisher.Tick();
+        Assert.True(histogram.Remove(tenant));
+    }
+
+    private static void CollectGarbage()
+    {
+        for (int i = 0; i < 2; i++)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+    }
+
     private sealed class ToleranceComparer : IEqualityComparer<double>
     {
         public bool Equals(double x, double y) => Math.Abs(x - y) < 1e-9;
