@@ -64,6 +64,14 @@ internal sealed class InstrumentSnapshot
     /// <summary>When series <paramref name="index"/> started, where it has a start of its own: made after a removal of its instrument (<see cref="SeriesStartTimes"/>); null where it starts with its instrument.</summary>
     public DateTimeOffset? OwnStartAt(int index) => SeriesStartTimes.Of(_series![index]);
 
+    /// <summary>
+    /// Whether series <paramref name="index"/> is removed from its instrument (<c>Remove</c>, idle
+    /// expiry) by now: this read, or another reader's that ran beside it, was its last
+    /// (<see cref="SeriesTable{TSeries}.EndRead"/>), and no later read has it. A reader that may
+    /// have to send this reading again (an OTLP export not accepted) keeps it.
+    /// </summary>
+    public bool IsRemovedAt(int index) => _series![index].IsRemoved;
+
     /// <summary>When series <paramref name="index"/> started counting (OpenMetrics' <c>_created</c>): its own start, or <paramref name="instrumentCreated"/> (null for an instrument that has none).</summary>
     public DateTimeOffset? CreatedAt(int index, DateTimeOffset? instrumentCreated) =>
         instrumentCreated is null ? null : OwnStartAt(index) ?? instrumentCreated;

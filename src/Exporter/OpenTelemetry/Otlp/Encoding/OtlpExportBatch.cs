@@ -38,7 +38,10 @@ internal sealed class OtlpExportBatch
     /// committed batch, so the change this batch carried goes out with the next export: nothing
     /// lost, nothing counted twice.
     /// </summary>
-    /// <remarks>Does nothing for cumulative temporality, for a batch committed already, and for a
-    /// batch older than the collector's last collection (whose readings are the newer ones now).</remarks>
+    /// <remarks>Under either temporality, the last point of a series no longer read (removed, or no
+    /// longer reported by its callback) that an earlier batch carried and this one carried again is
+    /// let go; until then every collection writes it again. Cumulative temporality moves no baseline.
+    /// Does nothing for a batch older than the collector's last collection (whose readings are the
+    /// newer ones now); a batch committed twice is committed once.</remarks>
     public void Commit() => _collector.Commit(_generation, _timeUnixNano);
 }

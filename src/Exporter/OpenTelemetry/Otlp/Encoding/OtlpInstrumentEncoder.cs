@@ -24,6 +24,11 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// cumulative and gauges have none, as the OpenTelemetry specification's delta preference has it.
 /// Low-memory temporality is the same but for observable counters, which stay cumulative.
 /// A delta point carries only the exemplars taken since its start.</para>
+/// <para>A series' last point is not lost with an export that is not accepted: the point of a
+/// series' final read (the read that removed it) is kept, and so is an observable series' last
+/// report; every later export that reads the instrument writes it again, as it was (its start,
+/// its time, its value), until one is accepted (<see cref="OtlpInstrumentState.Unsent"/>). Under
+/// delta temporality that is the series' last change, under cumulative its final total.</para>
 /// <para>Not thread-safe: one export at a time.</para>
 /// </remarks>
 internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpTemporality temporality, ILogger logger) : IInstrumentSink
@@ -45,6 +50,9 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     private ulong _now;
     private ulong _lastCommit;
     private OtlpInstrumentState _state = null!;
+
+    // Whether the instrument being written is observable: its series' last reports are kept (KeepObserved).
+    private bool _observed;
 
     /// <summary>Data points written since <see cref="BeginExport"/>.</summary>
     public int DataPoints { get; private set; }
@@ -72,6 +80,8 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         }
 
         _state = state;
+        _observed = instrument is ObservableInstrument;
+        state.BeginRead(_generation);
         int mark = output.Position;
         int points = DataPoints;
         int expected = state.MetricLength;
@@ -153,7 +163,6 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             {
                 counts.CopyTo(pendingCounts.Slice(i * bucketCount, bucketCount));
                 pendingSums[i] = sum;
-                state.PendingGeneration = _generation;
                 state.PendingPosition = i;
 
                 // The committed arrays hold the series the last accepted export read, at the
@@ -178,6 +187,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 baselineCount += baseline[j];
             }
 
+            int mark = output.Position;
             int point = BeginHistogramPoint(state, StartAt(i, start), count - baselineCount, sum);
             output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, bucketCount);
             for (int j = 0; j < counts.Length; j++)
@@ -195,8 +205,10 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             }
 
             EndPoint(point);
+            KeepIfLast(i, state, mark);
         }
 
+        WriteUnsent(delta, asInt: false);
         EndSum(data, delta, monotonic: null);
     }
 
@@ -217,9 +229,9 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             {
                 baseline = series.HasCommitted ? series.Committed.Reading as ExponentialHistogramReading : null;
                 series.Pending = new OtlpSeriesValue { Reading = reading };
-                series.PendingGeneration = _generation;
             }
 
+            int mark = output.Position;
             int point = output.BeginMessage(OtlpFields.DataPoints);
             output.Raw(series.Attributes);
             output.Fixed64(OtlpFields.ExponentialStartTime, StartAt(i, start));
@@ -236,8 +248,10 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             }
 
             EndPoint(point);
+            KeepIfLast(i, series, mark);
         }
 
+        WriteUnsent(delta, asInt: false);
         EndSum(data, delta, monotonic: null);
     }
 
@@ -269,9 +283,9 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 }
 
                 series.Pending = new OtlpSeriesValue { Count = totalCount, Ticks = totalTicks, Reading = boundaries is null ? null : buckets.ToArray() };
-                series.PendingGeneration = _generation;
             }
 
+            int mark = output.Position;
             int point = BeginHistogramPoint(series, StartAt(i, start), count, (double)ticks / Stopwatch.Frequency);
             if (boundaries is not null)
             {
@@ -280,8 +294,10 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             }
 
             EndPoint(point);
+            KeepIfLast(i, series, mark);
         }
 
+        WriteUnsent(delta, asInt: false);
         EndSum(data, delta, monotonic: null);
     }
 
@@ -307,7 +323,65 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     // series was made after a removal of its instrument, which starts it afresh at its creation.
     private ulong StartAt(int i, ulong start) => _snapshot.OwnStartAt(i) is { } own ? Math.Max(start, UnixNano(own)) : start;
 
-    private OtlpSeriesState Series(int position, TagSet tags, int attributesField) => _state.Series(position, tags, attributesField, _scratch);
+    // The state of the series read at position, marked read by this export.
+    private OtlpSeriesState Series(int position, TagSet tags, int attributesField)
+    {
+        OtlpSeriesState series = _state.Series(position, tags, attributesField, _scratch);
+        _state.MarkRead(series);
+        return series;
+    }
+
+    // Keeps the point just written from mark for series i where this read was the series' last
+    // (it was removed): the exports after it no longer read the series, and write this point again
+    // until one carrying it is accepted.
+    private void KeepIfLast(int i, OtlpSeriesState series, int mark)
+    {
+        if (_snapshot.IsRemovedAt(i))
+        {
+            series.FinalPoint = output.WrittenSpan[mark..].ToArray();
+        }
+    }
+
+    // Keeps what an observable series' point was made of: if its callback stops reporting it, the
+    // exports after write that point again (WriteUnsent) until one carrying it is accepted.
+    private void KeepObserved(OtlpSeriesState series, double total, ulong start)
+    {
+        series.Observed = true;
+        series.Pending.Value = total;
+        series.PendingStartUnixNano = start;
+        series.PendingTimeUnixNano = _now;
+    }
+
+    // Writes, into the instrument's data being written, the points series it no longer reads still
+    // owe the receiver (OtlpInstrumentState.Unsent): a removed series' final point as it was kept, or
+    // an observable series' last report, encoded once from what was kept of it, its change from the
+    // committed reading where delta, its total where not.
+    private void WriteUnsent(bool delta, bool asInt)
+    {
+        if (_state.Unsent() is not { } unsent)
+        {
+            return;
+        }
+
+        foreach (OtlpSeriesState series in unsent)
+        {
+            if (series.FinalPoint is { } kept)
+            {
+                output.Raw(kept);
+                DataPoints++;
+                continue;
+            }
+
+            Debug.Assert(series.Observed, "only an observable series owes a point it did not keep");
+            double total = series.Pending.Value;
+            double committed = series.Committed.Value;
+            int mark = output.Position;
+            int point = BeginNumberPoint(series, series.PendingStartUnixNano, series.PendingTimeUnixNano);
+            WriteNumber(delta && series.HasCommitted && committed <= total ? total - committed : total, asInt);
+            EndPoint(point);
+            series.FinalPoint = output.WrittenSpan[mark..].ToArray();
+        }
+    }
 
     // A counter's, an up-down counter's or a gauge's values, of longs or doubles, or a callback's,
     // from the snapshot, with no reading per series: a delta's baseline is a field of the series'
@@ -323,7 +397,14 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         {
             OtlpSeriesState series = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
             T value = delta ? Delta(series, totals[i]) : totals[i];
-            int point = BeginNumberPoint(series, StartAt(i, start));
+            ulong seriesStart = StartAt(i, start);
+            if (_observed)
+            {
+                KeepObserved(series, double.CreateTruncating(totals[i]), seriesStart);
+            }
+
+            int mark = output.Position;
+            int point = BeginNumberPoint(series, seriesStart, _now);
             if (typeof(T) == typeof(long))
             {
                 output.Fixed64(OtlpFields.NumberAsInt, unchecked((ulong)long.CreateTruncating(value)));
@@ -335,8 +416,10 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
             WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt);
             EndPoint(point);
+            KeepIfLast(i, series, mark);
         }
 
+        WriteUnsent(delta, asInt);
         if (kind == OtlpFields.MetricSum)
         {
             EndSum(data, delta, monotonic);
@@ -358,7 +441,6 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         T committed = longs ? T.CreateTruncating(series.Committed.Count) : T.CreateTruncating(series.Committed.Value);
         T value = series.HasCommitted && committed <= total ? total - committed : total;
         series.Pending = longs ? new OtlpSeriesValue { Count = long.CreateTruncating(total) } : new OtlpSeriesValue { Value = double.CreateTruncating(total) };
-        series.PendingGeneration = _generation;
         return value;
     }
 
@@ -371,11 +453,20 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         int gauge = BeginData(OtlpFields.MetricGauge);
         for (int i = 0; i < values.Length; i++)
         {
-            int point = BeginNumberPoint(Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes), start);
+            OtlpSeriesState series = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
+            if (_observed)
+            {
+                KeepObserved(series, values[i], start);
+            }
+
+            int mark = output.Position;
+            int point = BeginNumberPoint(series, start, _now);
             WriteNumber(values[i], asInt);
             EndPoint(point);
+            KeepIfLast(i, series, mark);
         }
 
+        WriteUnsent(delta: false, asInt);
         EndData(gauge);
     }
 
@@ -391,12 +482,12 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         }
     }
 
-    private int BeginNumberPoint(OtlpSeriesState series, ulong start)
+    private int BeginNumberPoint(OtlpSeriesState series, ulong start, ulong time)
     {
         int point = output.BeginMessage(OtlpFields.DataPoints);
         output.Raw(series.Attributes);
         output.Fixed64(OtlpFields.NumberStartTime, start);
-        output.Fixed64(OtlpFields.NumberTime, _now);
+        output.Fixed64(OtlpFields.NumberTime, time);
         return point;
     }
 

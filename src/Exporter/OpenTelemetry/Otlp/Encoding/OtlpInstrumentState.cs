@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 
@@ -8,13 +9,26 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// found by the series' position in the instrument's readings (a registry keeps its series in
 /// creation order, so one reference compare finds it), and by its tags where the position does
 /// not match (a new series; a series after a removed one; an observable instrument, whose
-/// callback reports in any order).
+/// callback reports in any order). A series no longer read whose last point may not have reached
+/// the receiver is kept until an export carrying that point is accepted
+/// (<see cref="OtlpSeriesState.FinalPoint"/>, <see cref="Unsent"/>).
 /// </summary>
 /// <remarks>Not thread-safe: touched by one export at a time.</remarks>
 internal sealed class OtlpInstrumentState
 {
     private readonly Dictionary<TagSet, OtlpSeriesState> _byTags = [];
     private OtlpSeriesState?[] _byPosition = [];
+
+    // Series whose tags a newer series took while they still owed their last point: out of _byTags,
+    // written by every export until one is accepted.
+    private List<OtlpSeriesState>? _displaced;
+
+    // The export reading the instrument now (or last), and how many series states it read.
+    private long _readGeneration;
+    private int _readCount;
+
+    // Room for the series that owe a point (Unsent), kept from export to export.
+    private List<OtlpSeriesState>? _unsent;
 
     // A histogram read into arrays (not readings) keeps its delta baselines here, by series
     // position, rather than a reading per series: the last accepted export's bucket counts and
@@ -41,6 +55,16 @@ internal sealed class OtlpInstrumentState
     /// (its callback failed) moved none of its baselines, so its next points still measure from this one.</remarks>
     public ulong CommittedUnixNano { get; private set; }
 
+    /// <summary>The last accepted export that read the instrument, 0 before one: a series read since owes the receiver its point (<see cref="OtlpSeriesState.OwesPoint"/>).</summary>
+    public long CommittedGeneration { get; private set; }
+
+    /// <summary>
+    /// Whether some series of the instrument may owe the receiver a point though the instrument has
+    /// no series now: its last read was not accepted, or a displaced series waits. Such an
+    /// instrument is still written, for those points alone.
+    /// </summary>
+    public bool MayOwePoints => _displaced is { Count: > 0 } || (Generation != CommittedGeneration && _byTags.Count > 0);
+
     /// <summary>The state of the series read at <paramref name="position"/> with <paramref name="tags"/>, created where it has none.</summary>
     /// <param name="position">The reading's position in its instrument's readings.</param>
     /// <param name="tags">The reading's tags.</param>
@@ -51,6 +75,61 @@ internal sealed class OtlpInstrumentState
         (uint)position < (uint)_byPosition.Length && _byPosition[position] is { } state && ReferenceEquals(state.Tags, tags)
             ? state
             : Find(position, tags, attributesField, scratch);
+
+    /// <summary>Starts the read of the instrument by the export <paramref name="generation"/>: the series it finds are counted (<see cref="MarkRead"/>).</summary>
+    /// <param name="generation">The export under way.</param>
+    public void BeginRead(long generation)
+    {
+        _readGeneration = generation;
+        _readCount = 0;
+    }
+
+    /// <summary>Marks <paramref name="series"/> read by the export under way: its pending reading is that export's.</summary>
+    /// <param name="series">A state <see cref="Series"/> returned in this read.</param>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void MarkRead(OtlpSeriesState series)
+    {
+        if (series.PendingGeneration != _readGeneration)
+        {
+            series.PendingGeneration = _readGeneration;
+            _readCount++;
+        }
+    }
+
+    /// <summary>
+    /// The series the read under way did not find that owe the receiver their last point
+    /// (<see cref="OtlpSeriesState.OwesPoint"/>): removed, or no longer reported by a callback, after
+    /// an export that carried them was not accepted. Null where there are none, found without a
+    /// look at each series where every series kept was read.
+    /// </summary>
+    /// <returns>The list, valid until the next call; or null.</returns>
+    public List<OtlpSeriesState>? Unsent()
+    {
+        if (_readCount == _byTags.Count && _displaced is not { Count: > 0 })
+        {
+            return null;
+        }
+
+        List<OtlpSeriesState> unsent = _unsent ??= [];
+        unsent.Clear();
+        if (_displaced is not null)
+        {
+            unsent.AddRange(_displaced);
+        }
+
+        if (_readCount != _byTags.Count)
+        {
+            foreach (OtlpSeriesState state in _byTags.Values)
+            {
+                if (state.PendingGeneration != _readGeneration && state.OwesPoint(CommittedGeneration))
+                {
+                    unsent.Add(state);
+                }
+            }
+        }
+
+        return unsent.Count == 0 ? null : unsent;
+    }
 
     /// <summary>The bucket counts (series i's at i × buckets) the last accepted export read, for the series it read.</summary>
     public ReadOnlySpan<long> CommittedCounts => _committed.Counts;
@@ -86,14 +165,24 @@ internal sealed class OtlpInstrumentState
 
     /// <summary>
     /// Moves the baselines of the series the export of <paramref name="generation"/> read to that
-    /// reading; a series it did not read (an observable instrument's callback no longer reports it)
-    /// keeps nothing, so that if it comes back its whole value is its first delta.
+    /// reading; a series it did not read (removed, or an observable instrument's callback no longer
+    /// reports it) keeps nothing, so that if it comes back its whole value is its first delta: that
+    /// export carried whatever point it still owed (<see cref="Unsent"/>).
     /// </summary>
     /// <param name="generation">The accepted export, which read this instrument.</param>
     /// <param name="timeUnixNano">When that export was taken: its points' end, the next delta's start.</param>
-    public void Commit(long generation, ulong timeUnixNano)
+    /// <param name="moveBaselines">Whether the export was delta; a cumulative one keeps no baselines,
+    /// and only lets go of the series it did not read.</param>
+    public void Commit(long generation, ulong timeUnixNano, bool moveBaselines)
     {
+        Debug.Assert(generation == _readGeneration, "only the latest read of the instrument is committed");
         CommittedUnixNano = timeUnixNano;
+        CommittedGeneration = generation;
+        _displaced?.Clear();
+        if (!moveBaselines && _readCount == _byTags.Count)
+        {
+            return;
+        }
 
         // The arrays hold what this instrument's latest read wrote, which is the export of
         // generation (only the latest collection is committed, and only its instruments); a second
@@ -112,6 +201,7 @@ internal sealed class OtlpInstrumentState
                 state.Committed = state.Pending;
                 state.CommittedPosition = state.PendingPosition;
                 state.HasCommitted = true;
+                state.FinalPoint = null;
             }
             else
             {
@@ -152,9 +242,20 @@ internal sealed class OtlpInstrumentState
         else if (!ReferenceEquals(state.Tags, tags))
         {
             // Equal tags in another object: a series keeps its tag set for life, so this is a new
-            // series of a removed one's tags, which starts afresh (its whole value is its first delta).
-            state.Tags = tags;
-            state.HasCommitted = false;
+            // series of a removed one's tags, which starts afresh (its whole value is its first
+            // delta). The removed one, where it still owes its last point, keeps a state of its own.
+            if (state.OwesPoint(CommittedGeneration))
+            {
+                (_displaced ??= []).Add(state);
+                state = new OtlpSeriesState(tags, state.Attributes);
+                _byTags[tags] = state;
+            }
+            else
+            {
+                state.Tags = tags;
+                state.HasCommitted = false;
+                state.FinalPoint = null;
+            }
         }
 
         if (position >= _byPosition.Length)

@@ -23,7 +23,9 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// the Prometheus scrape reads them (<c>ReadInto</c>), so a steady collection of them allocates
 /// nothing per series; the other kinds are read as readings.</para>
 /// <para>Delta temporality keeps each series' reading of the last accepted export
-/// (<see cref="OtlpExportBatch.Commit"/>); see <see cref="OtlpInstrumentEncoder"/> for what goes delta.</para>
+/// (<see cref="OtlpExportBatch.Commit"/>); see <see cref="OtlpInstrumentEncoder"/> for what goes delta.
+/// Under either temporality, a series no longer read keeps its last point until an export carrying
+/// it is accepted (<see cref="OtlpInstrumentState.Unsent"/>).</para>
 /// <para>Not thread-safe: one collection at a time, and a batch's <see cref="OtlpExportBatch.Commit"/>
 /// before the next collection (the export loop never runs two exports at once). Two collections at
 /// once throw <see cref="InvalidOperationException"/> rather than corrupt the shared buffer.</para>
@@ -123,18 +125,23 @@ internal sealed class OtlpMetricsCollector
         }
     }
 
-    /// <summary>Moves every series' baseline to the collection <paramref name="generation"/>, taken at <paramref name="timeUnixNano"/>.</summary>
+    /// <summary>
+    /// Moves every series' baseline to the collection <paramref name="generation"/>, taken at
+    /// <paramref name="timeUnixNano"/>, and lets go of the series it did not read (it carried the
+    /// last point of each that still owed one); a cumulative collection moves no baseline.
+    /// </summary>
     internal void Commit(long generation, ulong timeUnixNano)
     {
         // A batch older than the last collection: that collection's readings are the pending ones now.
-        if (_temporality == OtlpTemporality.Cumulative || generation != _generation)
+        if (generation != _generation)
         {
             return;
         }
 
+        bool delta = _temporality != OtlpTemporality.Cumulative;
         foreach (OtlpInstrumentState state in _read)
         {
-            state.Commit(generation, timeUnixNano);
+            state.Commit(generation, timeUnixNano, delta);
         }
 
         _lastCommitUnixNano = timeUnixNano;
@@ -162,13 +169,16 @@ internal sealed class OtlpMetricsCollector
         int points = _encoder.DataPoints;
         foreach (Instrument instrument in scope.Registry.CollectedInstruments)
         {
-            // An observable instrument has no series until its callback is first called: a collection is what calls it.
-            if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument)
+            // An observable instrument has no series until its callback is first called: a collection
+            // is what calls it. One whose last series were removed may still owe their last points.
+            OtlpInstrumentState? state = null;
+            if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument
+                && !(_states.TryGetValue(instrument, out state) && state.MayOwePoints))
             {
                 continue;
             }
 
-            OtlpInstrumentState state = _states.GetValue(instrument, static _ => new OtlpInstrumentState());
+            state ??= _states.GetValue(instrument, static _ => new OtlpInstrumentState());
             if (_encoder.Write(instrument, state))
             {
                 _read.Add(state);

@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using OpenTelemetry.Proto.Collector.Metrics.V1;
 using OpenTelemetry.Proto.Metrics.V1;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
@@ -91,5 +92,205 @@ public class OtlpRemovalTests
         Assert.Equal(2, again.AsInt);
         Assert.True(again.StartTimeUnixNano > first.StartTimeUnixNano);
         Assert.True(again.StartTimeUnixNano >= ManualTime.UnixNano(beforeNew));
+    }
+
+    // docs/otlp.md: "a delta export whose retries ran out of attempts or time has its changes go
+    // with the next export"; docs/series-lifecycle.md: a removed series' last export carries "what
+    // was recorded since the export before". The collection that removes a series is its last: when
+    // that export is not accepted, the next one must still carry the series' change.
+    [Fact]
+    public void ADeltaOfARemovedSeriesWhoseLastExportFailedGoesWithTheNextExport()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+        var accepted = new List<ExportMetricsServiceRequest>();
+        void Export(bool accept)
+        {
+            time.Now = time.Now.AddSeconds(1);
+            OtlpExportBatch batch = collector.Collect();
+            if (accept)
+            {
+                batch.Commit();
+                accepted.Add(Parse(batch));
+            }
+        }
+
+        counter.Add(3, s_a);
+        counter.Add(1, s_b);
+        Export(accept: true);
+        counter.Add(4, s_a);
+        Assert.True(counter.Remove(s_a));
+        Export(accept: false);
+        Export(accept: true);
+
+        long sentForA = accepted.SelectMany(r => r.ResourceMetrics.SelectMany(m => m.ScopeMetrics).SelectMany(s => s.Metrics))
+            .Where(m => m.Name == "requests").SelectMany(m => m.Sum.DataPoints).Where(p => Attributes(p.Attributes) == "tenant=s:a").Sum(p => p.AsInt);
+        Assert.Equal(3 + 4, sentForA);
+    }
+
+    // docs/series-lifecycle.md, "What a reader sees": "remove series only through idle expiry (an
+    // idle series has nothing unexported)". A series whose change went out only in exports the
+    // receiver did not accept still has it unexported when it expires.
+    [Fact]
+    public void AnIdleSeriesWhoseDeltaWasNeverAcceptedIsNotExpiredWithItsChangeUnsent()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { RemoveSeriesIdleForCollections = 2 });
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+        var accepted = new List<ExportMetricsServiceRequest>();
+        void Export(bool accept)
+        {
+            time.Now = time.Now.AddSeconds(1);
+            OtlpExportBatch batch = collector.Collect();
+            if (accept)
+            {
+                batch.Commit();
+                accepted.Add(Parse(batch));
+            }
+        }
+
+        counter.Add(5, s_a);
+        counter.Add(1, s_b);
+        Export(accept: true);
+        counter.Add(2, s_a);
+
+        // The receiver is down for a few intervals, then back.
+        for (int i = 0; i < 5; i++)
+        {
+            counter.Add(1, s_b);
+            Export(accept: false);
+        }
+
+        counter.Add(1, s_b);
+        Export(accept: true);
+        Export(accept: true);
+
+        long Sent(string tenant) => accepted.SelectMany(r => r.ResourceMetrics.SelectMany(m => m.ScopeMetrics).SelectMany(s => s.Metrics))
+            .Where(m => m.Name == "requests").SelectMany(m => m.Sum.DataPoints).Where(p => Attributes(p.Attributes) == $"tenant=s:{tenant}").Sum(p => p.AsInt);
+        Assert.Equal(1 + 5 + 1, Sent("b"));
+        Assert.Equal(5 + 2, Sent("a"));
+    }
+
+    // Cumulative: the export that removes a series carries its final total; when it is not
+    // accepted, the next one carries that point as it was (its start and time), beside a new series
+    // of the same tags, which starts from zero at a start of its own.
+    [Fact]
+    public void ACumulativeRemovedSeriesWhoseLastExportFailedHasItsFinalTotalInTheNextExport()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        PartitionedHistogram latency = registry.CreateHistogram("latency", null, null, [1, 10]);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Cumulative, timeProvider: time);
+        ExportMetricsServiceRequest Export(bool accept)
+        {
+            time.Now = time.Now.AddSeconds(1);
+            OtlpExportBatch batch = collector.Collect();
+            if (accept)
+            {
+                batch.Commit();
+            }
+
+            return Parse(batch);
+        }
+
+        counter.Add(3, s_a);
+        latency.Record(5, s_a);
+        Export(accept: true);
+        counter.Add(4, s_a);
+        latency.Record(50, s_a);
+        Assert.True(counter.Remove(s_a));
+        Assert.True(latency.Remove(s_a));
+        NumberDataPoint last = Point(Metric(Export(accept: false), "requests").Sum.DataPoints, "tenant=s:a");
+        counter.Add(2, s_a);
+        ExportMetricsServiceRequest next = Export(accept: true);
+        ExportMetricsServiceRequest after = Export(accept: true);
+
+        NumberDataPoint[] points = [.. Metric(next, "requests").Sum.DataPoints.OrderBy(p => p.TimeUnixNano)];
+        Assert.Equal(2, points.Length);
+        Assert.Equal(last, points[0]);
+        Assert.Equal((7L, ManualTime.UnixNano(s_start.AddSeconds(2))), (points[0].AsInt, points[0].TimeUnixNano));
+        Assert.Equal((2L, ManualTime.UnixNano(s_start.AddSeconds(3))), (points[1].AsInt, points[1].TimeUnixNano));
+        Assert.True(points[1].StartTimeUnixNano > points[0].StartTimeUnixNano);
+        HistogramDataPoint histogram = Assert.Single(Metric(next, "latency").Histogram.DataPoints);
+        Assert.Equal([0UL, 1UL, 1UL], histogram.BucketCounts);
+        Assert.Equal(55.0, histogram.Sum);
+        Assert.Equal(2, Point(Metric(after, "requests").Sum.DataPoints, "tenant=s:a").AsInt);
+        Assert.False(HasMetric(after, "latency"));
+    }
+
+    // An instrument whose only series was removed has none left to read: the exports after still
+    // write it, for that series' last point alone, until one is accepted; then nothing.
+    [Fact]
+    public void AnInstrumentWhoseLastSeriesWasRemovedStillSendsItsUnacceptedPoint()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+        ExportMetricsServiceRequest Export(bool accept)
+        {
+            time.Now = time.Now.AddSeconds(1);
+            OtlpExportBatch batch = collector.Collect();
+            if (accept)
+            {
+                batch.Commit();
+            }
+
+            return Parse(batch);
+        }
+
+        counter.Add(3, s_a);
+        Export(accept: true);
+        counter.Add(4, s_a);
+        Assert.True(counter.Remove(s_a));
+        NumberDataPoint last = Point(Metric(Export(accept: false), "requests").Sum.DataPoints, "tenant=s:a");
+        ExportMetricsServiceRequest failedAgain = Export(accept: false);
+        ExportMetricsServiceRequest accepted = Export(accept: true);
+        ExportMetricsServiceRequest after = Export(accept: true);
+
+        Assert.Equal((4L, ManualTime.UnixNano(s_start.AddSeconds(1)), ManualTime.UnixNano(s_start.AddSeconds(2))), (last.AsInt, last.StartTimeUnixNano, last.TimeUnixNano));
+        Assert.Equal(last, Assert.Single(Metric(failedAgain, "requests").Sum.DataPoints));
+        Assert.Equal(last, Assert.Single(Metric(accepted, "requests").Sum.DataPoints));
+        Assert.False(HasMetric(after, "requests"));
+    }
+
+    // An observable series its callback stops reporting is gone from the next collection; where the
+    // export of its last report was not accepted, that point goes with the next export, once.
+    [Theory]
+    [InlineData(OtlpTemporality.Delta, 5L)]
+    [InlineData(OtlpTemporality.Cumulative, 15L)]
+    public void AnObservedSeriesWhoseLastReportWasNotAcceptedGoesWithTheNextExport(OtlpTemporality temporality, long expected)
+    {
+        var registry = new MetricRegistry();
+        long? value = 10;
+        registry.CreateObservableCounter("observed", () => value is { } v ? [new Measurement<long>(v, s_a)] : []);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], temporality, timeProvider: time);
+        ExportMetricsServiceRequest Export(bool accept)
+        {
+            time.Now = time.Now.AddSeconds(1);
+            OtlpExportBatch batch = collector.Collect();
+            if (accept)
+            {
+                batch.Commit();
+            }
+
+            return Parse(batch);
+        }
+
+        Export(accept: true);
+        value = 15;
+        NumberDataPoint last = Assert.Single(Metric(Export(accept: false), "observed").Sum.DataPoints);
+        value = null;
+        ExportMetricsServiceRequest next = Export(accept: true);
+        ExportMetricsServiceRequest after = Export(accept: true);
+
+        Assert.Equal(expected, last.AsInt);
+        Assert.Equal(last, Assert.Single(Metric(next, "observed").Sum.DataPoints));
+        Assert.False(HasMetric(after, "observed"));
     }
 }
