@@ -23,7 +23,10 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// (<see cref="OtlpSeriesState"/>), starting at the last accepted export; up-down counters stay
 /// cumulative and gauges have none, as the OpenTelemetry specification's delta preference has it.
 /// Low-memory temporality is the same but for observable counters, which stay cumulative.
-/// A delta point carries only the exemplars taken since its start.</para>
+/// A delta point carries only the exemplars taken since its start. No point starts after its time:
+/// an instrument, or a series made after a removal, that appeared after the export took its time
+/// starts at the export before, as an observable series made after a removal always does (the
+/// specification's start of an asynchronous series).</para>
 /// <para>A series' last point is not lost with an export that is not accepted: the point of a
 /// series' final read (the read that removed it) is kept, and so is an observable series' last
 /// report; every later export that reads the instrument writes it again, as it was (its start,
@@ -48,6 +51,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
     private long _generation;
     private ulong _now;
+    private ulong _previous;
     private ulong _lastCommit;
     private OtlpInstrumentState _state = null!;
 
@@ -58,9 +62,12 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     public int DataPoints { get; private set; }
 
     /// <summary>Starts an export: its generation, its time, and when the last accepted one was taken (0 for none).</summary>
+    /// <remarks>The export before it, accepted or not, is the previous collection a series first read
+    /// now may start at (<see cref="OwnStart"/>).</remarks>
     public void BeginExport(long generation, ulong nowUnixNano, ulong lastCommitUnixNano)
     {
         _generation = generation;
+        _previous = _now;
         _now = nowUnixNano;
         _lastCommit = lastCommitUnixNano;
         DataPoints = 0;
@@ -82,6 +89,11 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         _state = state;
         _observed = instrument is ObservableInstrument;
         state.BeginRead(_generation);
+        if (state.StartUnixNano == 0)
+        {
+            state.StartUnixNano = InstrumentStart(UnixNano(instrument.CreatedAt));
+        }
+
         int mark = output.Position;
         int points = DataPoints;
         int expected = state.MetricLength;
@@ -139,7 +151,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         IReadOnlyList<double> boundaries = histogram.Boundaries;
         int bucketCount = boundaries.Count + 1;
         bool delta = _syncDelta;
-        ulong start = Start(histogram, delta);
+        ulong start = Start(delta);
         byte[] bounds = _state.ExplicitBounds(boundaries, _scratch);
         Span<long> pendingCounts = default;
         Span<double> pendingSums = default;
@@ -188,7 +200,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             }
 
             int mark = output.Position;
-            int point = BeginHistogramPoint(state, StartAt(i, start), count - baselineCount, sum);
+            int point = BeginHistogramPoint(state, StartAt(i, state, start), count - baselineCount, sum);
             output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, bucketCount);
             for (int j = 0; j < counts.Length; j++)
             {
@@ -218,7 +230,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     {
         InstrumentSnapshot snapshot = _snapshot;
         bool delta = _syncDelta;
-        ulong start = Start(histogram, delta);
+        ulong start = Start(delta);
         int data = BeginData(OtlpFields.MetricExponentialHistogram);
         for (int i = 0; i < snapshot.Count; i++)
         {
@@ -234,7 +246,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             int mark = output.Position;
             int point = output.BeginMessage(OtlpFields.DataPoints);
             output.Raw(series.Attributes);
-            output.Fixed64(OtlpFields.ExponentialStartTime, StartAt(i, start));
+            output.Fixed64(OtlpFields.ExponentialStartTime, StartAt(i, series, start));
             output.Fixed64(OtlpFields.ExponentialTime, _now);
             output.Fixed64(OtlpFields.ExponentialCount, (ulong)(reading.Count - (baseline?.Count ?? 0)));
             output.Double(OtlpFields.ExponentialSum, reading.Sum - (baseline?.Sum ?? 0));
@@ -262,7 +274,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         InstrumentSnapshot snapshot = _snapshot;
         IReadOnlyList<double>? boundaries = operation.Boundaries;
         bool delta = _syncDelta;
-        ulong start = Start(operation, delta);
+        ulong start = Start(delta);
         int data = BeginData(OtlpFields.MetricHistogram);
         for (int i = 0; i < snapshot.Count; i++)
         {
@@ -286,7 +298,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             }
 
             int mark = output.Position;
-            int point = BeginHistogramPoint(series, StartAt(i, start), count, (double)ticks / Stopwatch.Frequency);
+            int point = BeginHistogramPoint(series, StartAt(i, series, start), count, (double)ticks / Stopwatch.Frequency);
             if (boundaries is not null)
             {
                 WriteBucketCounts(buckets, baselineBuckets);
@@ -306,10 +318,10 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     // export that left the instrument out, its callback failed, moved none of them). An instrument
     // no accepted export read yet starts at the last accepted export (a series first read then has
     // its whole value as its first delta); cumulative points, and any before the first accepted
-    // export, at the instrument's creation.
-    private ulong Start(Instrument instrument, bool delta)
+    // export, at the instrument's start (InstrumentStart).
+    private ulong Start(bool delta)
     {
-        ulong created = UnixNano(instrument.CreatedAt);
+        ulong created = _state.StartUnixNano;
         if (!delta)
         {
             return created;
@@ -320,8 +332,38 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     }
 
     // Series i's start: the instrument's (or, for a delta, the last accepted export's), unless the
-    // series was made after a removal of its instrument, which starts it afresh at its creation.
-    private ulong StartAt(int i, ulong start) => _snapshot.OwnStartAt(i) is { } own ? Math.Max(start, UnixNano(own)) : start;
+    // series was made after a removal of its instrument, which starts it afresh (OwnStart), fixed
+    // in its state when first read so that a cumulative series keeps one start.
+    private ulong StartAt(int i, OtlpSeriesState series, ulong start)
+    {
+        if (_snapshot.OwnStartAt(i) is not { } own)
+        {
+            return start;
+        }
+
+        if (series.OwnStartUnixNano == 0)
+        {
+            series.OwnStartUnixNano = OwnStart(UnixNano(own));
+        }
+
+        return Math.Max(start, series.OwnStartUnixNano);
+    }
+
+    // An instrument's start, fixed at its first export: its creation, unless it was created during
+    // this collection, after its time was taken; then the previous collection (or this one where
+    // there was none), so that no point of it starts after its time.
+    private ulong InstrumentStart(ulong created) => created <= _now ? created : _previous != 0 ? Math.Min(_previous, _now) : _now;
+
+    // The start of a series made after a removal of its instrument, no later than this collection's
+    // time (data-model.md, "Resets and Gaps": a new sequence starts at or before its first point).
+    // A synchronous series starts at its creation (metrics/sdk.md, "Start timestamps": "the time of
+    // the first measurement"), unless it was made during this collection, after its time was taken.
+    // An observable series, which its callback makes during a collection, and such a synchronous
+    // one start where the specification starts an asynchronous series: at "the timestamp of the
+    // collection interval prior to the first series measurement", the previous export (accepted or
+    // not), or the instrument's start where that is later.
+    private ulong OwnStart(ulong created) =>
+        !_observed && created <= _now ? created : Math.Min(Math.Max(_state.StartUnixNano, _previous), _now);
 
     // The state of the series read at position, marked read by this export.
     private OtlpSeriesState Series(int position, TagSet tags, int attributesField)
@@ -391,13 +433,13 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         where T : struct, INumber<T>
     {
         InstrumentSnapshot snapshot = _snapshot;
-        ulong start = Start(instrument, delta);
+        ulong start = Start(delta);
         int data = BeginData(kind);
         for (int i = 0; i < totals.Length; i++)
         {
             OtlpSeriesState series = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
             T value = delta ? Delta(series, totals[i]) : totals[i];
-            ulong seriesStart = StartAt(i, start);
+            ulong seriesStart = StartAt(i, series, start);
             if (_observed)
             {
                 KeepObserved(series, double.CreateTruncating(totals[i]), seriesStart);
@@ -449,7 +491,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     {
         InstrumentSnapshot snapshot = _snapshot;
         ReadOnlySpan<double> values = snapshot.DoubleValues;
-        ulong start = Start(instrument, delta: false);
+        ulong start = Start(delta: false);
         int gauge = BeginData(OtlpFields.MetricGauge);
         for (int i = 0; i < values.Length; i++)
         {

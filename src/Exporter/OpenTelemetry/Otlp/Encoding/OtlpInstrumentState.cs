@@ -46,6 +46,12 @@ internal sealed class OtlpInstrumentState
     /// <summary>The length of its <c>Sum</c>, <c>Gauge</c>, <c>Histogram</c> or <c>ExponentialHistogram</c> in that export.</summary>
     public int DataLength { get; set; }
 
+    /// <summary>When the instrument's cumulative points start (Unix nanoseconds), fixed at its first
+    /// export: its creation, or the collection before where it was created during that export, after
+    /// the export's time was taken (<c>start_time_unix_nano</c> is never after <c>time_unix_nano</c>);
+    /// 0 before one.</summary>
+    public ulong StartUnixNano { get; set; }
+
     /// <summary>The export that last read the instrument, whose series are committed when it is accepted.</summary>
     public long Generation { get; set; }
 
@@ -255,6 +261,7 @@ internal sealed class OtlpInstrumentState
                 state.Tags = tags;
                 state.HasCommitted = false;
                 state.FinalPoint = null;
+                state.OwnStartUnixNano = 0;
             }
         }
 

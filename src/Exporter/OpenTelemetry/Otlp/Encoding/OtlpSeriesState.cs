@@ -37,6 +37,11 @@ internal sealed class OtlpSeriesState(TagSet tags, byte[] attributes)
     /// <summary>Its position in the readings of the last accepted export: where its committed counts are (a removal moves the series after it).</summary>
     public int CommittedPosition;
 
+    /// <summary>The start of a series made after a removal of its instrument (Unix nanoseconds), fixed
+    /// when first read so that its cumulative points keep it; 0 until then, and for a series that
+    /// starts with its instrument.</summary>
+    public ulong OwnStartUnixNano;
+
     /// <summary>
     /// The encoded data point (<c>data_points</c> field, attributes, times and value) of the series'
     /// last reading, for the exports after it that no longer read the series: its final read, where

@@ -11,7 +11,9 @@ namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Encoding;
 
 public class OtlpMetricsCollectorTests
 {
-    private static readonly DateTimeOffset s_now = new(2026, 11, 26, 12, 0, 0, TimeSpan.Zero);
+    // After every instrument's creation (the real clock's), as an export's time is: an instrument
+    // created after the export took its time starts at it, not at its creation.
+    private static readonly DateTimeOffset s_now = DateTimeOffset.UtcNow.AddHours(1);
 
     private static readonly KeyValuePair<string, object?>[] s_resource =
     [

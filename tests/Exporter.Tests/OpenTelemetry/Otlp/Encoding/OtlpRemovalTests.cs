@@ -293,4 +293,117 @@ public class OtlpRemovalTests
         Assert.Equal(last, Assert.Single(Metric(next, "observed").Sum.DataPoints));
         Assert.False(HasMetric(after, "observed"));
     }
+
+    // metrics.proto: a point's interval is (start_time_unix_nano, time_unix_nano]; the data model's
+    // "Resets and Gaps" has a new sequence start at or before its first point's time. A tag set an
+    // observable callback reports again after a collection that did not report it is a new series
+    // (ObservedCallback), made by the callback, which runs after the export took its time.
+    [Theory]
+    [InlineData(OtlpTemporality.Cumulative)]
+    [InlineData(OtlpTemporality.Delta)]
+    public void AnObservedSeriesThatComesBackStartsNoLaterThanItsPoint(OtlpTemporality temporality)
+    {
+        var registry = new MetricRegistry();
+        bool report = true;
+        IEnumerable<Measurement<long>> Observe()
+        {
+            // A callback that takes a moment, as one that reads a device or a file does.
+            Thread.Sleep(5);
+            return report ? [new Measurement<long>(10, s_a)] : [];
+        }
+
+        registry.CreateObservableCounter("observed", Observe);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], temporality);
+        ExportMetricsServiceRequest Export()
+        {
+            OtlpExportBatch batch = collector.Collect();
+            batch.Commit();
+            return Parse(batch);
+        }
+
+        Export();
+        report = false;
+        Export();
+        report = true;
+        NumberDataPoint back = Point(Metric(Export(), "observed").Sum.DataPoints, "tenant=s:a");
+
+        Assert.True(
+            back.StartTimeUnixNano <= back.TimeUnixNano,
+            $"start_time_unix_nano {back.StartTimeUnixNano} is after time_unix_nano {back.TimeUnixNano}");
+    }
+
+    // The same for a synchronous series of a removed one's tags, and for an instrument, made by
+    // another thread while an export runs, after it took its time: each starts no later than its
+    // point, and a cumulative one keeps that start in the exports after.
+    [Theory]
+    [InlineData(OtlpTemporality.Cumulative)]
+    [InlineData(OtlpTemporality.Delta)]
+    public void ASeriesOrInstrumentMadeAfterTheExportTookItsTimeStartsNoLaterThanItsPoint(OtlpTemporality temporality)
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        var time = new AfterNowTime();
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], temporality, timeProvider: time);
+        ExportMetricsServiceRequest Export()
+        {
+            OtlpExportBatch batch = collector.Collect();
+            batch.Commit();
+            return Parse(batch);
+        }
+
+        counter.Add(1, s_a);
+        Export();
+        Assert.True(counter.Remove(s_a));
+        Export();
+        time.AfterNow = () =>
+        {
+            Thread.Sleep(2);
+            counter.Add(2, s_a);
+            registry.CreateCounter("late").Add(3);
+        };
+        ExportMetricsServiceRequest first = Export();
+        counter.Add(1, s_a);
+        ExportMetricsServiceRequest second = Export();
+
+        NumberDataPoint series = Point(Metric(first, "requests").Sum.DataPoints, "tenant=s:a");
+        NumberDataPoint late = Assert.Single(Metric(first, "late").Sum.DataPoints);
+        Assert.Equal((2L, 3L), (series.AsInt, late.AsInt));
+        Assert.All([series, late, Point(Metric(second, "requests").Sum.DataPoints, "tenant=s:a")], p => Assert.True(
+            p.StartTimeUnixNano <= p.TimeUnixNano,
+            $"start_time_unix_nano {p.StartTimeUnixNano} is after time_unix_nano {p.TimeUnixNano}"));
+        if (temporality == OtlpTemporality.Cumulative)
+        {
+            Assert.Equal(series.StartTimeUnixNano, Point(Metric(second, "requests").Sum.DataPoints, "tenant=s:a").StartTimeUnixNano);
+            Assert.Equal(late.StartTimeUnixNano, Assert.Single(Metric(second, "late").Sum.DataPoints).StartTimeUnixNano);
+        }
+    }
+
+    // metrics/sdk.md, "Start timestamps": an asynchronous series starts at "the timestamp of the
+    // collection interval prior to the first series measurement".
+    [Fact]
+    public void AnObservedSeriesThatComesBackStartsAtThePreviousExport()
+    {
+        var registry = new MetricRegistry();
+        bool report = true;
+        registry.CreateObservableCounter("observed", () => report ? [new Measurement<long>(10, s_a)] : []);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Cumulative, timeProvider: time);
+        ExportMetricsServiceRequest Export()
+        {
+            time.Now = time.Now.AddSeconds(1);
+            OtlpExportBatch batch = collector.Collect();
+            batch.Commit();
+            return Parse(batch);
+        }
+
+        Export();
+        report = false;
+        Export();
+        report = true;
+        NumberDataPoint back = Assert.Single(Metric(Export(), "observed").Sum.DataPoints);
+        NumberDataPoint next = Assert.Single(Metric(Export(), "observed").Sum.DataPoints);
+
+        Assert.Equal(ManualTime.UnixNano(s_start.AddSeconds(2)), back.StartTimeUnixNano);
+        Assert.Equal(back.StartTimeUnixNano, next.StartTimeUnixNano);
+    }
 }
