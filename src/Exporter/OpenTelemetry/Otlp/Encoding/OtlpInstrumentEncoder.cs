@@ -23,7 +23,9 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// (<see cref="OtlpSeriesState"/>), starting at the last accepted export; up-down counters stay
 /// cumulative and gauges have none, as the OpenTelemetry specification's delta preference has it.
 /// Low-memory temporality is the same but for observable counters, which stay cumulative.
-/// A delta point carries only the exemplars taken since its start. No point starts after its time:
+/// A delta point carries only the exemplars taken since its start that no accepted delta point of
+/// its series carried (each series keeps the newest exemplar time its accepted points carried,
+/// <see cref="OtlpSeriesState.CommittedExemplarUnixNano"/>). No point starts after its time:
 /// an instrument, or a series made after a removal, that appeared after the export took its time
 /// starts at the export before, as an observable series made after a removal always does (the
 /// specification's start of an asynchronous series).</para>
@@ -176,6 +178,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 counts.CopyTo(pendingCounts.Slice(i * bucketCount, bucketCount));
                 pendingSums[i] = sum;
                 state.PendingPosition = i;
+                BeginExemplars(state);
 
                 // The committed arrays hold the series the last accepted export read, at the
                 // positions it read them (a removal moves the series after it); a series newer than it has none.
@@ -212,7 +215,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             {
                 foreach (Exemplar? exemplar in snapshot.BucketExemplarsAt(i).AsSpan())
                 {
-                    WriteExemplar(OtlpFields.HistogramExemplars, exemplar, start, delta, asInt: false);
+                    WriteExemplar(OtlpFields.HistogramExemplars, exemplar, state, start, delta, asInt: false);
                 }
             }
 
@@ -241,6 +244,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             {
                 baseline = series.HasCommitted ? series.Committed.Reading as ExponentialHistogramReading : null;
                 series.Pending = new OtlpSeriesValue { Reading = reading };
+                BeginExemplars(series);
             }
 
             int mark = output.Position;
@@ -256,7 +260,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             output.Double(OtlpFields.ExponentialZeroThreshold, reading.ZeroThreshold);
             foreach (Exemplar exemplar in reading.Exemplars)
             {
-                WriteExemplar(OtlpFields.ExponentialExemplars, exemplar, start, delta, asInt: false);
+                WriteExemplar(OtlpFields.ExponentialExemplars, exemplar, series, start, delta, asInt: false);
             }
 
             EndPoint(point);
@@ -456,7 +460,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 WriteNumber(double.CreateTruncating(value), asInt);
             }
 
-            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), start, delta, asInt);
+            WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), series, start, delta, asInt);
             EndPoint(point);
             KeepIfLast(i, series, mark);
         }
@@ -483,6 +487,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         T committed = longs ? T.CreateTruncating(series.Committed.Count) : T.CreateTruncating(series.Committed.Value);
         T value = series.HasCommitted && committed <= total ? total - committed : total;
         series.Pending = longs ? new OtlpSeriesValue { Count = long.CreateTruncating(total) } : new OtlpSeriesValue { Value = double.CreateTruncating(total) };
+        BeginExemplars(series);
         return value;
     }
 
@@ -632,7 +637,15 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         output.EndMessage(positive);
     }
 
-    private void WriteExemplar(int field, Exemplar? exemplar, ulong start, bool delta, bool asInt)
+    // A delta series' exemplars start where its committed ones end: none written yet by this export.
+    private static void BeginExemplars(OtlpSeriesState series) =>
+        series.PendingExemplarUnixNano = series.HasCommitted ? series.CommittedExemplarUnixNano : 0;
+
+    // Writes an exemplar of series' point. A delta point leaves out one taken before its start and,
+    // as a reservoir keeps its newest exemplars from export to export, one no newer than the newest
+    // an accepted export of the series carried: that export counted its measurement (a series'
+    // exemplars are read before its values), so each exemplar goes with one accepted delta point.
+    private void WriteExemplar(int field, Exemplar? exemplar, OtlpSeriesState series, ulong start, bool delta, bool asInt)
     {
         if (exemplar is not { } e)
         {
@@ -640,9 +653,14 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         }
 
         ulong time = UnixNano(e.Timestamp);
-        if (delta && time < start)
+        if (delta)
         {
-            return;
+            if (time < start || (series.HasCommitted && time <= series.CommittedExemplarUnixNano))
+            {
+                return;
+            }
+
+            series.PendingExemplarUnixNano = Math.Max(series.PendingExemplarUnixNano, time);
         }
 
         int message = output.BeginMessage(field);

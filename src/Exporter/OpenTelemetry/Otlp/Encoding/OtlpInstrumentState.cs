@@ -206,6 +206,7 @@ internal sealed class OtlpInstrumentState
             {
                 state.Committed = state.Pending;
                 state.CommittedPosition = state.PendingPosition;
+                state.CommittedExemplarUnixNano = state.PendingExemplarUnixNano;
                 state.HasCommitted = true;
                 state.FinalPoint = null;
             }

@@ -37,6 +37,15 @@ internal sealed class OtlpSeriesState(TagSet tags, byte[] attributes)
     /// <summary>Its position in the readings of the last accepted export: where its committed counts are (a removal moves the series after it).</summary>
     public int CommittedPosition;
 
+    /// <summary>The time (Unix nanoseconds) of the newest exemplar the export of <see cref="PendingGeneration"/>
+    /// wrote for a delta point of the series, or <see cref="CommittedExemplarUnixNano"/> where it wrote none newer.</summary>
+    public ulong PendingExemplarUnixNano;
+
+    /// <summary>The time of the newest exemplar the accepted delta points of the series carried; meaningful
+    /// only when <see cref="HasCommitted"/>: a delta point leaves out an exemplar no newer, which an
+    /// accepted point carried already (its reservoir keeps it from export to export).</summary>
+    public ulong CommittedExemplarUnixNano;
+
     /// <summary>The start of a series made after a removal of its instrument (Unix nanoseconds), fixed
     /// when first read so that its cumulative points keep it; 0 until then, and for a series that
     /// starts with its instrument.</summary>

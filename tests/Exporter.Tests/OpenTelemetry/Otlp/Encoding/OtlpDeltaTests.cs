@@ -295,6 +295,78 @@ public class OtlpDeltaTests
         Assert.Equal((AggregationTemporality.Cumulative, 3L), (sum.AggregationTemporality, Assert.Single(sum.DataPoints).AsInt));
     }
 
+    // metrics.proto, NumberDataPoint.exemplars / HistogramDataPoint.exemplars: "exemplars collected
+    // from measurements that were used to form the data point"; OtlpInstrumentEncoder: "A delta point
+    // carries only the exemplars taken since its start". A measurement recorded after an export took
+    // its time but before it read the instrument is in that export's point, value and exemplar: the
+    // next delta point, which does not count it, must not carry its exemplar again.
+    [Fact]
+    public void ADeltaPointDoesNotRepeatAnExemplarThePreviousPointCounted()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = ExemplarFilter.TraceBased });
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        PartitionedHistogram latency = registry.CreateHistogram("latency", null, null, [1, 10]);
+        var time = new AfterNowTime();
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+
+        // Recorded in a sampled trace while the first export runs, between its clock read and its
+        // read of the instruments: counted in the first export, exemplar and all.
+        time.AfterNow = () =>
+        {
+            using var activity = new Activity("sampled");
+            activity.SetIdFormat(ActivityIdFormat.W3C);
+            activity.ActivityTraceFlags = ActivityTraceFlags.Recorded;
+            activity.Start();
+            counter.Add(1);
+            latency.Record(5);
+        };
+        OtlpExportBatch first = collector.Collect();
+        ExportMetricsServiceRequest firstRequest = Parse(first);
+        first.Commit();
+
+        // Outside a trace: counted in the second export, with no exemplar of its own.
+        counter.Add(2);
+        latency.Record(0.5);
+        ExportMetricsServiceRequest second = Parse(collector.Collect());
+
+        NumberDataPoint counted = Assert.Single(Metric(firstRequest, "requests").Sum.DataPoints);
+        Assert.Equal((1L, 1), (counted.AsInt, counted.Exemplars.Count));
+        NumberDataPoint next = Assert.Single(Metric(second, "requests").Sum.DataPoints);
+        Assert.Equal(2, next.AsInt);
+        Assert.Empty(next.Exemplars);
+        HistogramDataPoint nextHistogram = Assert.Single(Metric(second, "latency").Histogram.DataPoints);
+        Assert.Equal([1UL, 0UL, 0UL], nextHistogram.BucketCounts);
+        Assert.Empty(nextHistogram.Exemplars);
+    }
+
+    // An exemplar whose delta point went in an export that was not accepted goes again with the
+    // next export's point, which counts its measurement, and then not again.
+    [Fact]
+    public void AnExemplarOfAnExportNotAcceptedGoesWithTheNextOnce()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = ExemplarFilter.TraceBased });
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+        using (var activity = new Activity("sampled"))
+        {
+            activity.SetIdFormat(ActivityIdFormat.W3C);
+            activity.ActivityTraceFlags = ActivityTraceFlags.Recorded;
+            activity.Start();
+            counter.Add(1);
+        }
+
+        NumberDataPoint failed = Only(collector, time, s_start.AddSeconds(1), commit: false);
+        NumberDataPoint accepted = Only(collector, time, s_start.AddSeconds(2), commit: true);
+        counter.Add(2);
+        NumberDataPoint next = Only(collector, time, s_start.AddSeconds(3), commit: true);
+
+        Assert.Equal((1L, 1), (failed.AsInt, failed.Exemplars.Count));
+        Assert.Equal((1L, 1), (accepted.AsInt, accepted.Exemplars.Count));
+        Assert.Equal(failed.Exemplars[0], accepted.Exemplars[0]);
+        Assert.Equal((2L, 0), (next.AsInt, next.Exemplars.Count));
+    }
+
     private static NumberDataPoint Only(OtlpMetricsCollector collector, ManualTime time, DateTimeOffset at, bool commit) =>
         Assert.Single(Metric(Collect(collector, time, at, commit), "requests").Sum.DataPoints);
 
