@@ -23,6 +23,9 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
 /// (<see cref="OtlpSeriesState"/>), starting at the last accepted export; up-down counters stay
 /// cumulative and gauges have none, as the OpenTelemetry specification's delta preference has it.
 /// Low-memory temporality is the same but for observable counters, which stay cumulative.
+/// A synchronous series with nothing recorded since the last accepted export has no delta point
+/// (the specification's <c>MetricReader.Collect</c>); an observable counter's series reported by
+/// its callback always has one.
 /// A delta point carries only the exemplars taken since its start that no accepted delta point of
 /// its series carried (each series keeps the newest exemplar time its accepted points carried,
 /// <see cref="OtlpSeriesState.CommittedExemplarUnixNano"/>). No point starts after its time:
@@ -202,6 +205,12 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 baselineCount += baseline[j];
             }
 
+            // Nothing recorded since the last accepted export: no delta point (see Unchanged).
+            if (delta && count == baselineCount)
+            {
+                continue;
+            }
+
             int mark = output.Position;
             int point = BeginHistogramPoint(state, StartAt(i, state, start), count - baselineCount, sum);
             output.BeginPackedFixed64(OtlpFields.HistogramBucketCounts, bucketCount);
@@ -245,6 +254,11 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 baseline = series.HasCommitted ? series.Committed.Reading as ExponentialHistogramReading : null;
                 series.Pending = new OtlpSeriesValue { Reading = reading };
                 BeginExemplars(series);
+                if (reading.Count == (baseline?.Count ?? 0))
+                {
+                    // Nothing recorded since the last accepted export: no delta point (see Unchanged).
+                    continue;
+                }
             }
 
             int mark = output.Position;
@@ -299,6 +313,11 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 }
 
                 series.Pending = new OtlpSeriesValue { Count = totalCount, Ticks = totalTicks, Reading = boundaries is null ? null : buckets.ToArray() };
+                if (count == 0)
+                {
+                    // Nothing recorded since the last accepted export: no delta point (see Unchanged).
+                    continue;
+                }
             }
 
             int mark = output.Position;
@@ -316,6 +335,16 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         WriteUnsent(delta, asInt: false);
         EndSum(data, delta, monotonic: null);
     }
+
+    // Unchanged: a synchronous series (a counter's, a histogram's, an exponential histogram's, an
+    // operation's) with nothing recorded since the last accepted export has no delta point, as
+    // metrics/sdk.md ("MetricReader") has it: "For synchronous instruments with Delta aggregation
+    // temporality, MetricReader.Collect MUST only receive data points with measurements recorded
+    // since the previous collection" (OpenTelemetry .NET leaves such a point out too). The series is
+    // still read: its baseline moves with the export, equal as it is, and its state stays. An
+    // observable counter's series keeps its point: the callback's report is a measurement of this
+    // collection ("For asynchronous instruments ... data points with measurements recorded since
+    // the previous collection"), and a series it reports has one, zero change or not.
 
     // Delta points start at the last accepted export that read their instrument, where its
     // baselines were taken (metrics.proto: delta intervals are continuous and non-overlapping; an
@@ -443,6 +472,12 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         {
             OtlpSeriesState series = Series(i, snapshot.TagsAt(i), OtlpFields.NumberAttributes);
             T value = delta ? Delta(series, totals[i]) : totals[i];
+            if (delta && !_observed && value == T.Zero)
+            {
+                // Nothing added since the last accepted export: no delta point (see Unchanged).
+                continue;
+            }
+
             ulong seriesStart = StartAt(i, series, start);
             if (_observed)
             {

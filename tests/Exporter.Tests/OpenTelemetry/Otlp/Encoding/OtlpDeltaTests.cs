@@ -48,7 +48,7 @@ public class OtlpDeltaTests
         }
 
         Assert.Equal(counter.Collect().Sum(r => r.Value), accepted.Sum(r => Metric(r, "requests").Sum.DataPoints.Sum(p => p.AsInt)));
-        Assert.Equal(9, accepted.Sum(r => Point(Metric(r, "requests").Sum.DataPoints, "round=s:even").AsInt));
+        Assert.Equal(9, accepted.Sum(r => Metric(r, "requests").Sum.DataPoints.Where(p => Attributes(p.Attributes) == "round=s:even").Sum(p => p.AsInt)));
         Assert.All(accepted, r => Assert.Equal(AggregationTemporality.Delta, Metric(r, "requests").Sum.AggregationTemporality));
         Assert.Equal(Assert.Single(bytes.Collect()).Value, accepted.Sum(r => Assert.Single(Metric(r, "bytes").Sum.DataPoints).AsDouble));
         Assert.Equal(60, accepted.Sum(r => Assert.Single(Metric(r, "observed").Sum.DataPoints).AsInt));
@@ -103,7 +103,9 @@ public class OtlpDeltaTests
         // A series that first appears: its whole value, from the last accepted export.
         NumberDataPoint late = Point(Metric(fourth, "requests").Sum.DataPoints, "late=b:True");
         Assert.Equal((ManualTime.UnixNano(s_start.AddSeconds(3)), 8L), (late.StartTimeUnixNano, late.AsInt));
-        Assert.Equal(0, Point(Metric(fourth, "requests").Sum.DataPoints, string.Empty).AsInt);
+
+        // The untagged series, nothing added since the third: no point (metrics/sdk.md, "MetricReader").
+        Assert.DoesNotContain(Metric(fourth, "requests").Sum.DataPoints, p => p.Attributes.Count == 0);
     }
 
     [Fact]
@@ -365,6 +367,70 @@ public class OtlpDeltaTests
         Assert.Equal((1L, 1), (accepted.AsInt, accepted.Exemplars.Count));
         Assert.Equal(failed.Exemplars[0], accepted.Exemplars[0]);
         Assert.Equal((2L, 0), (next.AsInt, next.Exemplars.Count));
+    }
+
+    // Metrics SDK specification (metrics/sdk.md, "MetricReader"): "For synchronous instruments with
+    // Delta aggregation temporality, MetricReader.Collect MUST only receive data points with
+    // measurements recorded since the previous collection" (OpenTelemetry .NET leaves such a point
+    // out). A series nothing was recorded into since the last accepted export has no delta point.
+    [Fact]
+    public void ADeltaExportLeavesOutSeriesWithNothingRecordedSinceTheLastExport()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        PartitionedHistogram latency = registry.CreateHistogram("latency", null, null, [1, 10]);
+        KeyValuePair<string, object?> a = new("s", "a");
+        KeyValuePair<string, object?> b = new("s", "b");
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+
+        counter.Add(1, a);
+        counter.Add(1, b);
+        latency.Record(5, a);
+        latency.Record(5, b);
+        Collect(collector, time, s_start.AddSeconds(1), commit: true);
+        counter.Add(1, b);
+        latency.Record(5, b);
+        ExportMetricsServiceRequest second = Collect(collector, time, s_start.AddSeconds(2), commit: true);
+
+        Assert.Equal(["s=s:b"], Metric(second, "requests").Sum.DataPoints.Select(p => Attributes(p.Attributes)));
+        Assert.Equal(["s=s:b"], Metric(second, "latency").Histogram.DataPoints.Select(p => Attributes(p.Attributes)));
+    }
+
+    // The same for an exponential histogram and an operation; a series left out comes back with
+    // its next change, measured from its last accepted reading. An observable counter is not
+    // synchronous: a series its callback reports is measured in every collection and keeps its
+    // point, unchanged or not (metrics/sdk.md: "For asynchronous instruments ... data points with
+    // measurements recorded since the previous collection").
+    [Fact]
+    public void ADeltaSeriesLeftOutComesBackWithItsNextChangeAndObservedSeriesStay()
+    {
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("requests");
+        PartitionedExponentialHistogram sizes = registry.CreateExponentialHistogram("sizes", maxBuckets: 8);
+        OperationData query = registry.CreateOperationData("query", null, [0.5]);
+        registry.CreateObservableCounter("observed", () => [new Measurement<long>(10)]);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+
+        counter.Add(1);
+        sizes.Record(3);
+        query.Record(TimeSpan.FromSeconds(1));
+        Collect(collector, time, s_start.AddSeconds(1), commit: true);
+        ExportMetricsServiceRequest idle = Collect(collector, time, s_start.AddSeconds(2), commit: true);
+        counter.Add(2);
+        sizes.Record(3);
+        query.Record(TimeSpan.FromSeconds(0.25));
+        ExportMetricsServiceRequest back = Collect(collector, time, s_start.AddSeconds(3), commit: true);
+
+        Assert.False(HasMetric(idle, "requests") || HasMetric(idle, "sizes") || HasMetric(idle, "query"));
+        Assert.Equal(0, Assert.Single(Metric(idle, "observed").Sum.DataPoints).AsInt);
+        NumberDataPoint counted = Assert.Single(Metric(back, "requests").Sum.DataPoints);
+        Assert.Equal((2L, ManualTime.UnixNano(s_start.AddSeconds(2))), (counted.AsInt, counted.StartTimeUnixNano));
+        Assert.Equal(1UL, Assert.Single(Metric(back, "sizes").ExponentialHistogram.DataPoints).Count);
+        HistogramDataPoint operation = Assert.Single(Metric(back, "query").Histogram.DataPoints);
+        Assert.Equal((1UL, 0.25), (operation.Count, operation.Sum));
+        Assert.Equal([1UL, 0UL], operation.BucketCounts);
     }
 
     private static NumberDataPoint Only(OtlpMetricsCollector collector, ManualTime time, DateTimeOffset at, bool commit) =>

@@ -58,11 +58,13 @@ public class OtlpRemovalTests
 
         HistogramDataPoint[] Points(string tenant) => [.. exports.SelectMany(r => r.ResourceMetrics.SelectMany(m => m.ScopeMetrics).SelectMany(s => s.Metrics))
             .Where(m => m.Name == "latency").SelectMany(m => m.Histogram.DataPoints).Where(p => Attributes(p.Attributes) == $"tenant=s:{tenant}")];
-        Assert.Equal([1UL, 0UL, 1UL], Points("b").Select(p => p.BucketCounts[1]));
-        Assert.Equal([1UL, 0UL, 1UL], Points("b").Select(p => p.Count));
+
+        // b, nothing recorded before the second export, has no point in it (metrics/sdk.md, "MetricReader").
+        Assert.Equal([1UL, 1UL], Points("b").Select(p => p.BucketCounts[1]));
+        Assert.Equal([1UL, 1UL], Points("b").Select(p => p.Count));
         Assert.Equal([1UL, 1UL, 1UL], Points("a").Select(p => p.Count));
         Assert.Equal([0UL, 0UL, 1UL], Points("a")[2].BucketCounts);
-        Assert.Equal([5.0, 0, 5.0], Points("b").Select(p => p.Sum));
+        Assert.Equal([5.0, 5.0], Points("b").Select(p => p.Sum));
     }
 
     [Fact]
