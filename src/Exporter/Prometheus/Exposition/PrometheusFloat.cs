@@ -7,7 +7,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// <c>expfmt</c> <c>writeFloat</c>: Go's <c>strconv.AppendFloat(f, 'g', -1, 64)</c>): the
 /// shortest digits that round-trip, plain notation for decimal exponents from -4 to 5
 /// (<c>0.0001</c>, <c>100000</c>), exponent notation otherwise (<c>1e-05</c>, <c>1e+06</c>,
-/// <c>1.5e+20</c>), and <c>NaN</c>, <c>+Inf</c>, <c>-Inf</c>.
+/// <c>1.5e+20</c>), <c>NaN</c>, <c>+Inf</c>, <c>-Inf</c>, and <c>0</c> for either zero (<c>writeFloat</c>
+/// tests <c>f == 0</c> before it formats, which -0.0 passes).
 /// </summary>
 /// <remarks>
 /// A sample value is parsed as a number, so any spelling would do there; a bucket's <c>le</c> is a
@@ -32,6 +33,15 @@ internal static class PrometheusFloat
     /// <returns>How many bytes were written.</returns>
     public static int Format(double value, Span<byte> destination)
     {
+        // writeFloat tests f == 0 first, which -0.0 passes too: Go's clients write both zeros "0",
+        // so a bucket whose le is -0.0 is the same series as theirs (and as its own, whichever zero
+        // created the histogram, since the registry takes them as the same boundaries).
+        if (value == 0)
+        {
+            destination[0] = (byte)'0';
+            return 1;
+        }
+
         if (!double.IsFinite(value))
         {
             ReadOnlySpan<byte> text = double.IsNaN(value) ? "NaN"u8 : value > 0 ? "+Inf"u8 : "-Inf"u8;

@@ -62,6 +62,25 @@ public sealed class RegistryExpositionTests
     }
 
     [Fact]
+    public async Task ANegativeZeroBoundaryGivesTheLeTheGoClientsWriteForZero()
+    {
+        // prometheus/common expfmt writeFloat has "case f == 0: '0'" and writeOpenMetricsFloat
+        // "case f == 0: \"0.0\"", which -0.0 matches: a Go client writes le="0" (OpenMetrics
+        // le="0.0") for a boundary of -0.0, so docs/prometheus.md's "a bucket is the same series as
+        // theirs" needs the same. -0.0 == 0.0, so the registry even takes [0, 1] as these boundaries.
+        var registry = new MetricRegistry();
+        registry.CreateHistogram("temps", boundaries: [-0.0, 1]).Record(0.5);
+        Assert.Same(registry.CreateHistogram("temps", boundaries: [-0.0, 1]), registry.CreateHistogram("temps", boundaries: [0.0, 1]));
+        using var scraper = new PrometheusScraper(registry, Scope);
+
+        IReadOnlyList<PrometheusSample> text = PrometheusText.Parse(Encoding.UTF8.GetString(await scraper.ScrapeAsync()));
+        string openMetrics = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
+
+        Assert.Equal(["0", "1", "+Inf"], text.Where(s => s.Name == "temps_bucket").Select(s => s.Labels["le"]));
+        Assert.Contains("temps_bucket{otel_scope_name=\"m\",le=\"0.0\"} 0\n", openMetrics, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task EverySeriesOfAHistogramIsWrittenWithItsOwnLabelBlock()
     {
         var registry = new MetricRegistry();
