@@ -100,6 +100,22 @@ public unsafe class OverflowRegionAddsTests(ITestOutputHelper output)
         Assert.InRange(overflowAdds, 5L * (Adds / 2), 5L * Adds);
     }
 
+    [OverflowChildTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void APartitionCountAboveTheMachinesGivesAProcessorAllowedAfterStartARegionOfItsOwn(bool preferCpuId)
+    {
+        // docs/how-it-works.md: PartitionCount "sizes the regions for a larger machine, or for
+        // processors brought online later". The child starts on one processor with a registry of
+        // four partitions; a thread moved to a processor allowed after start should find one of the
+        // spare regions, not the shared overflow region.
+        string[] fields = RunChild(OverflowRegionChild.SparePartitionsVerb, preferCpuId);
+        Assert.Equal(OverflowRegionChild.SparePartitionCount.ToString(CultureInfo.InvariantCulture), fields[1]);
+        Assert.Equal(OverflowRegionChild.Adds, long.Parse(fields[4], CultureInfo.InvariantCulture));
+        long overflowAdds = long.Parse(fields[3], CultureInfo.InvariantCulture) - long.Parse(fields[2], CultureInfo.InvariantCulture);
+        Assert.True(overflowAdds == 0, $"{overflowAdds} adds of the moved thread went to the overflow region, with {fields[1]} partitions for one processor at start");
+    }
+
     // Runs the child's verb confined to one allowed processor at start, its moved thread on the
     // other (which way round by preferCpuId), and returns the fields of its one line of output.
     private string[] RunChild(string verb, bool preferCpuId)

@@ -24,9 +24,10 @@ internal static unsafe class OverflowRegionChild
     /// <summary>Prints <c>field partitions overflowBefore overflowAfter counter upDown double</c>; exit code 0, or 2 where it could not set up.</summary>
     /// <param name="preferCpuId">Whether to set <see cref="RestartableSequence.PreferCpuIdSwitchName"/> first.</param>
     /// <param name="target">The processor the thread moves to.</param>
-    public static int Run(bool preferCpuId, int target)
+    /// <param name="partitionCount">The registry's <see cref="MetricRegistryOptions.PartitionCount"/>; null: from the machine.</param>
+    public static int Run(bool preferCpuId, int target, int? partitionCount = null)
     {
-        if (RestartableRegistry(preferCpuId, SeriesStorage.PerPartition) is not { } registry)
+        if (RestartableRegistry(preferCpuId, SeriesStorage.PerPartition, partitionCount) is not { } registry)
         {
             return 2;
         }
@@ -62,6 +63,12 @@ internal static unsafe class OverflowRegionChild
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{RestartableSequence.IdField} {registry.PartitionCount} {before} {OverflowRegionAdds.Count} {counter.Read()} {upDown.Read()} {@double.Read()}"));
         return 0;
     }
+
+    /// <summary>The verb that makes <see cref="Program.Main"/> run <see cref="Run"/> with a registry of <see cref="SparePartitionCount"/> partitions: more than the one processor the child starts on.</summary>
+    public const string SparePartitionsVerb = "overflow-region-spare-partitions";
+
+    /// <summary>The partitions the registry of <see cref="SparePartitionsVerb"/> asks for.</summary>
+    public const int SparePartitionCount = 4;
 
     /// <summary>The verb that makes <see cref="Program.Main"/> run <see cref="RunPromotingMidway"/>.</summary>
     public const string PromotionVerb = "overflow-region-promotion";
@@ -159,10 +166,10 @@ internal static unsafe class OverflowRegionChild
 
     // A registry on the restartable write path, with cpu_id preferred or not; null, with the reason
     // on standard error, where the process has no restartable path.
-    private static MetricRegistry? RestartableRegistry(bool preferCpuId, SeriesStorage storage)
+    private static MetricRegistry? RestartableRegistry(bool preferCpuId, SeriesStorage storage, int? partitionCount = null)
     {
         AppContext.SetSwitch(RestartableSequence.PreferCpuIdSwitchName, preferCpuId);
-        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true, SeriesStorage = storage });
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = true, SeriesStorage = storage, PartitionCount = partitionCount });
         if (registry.WritePath != WritePath.RestartableSequence)
         {
             Console.Error.WriteLine($"no restartable write path: {registry.WritePathReason}");
