@@ -49,15 +49,22 @@ public class MetricRegistryOptions
 
     /// <summary>
     /// With <see cref="SeriesStorage.Adaptive"/>, the most bytes of per-partition copies that
-    /// contended series may be promoted to, over the registry's life (a promoted series keeps its
-    /// copies). Counted as a promoted series' slots × 8 bytes × the regions of its arena's chunks.
-    /// A contended series past the budget stays compact: exact, with the contention of one shared word.
+    /// contended series may be promoted to: a promotion whose copies would take the total past it
+    /// is refused, and the series stays compact: exact, with the contention of one shared word.
+    /// Counted as what the copies hold: a promoted series' slots × 8 bytes × the regions of its
+    /// chunk (per thread, of every generation of it, see remarks). A promoted series keeps its
+    /// copies until it is removed and its memory reclaimed, which gives back what it was charged.
     /// </summary>
     /// <remarks>
     /// <para>Default: <see cref="DefaultMaxPromotedBytes"/>, a bound on the one part of the registry's
     /// memory that grows with the machine's partitions rather than with its series; at 192
     /// partitions it holds a few thousand contended 16-bucket histogram series. Zero promotes
     /// nothing. Negative makes creating the registry throw <see cref="ArgumentOutOfRangeException"/>.</para>
+    /// <para>Per thread (<see cref="PartitionStrategy.PerThread"/>) the copies widen with new thread
+    /// indexes: a thread whose index has no region in a promoted series' chunk gives every promoted
+    /// series of the chunk copies in more regions, and those are charged when they widen. A writer
+    /// must get a slot, so a widening is never refused: it can take the total past this budget,
+    /// after which every promotion is refused until reclaimed series bring the total back under it.</para>
     /// </remarks>
     public long MaxPromotedBytes { get; set; } = DefaultMaxPromotedBytes;
 

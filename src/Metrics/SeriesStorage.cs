@@ -25,7 +25,7 @@ public enum SeriesStorage
     /// The default: a series starts compact and is promoted to a copy per partition when two threads
     /// write it often (two different threads' crossings of a multiple of 2^(10 + log2 |value|) by its
     /// total, about 1,024 adds apart, within 100 ms of each other; or, for a double slot, a failed
-    /// compare-and-swap), while the promoted memory stays within
+    /// compare-and-swap), where its copies fit in what is left of
     /// <see cref="MetricRegistryOptions.MaxPromotedBytes"/>; a series is never demoted. One thread
     /// alone never promotes its series, however fast it writes.
     /// </summary>

@@ -138,6 +138,9 @@ internal sealed unsafe class ArenaChunk
     /// <summary>Slots handed out so far (from slot 0 up); written under the arena's allocation lock.</summary>
     public int UsedSlots { get; set; }
 
+    /// <summary>On a first generation: the slots of <see cref="UsedSlots"/> that a series holds now, those the arena keeps free for reuse left out (what a widening of an adaptive arena's chunk charges the promotion budget for); read and written under the arena's allocation lock.</summary>
+    public int AllocatedSlots { get; set; }
+
     /// <summary>The bytes of native memory this chunk and its successors hold, alignment slack included (address space: pages no one wrote are not resident).</summary>
     public long ReservedBytes => _memoryBytes + (Successor?.ReservedBytes ?? 0);
 

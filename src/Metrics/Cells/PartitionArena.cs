@@ -1,3 +1,5 @@
+using System.Diagnostics;
+using System.Diagnostics.CodeAnalysis;
 using ScalableMetrics.Diagnostics;
 
 namespace ScalableMetrics.Cells;
@@ -16,6 +18,14 @@ namespace ScalableMetrics.Cells;
 /// region per thread index handed out when it was made, and a series whose writer holds an index
 /// past its chunk's regions moves to the chunk's successor, the same slots in more regions
 /// (<see cref="Widen"/>).</para>
+/// <para>With <see cref="SeriesStorage.Adaptive"/> the arena keeps the promotion budget
+/// (<see cref="MetricRegistryOptions.MaxPromotedBytes"/>) as what the promoted series' slots
+/// hold: each range's slots × 8 bytes × the regions of every generation of its chunk. A promotion
+/// takes what its range holds, and is refused where that is more than is left
+/// (<see cref="TryAllocatePromotion"/>); a widening takes what its new generation holds of the
+/// chunk's slots handed out, and is never refused, so it may leave less than nothing
+/// (<see cref="Widen"/>); a free gives back what the range holds then, which is what it was
+/// charged (<see cref="Free"/>). All three under the allocation lock.</para>
 /// <para>Reads of every series of the registry are serialized by <see cref="ReadLock"/>: each
 /// slot only grows, and each read visits every slot after the read before it did, so no read
 /// returns less than an earlier one.</para>
@@ -30,11 +40,14 @@ internal sealed class PartitionArena
 
     private readonly Lock _allocationLock = new();
     private readonly List<ArenaChunk> _chunks = [];
+    private readonly long _maxPromotedBytes;
     private ArenaChunk? _current;
     private int _nextChunkSlots = FirstChunkSlots;
     private int _regionCount;
     private long[] _scratch = [];
     private ArenaChunk[] _chunksRead = [];
+
+    // The promotion budget left: below zero where widenings took the promoted slots past it.
     private long _promotionBytesLeft;
     private long[] _promotedReadScratch = [];
     private long _promotedSeriesCount;
@@ -46,7 +59,7 @@ internal sealed class PartitionArena
     /// <param name="writePath">How its slots are written.</param>
     /// <param name="regionCount">Regions in each chunk; per thread, in the first chunks (it grows with the thread indexes).</param>
     /// <param name="storage">Where its series keep their data: compact first (<see cref="SeriesStorage.Adaptive"/>), here from creation, or compact always.</param>
-    /// <param name="maxPromotedBytes">With <see cref="SeriesStorage.Adaptive"/>, the most bytes of this arena's slots that promotions may take.</param>
+    /// <param name="maxPromotedBytes">With <see cref="SeriesStorage.Adaptive"/>, the promotion budget: the most bytes of this arena's slots that promotions may take (widenings may take more; see remarks).</param>
     public PartitionArena(WritePath writePath, int regionCount, SeriesStorage storage = SeriesStorage.PerPartition, long maxPromotedBytes = MetricRegistryOptions.DefaultMaxPromotedBytes)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(regionCount, 1);
@@ -54,6 +67,7 @@ internal sealed class PartitionArena
         WritePath = writePath;
         _regionCount = regionCount;
         Storage = storage;
+        _maxPromotedBytes = maxPromotedBytes;
         _promotionBytesLeft = maxPromotedBytes;
         ReadLock = new Lock();
         PerPartition = this;
@@ -95,34 +109,59 @@ internal sealed class PartitionArena
         return _promotedReadScratch.AsSpan(0, length);
     }
 
-    /// <summary>The series promoted so far (<see cref="TryReservePromotion"/>).</summary>
+    /// <summary>The series promoted so far (<see cref="TryAllocatePromotion"/>).</summary>
     public long PromotedSeriesCount => Volatile.Read(ref _promotedSeriesCount);
+
+    /// <summary>
+    /// With <see cref="SeriesStorage.Adaptive"/>, the bytes the promoted series' slots hold now, as
+    /// the promotion budget counts them (see remarks): at most the budget after a promotion, more
+    /// where widenings took it past; 0 otherwise.
+    /// </summary>
+    public long PromotedBytes
+    {
+        get
+        {
+            lock (_allocationLock)
+            {
+                return _maxPromotedBytes - _promotionBytesLeft;
+            }
+        }
+    }
 
     /// <summary>Whether a new series starts compact: with <see cref="SeriesStorage.Adaptive"/> and <see cref="SeriesStorage.Compact"/>.</summary>
     public bool StartsCompact => Storage != SeriesStorage.PerPartition;
 
     /// <summary>
-    /// Takes the bytes a series of <paramref name="slotCount"/> slots would take here from the
-    /// promotion budget, and counts the promotion. Called by a contended compact series before it
-    /// allocates its per-partition slots.
+    /// Hands a contended compact series of <paramref name="slotCount"/> slots its per-partition
+    /// slots, as <see cref="Allocate"/> does, where the promotion budget has room for what they
+    /// hold (<paramref name="slotCount"/> × 8 bytes × the regions of every generation of their
+    /// chunk), takes that from the budget, and counts the promotion.
     /// </summary>
-    /// <returns><see langword="false"/>, with nothing taken, where the storage is not
+    /// <param name="slotCount">The series' slots.</param>
+    /// <param name="range">The slots handed out; default where none were.</param>
+    /// <returns><see langword="false"/>, with nothing handed out or taken, where the storage is not
     /// <see cref="SeriesStorage.Adaptive"/> or the budget has no room: the series stays compact.</returns>
-    public bool TryReservePromotion(int slotCount)
+    public bool TryAllocatePromotion(int slotCount, out SlotRange range)
     {
+        ArgumentOutOfRangeException.ThrowIfLessThan(slotCount, 1);
+        range = default;
         if (Storage != SeriesStorage.Adaptive)
         {
             return false;
         }
 
-        long bytes = (long)slotCount * ArenaChunk.SlotSize * RegionCount;
         lock (_allocationLock)
         {
+            // What the range about to be handed out holds: the very range, not the regions of a
+            // new chunk, so that a free gives back exactly what was taken.
+            long bytes = (long)slotCount * ArenaChunk.SlotSize * NextRangeRegionCount(slotCount);
             if (bytes > _promotionBytesLeft)
             {
                 return false;
             }
 
+            range = AllocateLocked(slotCount);
+            Debug.Assert(bytes == (long)slotCount * ArenaChunk.SlotSize * range.Chunk.TotalRegionCount(), "the range NextRangeRegionCount measured");
             _promotionBytesLeft -= bytes;
             _promotedSeriesCount++;
             return true;
@@ -169,15 +208,25 @@ internal sealed class PartitionArena
         ArgumentOutOfRangeException.ThrowIfLessThan(slotCount, 1);
         lock (_allocationLock)
         {
-            if (_freeRanges is not null && _freeRanges.TryGetValue(slotCount, out Stack<SlotRange>? free) && free.TryPop(out SlotRange reused))
-            {
-                return reused;
-            }
+            return AllocateLocked(slotCount);
+        }
+    }
 
+    // Allocate, under the allocation lock: a free range of as many slots first, else the current
+    // chunk's next slots, else a new chunk's.
+    private SlotRange AllocateLocked(int slotCount)
+    {
+        SlotRange range;
+        if (FreeRangesOf(slotCount) is { Count: > 0 } free)
+        {
+            range = free.Pop();
+        }
+        else
+        {
             ArenaChunk? chunk = _current;
             // Per thread, the current chunk may have fewer regions than new chunks get: its
             // successors, made already, hold its slots in as many.
-            if (chunk is null || chunk.UsedSlots + slotCount > chunk.SlotCapacity)
+            if (!HasRoom(chunk, slotCount))
             {
                 int capacity = Math.Max(_nextChunkSlots, slotCount);
                 chunk = new ArenaChunk(this, _chunks.Count, _regionCount, capacity);
@@ -186,17 +235,36 @@ internal sealed class PartitionArena
                 _nextChunkSlots = Math.Min(MaxChunkSlots, 2 * _nextChunkSlots);
             }
 
-            var range = new SlotRange(chunk, chunk.UsedSlots);
+            range = new SlotRange(chunk, chunk.UsedSlots);
             chunk.UsedSlots += slotCount;
-            return range;
         }
+
+        range.Chunk.AllocatedSlots += slotCount;
+        return range;
     }
+
+    // Under the allocation lock: the regions, over every generation, of the range AllocateLocked
+    // would hand out next for slotCount slots.
+    private int NextRangeRegionCount(int slotCount) =>
+        FreeRangesOf(slotCount) is { Count: > 0 } free ? free.Peek().Chunk.TotalRegionCount()
+        : HasRoom(_current, slotCount) ? _current.TotalRegionCount()
+        : _regionCount;
+
+    // Under the allocation lock: the free ranges of slotCount slots (Free), or null where there were none.
+    private Stack<SlotRange>? FreeRangesOf(int slotCount) =>
+        _freeRanges is not null && _freeRanges.TryGetValue(slotCount, out Stack<SlotRange>? free) ? free : null;
+
+    // Whether chunk, the current one, has slotCount slots left.
+    private static bool HasRoom([NotNullWhen(true)] ArenaChunk? chunk, int slotCount) =>
+        chunk is not null && chunk.UsedSlots + slotCount <= chunk.SlotCapacity;
 
     /// <summary>
     /// Takes back <paramref name="range"/>'s <paramref name="slotCount"/> slots, which no thread
     /// can write any more (a removed series the GC collected, <c>RetiredSeries</c>): zeroed in every
     /// region of every generation, as <see cref="Allocate"/> hands slots out, then kept for the next
-    /// allocation of as many slots; a promoted range's bytes go back to the promotion budget.
+    /// allocation of as many slots. A promoted range gives the promotion budget back what it holds
+    /// now, <paramref name="slotCount"/> × 8 bytes × the regions of every generation of its chunk:
+    /// what its promotion took, and each widening of its chunk since.
     /// </summary>
     public unsafe void Free(SlotRange range, int slotCount)
     {
@@ -216,10 +284,13 @@ internal sealed class PartitionArena
                 _freeRanges.Add(slotCount, free = new Stack<SlotRange>());
             }
 
-            free.Push(new SlotRange(range.Chunk.FirstGeneration, range.FirstSlot));
+            ArenaChunk first = range.Chunk.FirstGeneration;
+            free.Push(new SlotRange(first, range.FirstSlot));
+            first.AllocatedSlots -= slotCount;
             if (Storage == SeriesStorage.Adaptive)
             {
-                _promotionBytesLeft += (long)slotCount * ArenaChunk.SlotSize * RegionCount;
+                // Under the lock Widen takes, so that the generations counted are the ones charged.
+                _promotionBytesLeft += (long)slotCount * ArenaChunk.SlotSize * first.TotalRegionCount();
             }
         }
     }
@@ -246,7 +317,10 @@ internal sealed class PartitionArena
     /// least <paramref name="minimumRegionCount"/> regions, made if need be. A new generation gets
     /// twice the regions of the one before at least, and new chunks as many, so that a series
     /// moves O(log threads) times and its generations together hold fewer than twice the regions
-    /// of its last.
+    /// of its last. With <see cref="SeriesStorage.Adaptive"/>, a new generation's copies of the
+    /// slots handed out in the chunk (<see cref="ArenaChunk.AllocatedSlots"/>: promoted series'; not
+    /// the free ones) are charged to the promotion budget. Never refused, as a writer must get a
+    /// slot: the budget may go below zero, and promotions are then refused until frees bring it back.
     /// </summary>
     public ArenaChunk Widen(ArenaChunk chunk, int minimumRegionCount)
     {
@@ -260,6 +334,10 @@ internal sealed class PartitionArena
                     Volatile.Write(ref _regionCount, regions);
                     successor = new ArenaChunk(this, chunk.Index, regions, chunk.SlotCapacity, chunk.FirstGeneration);
                     chunk.Successor = successor;
+                    if (Storage == SeriesStorage.Adaptive)
+                    {
+                        _promotionBytesLeft -= (long)chunk.FirstGeneration.AllocatedSlots * ArenaChunk.SlotSize * regions;
+                    }
                 }
 
                 chunk = successor;

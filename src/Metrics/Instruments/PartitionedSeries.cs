@@ -569,7 +569,7 @@ public abstract unsafe class PartitionedSeries : Series
 
     /// <summary>
     /// Promotes a compact series to per-partition slots, where its registry keeps series adaptively
-    /// and the promotion budget has room (<see cref="PartitionArena.TryReservePromotion"/>): the
+    /// and the promotion budget has room (<see cref="PartitionArena.TryAllocatePromotion"/>): the
     /// zeroed slots are allocated and the fields that lead an add to them written, then the route,
     /// last, with release semantics, so that an add that reads the new route finds the slots. Under
     /// the arena's read lock, so that a read sees the series either compact or with both ranges.
@@ -595,12 +595,12 @@ public abstract unsafe class PartitionedSeries : Series
             }
 
             PartitionArena arena = compact.PerPartition;
-            if (!arena.TryReservePromotion(_slotCount))
+            if (!arena.TryAllocatePromotion(_slotCount, out SlotRange slots))
             {
                 return Route.Compact;
             }
 
-            UsePartitionSlots(arena.Allocate(_slotCount));
+            UsePartitionSlots(slots);
             Route route = RouteOf(arena.WritePath);
             if (_exemplars is { } exemplars)
             {

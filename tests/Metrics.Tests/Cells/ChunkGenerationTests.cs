@@ -70,18 +70,60 @@ public unsafe class ChunkGenerationTests
     }
 
     [Fact]
-    public void AWidenedPromotedSeriesCopiesStayWithinThePromotionBudget()
+    public void AWideningIsChargedAndOnlyAWideningTakesThePromotedCopiesPastTheBudget()
     {
         // Room for one one-slot series in the one region the registry starts with: promoted, it
-        // fills the budget; the copies a wider generation adds are per-partition copies too.
+        // fills the budget.
         var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread, SeriesStorage = SeriesStorage.Adaptive, PartitionCount = 1, MaxPromotedBytes = 8 });
-        CounterSeries series = registry.CreateCounter("test.budget.widened").Bind();
+        PartitionedCounter counter = registry.CreateCounter("test.budget.widened");
+        CounterSeries series = counter.Bind(new KeyValuePair<string, object?>("s", "widened"));
         Assert.True(series.TryPromote());
-        WriteFromTwoThreadsAtOnce(series);
+        Assert.Equal(8, registry.Arena.PromotedBytes);
 
-        long promotedBytes = 8L * series.TotalRegionCount;
-        Assert.True(promotedBytes <= 8, $"one promoted series holds {promotedBytes} bytes of per-partition copies under MaxPromotedBytes = 8");
+        // A writer must get a slot: the copies a wider generation adds are not refused, but
+        // charged, so the budget counts what the promoted series holds, past MaxPromotedBytes.
+        WriteFromTwoThreadsAtOnce(series);
         Assert.Equal(2, series.Read());
+        long held = 8L * series.TotalRegionCount;
+        Assert.True(held > 8, $"the chunk was not widened ({series.TotalRegionCount} regions)");
+        Assert.Equal(held, registry.Arena.PromotedBytes);
+
+        // Spent, the budget refuses every promotion (until frees bring it back under).
+        CounterSeries next = counter.Bind(new KeyValuePair<string, object?>("s", "next"));
+        Assert.False(next.TryPromote(), $"a series was promoted with {registry.Arena.PromotedBytes} bytes promoted under MaxPromotedBytes = 8");
+        Assert.True(next.IsCompact);
+        Assert.Equal(held, registry.Arena.PromotedBytes);
+        Assert.Equal(1, registry.PromotedSeriesCount);
+    }
+
+    [Fact]
+    public void AWideningChargesThePromotedSlotsOfItsChunkNotTheFreeOnesAndAPromotionTakesWhatItsRangeHolds()
+    {
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread, SeriesStorage = SeriesStorage.Adaptive, PartitionCount = 1, MaxPromotedBytes = 1 << 20 });
+        PartitionedCounter counter = registry.CreateCounter("test.budget.exact");
+        CounterSeries kept = counter.Bind(new KeyValuePair<string, object?>("s", "kept"));
+        Assert.True(kept.TryPromote());
+
+        // A second series of the chunk, promoted and reclaimed: its slot is free, its bytes back.
+        PromoteAndRemove(counter);
+        Assert.Equal(16, registry.Arena.PromotedBytes);
+        RemovalTests.CollectGarbage();
+        counter.Collect();
+        Assert.Equal((0, 1L, 0L), counter.Removals);
+        Assert.Equal(8, registry.Arena.PromotedBytes);
+
+        // The widening charges the chunk's one promoted slot in the regions it adds, not the free one.
+        WriteFromTwoThreadsAtOnce(kept);
+        int regions = kept.TotalRegionCount;
+        Assert.True(regions > 1, $"the chunk was not widened ({regions} regions)");
+        Assert.Equal(8L * regions, registry.Arena.PromotedBytes);
+
+        // A promotion into the free slot takes what it holds there: its slot in every generation.
+        CounterSeries reuse = counter.Bind(new KeyValuePair<string, object?>("s", "reuse"));
+        Assert.True(reuse.TryPromote());
+        Assert.Same(kept.Slots.Chunk.FirstGeneration, reuse.Slots.Chunk.FirstGeneration);
+        Assert.Equal(regions, reuse.TotalRegionCount);
+        Assert.Equal(16L * regions, registry.Arena.PromotedBytes);
     }
 
     // Not inlined, so that no local of the caller keeps the series alive: promoted, written by two
@@ -95,6 +137,17 @@ public unsafe class ChunkGenerationTests
         Assert.True(series.TotalRegionCount > 1);
         Assert.True(counter.Remove(series));
         Assert.Equal(2, Assert.Single(counter.Collect()).Value);
+    }
+
+    // Not inlined, as above: promoted (beside a series promoted before it), removed, exported.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void PromoteAndRemove(PartitionedCounter counter)
+    {
+        CounterSeries series = counter.Bind(new KeyValuePair<string, object?>("s", "removed"));
+        Assert.True(series.TryPromote());
+        Assert.Equal(1, series.Slots.FirstSlot);
+        Assert.True(counter.Remove(series));
+        Assert.Equal(2, counter.Collect().Count());
     }
 
     private static void WriteFromTwoThreadsAtOnce(CounterSeries series)
