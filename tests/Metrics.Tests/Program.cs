@@ -13,7 +13,7 @@ public static class Program
     {
         [BoundAddChild.Verb, string writePath] => BoundAddChild.Run(writePath),
         [Cells.OverflowRegionChild.Verb, string preferCpuId, string target] => Cells.OverflowRegionChild.Run(bool.Parse(preferCpuId), int.Parse(target, System.Globalization.CultureInfo.InvariantCulture)),
-        [Cells.OverflowRegionChild.SparePartitionsVerb, string preferCpuId, string target] => Cells.OverflowRegionChild.Run(bool.Parse(preferCpuId), int.Parse(target, System.Globalization.CultureInfo.InvariantCulture), Cells.OverflowRegionChild.SparePartitionCount),
+        [Cells.OverflowRegionChild.SparePartitionsVerb, string preferCpuId, string target] => Cells.OverflowRegionChild.RunWithSparePartitions(bool.Parse(preferCpuId), int.Parse(target, System.Globalization.CultureInfo.InvariantCulture)),
         [Cells.OverflowRegionChild.PromotionVerb, string preferCpuId, string target] => Cells.OverflowRegionChild.RunPromotingMidway(bool.Parse(preferCpuId), int.Parse(target, System.Globalization.CultureInfo.InvariantCulture)),
         _ => 0,
     };

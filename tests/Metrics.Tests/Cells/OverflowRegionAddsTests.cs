@@ -103,17 +103,23 @@ public unsafe class OverflowRegionAddsTests(ITestOutputHelper output)
     [OverflowChildTheory]
     [InlineData(false)]
     [InlineData(true)]
-    public void APartitionCountAboveTheMachinesGivesAProcessorAllowedAfterStartARegionOfItsOwn(bool preferCpuId)
+    public void APartitionCountAboveTheMachinesGivesAProcessorAllowedAfterStartNoSpareRegion(bool preferCpuId)
     {
-        // docs/how-it-works.md: PartitionCount "sizes the regions for a larger machine, or for
-        // processors brought online later". The child starts on one processor with a registry of
-        // four partitions; a thread moved to a processor allowed after start should find one of the
-        // spare regions, not the shared overflow region.
+        // MetricRegistryOptions.PartitionCount: the partitions past what the machine needs stay
+        // unwritten; a processor allowed after start adds to the overflow region, or shares a
+        // partition. The child starts on one processor with registries of four partitions; the
+        // thread moved to another processor finds none of the spare regions: on the restartable
+        // path each of its adds, of each kind, goes to the overflow region, counted and exact; on
+        // the Interlocked path they all go to the partition of the one processor at start.
         string[] fields = RunChild(OverflowRegionChild.SparePartitionsVerb, preferCpuId);
-        Assert.Equal(OverflowRegionChild.SparePartitionCount.ToString(CultureInfo.InvariantCulture), fields[1]);
+        Assert.Equal(OverflowRegionChild.SparePartitionCount.ToString(CultureInfo.InvariantCulture), fields[0]);
+        Assert.Equal("1", fields[1]);
+        Assert.Equal(3L * OverflowRegionChild.Adds, long.Parse(fields[3], CultureInfo.InvariantCulture) - long.Parse(fields[2], CultureInfo.InvariantCulture));
         Assert.Equal(OverflowRegionChild.Adds, long.Parse(fields[4], CultureInfo.InvariantCulture));
-        long overflowAdds = long.Parse(fields[3], CultureInfo.InvariantCulture) - long.Parse(fields[2], CultureInfo.InvariantCulture);
-        Assert.True(overflowAdds == 0, $"{overflowAdds} adds of the moved thread went to the overflow region, with {fields[1]} partitions for one processor at start");
+        Assert.Equal(-OverflowRegionChild.Adds, long.Parse(fields[5], CultureInfo.InvariantCulture));
+        Assert.Equal(OverflowRegionChild.Adds / 2.0, double.Parse(fields[6], CultureInfo.InvariantCulture));
+        long[] interlockedRegions = [.. fields[7].Split(',').Select(value => long.Parse(value, CultureInfo.InvariantCulture))];
+        Assert.Equal([OverflowRegionChild.Adds, 0, 0, 0], interlockedRegions);
     }
 
     // Runs the child's verb confined to one allowed processor at start, its moved thread on the

@@ -24,10 +24,9 @@ internal static unsafe class OverflowRegionChild
     /// <summary>Prints <c>field partitions overflowBefore overflowAfter counter upDown double</c>; exit code 0, or 2 where it could not set up.</summary>
     /// <param name="preferCpuId">Whether to set <see cref="RestartableSequence.PreferCpuIdSwitchName"/> first.</param>
     /// <param name="target">The processor the thread moves to.</param>
-    /// <param name="partitionCount">The registry's <see cref="MetricRegistryOptions.PartitionCount"/>; null: from the machine.</param>
-    public static int Run(bool preferCpuId, int target, int? partitionCount = null)
+    public static int Run(bool preferCpuId, int target)
     {
-        if (RestartableRegistry(preferCpuId, SeriesStorage.PerPartition, partitionCount) is not { } registry)
+        if (RestartableRegistry(preferCpuId, SeriesStorage.PerPartition) is not { } registry)
         {
             return 2;
         }
@@ -64,11 +63,72 @@ internal static unsafe class OverflowRegionChild
         return 0;
     }
 
-    /// <summary>The verb that makes <see cref="Program.Main"/> run <see cref="Run"/> with a registry of <see cref="SparePartitionCount"/> partitions: more than the one processor the child starts on.</summary>
+    /// <summary>The verb that makes <see cref="Program.Main"/> run <see cref="RunWithSparePartitions"/>.</summary>
     public const string SparePartitionsVerb = "overflow-region-spare-partitions";
 
-    /// <summary>The partitions the registry of <see cref="SparePartitionsVerb"/> asks for.</summary>
+    /// <summary>The partitions the registries of <see cref="RunWithSparePartitions"/> ask for: more than the one processor the child starts on.</summary>
     public const int SparePartitionCount = 4;
+
+    /// <summary>
+    /// <see cref="MetricRegistryOptions.PartitionCount"/> above the machine's: a registry of
+    /// <see cref="SparePartitionCount"/> partitions on the restartable path and one on the
+    /// Interlocked path, whose series a thread moved to <paramref name="target"/> (allowed after
+    /// start) adds to, <see cref="Adds"/> times each. Prints
+    /// <c>partitions machinePartitions overflowBefore overflowAfter counter upDown double interlockedRegions</c>,
+    /// the last the Interlocked counter's value in each of its regions, comma-separated.
+    /// </summary>
+    /// <param name="preferCpuId">Whether to set <see cref="RestartableSequence.PreferCpuIdSwitchName"/> first.</param>
+    /// <param name="target">The processor the thread moves to.</param>
+    /// <returns>0, or 2 where it could not set up.</returns>
+    public static int RunWithSparePartitions(bool preferCpuId, int target)
+    {
+        if (RestartableRegistry(preferCpuId, SeriesStorage.PerPartition, SparePartitionCount) is not { } registry)
+        {
+            return 2;
+        }
+
+        var interlockedRegistry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerProcessor, UseRestartableSequences = false, SeriesStorage = SeriesStorage.PerPartition, PartitionCount = SparePartitionCount });
+        if (interlockedRegistry.WritePath != WritePath.InterlockedProcessorId)
+        {
+            Console.Error.WriteLine($"no Interlocked write path: {interlockedRegistry.WritePathReason}");
+            return 2;
+        }
+
+        CounterSeries counter = registry.CreateCounter("child.counter").Bind();
+        UpDownCounterSeries upDown = registry.CreateUpDownCounter("child.updown").Bind();
+        DoubleCounterSeries @double = registry.CreateDoubleCounter("child.double").Bind();
+        CounterSeries interlocked = interlockedRegistry.CreateCounter("child.interlocked").Bind();
+        long before = OverflowRegionAdds.Count;
+        string? failure = null;
+        var thread = new Thread(() =>
+        {
+            if (!MoveCurrentThreadTo(target))
+            {
+                failure = $"could not move to processor {target}";
+                return;
+            }
+
+            for (int i = 0; i < Adds; i++)
+            {
+                counter.Add(1);
+                upDown.Add(-1);
+                @double.Add(0.5);
+                interlocked.Add(1);
+            }
+        });
+        thread.Start();
+        thread.Join();
+        if (failure is not null)
+        {
+            Console.Error.WriteLine(failure);
+            return 2;
+        }
+
+        SlotRange slots = interlocked.Slots;
+        string regions = string.Join(',', Enumerable.Range(0, slots.Chunk.RegionCount).Select(region => (*slots.Chunk.SlotAddress(region, slots.FirstSlot)).ToString(CultureInfo.InvariantCulture)));
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{registry.PartitionCount} {ProcessorId.PartitionCount} {before} {OverflowRegionAdds.Count} {counter.Read()} {upDown.Read()} {@double.Read()} {regions}"));
+        return 0;
+    }
 
     /// <summary>The verb that makes <see cref="Program.Main"/> run <see cref="RunPromotingMidway"/>.</summary>
     public const string PromotionVerb = "overflow-region-promotion";
