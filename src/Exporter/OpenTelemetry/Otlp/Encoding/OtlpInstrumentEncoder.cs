@@ -267,7 +267,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             output.Fixed64(OtlpFields.ExponentialStartTime, StartAt(i, series, start));
             output.Fixed64(OtlpFields.ExponentialTime, _now);
             output.Fixed64(OtlpFields.ExponentialCount, (ulong)(reading.Count - (baseline?.Count ?? 0)));
-            output.Double(OtlpFields.ExponentialSum, reading.Sum - (baseline?.Sum ?? 0));
+            WriteSum(OtlpFields.ExponentialSum, reading.Sum - (baseline?.Sum ?? 0));
             output.ZigZag32(OtlpFields.ExponentialScale, reading.Scale);
             output.Fixed64(OtlpFields.ExponentialZeroCount, (ulong)(reading.ZeroCount - (baseline?.ZeroCount ?? 0)));
             WritePositiveBuckets(reading, baseline);
@@ -580,8 +580,19 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         output.Fixed64(OtlpFields.HistogramStartTime, start);
         output.Fixed64(OtlpFields.HistogramTime, _now);
         output.Fixed64(OtlpFields.HistogramCount, (ulong)count);
-        output.Double(OtlpFields.HistogramSum, sum);
+        WriteSum(OtlpFields.HistogramSum, sum);
         return point;
+    }
+
+    // A histogram point's optional sum, left out where it is NaN: no sum of values recorded (a
+    // histogram refuses NaN), but +∞ less +∞, a delta after an infinite record, or +∞ and -∞
+    // recorded both. Left out, the point claims no sum; written, a backend would sum or average NaN for good.
+    private void WriteSum(int field, double sum)
+    {
+        if (!double.IsNaN(sum))
+        {
+            output.Double(field, sum);
+        }
     }
 
     private void EndPoint(int point)

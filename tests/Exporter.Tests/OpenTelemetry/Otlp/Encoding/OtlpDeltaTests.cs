@@ -109,6 +109,53 @@ public class OtlpDeltaTests
     }
 
     [Fact]
+    public void ADeltaHistogramPointAfterAnInfiniteValueHasNoNaNSum()
+    {
+        // A delta point's sum is the sum of the values recorded in its interval. +∞ is a value the
+        // histogram takes (docs/instruments.md): the cumulative sum is then +∞ for good, and a later
+        // interval's sum, that +∞ less the last +∞, would be NaN, no sum of any value recorded.
+        // `sum` is optional in metrics.proto: where the interval's sum cannot be known it is left
+        // out, which claims none.
+        var registry = new MetricRegistry();
+        PartitionedHistogram latency = registry.CreateHistogram("latency", null, null, [1, 10]);
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+
+        latency.Record(double.PositiveInfinity);
+        HistogramDataPoint first = Assert.Single(Metric(Collect(collector, time, s_start.AddSeconds(1), commit: true), "latency").Histogram.DataPoints);
+        latency.Record(5.0);
+        HistogramDataPoint five = Assert.Single(Metric(Collect(collector, time, s_start.AddSeconds(2), commit: true), "latency").Histogram.DataPoints);
+        latency.Record(double.PositiveInfinity);
+        HistogramDataPoint again = Assert.Single(Metric(Collect(collector, time, s_start.AddSeconds(3), commit: true), "latency").Histogram.DataPoints);
+
+        Assert.Equal((1UL, double.PositiveInfinity), (first.Count, first.Sum));
+        Assert.Equal(1UL, five.Count);
+        Assert.False(five.HasSum, $"the sum of an interval whose one record is 5 was written as {five.Sum}");
+        Assert.Equal(1UL, again.Count);
+        Assert.False(again.HasSum, $"the sum of an interval after an infinite one was written as {again.Sum}");
+    }
+
+    [Fact]
+    public void ADeltaExponentialHistogramPointAfterAnInfiniteValueHasNoNaNSum()
+    {
+        // As the explicit histogram's (above): +∞ counts in the last bucket, the cumulative sum stays
+        // +∞, and a later interval's sum is not known.
+        var registry = new MetricRegistry();
+        PartitionedExponentialHistogram latency = registry.CreateExponentialHistogram("latency");
+        var time = new ManualTime(s_start);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Delta, timeProvider: time);
+
+        latency.Record(double.PositiveInfinity);
+        ExponentialHistogramDataPoint first = Assert.Single(Metric(Collect(collector, time, s_start.AddSeconds(1), commit: true), "latency").ExponentialHistogram.DataPoints);
+        latency.Record(5.0);
+        ExponentialHistogramDataPoint five = Assert.Single(Metric(Collect(collector, time, s_start.AddSeconds(2), commit: true), "latency").ExponentialHistogram.DataPoints);
+
+        Assert.Equal((1UL, double.PositiveInfinity), (first.Count, first.Sum));
+        Assert.Equal(1UL, five.Count);
+        Assert.False(five.HasSum, $"the sum of an interval whose one record is 5 was written as {five.Sum}");
+    }
+
+    [Fact]
     public void UpDownCountersStayCumulativeAndGaugesHaveNoTemporality()
     {
         var registry = new MetricRegistry();
