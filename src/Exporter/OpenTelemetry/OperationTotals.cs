@@ -41,14 +41,7 @@ internal sealed class OperationTotals
     {
         lock (_lock)
         {
-            if (Take(ref _pendingSeconds) is { } pending)
-            {
-                return pending;
-            }
-
-            Read(out Measurement<double>[] seconds, out Measurement<long>[] counts);
-            _pendingCounts = counts;
-            return seconds;
+            return Take(ref _pendingSeconds) ?? ReadKeepingTheOther(keepCounts: true).Seconds;
         }
     }
 
@@ -58,14 +51,7 @@ internal sealed class OperationTotals
     {
         lock (_lock)
         {
-            if (Take(ref _pendingCounts) is { } pending)
-            {
-                return pending;
-            }
-
-            Read(out Measurement<double>[] seconds, out Measurement<long>[] counts);
-            _pendingSeconds = seconds;
-            return counts;
+            return Take(ref _pendingCounts) ?? ReadKeepingTheOther(keepCounts: false).Counts;
         }
     }
 
@@ -77,6 +63,23 @@ internal sealed class OperationTotals
         _pendingSeconds = null;
         _pendingCounts = null;
         return taken;
+    }
+
+    // Under _lock: one read of the operation, the measurements of the instrument that did not ask
+    // kept for it (see Take), the counts or the seconds.
+    private (Measurement<double>[] Seconds, Measurement<long>[] Counts) ReadKeepingTheOther(bool keepCounts)
+    {
+        Read(out Measurement<double>[] seconds, out Measurement<long>[] counts);
+        if (keepCounts)
+        {
+            _pendingCounts = counts;
+        }
+        else
+        {
+            _pendingSeconds = seconds;
+        }
+
+        return (seconds, counts);
     }
 
     // Under _lock: one read of the operation, as both instruments' measurements.

@@ -228,12 +228,10 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 }
             }
 
-            EndPoint(point);
-            KeepIfLast(i, state, mark);
+            EndPoint(point, i, state, mark);
         }
 
-        WriteUnsent(delta, asInt: false);
-        EndSum(data, delta, monotonic: null);
+        EndHistogramData(data, delta);
     }
 
     // From the snapshot, each series as a reading of its own (its sampled exemplars read first
@@ -277,12 +275,10 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 WriteExemplar(OtlpFields.ExponentialExemplars, exemplar, series, start, delta, asInt: false);
             }
 
-            EndPoint(point);
-            KeepIfLast(i, series, mark);
+            EndPoint(point, i, series, mark);
         }
 
-        WriteUnsent(delta, asInt: false);
-        EndSum(data, delta, monotonic: null);
+        EndHistogramData(data, delta);
     }
 
     // From the snapshot: a histogram in seconds, its buckets where it has boundaries; a delta's
@@ -328,12 +324,10 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
                 output.PackedDoubles(OtlpFields.HistogramExplicitBounds, boundaries);
             }
 
-            EndPoint(point);
-            KeepIfLast(i, series, mark);
+            EndPoint(point, i, series, mark);
         }
 
-        WriteUnsent(delta, asInt: false);
-        EndSum(data, delta, monotonic: null);
+        EndHistogramData(data, delta);
     }
 
     // Unchanged: a synchronous series (a counter's, a histogram's, an exponential histogram's, an
@@ -406,15 +400,24 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         return series;
     }
 
-    // Keeps the point just written from mark for series i where this read was the series' last
+    // Ends the point of series i begun at mark, and keeps it where this read was the series' last
     // (it was removed): the exports after it no longer read the series, and write this point again
     // until one carrying it is accepted.
-    private void KeepIfLast(int i, OtlpSeriesState series, int mark)
+    private void EndPoint(int point, int i, OtlpSeriesState series, int mark)
     {
+        EndPoint(point);
         if (_snapshot.IsRemovedAt(i))
         {
             series.FinalPoint = output.WrittenSpan[mark..].ToArray();
         }
+    }
+
+    // Ends a Histogram's or ExponentialHistogram's data (an operation's too): the points owed by
+    // series no longer read (WriteUnsent), then its temporality.
+    private void EndHistogramData(int data, bool delta)
+    {
+        WriteUnsent(delta, asInt: false);
+        EndSum(data, delta, monotonic: null);
     }
 
     // Keeps what an observable series' point was made of: if its callback stops reporting it, the
@@ -496,8 +499,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             }
 
             WriteExemplar(OtlpFields.NumberExemplars, snapshot.ExemplarAt(i), series, start, delta, asInt);
-            EndPoint(point);
-            KeepIfLast(i, series, mark);
+            EndPoint(point, i, series, mark);
         }
 
         WriteUnsent(delta, asInt);
@@ -544,8 +546,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             int mark = output.Position;
             int point = BeginNumberPoint(series, start, _now);
             WriteNumber(values[i], asInt);
-            EndPoint(point);
-            KeepIfLast(i, series, mark);
+            EndPoint(point, i, series, mark);
         }
 
         WriteUnsent(delta: false, asInt);
