@@ -264,6 +264,29 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
         }
     }
 
+    // docs/worker-services.md gives the file in code "(or ScalableMetrics:ScrapeListener:WebConfigFile)",
+    // and the section's web configuration keys apply beside AddScrapeListener in code: so must the file's key.
+    [Fact]
+    public async Task TheWebConfigFileKeyOfTheSectionAppliesBesideAddScrapeListenerInCode()
+    {
+        WriteWebConfig(Users((User, Password)));
+        using IHost host = BuildHost(
+            o => o.AddScrapeListener(0),
+            new Dictionary<string, string?> { ["ScalableMetrics:ScrapeListener:WebConfigFile"] = _webConfig });
+        await host.StartAsync();
+        try
+        {
+            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            using HttpResponseMessage anonymous = await client.SendAsync(Get(host, null, null, "http"));
+
+            Assert.Equal(HttpStatusCode.Unauthorized, anonymous.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
     [Fact]
     public async Task AFileAndKeysInTheSectionTogetherStopTheStart()
     {
