@@ -185,6 +185,9 @@ public sealed class ScalableMetricsOptions
     /// <param name="path">The scrape's path, starting with <c>/</c>.</param>
     /// <param name="host">The address the listener binds to (<see cref="ScrapeListenerOptions.Host"/>); by default the loopback address only. <c>*</c> listens on every interface.</param>
     /// <returns>These options, to chain calls.</returns>
+    /// <remarks>Replaces the port, path and host of a listener already set (in code, or bound from
+    /// <c>ScalableMetrics:ScrapeListener</c>), and keeps its <see cref="ScrapeListenerOptions.WebConfigFile"/>:
+    /// this call never turns TLS or authentication off.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="path"/> or <paramref name="host"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="port"/> is not within 0 to 65535.</exception>
     /// <exception cref="ArgumentException"><paramref name="path"/> is empty or does not start with <c>/</c>, or <paramref name="host"/> is empty or white space.</exception>
@@ -194,7 +197,10 @@ public sealed class ScalableMetricsOptions
         ArgumentNullException.ThrowIfNull(host);
         ArgumentOutOfRangeException.ThrowIfLessThan(port, ScrapeListenerOptionsCheck.MinPort);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(port, ScrapeListenerOptionsCheck.MaxPort);
-        var listener = new ScrapeListenerOptions { Port = port, Path = path, Host = host };
+        // The web configuration file (TLS, authentication) bound from the section, or set before,
+        // is kept: port and host in code beside the deployment's file in its configuration is the
+        // usual split, and dropping the file would serve the metrics in the clear to anyone.
+        var listener = new ScrapeListenerOptions { Port = port, Path = path, Host = host, WebConfigFile = ScrapeListener?.WebConfigFile };
         if (ScrapeListenerOptionsCheck.Problem(listener) is string problem)
         {
             throw new ArgumentException(problem, problem.Contains(".Path ", StringComparison.Ordinal) ? nameof(path) : nameof(host));
