@@ -75,15 +75,30 @@ public abstract class Instrument
 
     /// <summary>
     /// Reads every series of the instrument once into <paramref name="snapshot"/>, the reader's
-    /// reusable columns: what <c>Collect()</c>, the Prometheus scrape, OTLP and the OpenTelemetry
-    /// bridge all read. A partitioned instrument's series are summed over their partitions in one
-    /// pass, exemplars first (so that every exemplar's add is in the value read after it),
-    /// serialized with every other read of the registry; a gauge's series that have a value are
-    /// read one by one; an observable instrument's callback is called.
+    /// reusable columns, as one collection of it: what <c>Collect()</c>, the Prometheus scrape, OTLP
+    /// and the OpenTelemetry bridge all read. A partitioned instrument's series are summed over their
+    /// partitions in one pass, exemplars first (so that every exemplar's add is in the value read
+    /// after it), serialized with every other read of the registry; a gauge's series that have a
+    /// value are read one by one; an observable instrument's callback is called.
     /// </summary>
     /// <param name="snapshot">The reader's columns, valid until its next read into them.</param>
     /// <exception cref="InvalidOperationException">An observable instrument's callback failed (see <see cref="ObservableInstrument.Collect"/>); the snapshot holds nothing of it.</exception>
-    internal abstract void ReadInto(InstrumentSnapshot snapshot);
+    internal void ReadInto(InstrumentSnapshot snapshot) => ReadInto(snapshot, collection: true);
+
+    /// <summary>
+    /// Reads every series of the instrument once into <paramref name="snapshot"/>: as one collection
+    /// of it where <paramref name="collection"/> (<see cref="ReadInto(InstrumentSnapshot)"/>); else
+    /// the series' values as they are, and nothing more, for a reader whose reads are no collections
+    /// (<c>RegistryMeterPublisher</c>, a <c>MeterListener</c>'s view; docs/series-lifecycle.md): no
+    /// exemplars read (a reservoir's read starts its sampling over), a series marked for removal read
+    /// (a gauge's own value, not kept as its last export's) and left for the collection that removes
+    /// it, and no idle expiry counted. An observable instrument's callback is called either way: what
+    /// it reports is what its series are.
+    /// </summary>
+    /// <param name="snapshot">The reader's columns, valid until its next read into them.</param>
+    /// <param name="collection">Whether the read is a collection of the instrument.</param>
+    /// <exception cref="InvalidOperationException">An observable instrument's callback failed (see <see cref="ObservableInstrument.Collect"/>); the snapshot holds nothing of it.</exception>
+    internal abstract void ReadInto(InstrumentSnapshot snapshot, bool collection);
 
     /// <inheritdoc/>
     public override string ToString() => $"{GetType().Name} {Name}";

@@ -714,7 +714,8 @@ public abstract unsafe class PartitionedSeries : Series
     /// negative, that <see cref="double"/> slot of each series summed as doubles into
     /// <paramref name="doubles"/>[i] (a histogram's sum). Under one hold of the read lock, so that
     /// reads are serialized. <paramref name="collection"/>: a collection of the instrument (not a
-    /// read of one series), whose reading of a series marked for removal is kept as its final one.
+    /// read of one series, nor a read that is no collection, <see cref="Instrument.ReadInto(Snapshots.InstrumentSnapshot, bool)"/>),
+    /// whose reading of a series marked for removal is kept as its final one.
     /// <paramref name="ranges"/> is the reader's room for where each series'
     /// slots are now (per thread, a range's chunk may be any generation, and the arena sums them all).
     /// </summary>
@@ -851,15 +852,20 @@ public abstract unsafe class PartitionedSeries : Series
     /// <param name="snapshot">The reader's columns.</param>
     /// <param name="kind">How the slot is summed.</param>
     /// <param name="idleCollections">The instrument's idle expiry (<see cref="Instrument.IdleCollections"/>).</param>
-    internal static void ReadTotalsInto<TSeries>(SeriesTable<TSeries> table, PartitionArena arena, InstrumentSnapshot snapshot, SlotSum kind, int idleCollections)
+    /// <param name="collection">Whether the read is a collection; else the totals only, no exemplars (<see cref="Instrument.ReadInto(InstrumentSnapshot, bool)"/>).</param>
+    internal static void ReadTotalsInto<TSeries>(SeriesTable<TSeries> table, PartitionArena arena, InstrumentSnapshot snapshot, SlotSum kind, int idleCollections, bool collection)
         where TSeries : PartitionedSeries
     {
-        ArraySegment<TSeries> series = table.BeginRead(out long read);
+        ArraySegment<TSeries> series = table.BeginRead(out long read, collection);
         bool doubles = kind == SlotSum.Double;
         snapshot.BeginSeries(series, longStride: doubles ? 0 : 1, doubles);
-        snapshot.ReadExemplars<TSeries>(series, perSeries: 1);
+        if (collection)
+        {
+            snapshot.ReadExemplars<TSeries>(series, perSeries: 1);
+        }
+
         Span<long> totals = doubles ? MemoryMarshal.Cast<double, long>(snapshot.Doubles()) : snapshot.Longs();
-        ReadAll<TSeries>(arena, series, snapshot.Ranges(series.Count), slotsPerSeries: 1, doubleSlot: -1, totals, default, kind);
+        ReadAll<TSeries>(arena, series, snapshot.Ranges(series.Count), slotsPerSeries: 1, doubleSlot: -1, totals, default, kind, collection);
         if (doubles)
         {
             Span<double> values = snapshot.Doubles();

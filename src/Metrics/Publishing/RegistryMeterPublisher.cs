@@ -28,6 +28,15 @@ namespace ScalableMetrics.Publishing;
 /// percentiles <c>dotnet-counters</c> shows) stays, within a bucket's width. The registry's own
 /// exports are exact; this view is for live triage. The first tick after a listener enables a
 /// histogram only takes the counts as a baseline.</para>
+/// <para><b>No collection.</b> A read of the registry here (a listener's collection, a tick) reads
+/// the series' values as they are, and is no collection of the instrument
+/// (<see cref="Instrument.ReadInto(InstrumentSnapshot, bool)"/>): it counts toward no series' idle
+/// expiry (<see cref="MetricRegistryOptions.RemoveSeriesIdleForCollections"/>) and removes no series,
+/// so that the exporters' collections alone decide both, whether a listener is attached or not. A
+/// removed series is read, its value as it is, until the exporter's collection that removes it, and
+/// not after: a histogram's values recorded into it after the last tick before that collection are
+/// not replayed (docs/series-lifecycle.md). An observable instrument's callback runs at each of a
+/// listener's collections, as at every reader's.</para>
 /// <para>An operation without buckets is published as its count (<c>NAME.count</c>) and elapsed
 /// seconds, as observable counters. Thread-safe; disposed with its host.</para>
 /// </remarks>
@@ -112,32 +121,32 @@ internal sealed class RegistryMeterPublisher : IDisposable
         private Meter Meter => owner._meter;
 
         public void Counter(PartitionedCounter counter) =>
-            Meter.CreateObservableCounter(counter.Name, () => SnapshotReadings.LongMeasurements(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableCounter(counter.Name, () => Longs(counter), counter.Unit, counter.Description);
 
         public void DoubleCounter(PartitionedDoubleCounter counter) =>
-            Meter.CreateObservableCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableCounter(counter.Name, () => Doubles(counter), counter.Unit, counter.Description);
 
         public void UpDownCounter(PartitionedUpDownCounter counter) =>
-            Meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.LongMeasurements(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableUpDownCounter(counter.Name, () => Longs(counter), counter.Unit, counter.Description);
 
         public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) =>
-            Meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableUpDownCounter(counter.Name, () => Doubles(counter), counter.Unit, counter.Description);
 
         public void Gauge(Gauge gauge) =>
-            Meter.CreateObservableGauge(gauge.Name, () => SnapshotReadings.LongMeasurements(gauge), gauge.Unit, gauge.Description);
+            Meter.CreateObservableGauge(gauge.Name, () => Longs(gauge), gauge.Unit, gauge.Description);
 
         public void DoubleGauge(DoubleGauge gauge) =>
-            Meter.CreateObservableGauge(gauge.Name, () => SnapshotReadings.DoubleMeasurements(gauge), gauge.Unit, gauge.Description);
+            Meter.CreateObservableGauge(gauge.Name, () => Doubles(gauge), gauge.Unit, gauge.Description);
 
         // Observable instruments hold doubles, whatever their callback reports.
         public void ObservableCounter(ObservableCounter counter) =>
-            Meter.CreateObservableCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableCounter(counter.Name, () => Doubles(counter), counter.Unit, counter.Description);
 
         public void ObservableUpDownCounter(ObservableUpDownCounter counter) =>
-            Meter.CreateObservableUpDownCounter(counter.Name, () => SnapshotReadings.DoubleMeasurements(counter), counter.Unit, counter.Description);
+            Meter.CreateObservableUpDownCounter(counter.Name, () => Doubles(counter), counter.Unit, counter.Description);
 
         public void ObservableGauge(ObservableGauge gauge) =>
-            Meter.CreateObservableGauge(gauge.Name, () => SnapshotReadings.DoubleMeasurements(gauge), gauge.Unit, gauge.Description);
+            Meter.CreateObservableGauge(gauge.Name, () => Doubles(gauge), gauge.Unit, gauge.Description);
 
         public void Operation(OperationData operation)
         {
@@ -149,8 +158,8 @@ internal sealed class RegistryMeterPublisher : IDisposable
 
             PublishedInstrument elapsed = PublishedInstrument.OperationElapsed(operation.Name);
             PublishedInstrument count = PublishedInstrument.OperationCount(operation.Name);
-            Meter.CreateObservableCounter(elapsed.Name, () => SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.ElapsedSecondsAt(i)), elapsed.Unit, operation.Description);
-            Meter.CreateObservableCounter(count.Name, () => SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.OperationCountAt(i)), count.Unit, operation.Description);
+            Meter.CreateObservableCounter(elapsed.Name, () => SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.ElapsedSecondsAt(i), collection: false), elapsed.Unit, operation.Description);
+            Meter.CreateObservableCounter(count.Name, () => SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.OperationCountAt(i), collection: false), count.Unit, operation.Description);
         }
 
         public void Histogram(PartitionedHistogram histogram) =>
@@ -158,6 +167,12 @@ internal sealed class RegistryMeterPublisher : IDisposable
 
         public void ExponentialHistogram(PartitionedExponentialHistogram histogram) =>
             owner.AddHistogram(new ExponentialReplay(histogram, Meter.CreateHistogram<double>(histogram.Name, histogram.Unit, histogram.Description)));
+
+        // An instrument's measurements, read as they are: no collection (see the remarks of RegistryMeterPublisher).
+        private static Measurement<long>[] Longs(Instrument instrument) => SnapshotReadings.LongMeasurements(instrument, collection: false);
+
+        // As Longs, as doubles.
+        private static Measurement<double>[] Doubles(Instrument instrument) => SnapshotReadings.DoubleMeasurements(instrument, collection: false);
     }
 
     /// <summary>One registry histogram and the meter's histogram it replays into.</summary>
@@ -189,7 +204,7 @@ internal sealed class RegistryMeterPublisher : IDisposable
 
             bool baseline = !_wasEnabled;
             _wasEnabled = true;
-            instrument.ReadInto(_snapshot);
+            instrument.ReadInto(_snapshot, collection: false);
             try
             {
                 for (int i = 0; i < _snapshot.Count; i++)

@@ -99,6 +99,9 @@ internal sealed class SeriesTable<TSeries>
     // per series here, not two.
     private LiveSeries _live;
 
+    // A read that is no collection's (BeginRead's collection: false): EndRead does nothing for it.
+    private const long NoCollection = 0;
+
     // Collections begun (BeginRead), and the series marked for removal with the count at their
     // mark: a collection whose number is past a mark reads the series a last time and unlinks it.
     private long _reads;
@@ -230,13 +233,19 @@ internal sealed class SeriesTable<TSeries>
 
     /// <summary>
     /// Starts a collection of the table's series: the series to read (the live ones, the marked
-    /// included), and the collection's number, for <see cref="EndRead"/>.
+    /// included), and the collection's number, for <see cref="EndRead"/>. Where
+    /// <paramref name="collection"/> is false, a read that is no collection (a <c>MeterListener</c>'s
+    /// view, <c>RegistryMeterPublisher</c>): the same series, and a number for which
+    /// <see cref="EndRead"/> does nothing, so that it unlinks no marked series and counts no idle
+    /// collection.
     /// </summary>
     /// <param name="read">The collection's number.</param>
-    public ArraySegment<TSeries> BeginRead(out long read)
+    /// <param name="collection">Whether the read is a collection.</param>
+    public ArraySegment<TSeries> BeginRead(out long read, bool collection = true)
     {
-        // A full fence, against Mark's (see there).
-        read = Interlocked.Increment(ref _reads);
+        // A full fence, against Mark's (see there); a read that is no collection needs none, as
+        // it keeps no marked series' reading.
+        read = collection ? Interlocked.Increment(ref _reads) : NoCollection;
         return Series;
     }
 
@@ -246,11 +255,16 @@ internal sealed class SeriesTable<TSeries>
     /// partitioned series' reading is its final one, <see cref="RetiredSeries"/>), then reclaims the
     /// memory of retired series no thread can write any more.
     /// </summary>
-    /// <param name="read">The collection's number, from <see cref="BeginRead"/>.</param>
+    /// <param name="read">The collection's number, from <see cref="BeginRead"/>: for a read that is no collection, nothing is done.</param>
     /// <param name="snapshot">What it read: where idle expiry looks for series whose reading did not change.</param>
     /// <param name="idleCollections">Idle expiry: mark the series unchanged for this many collections in a row, bound ones aside; 0: none.</param>
     public void EndRead(long read, InstrumentSnapshot snapshot, int idleCollections)
     {
+        if (read == NoCollection)
+        {
+            return;
+        }
+
         if (idleCollections > 0)
         {
             lock (_lock)

@@ -8,7 +8,7 @@ using ScalableMetrics.SeriesTables;
 namespace ScalableMetrics.Snapshots;
 
 /// <summary>
-/// One instrument's series, read at once by <see cref="Instrument.ReadInto"/> into columns the
+/// One instrument's series, read at once by <see cref="Instrument.ReadInto(InstrumentSnapshot, bool)"/> into columns the
 /// reader owns and reuses: the one shape every consumer reads (the Prometheus scrape, OTLP, the
 /// OpenTelemetry bridge, <c>Collect()</c>), whatever the instrument's kind or how its series are
 /// stored.

@@ -23,14 +23,15 @@ internal static class SnapshotReadings
     /// <summary>Reads <paramref name="instrument"/> into the kept snapshot (or a new one) and makes a reading of each series. Thread-safe.</summary>
     /// <param name="instrument">The instrument to read.</param>
     /// <param name="toReading">The reading of series i of the snapshot: what it carries copied out of the snapshot.</param>
+    /// <param name="collection">Whether the read is a collection of the instrument (see <see cref="Instrument.ReadInto(InstrumentSnapshot, bool)"/>).</param>
     /// <returns>One reading per series, in the snapshot's order.</returns>
     /// <exception cref="InvalidOperationException">An observable instrument's callback failed.</exception>
-    public static TReading[] Of<TReading>(Instrument instrument, Func<InstrumentSnapshot, int, TReading> toReading)
+    public static TReading[] Of<TReading>(Instrument instrument, Func<InstrumentSnapshot, int, TReading> toReading, bool collection = true)
     {
         InstrumentSnapshot snapshot = Interlocked.Exchange(ref s_spare, null) ?? new InstrumentSnapshot();
         try
         {
-            instrument.ReadInto(snapshot);
+            instrument.ReadInto(snapshot, collection);
             var readings = new TReading[snapshot.Count];
             for (int i = 0; i < readings.Length; i++)
             {
@@ -64,19 +65,21 @@ internal static class SnapshotReadings
     /// <see cref="Measurement{T}"/> of each series: <paramref name="valueAt"/>'s value, with the
     /// series' tags (which the measurement copies). What an observable instrument's callback
     /// reports where the registry is published to <c>MeterListener</c>s (<c>RegistryMeterPublisher</c>,
-    /// the OpenTelemetry bridge). Thread-safe: a callback may run on any thread, several at once.
+    /// whose reads are no collections, and the OpenTelemetry bridge, whose reads are). Thread-safe: a
+    /// callback may run on any thread, several at once.
     /// </summary>
     /// <typeparam name="T">The measurement's value type.</typeparam>
     /// <param name="instrument">The instrument to read.</param>
     /// <param name="valueAt">The value of series i of the snapshot.</param>
+    /// <param name="collection">Whether the read is a collection of the instrument (see <see cref="Instrument.ReadInto(InstrumentSnapshot, bool)"/>).</param>
     /// <returns>One measurement per series, in the snapshot's order.</returns>
-    public static Measurement<T>[] Measurements<T>(Instrument instrument, Func<InstrumentSnapshot, int, T> valueAt)
+    public static Measurement<T>[] Measurements<T>(Instrument instrument, Func<InstrumentSnapshot, int, T> valueAt, bool collection = true)
         where T : struct =>
-        Of(instrument, (snapshot, i) => new Measurement<T>(valueAt(snapshot, i), snapshot.TagsAt(i).AsSpan()));
+        Of(instrument, (snapshot, i) => new Measurement<T>(valueAt(snapshot, i), snapshot.TagsAt(i).AsSpan()), collection);
 
     /// <summary>The measurements of an instrument read as longs (<see cref="InstrumentSnapshot.LongValues"/>), as <see cref="Measurements{T}"/>.</summary>
-    public static Measurement<long>[] LongMeasurements(Instrument instrument) => Measurements(instrument, static (snapshot, i) => snapshot.LongValues[i]);
+    public static Measurement<long>[] LongMeasurements(Instrument instrument, bool collection = true) => Measurements(instrument, static (snapshot, i) => snapshot.LongValues[i], collection);
 
     /// <summary>The measurements of an instrument read as doubles (<see cref="InstrumentSnapshot.DoubleValues"/>), as <see cref="Measurements{T}"/>.</summary>
-    public static Measurement<double>[] DoubleMeasurements(Instrument instrument) => Measurements(instrument, static (snapshot, i) => snapshot.DoubleValues[i]);
+    public static Measurement<double>[] DoubleMeasurements(Instrument instrument, bool collection = true) => Measurements(instrument, static (snapshot, i) => snapshot.DoubleValues[i], collection);
 }

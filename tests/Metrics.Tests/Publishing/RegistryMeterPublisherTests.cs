@@ -119,6 +119,98 @@ public sealed class RegistryMeterPublisherTests
         Assert.Equal(1L, registry.RemovedSeriesReclaimed);
     }
 
+    [Fact]
+    public void AListenersReadOfARemovedSeriesLeavesItsLastValueToTheNextCollection()
+    {
+        // The listener's reads are not collections (series-lifecycle.md): they see a removed
+        // series' value until the collection that removes it, which exports it a last time.
+        string meterName = "test.publish." + Guid.NewGuid().ToString("N");
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("test.tenant.jobs");
+        Gauge gauge = registry.CreateGauge("test.tenant.queue");
+        using var publisher = new RegistryMeterPublisher(registry, meterName, null, null, Timeout.InfiniteTimeSpan);
+        using var listener = new RecordingListener(meterName);
+        KeyValuePair<string, object?> tenant = Tag("tenant", "gone");
+        counter.Add(5, tenant);
+        gauge.Set(3, tenant);
+        Assert.True(counter.Remove(tenant));
+        Assert.True(gauge.Remove(tenant));
+        counter.Add(2, tenant);
+
+        listener.Listener.RecordObservableInstruments();
+        listener.Listener.RecordObservableInstruments();
+
+        Assert.Equal([7.0, 7.0], listener.Values("test.tenant.jobs").Select(m => m.Value));
+        Assert.Equal([3.0, 3.0], listener.Values("test.tenant.queue").Select(m => m.Value));
+        Assert.Equal(7, Assert.Single(counter.Collect()).Value);
+        Assert.Equal(3, Assert.Single(gauge.Collect()).Value);
+        Assert.Empty(counter.Collect());
+        Assert.Empty(gauge.Collect());
+
+        // Gone from the registry, gone from the listener.
+        listener.Listener.RecordObservableInstruments();
+        Assert.Equal(2, listener.Values("test.tenant.jobs").Count);
+        Assert.Equal(2, listener.Values("test.tenant.queue").Count);
+    }
+
+    [Fact]
+    public void AReplayOfARemovedHistogramSeriesLeavesItsLastCountsToTheNextCollection()
+    {
+        string meterName = "test.publish." + Guid.NewGuid().ToString("N");
+        var registry = new MetricRegistry();
+        PartitionedHistogram histogram = registry.CreateHistogram("test.tenant.duration", "s", boundaries: [1, 2]);
+        using var publisher = new RegistryMeterPublisher(registry, meterName, null, null, Timeout.InfiniteTimeSpan);
+        using var listener = new RecordingListener(meterName);
+        publisher.Tick();
+        KeyValuePair<string, object?> tenant = Tag("tenant", "gone");
+        histogram.Record(0.5, tenant);
+        publisher.Tick();
+        histogram.Record(1.5, tenant);
+        Assert.True(histogram.Remove(tenant));
+        publisher.Tick();
+
+        // The replay saw both records, and the collection that removes the series exports both.
+        Assert.Equal([0.5, 1.5], listener.Values("test.tenant.duration").Select(m => m.Value));
+        Assert.Equal(2, Assert.Single(histogram.Collect()).Count);
+        Assert.Empty(histogram.Collect());
+        publisher.Tick();
+        Assert.Equal(2, listener.Values("test.tenant.duration").Count);
+    }
+
+    [Fact]
+    public void IdleExpiryCountsTheExportersCollectionsNotAListenersReads()
+    {
+        string meterName = "test.publish." + Guid.NewGuid().ToString("N");
+        var registry = new MetricRegistry(new MetricRegistryOptions { RemoveSeriesIdleForCollections = 2 });
+        PartitionedCounter counter = registry.CreateCounter("test.tenant.requests");
+        PartitionedHistogram histogram = registry.CreateHistogram("test.tenant.latency", "s", boundaries: [1]);
+        using var publisher = new RegistryMeterPublisher(registry, meterName, null, null, Timeout.InfiniteTimeSpan);
+        using var listener = new RecordingListener(meterName);
+        KeyValuePair<string, object?> tenant = Tag("tenant", "quiet");
+        counter.Add(1, tenant);
+        histogram.Record(0.5, tenant);
+
+        // A listener that reads thrice between the exporter's collections (dotnet-counters each
+        // second, a scrape each few): the first collection sees the series, the next two find it
+        // unchanged, the second of which marks it, and the one after exports it a last time.
+        int[] Collect()
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                listener.Listener.RecordObservableInstruments();
+                publisher.Tick();
+            }
+
+            return [counter.Collect().Count, histogram.Collect().Count];
+        }
+
+        Assert.Equal([1, 1], Collect());
+        Assert.Equal([1, 1], Collect());
+        Assert.Equal([1, 1], Collect());
+        Assert.Equal([1, 1], Collect());
+        Assert.Equal([0, 0], Collect());
+    }
+
     // Not inlined, so that no local of the caller keeps the series alive.
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
     private static void RecordAndRemove(PartitionedHistogram histogram, RegistryMeterPublisher publisher)

@@ -6,7 +6,7 @@ using ScalableMetrics.Tests.Shared;
 namespace ScalableMetrics.Tests.Snapshots;
 
 /// <summary>
-/// A read into one snapshot reused from read to read (<see cref="Instrument.ReadInto"/>, what the
+/// A read into one snapshot reused from read to read (<see cref="Instrument.ReadInto(InstrumentSnapshot)"/>, what the
 /// Prometheus scrape, OTLP and the bridge read) reads what <c>Collect()</c> and each series' own
 /// <c>Read()</c> read, series by series, on every write path, as series are added between reads.
 /// </summary>

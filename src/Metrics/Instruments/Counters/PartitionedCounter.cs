@@ -24,7 +24,7 @@ public sealed class PartitionedCounter : CounterInstrument<long, CounterSeries>
         SnapshotReadings.Of(this, static (snapshot, i) => new CounterReading(snapshot.TagsAt(i), snapshot.LongValues[i]) { Exemplar = snapshot.ExemplarAt(i) });
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => PartitionedSeries.ReadTotalsInto(Table, Arena, snapshot, SlotSum.Saturating, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot, bool collection) => PartitionedSeries.ReadTotalsInto(Table, Arena, snapshot, SlotSum.Saturating, IdleCollections, collection);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Counter(this);

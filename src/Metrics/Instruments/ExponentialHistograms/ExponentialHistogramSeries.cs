@@ -83,10 +83,11 @@ public sealed class ExponentialHistogramSeries : PartitionedSeries
     /// <summary>
     /// Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>, all of
     /// <paramref name="buckets"/>) into <paramref name="snapshot"/> in one pass: each series'
-    /// count slots, zero bucket first (<see cref="SlotCountFor"/> longs apart), and its sum.
+    /// count slots, zero bucket first (<see cref="SlotCountFor"/> longs apart), and its sum;
+    /// <paramref name="collection"/>: a collection of the instrument (see <see cref="PartitionedSeries.ReadAll{TSeries}"/>).
     /// </summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<ExponentialHistogramSeries> series, ExponentialBuckets buckets, InstrumentSnapshot snapshot) =>
-        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCountFor(buckets), buckets.CountSlots, snapshot.Longs(), snapshot.Doubles());
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<ExponentialHistogramSeries> series, ExponentialBuckets buckets, InstrumentSnapshot snapshot, bool collection) =>
+        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCountFor(buckets), buckets.CountSlots, snapshot.Longs(), snapshot.Doubles(), collection: collection);
 
     // The sum's slot: after the count slots.
     private int SumSlot => _buckets.CountSlots;

@@ -124,13 +124,17 @@ public sealed class PartitionedExponentialHistogram : SeriesInstrument<Exponenti
     /// <inheritdoc/>
     /// <remarks>Each series' sampled exemplars first, where the series keep them (so that every
     /// exemplar's record is in the counts read after it), then one pass over the arena.</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
+    internal override void ReadInto(InstrumentSnapshot snapshot, bool collection)
     {
-        ArraySegment<ExponentialHistogramSeries> series = Table.BeginRead(out long read);
+        ArraySegment<ExponentialHistogramSeries> series = Table.BeginRead(out long read, collection);
         snapshot.BeginSeries(series, ExponentialHistogramSeries.SlotCountFor(Buckets), doubles: true);
         snapshot.SetExponentialBuckets(Buckets);
-        snapshot.ReadExemplars<ExponentialHistogramSeries>(series, ExponentialHistogramSeries.ExemplarCountFor(Buckets));
-        ExponentialHistogramSeries.ReadAllInto(Arena, series, Buckets, snapshot);
+        if (collection)
+        {
+            snapshot.ReadExemplars<ExponentialHistogramSeries>(series, ExponentialHistogramSeries.ExemplarCountFor(Buckets));
+        }
+
+        ExponentialHistogramSeries.ReadAllInto(Arena, series, Buckets, snapshot, collection);
         Table.EndRead(read, snapshot, IdleCollections);
     }
 

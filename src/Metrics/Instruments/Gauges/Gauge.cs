@@ -19,7 +19,7 @@ public sealed class Gauge : GaugeInstrument<long, GaugeSeries>
 
     /// <inheritdoc/>
     /// <remarks>Series by series, those set at least once (each its last value), in creation order.</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => LastValueSeries<long>.ReadInto(Table, snapshot, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot, bool collection) => LastValueSeries<long>.ReadInto(Table, snapshot, IdleCollections, collection);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.Gauge(this);

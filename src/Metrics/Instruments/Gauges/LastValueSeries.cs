@@ -81,16 +81,18 @@ public abstract class LastValueSeries<TValue> : Series
     /// <param name="table">The gauge's series.</param>
     /// <param name="snapshot">The reader's columns.</param>
     /// <param name="idleCollections">The gauge's idle expiry (<see cref="Instrument.IdleCollections"/>).</param>
-    internal static void ReadInto<TSeries>(SeriesTable<TSeries> table, InstrumentSnapshot snapshot, int idleCollections)
+    /// <param name="collection">Whether the read is a collection; else each series' own value, a
+    /// marked one's not kept as its last export's (<see cref="Instrument.ReadInto(InstrumentSnapshot, bool)"/>).</param>
+    internal static void ReadInto<TSeries>(SeriesTable<TSeries> table, InstrumentSnapshot snapshot, int idleCollections, bool collection)
         where TSeries : LastValueSeries<TValue>
     {
-        ArraySegment<TSeries> series = table.BeginRead(out long read);
-        ReadValuesInto<TSeries>(series, snapshot);
+        ArraySegment<TSeries> series = table.BeginRead(out long read, collection);
+        ReadValuesInto<TSeries>(series, snapshot, collection);
         table.EndRead(read, snapshot, idleCollections);
     }
 
-    // The series set at least once, each its last value.
-    private static void ReadValuesInto<TSeries>(ReadOnlySpan<TSeries> series, InstrumentSnapshot snapshot)
+    // The series set at least once, each its last value: as a collection exports it, or its own.
+    private static void ReadValuesInto<TSeries>(ReadOnlySpan<TSeries> series, InstrumentSnapshot snapshot, bool collection)
         where TSeries : LastValueSeries<TValue>
     {
         // Folded by the JIT: TValue is a value type, so each instantiation is compiled for it.
@@ -98,7 +100,7 @@ public abstract class LastValueSeries<TValue> : Series
         snapshot.BeginOwnSeries(series.Length, longStride: doubles ? 0 : 1, doubles);
         foreach (LastValueSeries<TValue> one in series)
         {
-            if (one.ReadForExport() is not { } value)
+            if ((collection ? one.ReadForExport() : one.Read()) is not { } value)
             {
                 continue;
             }

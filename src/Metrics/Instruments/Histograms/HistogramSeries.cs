@@ -73,10 +73,11 @@ public sealed class HistogramSeries : PartitionedSeries
     /// <summary>
     /// Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>, all of
     /// <paramref name="buckets"/>) into <paramref name="snapshot"/> in one pass: each series'
-    /// bucket counts (<see cref="SlotCountFor"/> longs apart) and its sum.
+    /// bucket counts (<see cref="SlotCountFor"/> longs apart) and its sum; <paramref name="collection"/>:
+    /// a collection of the instrument (see <see cref="PartitionedSeries.ReadAll{TSeries}"/>).
     /// </summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<HistogramSeries> series, HistogramBuckets buckets, InstrumentSnapshot snapshot) =>
-        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCountFor(buckets), buckets.BucketCount, snapshot.Longs(), snapshot.Doubles());
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<HistogramSeries> series, HistogramBuckets buckets, InstrumentSnapshot snapshot, bool collection) =>
+        ReadAll(arena, series, snapshot.Ranges(series.Length), SlotCountFor(buckets), buckets.BucketCount, snapshot.Longs(), snapshot.Doubles(), collection: collection);
 
     // The sum's slot: after the bucket counts.
     private int SumSlot => _buckets.BucketCount;

@@ -100,13 +100,17 @@ public sealed class PartitionedHistogram : SeriesInstrument<HistogramSeries>
     /// <inheritdoc/>
     /// <remarks>Each bucket's newest exemplar first, where the series keep them (so that every
     /// exemplar's record is in the counts read after it), then one pass over the arena.</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
+    internal override void ReadInto(InstrumentSnapshot snapshot, bool collection)
     {
-        ArraySegment<HistogramSeries> series = Table.BeginRead(out long read);
+        ArraySegment<HistogramSeries> series = Table.BeginRead(out long read, collection);
         snapshot.BeginSeries(series, HistogramSeries.SlotCountFor(Buckets), doubles: true);
         snapshot.SetBucketCount(Buckets.BucketCount);
-        snapshot.ReadExemplars<HistogramSeries>(series, Buckets.BucketCount);
-        HistogramSeries.ReadAllInto(Arena, series, Buckets, snapshot);
+        if (collection)
+        {
+            snapshot.ReadExemplars<HistogramSeries>(series, Buckets.BucketCount);
+        }
+
+        HistogramSeries.ReadAllInto(Arena, series, Buckets, snapshot, collection);
         Table.EndRead(read, snapshot, IdleCollections);
     }
 

@@ -52,8 +52,8 @@ public abstract class ObservableInstrument : Instrument
     /// <inheritdoc/>
     /// <remarks>Calls the callback, serialized with every other collection of the instrument, and
     /// reads each series it reported, keyed by the series (the same object at every collection that
-    /// reports it).</remarks>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
+    /// reports it); a read that is no collection calls it too, as its reports are the series.</remarks>
+    internal override void ReadInto(InstrumentSnapshot snapshot, bool collection)
     {
         lock (_collectLock)
         {

@@ -102,14 +102,14 @@ public sealed class OperationData : SeriesInstrument<OperationSeries>
             : new OperationReading(snapshot.TagsAt(i), snapshot.OperationCountAt(i), snapshot.ElapsedTimestampTicksAt(i)));
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot)
+    internal override void ReadInto(InstrumentSnapshot snapshot, bool collection)
     {
-        ArraySegment<OperationSeries> series = Table.BeginRead(out long read);
+        ArraySegment<OperationSeries> series = Table.BeginRead(out long read, collection);
         int bucketCount = Buckets?.BucketCount ?? 0;
         int slotsPerSeries = bucketCount == 0 ? OperationSeries.SlotCount : bucketCount + 1;
         snapshot.BeginSeries(series, slotsPerSeries, doubles: false);
         snapshot.SetBucketCount(bucketCount);
-        OperationSeries.ReadAllInto(Arena, series, slotsPerSeries, snapshot);
+        OperationSeries.ReadAllInto(Arena, series, slotsPerSeries, snapshot, collection);
         Table.EndRead(read, snapshot, IdleCollections);
     }
 

@@ -87,9 +87,9 @@ public sealed class OperationSeries : PartitionedSeries
     /// <remarks>The count, or each bucket's; the ticks slot after them sums the elapsed time.</remarks>
     private protected override int RecordCountSlots => _buckets?.BucketCount ?? 1;
 
-    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>, all with <paramref name="slotsPerSeries"/> slots) into <paramref name="snapshot"/>'s longs, in one pass over the arena.</summary>
-    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<OperationSeries> series, int slotsPerSeries, InstrumentSnapshot snapshot) =>
-        ReadAll(arena, series, snapshot.Ranges(series.Length), slotsPerSeries, doubleSlot: -1, snapshot.Longs(), default);
+    /// <summary>Reads every series in <paramref name="series"/> (all of <paramref name="arena"/>, all with <paramref name="slotsPerSeries"/> slots) into <paramref name="snapshot"/>'s longs, in one pass over the arena; <paramref name="collection"/>: a collection of the instrument (see <see cref="PartitionedSeries.ReadAll{TSeries}"/>).</summary>
+    internal static void ReadAllInto(PartitionArena arena, ReadOnlySpan<OperationSeries> series, int slotsPerSeries, InstrumentSnapshot snapshot, bool collection) =>
+        ReadAll(arena, series, snapshot.Ranges(series.Length), slotsPerSeries, doubleSlot: -1, snapshot.Longs(), default, collection: collection);
 
     /// <summary>Sums the series' partitions: operations and elapsed time since it was created.</summary>
     /// <returns>The cumulative reading; with bucket boundaries, its <see cref="OperationReading.BucketCounts"/> too.</returns>

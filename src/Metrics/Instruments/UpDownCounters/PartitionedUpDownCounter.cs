@@ -24,7 +24,7 @@ public sealed class PartitionedUpDownCounter : UpDownCounterInstrument<long, UpD
     public IReadOnlyList<LongReading> Collect() => SnapshotReadings.Longs(this);
 
     /// <inheritdoc/>
-    internal override void ReadInto(InstrumentSnapshot snapshot) => PartitionedSeries.ReadTotalsInto(Table, Arena, snapshot, SlotSum.Wrapping, IdleCollections);
+    internal override void ReadInto(InstrumentSnapshot snapshot, bool collection) => PartitionedSeries.ReadTotalsInto(Table, Arena, snapshot, SlotSum.Wrapping, IdleCollections, collection);
 
     /// <inheritdoc/>
     internal override void Accept(IInstrumentSink sink) => sink.UpDownCounter(this);
