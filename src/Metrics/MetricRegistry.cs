@@ -430,7 +430,8 @@ public sealed class MetricRegistry
         int maxBuckets = PartitionedExponentialHistogram.DefaultMaxBuckets,
         IReadOnlyList<double>? classicBoundaries = null)
     {
-        if (ViewOf(name) is { } view)
+        CompiledView? view = ViewOf(name);
+        if (view is not null)
         {
             if (view.Buckets is not null)
             {
@@ -439,16 +440,14 @@ public sealed class MetricRegistry
                     nameof(name));
             }
 
-            if (view.Scale is { } viewScale)
-            {
-                ThrowIfRangeDoesNotFit(view, name, viewScale, minValue, maxValue);
-                scale = viewScale;
-            }
-
             maxBuckets = view.MaxBuckets ?? maxBuckets;
         }
 
-        ExponentialBuckets buckets = ExponentialBuckets.Create(scale, minValue, maxValue, maxBuckets, classicBoundaries);
+        // A view's scale replaces the caller's, whatever the range asked for: where that range does
+        // not fit at it, the error names the view, which set the scale, not only maxValue.
+        ExponentialBuckets buckets = view?.Scale is { } viewScale
+            ? ExponentialBuckets.Create(viewScale, minValue, maxValue, maxBuckets, classicBoundaries, $"the {view.Description}'s {nameof(MetricView.ExponentialHistogramScale)}")
+            : ExponentialBuckets.Create(scale, minValue, maxValue, maxBuckets, classicBoundaries);
         PartitionedExponentialHistogram histogram = GetOrCreate(name, unit, s => new PartitionedExponentialHistogram(s.Name, unit, description, buckets, _arena, s.MaxSeries, s.TagLimits, s.ExemplarFilter));
         if (!histogram.Buckets.SameAs(buckets))
         {
@@ -721,26 +720,6 @@ public sealed class MetricRegistry
         return new ArgumentException(
             $"{asked} {verb} taken by {holder}; two instruments cannot be one stream. Change one of the views.",
             nameof(name));
-    }
-
-    // A view's scale applies to every exponential histogram it matches, whatever its range: where the
-    // range asked for (a valid one: Create names an invalid one) does not fit at that scale, the
-    // error names the view, which set the scale, not only the caller's maxValue.
-    private static void ThrowIfRangeDoesNotFit(CompiledView view, string name, int scale, double minValue, double maxValue)
-    {
-        if (!double.IsNormal(minValue) || minValue <= 0 || !double.IsFinite(maxValue) || maxValue <= minValue)
-        {
-            return;
-        }
-
-        long bucketCount = ExponentialBuckets.BucketCountOf(scale, minValue, maxValue);
-        if (bucketCount > ExponentialBuckets.MaxBucketCount)
-        {
-            throw new ArgumentOutOfRangeException(
-                nameof(maxValue),
-                maxValue,
-                $"The {view.Description} sets scale {scale} for the {nameof(PartitionedExponentialHistogram)} {ExceptionText.Quote(name)}, whose range from {minValue:R} to {maxValue:R} takes {bucketCount} buckets at that scale, more than {ExponentialBuckets.MaxBucketCount}; narrow the range, or lower the view's {nameof(MetricView.ExponentialHistogramScale)}.");
-        }
     }
 
     // A registry histogram or operation keeps the kind it is created with. Only ExponentialHistogram

@@ -57,7 +57,11 @@ public abstract class Series
     internal virtual RetiredSeries? Retirement => null;
 
     /// <summary>Marks the series for removal; under the table's lock.</summary>
-    internal void MarkForRemoval() => Retire();
+    internal void MarkForRemoval()
+    {
+        Retire();
+        Debug.Assert(IsMarked, "every Retire sets the mark (SetMark)");
+    }
 
     /// <summary>
     /// Marks the series removed (unlinked); under the table's lock. A series whose value lives in

@@ -76,10 +76,11 @@ internal sealed class ExponentialBuckets
     /// <summary>The count slots of a series' region: the zero bucket, the positive buckets, the classic buckets (none without <see cref="Classic"/>).</summary>
     public int CountSlots => BucketCount + 1 + (Classic?.BucketCount ?? 0);
 
-    /// <summary>Checks the options and builds the layout.</summary>
+    /// <summary>Checks the options and builds the layout; <paramref name="scaleSetBy"/>, where not the caller
+    /// (a view), is named in the message of a range that does not fit at the scale.</summary>
     /// <exception cref="ArgumentOutOfRangeException">An option is out of its range (the message says which and why).</exception>
     /// <exception cref="ArgumentException"><paramref name="classicBoundaries"/> is empty, too long, not finite or not strictly increasing.</exception>
-    public static ExponentialBuckets Create(int scale, double minValue, double maxValue, int maxBuckets, IReadOnlyList<double>? classicBoundaries = null)
+    public static ExponentialBuckets Create(int scale, double minValue, double maxValue, int maxBuckets, IReadOnlyList<double>? classicBoundaries = null, string? scaleSetBy = null)
     {
         HistogramBuckets? classic = classicBoundaries is null ? null : HistogramBuckets.Create(classicBoundaries, nameof(classicBoundaries));
         if (scale is < MinScale or > MaxScale)
@@ -102,15 +103,14 @@ internal sealed class ExponentialBuckets
             throw new ArgumentOutOfRangeException(nameof(maxBuckets), maxBuckets, "A reading needs at least 2 buckets.");
         }
 
-        int minIndex = MapToIndex(minValue, scale);
-        int maxIndex = MapToIndex(maxValue, scale);
-        long bucketCount = (long)maxIndex - minIndex + 1;
+        long bucketCount = BucketCountOf(scale, minValue, maxValue);
         if (bucketCount > MaxBucketCount)
         {
-            throw new ArgumentOutOfRangeException(nameof(maxValue), maxValue, $"From {minValue:R} to {maxValue:R} at scale {scale} takes {bucketCount} buckets, more than {MaxBucketCount}; lower the scale or narrow the range.");
+            string scaleText = scaleSetBy is null ? $"scale {scale}" : $"scale {scale} ({scaleSetBy})";
+            throw new ArgumentOutOfRangeException(nameof(maxValue), maxValue, $"From {minValue:R} to {maxValue:R} at {scaleText} takes {bucketCount} buckets, more than {MaxBucketCount}; lower the scale or narrow the range.");
         }
 
-        return new ExponentialBuckets(scale, minIndex, maxIndex, minValue, maxValue, maxBuckets, classic);
+        return new ExponentialBuckets(scale, MapToIndex(minValue, scale), MapToIndex(maxValue, scale), minValue, maxValue, maxBuckets, classic);
     }
 
     /// <summary>The positive buckets from <paramref name="minValue"/> to <paramref name="maxValue"/> at <paramref name="scale"/>
