@@ -85,6 +85,26 @@ public sealed class OptionsConfigurationKeysTests
         Assert.Equal("y", view.Name);
     }
 
+    [Fact]
+    public void CallingAddScalableMetricsTwiceBindsTheSectionOnce()
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["ScalableMetrics:Meters:0"] = "A.*",
+            ["ScalableMetrics:Registry:Views:0:Instrument"] = "x",
+            ["ScalableMetrics:Registry:Views:0:Name"] = "y",
+        });
+        builder.AddScalableMetrics();
+        builder.AddScalableMetrics(options => options.AddMeter("B"));
+        using IHost host = builder.Build();
+        ScalableMetricsOptions options = host.Services.GetRequiredService<IOptionsMonitor<ScalableMetricsOptions>>().Get(Options.DefaultName);
+
+        Assert.Equal(["A.*", "B"], options.Meters);
+        MetricView view = Assert.Single(options.Registry.Views);
+        Assert.Equal("y", view.Name);
+    }
+
     private static ScalableMetricsOptions Bound(Dictionary<string, string?> settings)
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
