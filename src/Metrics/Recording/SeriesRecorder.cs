@@ -42,7 +42,7 @@ internal struct SeriesRecorder<TSeries>
 
     /// <summary>A recorder into <paramref name="table"/>'s series that adds <paramref name="sourceTags"/> to every measurement's tags.</summary>
     /// <param name="table">The instrument's series.</param>
-    /// <param name="sourceTags">The source's tags, with distinct keys; none for a source without tags.</param>
+    /// <param name="sourceTags">The source's tags, with distinct keys and no null value; none for a source without tags.</param>
     internal SeriesRecorder(SeriesTable<TSeries> table, KeyValuePair<string, object?>[] sourceTags)
     {
         _table = table;

@@ -50,6 +50,24 @@ public sealed class ListenerEndpointTests
     }
 
     [Fact]
+    public async Task AMeasurementWithANullTagValueIsScrapedInTheSeriesOfItsOtherTagsOnce()
+    {
+        string meterName = "test.endpoint.null." + Guid.NewGuid().ToString("N");
+        await using ServiceProvider provider = await StartedProvider(meterName);
+        using var meter = new Meter(meterName);
+        Counter<long> counter = meter.CreateCounter<long>("nulled.requests");
+        counter.Add(2, new KeyValuePair<string, object?>("http.route", null));
+        counter.Add(3);
+
+        // OpenTelemetry writes http_route="" beside the untagged series, which Prometheus stores as
+        // one; here it is one series to begin with.
+        string text = Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusScraper>().ScrapeAsync());
+        PrometheusSample total = Assert.Single(PrometheusText.Parse(text), s => s.Name == "nulled_requests_total");
+        Assert.Equal("5", total.Value);
+        Assert.False(total.Labels.ContainsKey("http_route"));
+    }
+
+    [Fact]
     public async Task TwoContainersInOneProcessEachTakeOnlyTheirOwnFactorysMeterOfATakenName()
     {
         string meterName = "test.isolation." + Guid.NewGuid().ToString("N");

@@ -252,6 +252,58 @@ public sealed class MeterListenerTests
     }
 
     [Fact]
+    public void AMeasuredTagWhoseValueIsNullIsLeftOutAndTheMeasurementIsKept()
+    {
+        using var listened = new ListenedMeter();
+        Counter<long> counter = listened.Meter.CreateCounter<long>("nulls");
+        counter.Add(2, new KeyValuePair<string, object?>("route", null));
+        counter.Add(3);
+        counter.Add(4, new KeyValuePair<string, object?>("route", null), new KeyValuePair<string, object?>("method", "GET"));
+        counter.Add(5, new KeyValuePair<string, object?>("method", "GET"));
+
+        // As OpenTelemetry keeps the measurement, and as Prometheus stores its route="": one series
+        // with the tags left, never a second series that a scrape would show twice.
+        PartitionedCounter target = listened.Instrument<PartitionedCounter>("nulls");
+        Assert.Equal(0, listened.Host.Drops.Count);
+        Assert.Equal(2, target.Collect().Count);
+        Assert.Equal(5, target.Collect().Single(r => r.Tags.Count == 0).Value);
+        Assert.Equal(9, target.Collect().Single(r => r.Tags.Count == 1 && (string)r.Tags[0].Value! == "GET").Value);
+
+        // The registry's own API still refuses it.
+        Assert.Throws<ArgumentException>(() => target.Add(1, new KeyValuePair<string, object?>("route", null)));
+    }
+
+    [Fact]
+    public void AnInstrumentOrMeterTagWhoseValueIsNullIsLeftOutAndItsMeasurementsAreKept()
+    {
+        using var listened = new ListenedMeter([new("zone", "meter"), new("region", null)]);
+        Histogram<double> histogram = listened.Meter.CreateHistogram<double>("null.sourced", null, null, [new KeyValuePair<string, object?>("zone", null), new KeyValuePair<string, object?>("owner", null)]);
+        histogram.Record(1);
+        histogram.Record(2, new KeyValuePair<string, object?>("route", "/a"));
+
+        // A null is as if the tag were not given: the meter's zone is the one left, as it is where the instrument has none.
+        PartitionedHistogram target = listened.Instrument<PartitionedHistogram>("null.sourced");
+        Assert.Equal(0, listened.Host.Drops.Count);
+        Assert.Equal(["zone=meter"], Tags(target.Collect().Single(r => r.Count == 1 && r.Sum == 1).Tags));
+        Assert.Equal(["route=/a", "zone=meter"], Tags(target.Collect().Single(r => r.Count == 1 && r.Sum == 2).Tags));
+    }
+
+    [Fact]
+    public void AnObservableReportWithANullTagValueIsKeptWithoutThatTag()
+    {
+        using var listened = new ListenedMeter();
+        listened.Meter.CreateObservableGauge("null.observed", () => new[]
+        {
+            new Measurement<double>(4, new KeyValuePair<string, object?>("queue", null), new KeyValuePair<string, object?>("shard", 1)),
+        });
+
+        DoubleReading reading = Assert.Single(listened.Instrument<ObservableGauge>("null.observed").Collect());
+        Assert.Equal(4.0, reading.Value);
+        Assert.Equal(["shard=1"], Tags(reading.Tags));
+        Assert.Equal(0, listened.Host.Drops.Count);
+    }
+
+    [Fact]
     public void WildcardsTakeMatchingMetersOnly()
     {
         string prefix = "test.wildcard." + Guid.NewGuid().ToString("N");
@@ -468,6 +520,8 @@ public sealed class MeterListenerTests
         Assert.Contains($"'{name}'", logged.Message, StringComparison.Ordinal);
         Assert.Contains("tenant b is broken", logged.Message, StringComparison.Ordinal);
     }
+
+    private static string[] Tags(TagSet tags) => [.. tags.Select(t => $"{t.Key}={t.Value}")];
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static WeakReference CreateUseAndDisposeMeter(string name)

@@ -188,7 +188,7 @@ public sealed class ScalableMetricsListenerTests
         meter.CreateObservableGauge("refused.length", () => new[]
         {
             new Measurement<double>(3, new KeyValuePair<string, object?>("queue", "a")),
-            new Measurement<double>(4, new KeyValuePair<string, object?>("queue", null)),
+            new Measurement<double>(4, new KeyValuePair<string, object?>("", "b")),
         });
 
         IReadOnlyList<PrometheusSample> first = await ScrapeAsync(host);

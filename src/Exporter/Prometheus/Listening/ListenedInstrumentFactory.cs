@@ -109,13 +109,15 @@ internal static class ListenedInstrumentFactory
     }
 
     // The instrument's own tags, then its meter's (OpenTelemetry's scope attributes): a key both
-    // have keeps the instrument's value, as the more specific.
+    // have keeps the instrument's value, as the more specific. A tag whose value is null is left
+    // out, as if it were not given (as a measured one is, TagScratch): refused, it would drop
+    // every measurement of the instrument.
     private static KeyValuePair<string, object?>[] SourceTags(SdmInstrument source)
     {
         var tags = new List<KeyValuePair<string, object?>>();
         foreach (KeyValuePair<string, object?> tag in (source.Tags ?? []).Concat(source.Meter.Tags ?? []))
         {
-            if (!tags.Exists(t => string.Equals(t.Key, tag.Key, StringComparison.Ordinal)))
+            if (tag.Value is not null && !tags.Exists(t => string.Equals(t.Key, tag.Key, StringComparison.Ordinal)))
             {
                 tags.Add(tag);
             }
