@@ -68,6 +68,22 @@ public sealed class ListenerEndpointTests
     }
 
     [Fact]
+    public async Task AnInstrumentWhoseUnitIsOutsideOpenTelemetrysUnitSyntaxIsScrapedUnderOpenTelemetrysName()
+    {
+        string meterName = "test.endpoint.unit." + Guid.NewGuid().ToString("N");
+        await using ServiceProvider provider = await StartedProvider(meterName);
+        using var meter = new Meter(meterName);
+        meter.CreateGauge<double>("room.temperature", "°C").Record(21.5);
+        meter.CreateGauge<double>("outside.temperature", "degrees Celsius").Record(-3);
+
+        // The names OpenTelemetry's Prometheus exporter writes for these units.
+        string text = Encoding.UTF8.GetString(await provider.GetRequiredService<PrometheusScraper>().ScrapeAsync());
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.Parse(text);
+        Assert.Equal("21.5", Assert.Single(samples, s => s.Name == "room_temperature_C").Value);
+        Assert.Equal("-3", Assert.Single(samples, s => s.Name == "outside_temperature_degrees_Celsius").Value);
+    }
+
+    [Fact]
     public async Task TwoContainersInOneProcessEachTakeOnlyTheirOwnFactorysMeterOfATakenName()
     {
         string meterName = "test.isolation." + Guid.NewGuid().ToString("N");

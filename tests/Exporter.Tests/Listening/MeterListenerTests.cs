@@ -304,6 +304,41 @@ public sealed class MeterListenerTests
     }
 
     [Fact]
+    public void AnInstrumentWhoseUnitIsOutsideOpenTelemetrysUnitSyntaxIsTakenAndRecorded()
+    {
+        string name = "test.listened." + Guid.NewGuid().ToString("N");
+        var logger = new ListLogger();
+        using var host = new ScalableMetrics.Exporter.Listening.MeterListenerHost([name], "ScalableMetrics", () => new MetricRegistry(), logger);
+        host.Start();
+        using var meter = new Meter(name);
+        string longUnit = new('x', 64);
+        meter.CreateGauge<double>("room.temperature", "°C").Record(21.5);
+        meter.CreateCounter<long>("long.unit", longUnit).Add(3);
+        meter.CreateObservableCounter("cpu.time", () => 7L, "µs");
+
+        MetricRegistry registry = host.Scopes.Single().Registry;
+        DoubleGauge gauge = registry.Instruments.OfType<DoubleGauge>().Single();
+        Assert.Equal(21.5, gauge.Collect().Single().Value);
+        Assert.Equal(3, registry.Instruments.OfType<PartitionedCounter>().Single().Collect().Single().Value);
+        Assert.Equal(7, registry.Instruments.OfType<ObservableCounter>().Single().Collect().Single().Value);
+
+        // Each non-ASCII character as '_', which exports as OpenTelemetry's Prometheus exporter
+        // names it (room_temperature_C); one too long for any unit left out, as the
+        // specification's Prometheus mapping omits a unit it cannot convert.
+        Assert.Equal("_C", gauge.Unit);
+        Assert.Null(registry.Instruments.OfType<PartitionedCounter>().Single().Unit);
+        Assert.Equal("_s", registry.Instruments.OfType<ObservableCounter>().Single().Unit);
+        Assert.Equal(0, host.Drops.Count);
+        Assert.Equal(3, logger.Events.Count(e => e.EventId.Id == 25 && e.Level == LogLevel.Warning));
+        Assert.Contains(logger.Events, e => e.EventId.Id == 25 && e.Message.Contains("'room.temperature'", StringComparison.Ordinal) && e.Message.Contains("'_C'", StringComparison.Ordinal));
+        Assert.DoesNotContain(logger.Events, e => e.EventId.Id == 21);
+
+        // The registry's own API still refuses the units.
+        Assert.Equal("unit", Assert.Throws<ArgumentException>(() => registry.CreateDoubleGauge("other.temperature", "°C")).ParamName);
+        Assert.Equal("unit", Assert.Throws<ArgumentException>(() => registry.CreateCounter("other.long", longUnit)).ParamName);
+    }
+
+    [Fact]
     public void WildcardsTakeMatchingMetersOnly()
     {
         string prefix = "test.wildcard." + Guid.NewGuid().ToString("N");

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using Microsoft.Extensions.Logging;
+using ScalableMetrics.Naming;
 using SdmInstrument = System.Diagnostics.Metrics.Instrument;
 
 namespace ScalableMetrics.Exporter.Listening;
@@ -19,7 +20,7 @@ internal static class ListenedInstrumentFactory
     /// that leave its other callbacks' reports in place (<see cref="ListenedObservable"/>).</param>
     /// <param name="pull">For an observable instrument, the listener source that observes it
     /// (<see cref="ObservablePull"/>); null for a listener of its group's own.</param>
-    /// <exception cref="ArgumentException">The registry refuses the name, the unit, or a name taken by another kind.</exception>
+    /// <exception cref="ArgumentException">The registry refuses the name, or a name taken by another kind (never the unit: <see cref="UnitOf"/>).</exception>
     /// <exception cref="InvalidOperationException">The registry holds its most instruments.</exception>
     /// <remarks>An observable instrument whose name the scope's registry already has as an
     /// observable instrument of the same kind, value type and unit joins that one (<see cref="ListenedObservable"/>).</remarks>
@@ -33,7 +34,7 @@ internal static class ListenedInstrumentFactory
         MetricRegistry registry = scope.Registry;
         bool floating = type.IsFloatingPoint;
         string name = source.Name;
-        string? unit = source.Unit;
+        string? unit = UnitOf(source);
         string? description = source.Description;
         KeyValuePair<string, object?>[] tags = SourceTags(source);
 
@@ -64,13 +65,42 @@ internal static class ListenedInstrumentFactory
         };
     }
 
+    /// <summary>
+    /// The unit <paramref name="source"/> is recorded and exported with: its own where the registry
+    /// takes it (OpenTelemetry's unit syntax: at most 63 ASCII characters); else, as the listener
+    /// cannot refuse someone else's instrument and OpenTelemetry takes any unit, each character
+    /// outside ASCII as <c>_</c> (<c>°C</c> as <c>_C</c>, whose name suffix is the <c>C</c> that
+    /// OpenTelemetry's Prometheus exporter writes for <c>°C</c>), or no unit where it is still too
+    /// long (the specification's Prometheus mapping omits a unit it cannot convert).
+    /// </summary>
+    /// <param name="source">The System.Diagnostics.Metrics instrument.</param>
+    /// <returns>A unit the registry takes, or null.</returns>
+    public static string? UnitOf(SdmInstrument source)
+    {
+        string? unit = source.Unit;
+        if (unit is null || (unit.Length <= InstrumentNames.MaxUnitLength && unit.All(char.IsAscii)))
+        {
+            return unit;
+        }
+
+        return unit.Length > InstrumentNames.MaxUnitLength
+            ? null
+            : string.Create(unit.Length, unit, static (chars, given) =>
+            {
+                for (int i = 0; i < chars.Length; i++)
+                {
+                    chars[i] = char.IsAscii(given[i]) ? given[i] : '_';
+                }
+            });
+    }
+
     // An observable instrument joins the registry's observable of its name where it fits; else the
     // registry creates one (or refuses the name, as for any other instrument).
     private static ListenedInstrument CreateObservable(SdmInstrument source, ListenedScope scope, ListenerDrops drops, ILogger logger, ObservablePull? pull, ListenedType type, KeyValuePair<string, object?>[] tags)
     {
         MetricRegistry registry = scope.Registry;
         string name = source.Name;
-        string? unit = source.Unit;
+        string? unit = UnitOf(source);
         string? description = source.Description;
         if (scope.Observables.TryGetValue(name, out ListenedObservable? existing) && existing.Fits(source))
         {

@@ -206,6 +206,10 @@ internal sealed partial class MeterListenerHost : IDisposable
         {
             LogNotTaken(_logger, null, instrument.Name, instrument.Meter.Name);
         }
+        else if (ListenedInstrumentFactory.UnitOf(instrument) is var unit && !string.Equals(unit, instrument.Unit, StringComparison.Ordinal))
+        {
+            LogUnitReplaced(_logger, instrument.Unit!, instrument.Name, instrument.Meter.Name, unit is null ? "no unit" : $"the unit '{unit}'");
+        }
 
         return state;
     }
@@ -217,7 +221,7 @@ internal sealed partial class MeterListenerHost : IDisposable
     // What a listened instrument exports as, before its registry creates it; null for a kind the
     // registry has not (the factory then leaves it out).
     private static ExportedFamily? FamilyOf(SdmInstrument instrument, string name) =>
-        ListenedType.Of(instrument) is { } type ? ExportedFamily.Of(name, instrument.Unit, type.ExportedKind) : null;
+        ListenedType.Of(instrument) is { } type ? ExportedFamily.Of(name, ListenedInstrumentFactory.UnitOf(instrument), type.ExportedKind) : null;
 
     // Another meter's instrument whose exported names meet family's but that is not the same family
     // (name, kind and unit): the two cannot be one family, and two of one name are invalid in every
@@ -238,6 +242,9 @@ internal sealed partial class MeterListenerHost : IDisposable
 
     [LoggerMessage(EventId = 22, Level = LogLevel.Error, Message = "The instrument '{Instrument}' of the meter '{Meter}' is refused: it would export as '{Family}', whose names the instrument '{OtherInstrument}' of the meter '{OtherMeter}' exports as '{OtherFamily}', of another kind or unit. Rename one of them; until then only the first is scraped.")]
     private static partial void LogExportConflict(ILogger logger, string instrument, string meter, string family, string otherInstrument, string otherMeter, string otherFamily);
+
+    [LoggerMessage(EventId = 25, Level = LogLevel.Warning, Message = "The unit '{Unit}' of the instrument '{Instrument}' of the meter '{Meter}' is outside OpenTelemetry's unit syntax (at most 63 ASCII characters), which the registry keeps to: the instrument is recorded and exported with {RecordedUnit} instead.")]
+    private static partial void LogUnitReplaced(ILogger logger, string unit, string instrument, string meter, string recordedUnit);
 
     [LoggerMessage(EventId = 21, Level = LogLevel.Warning, Message = "The instrument '{Instrument}' of the meter '{Meter}' is not aggregated by ScalableMetrics: the registry refused it, or has no instrument of its kind.")]
     private static partial void LogNotTaken(ILogger logger, Exception? exception, string instrument, string meter);
