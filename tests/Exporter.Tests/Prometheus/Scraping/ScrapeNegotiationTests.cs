@@ -1,3 +1,4 @@
+using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Prometheus.Scraping;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
@@ -26,6 +27,25 @@ public sealed class ScrapeNegotiationTests
     public void TheAcceptHeaderPicksTheFormat(string? accept, PrometheusExpositionFormat expected)
     {
         Assert.Equal(expected, ScrapeNegotiation.Format(accept).Id);
+    }
+
+    // RFC 9110 §12.5.1: "Media ranges can be overridden by more specific media ranges or specific
+    // media types. If more than one media range applies to a given type, the most specific reference
+    // has precedence", and a qvalue of 0 "means 'not acceptable'" (§12.4.2); ScrapeNegotiation's own
+    // remarks: "q=0 is 'not acceptable'". Each header refuses the text type it names and accepts the
+    // other formats served (OpenMetrics, protobuf, or text 1.0.0) through its wildcard.
+    [Theory]
+    [InlineData("text/plain;q=0, */*", "text/plain")]
+    [InlineData("text/plain;q=0,*/*;q=0.1", "text/plain")]
+    [InlineData("text/*;q=0, */*", "text/plain")]
+    [InlineData("text/plain;version=0.0.4;q=0, text/*", "text/plain; version=0.0.4")]
+    public void AWildcardNeverAnswersTheTypeAMoreSpecificRangeRefuses(string accept, string refused)
+    {
+        (ExpositionFormat format, string contentType) = ScrapeNegotiation.Negotiate(accept);
+
+        Assert.False(
+            contentType.StartsWith(refused, StringComparison.OrdinalIgnoreCase),
+            $"Accept: {accept} refuses {refused} (q=0), yet the scrape is answered {format} as '{contentType}'.");
     }
 
     [Theory]

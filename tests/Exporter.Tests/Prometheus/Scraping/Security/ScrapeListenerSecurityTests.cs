@@ -153,6 +153,74 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
         }
     }
 
+    // bcrypt's cost is 4 to 31 (BCrypt.Net's and Go's MinCost..MaxCost); the hash pattern takes any two digits.
+    // ListenerSecurity.Create: "<exception cref="InvalidOperationException">The configuration ... is invalid".
+    [Theory]
+    [InlineData("32")]
+    [InlineData("03")]
+    public async Task ABcryptHashOfACostBcryptDoesNotHaveStopsTheStartNamingTheUser(string cost)
+    {
+        WriteWebConfig($"basic_auth_users:\n  {User}: {HashOfCost(Password, cost)}\n");
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+
+        Exception failed = await Record.ExceptionAsync(() => host.StartAsync());
+
+        Assert.IsType<InvalidOperationException>(failed);
+        Assert.Contains("basic_auth_users:" + User, failed.Message, StringComparison.Ordinal);
+    }
+
+    // docs/worker-services.md: "a change that does not load is logged once (Warning, event 52 ...) while
+    // the configuration before it stays".
+    [Fact]
+    public async Task AChangedFileWithAHashOfACostBcryptDoesNotHaveLeavesTheOneBeforeInForce()
+    {
+        WriteWebConfig(Users((User, Password)));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        await host.StartAsync();
+        try
+        {
+            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            WriteWebConfig(Users((User, Password)) + $"  other: {HashOfCost("other", "32")}\n");
+
+            using HttpResponseMessage kept = await client.SendAsync(Get(host, User, Password, "http"));
+            using HttpResponseMessage anonymous = await client.SendAsync(Get(host, null, null, "http"));
+
+            Assert.Equal(HttpStatusCode.OK, kept.StatusCode);
+            Assert.Equal(HttpStatusCode.Unauthorized, anonymous.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    // exporter-toolkit reads the file with gopkg.in/yaml.v2, which skips a UTF-8 byte order mark, as
+    // YAML 1.2 (§5.2, c-byte-order-mark) has it: a web-config.yml saved by a Windows editor or by
+    // Windows PowerShell's Set-Content -Encoding UTF8 starts with one.
+    [Fact]
+    public async Task AWebConfigFileThatStartsWithAUtf8ByteOrderMarkIsRead()
+    {
+        File.WriteAllText(_webConfig, Users((User, Password)), new UTF8Encoding(encoderShouldEmitUTF8Identifier: true));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+
+        Exception? failed = await Record.ExceptionAsync(() => host.StartAsync());
+
+        Assert.True(failed is null, $"The host did not start: {failed?.Message}");
+        try
+        {
+            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            using HttpResponseMessage anonymous = await client.SendAsync(Get(host, null, null, "http"));
+            using HttpResponseMessage scraper = await client.SendAsync(Get(host, User, Password, "http"));
+
+            Assert.Equal(HttpStatusCode.Unauthorized, anonymous.StatusCode);
+            Assert.Equal(HttpStatusCode.OK, scraper.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
     [Fact]
     public async Task TakesTheSameKeysFromTheConfigurationSection()
     {
@@ -305,6 +373,10 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
 
     private static string Users(params (string User, string Password)[] users) =>
         "basic_auth_users:\n" + string.Concat(users.Select(u => $"  {u.User}: {BCrypt.Net.BCrypt.HashPassword(u.Password, 4)}\n"));
+
+    // A well-formed bcrypt hash (cost 4) with its cost field rewritten.
+    private static string HashOfCost(string password, string cost) =>
+        "$2y$" + cost + BCrypt.Net.BCrypt.HashPassword(password, 4)[6..];
 
     private void WriteWebConfig(string yaml) => File.WriteAllText(_webConfig, yaml);
 
