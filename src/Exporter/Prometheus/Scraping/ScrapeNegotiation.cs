@@ -9,7 +9,10 @@ namespace ScalableMetrics.Exporter.Prometheus.Scraping;
 /// </summary>
 /// <remarks>
 /// <para>The media range of highest quality that a format answers (<see cref="ExpositionFormat.Answers"/>)
-/// wins, the first of equal quality; <c>q=0</c> is "not acceptable". Prometheus
+/// wins, the first of equal quality; <c>q=0</c> is "not acceptable". A wildcard (<c>*/*</c>, <c>text/*</c>) answers
+/// text 0.0.4, or, where a more specific range refuses that with <c>q=0</c> (RFC 9110 §12.5.1: the most specific
+/// range has precedence), the first of text 1.0.0, OpenMetrics and protobuf (<c>*/*</c> only) that none refuses:
+/// <c>text/plain;q=0, */*</c> gets OpenMetrics. Prometheus
 /// 2.42 sends <c>application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1</c>,
 /// which gets OpenMetrics. The protobuf exposition is served for
 /// <c>application/vnd.google.protobuf</c> with <c>proto=io.prometheus.client.MetricFamily</c> and
@@ -99,6 +102,19 @@ internal static class ScrapeNegotiation
     /// <summary>The scheme's name as the <c>escaping</c> parameter writes it.</summary>
     public static string NameOf(EscapingScheme scheme) => EscapingNames.Of(scheme);
 
+    // What a wildcard range (*/*, text/*) may answer, in the order it answers them: text 0.0.4, text 1.0.0,
+    // OpenMetrics 1.0.0, protobuf; each as a media type and the parameters that pick it.
+    private static readonly (ExpositionFormat Format, string MediaType, MediaRangeParameters Parameters)[] s_wildcardAnswers =
+    [
+        (ExpositionFormat.Text, "text/plain", new MediaRangeParameters("0.0.4", null, null)),
+        (ExpositionFormat.Text, "text/plain", new MediaRangeParameters("1.0.0", null, null)),
+        (ExpositionFormat.OpenMetrics, "application/openmetrics-text", new MediaRangeParameters("1.0.0", null, null)),
+        (ExpositionFormat.Protobuf, "application/vnd.google.protobuf", new MediaRangeParameters(null, "io.prometheus.client.MetricFamily", "delimited")),
+    ];
+
+    // One media range of an Accept header: its type (text/plain, */*), the parameters that pick a format, its quality.
+    private readonly record struct MediaRange(string MediaType, MediaRangeParameters Parameters, double Quality);
+
     // The format chosen, its media range's parameters, and the escaping named by the range of highest quality that names one.
     private static (ExpositionFormat Format, MediaRangeParameters Parameters, EscapingScheme? HeaderEscaping) Choose(string? accept)
     {
@@ -107,67 +123,173 @@ internal static class ScrapeNegotiation
             return (ExpositionFormat.Text, default, null);
         }
 
+        string[] values = accept.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries);
+        var ranges = new MediaRange[values.Length];
+        for (int r = 0; r < values.Length; r++)
+        {
+            ranges[r] = Parse(values[r]);
+        }
+
+        // RFC 9110 §12.5.1: the most specific range that applies to a type has precedence, and q=0 is "not acceptable"
+        // (§12.4.2). Per thing a wildcard may answer, the specificity of the most specific range that refuses it
+        // (-1: none), so that a wildcard answers only what no range more specific than itself refuses.
+        Span<int> refusedAt = stackalloc int[s_wildcardAnswers.Length];
+        refusedAt.Fill(-1);
+        foreach (MediaRange range in ranges)
+        {
+            if (range.Quality > 0)
+            {
+                continue;
+            }
+
+            for (int i = 0; i < s_wildcardAnswers.Length; i++)
+            {
+                if (Refuses(range, s_wildcardAnswers[i].MediaType, s_wildcardAnswers[i].Parameters) is int specificity && specificity > refusedAt[i])
+                {
+                    refusedAt[i] = specificity;
+                }
+            }
+        }
+
         ExpositionFormat best = ExpositionFormat.Text;
         MediaRangeParameters bestParameters = default;
         double bestQuality = 0;
         EscapingScheme? headerEscaping = null;
         double headerEscapingQuality = -1;
-        foreach (string range in accept.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
+        foreach (MediaRange range in ranges)
         {
-            string[] parts = range.Split(';', StringSplitOptions.TrimEntries);
-            string? version = null;
-            string? proto = null;
-            string? encoding = null;
-            EscapingScheme? escaping = null;
-            double quality = 1;
-            for (int i = 1; i < parts.Length; i++)
+            MediaRangeParameters parameters = range.Parameters;
+            if (parameters.Escaping is not null && range.Quality > 0 && range.Quality > headerEscapingQuality)
             {
-                int equals = parts[i].IndexOf('=', StringComparison.Ordinal);
-                if (equals <= 0)
-                {
-                    continue;
-                }
-
-                string name = parts[i][..equals].Trim();
-                string value = parts[i][(equals + 1)..].Trim().Trim('"');
-                if (name.Equals("q", StringComparison.OrdinalIgnoreCase))
-                {
-                    quality = double.TryParse(value, System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out double q) ? Math.Clamp(q, 0, 1) : 0;
-                }
-                else if (name.Equals("version", StringComparison.OrdinalIgnoreCase))
-                {
-                    version = value;
-                }
-                else if (name.Equals("proto", StringComparison.OrdinalIgnoreCase))
-                {
-                    proto = value;
-                }
-                else if (name.Equals("encoding", StringComparison.OrdinalIgnoreCase))
-                {
-                    encoding = value;
-                }
-                else if (name.Equals("escaping", StringComparison.OrdinalIgnoreCase))
-                {
-                    escaping = ParseEscaping(value);
-                }
+                headerEscaping = parameters.Escaping;
+                headerEscapingQuality = range.Quality;
             }
 
-            var parameters = new MediaRangeParameters(version, proto, encoding, escaping);
-            if (escaping is not null && quality > 0 && quality > headerEscapingQuality)
+            if (range.Quality <= bestQuality)
             {
-                headerEscaping = escaping;
-                headerEscapingQuality = quality;
+                continue;
             }
 
-            if (quality > bestQuality && FormatOf(parts[0], parameters) is { } format)
+            ExpositionFormat? format;
+            if (WildcardSpecificity(range.MediaType) is int wildcard)
+            {
+                (format, parameters) = Resolve(range, wildcard, refusedAt);
+            }
+            else
+            {
+                format = FormatOf(range.MediaType, parameters);
+            }
+
+            if (format is not null)
             {
                 best = format;
                 bestParameters = parameters;
-                bestQuality = quality;
+                bestQuality = range.Quality;
             }
         }
 
         return (best, bestParameters, headerEscaping);
+    }
+
+    // A media range of the header: its type, its parameters that pick a format (and its escaping), its quality
+    // (1 where none; 0 where not a number, which is "not acceptable").
+    private static MediaRange Parse(string range)
+    {
+        string[] parts = range.Split(';', StringSplitOptions.TrimEntries);
+        string? version = null;
+        string? proto = null;
+        string? encoding = null;
+        EscapingScheme? escaping = null;
+        double quality = 1;
+        for (int i = 1; i < parts.Length; i++)
+        {
+            int equals = parts[i].IndexOf('=', StringComparison.Ordinal);
+            if (equals <= 0)
+            {
+                continue;
+            }
+
+            string name = parts[i][..equals].Trim();
+            string value = parts[i][(equals + 1)..].Trim().Trim('"');
+            if (name.Equals("q", StringComparison.OrdinalIgnoreCase))
+            {
+                quality = double.TryParse(value, System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out double q) ? Math.Clamp(q, 0, 1) : 0;
+            }
+            else if (name.Equals("version", StringComparison.OrdinalIgnoreCase))
+            {
+                version = value;
+            }
+            else if (name.Equals("proto", StringComparison.OrdinalIgnoreCase))
+            {
+                proto = value;
+            }
+            else if (name.Equals("encoding", StringComparison.OrdinalIgnoreCase))
+            {
+                encoding = value;
+            }
+            else if (name.Equals("escaping", StringComparison.OrdinalIgnoreCase))
+            {
+                escaping = ParseEscaping(value);
+            }
+        }
+
+        return new MediaRange(parts[0], new MediaRangeParameters(version, proto, encoding, escaping), quality);
+    }
+
+    // 0 for */*, 1 for text/*: the wildcards a format answers (ExpositionFormat.Text's); null for any other range.
+    private static int? WildcardSpecificity(string mediaType) =>
+        mediaType == "*/*" ? 0
+        : mediaType.Equals("text/*", StringComparison.OrdinalIgnoreCase) ? 1
+        : null;
+
+    // How specific range is where it applies to mediaType with parameters (1: type/*, 2: type/subtype, whatever
+    // parameters it names that pick a format equal to theirs), or null where it does not apply or is */*,
+    // which is never more specific than a wildcard. The escaping a range names picks no format and is not compared.
+    private static int? Refuses(MediaRange range, string mediaType, MediaRangeParameters parameters)
+    {
+        string type = range.MediaType;
+        if (type == "*/*")
+        {
+            return null;
+        }
+
+        if (type.EndsWith("/*", StringComparison.Ordinal))
+        {
+            return mediaType.StartsWith(type.AsSpan(0, type.Length - 1), StringComparison.OrdinalIgnoreCase) ? 1 : null;
+        }
+
+        return type.Equals(mediaType, StringComparison.OrdinalIgnoreCase)
+            && (range.Parameters.Version is null || range.Parameters.Version == parameters.Version)
+            && (range.Parameters.Proto is null || range.Parameters.Proto == parameters.Proto)
+            && (range.Parameters.Encoding is null || range.Parameters.Encoding == parameters.Encoding)
+            ? 2
+            : null;
+    }
+
+    // What the wildcard range of the specificity given answers: the first of s_wildcardAnswers it covers (text/*: text
+    // only) that no more specific range refuses, text of the version the range names (0.0.4 where none) before the
+    // other; none where every one is refused, so that a header refusing all of them gets text 0.0.4 as one naming
+    // nothing served does. The range's escaping is kept.
+    private static (ExpositionFormat? Format, MediaRangeParameters Parameters) Resolve(MediaRange range, int specificity, ReadOnlySpan<int> refusedAt)
+    {
+        // Text 1.0.0 first where the range names it, as before: */*;version=1.0.0 is answered text 1.0.0.
+        bool named100 = range.Parameters.Version == "1.0.0";
+        for (int n = 0; n < s_wildcardAnswers.Length; n++)
+        {
+            int i = named100 && n < 2 ? 1 - n : n;
+            (ExpositionFormat format, _, MediaRangeParameters parameters) = s_wildcardAnswers[i];
+            if (specificity == 1 && format != ExpositionFormat.Text)
+            {
+                break;
+            }
+
+            if (refusedAt[i] <= specificity)
+            {
+                return (format, parameters with { Escaping = range.Parameters.Escaping });
+            }
+        }
+
+        return (null, default);
     }
 
     private static string[] ContentTypes(string contentType) =>

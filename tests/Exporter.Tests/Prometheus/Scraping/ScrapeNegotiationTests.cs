@@ -48,6 +48,24 @@ public sealed class ScrapeNegotiationTests
             $"Accept: {accept} refuses {refused} (q=0), yet the scrape is answered {format} as '{contentType}'.");
     }
 
+    // The wildcard answers the first of text 0.0.4, text 1.0.0, OpenMetrics and protobuf that no more specific range
+    // refuses, wherever the refusal stands in the header; text 0.0.4 where every one is refused.
+    [Theory]
+    [InlineData("*/*, text/plain;q=0", "application/openmetrics-text; version=1.0.0")]
+    [InlineData("text/plain;version=0.0.4;q=0, */*", "text/plain; version=1.0.0")]
+    [InlineData("text/plain;q=0, application/openmetrics-text;q=0, */*", "application/vnd.google.protobuf")]
+    [InlineData("text/*;q=0, application/*;q=0, */*", "text/plain; version=0.0.4")]
+    [InlineData("text/plain;q=0, text/*", "text/plain; version=0.0.4")]
+    [InlineData("text/*;q=0, text/*", "text/plain; version=0.0.4")]
+    [InlineData("*/*;q=0, */*", "text/plain; version=0.0.4")]
+    [InlineData("application/openmetrics-text;version=0.0.1;q=0, text/plain;q=0, */*", "application/openmetrics-text; version=1.0.0")]
+    [InlineData("application/vnd.google.protobuf;q=0, text/plain;q=0, application/openmetrics-text;q=0, */*", "text/plain; version=0.0.4")]
+    [InlineData("*/*;version=1.0.0", "text/plain; version=1.0.0")]
+    public void AWildcardAnswersTheFirstFormatNoMoreSpecificRangeRefuses(string accept, string expected)
+    {
+        Assert.StartsWith(expected, ScrapeNegotiation.Negotiate(accept).ContentType, StringComparison.OrdinalIgnoreCase);
+    }
+
     [Theory]
     [InlineData("gzip", true)]
     [InlineData("gzip, deflate, br", true)]
