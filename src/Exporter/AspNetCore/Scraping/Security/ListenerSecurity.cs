@@ -58,7 +58,7 @@ internal sealed partial class ListenerSecurity
             }
 
             byte[] bytes = ReadFile(file, nameof(ScrapeListenerOptions.WebConfigFile));
-            State state = Load(WebConfigReader.FromYaml(System.Text.Encoding.UTF8.GetString(bytes), file), previous: null);
+            State state = Load(WebConfigReader.FromYaml(Decode(bytes), file), previous: null);
             return new ListenerSecurity(file, bytes, state, logger);
         }
 
@@ -109,6 +109,14 @@ internal sealed partial class ListenerSecurity
         }
     }
 
+    // The web configuration file's text: UTF-8, without the byte order mark a Windows editor or Windows PowerShell's
+    // Set-Content -Encoding UTF8 starts it with, which YAML 1.2 (5.2) allows and gopkg.in/yaml, exporter-toolkit's reader, skips.
+    private static string Decode(byte[] bytes)
+    {
+        ReadOnlySpan<byte> text = bytes;
+        return System.Text.Encoding.UTF8.GetString(text.StartsWith(System.Text.Encoding.UTF8.Preamble) ? text[3..] : text);
+    }
+
     // The state for the files as they are now: reloaded where the web configuration file or a file it names changed.
     private State Current()
     {
@@ -122,7 +130,7 @@ internal sealed partial class ListenerSecurity
                     byte[] bytes = ReadFile(_file, nameof(ScrapeListenerOptions.WebConfigFile));
                     if (!bytes.AsSpan().SequenceEqual(_fileBytes))
                     {
-                        WebConfig config = WebConfigReader.FromYaml(System.Text.Encoding.UTF8.GetString(bytes), _file);
+                        WebConfig config = WebConfigReader.FromYaml(Decode(bytes), _file);
                         if ((config.Tls is not null) != UsesTls)
                         {
                             throw new InvalidOperationException($"the web configuration ({_file}) turns TLS {(UsesTls ? "off" : "on")}, which takes a restart of the application.");
