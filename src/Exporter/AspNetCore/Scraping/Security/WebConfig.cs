@@ -51,6 +51,10 @@ internal sealed partial record WebConfig(WebTlsConfig? Tls, IReadOnlyDictionary<
                 {
                     problems.Add($"{UsersKey}:{parts[1]} is not a bcrypt hash ($2a$, $2b$ or $2y$, as htpasswd -B writes one).");
                 }
+                else if (CostOf(value) is int cost and (< MinBcryptCost or > MaxBcryptCost))
+                {
+                    problems.Add($"{UsersKey}:{parts[1]} is a bcrypt hash of cost {cost:00}, which bcrypt does not have: its cost is {MinBcryptCost} to {MaxBcryptCost} (htpasswd -B -C takes 4 to 17).");
+                }
                 else
                 {
                     users[parts[1]] = value;
@@ -86,8 +90,16 @@ internal sealed partial record WebConfig(WebTlsConfig? Tls, IReadOnlyDictionary<
         return new WebConfig(tlsConfig, users);
     }
 
+    // The cost a bcrypt hash may have (BCrypt.Net's and Go's golang.org/x/crypto/bcrypt's MinCost and MaxCost).
+    private const int MinBcryptCost = 4;
+    private const int MaxBcryptCost = 31;
+
+    // The cost of a hash BcryptHash matches: the two digits after "$2<minor>$".
+    private static int CostOf(string hash) =>
+        int.Parse(hash.AsSpan(hash.IndexOf('$', 1) + 1, 2), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture);
+
     // Modular crypt format of bcrypt: $2<minor>$<cost>$<22 salt + 31 hash characters>.
-    [GeneratedRegex(@"^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$", RegexOptions.CultureInvariant)]
+    [GeneratedRegex(@"^\$2[abxy]?\$[0-9]{2}\$[./A-Za-z0-9]{53}$", RegexOptions.CultureInvariant)]
     private static partial Regex BcryptHash();
 }
 

@@ -254,6 +254,8 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
     [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  client_auth_type: RequireAndVerifyClientCert\n", "needs client_ca_file")]
     [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n", "tls_server_config:cipher_suites:0 is not supported")]
     [InlineData("basic_auth_users:\n  prometheus: plain\n", "basic_auth_users:prometheus is not a bcrypt hash")]
+    // Arabic-Indic digits for the cost: digits to Regex's \d, not to int.Parse.
+    [InlineData("basic_auth_users:\n  prometheus: $2y$\u0661\u0660$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0\n", "basic_auth_users:prometheus is not a bcrypt hash")]
     [InlineData("basic_auth_user:\n  prometheus: x\n", "basic_auth_user:prometheus is not a key")]
     [InlineData("tls_server_config:\n  cert_file: missing.pem\n  key_file: server.key\n", "cert_file")]
     [InlineData("tls_server_config: [", "not valid YAML")]
