@@ -13,7 +13,7 @@ internal enum ClientAuthType
     /// <summary>A certificate is asked for; none, or any, is accepted.</summary>
     RequestClientCert,
 
-    /// <summary>A certificate is required, not verified.</summary>
+    /// <summary>A certificate is required, not verified. Also read from <c>RequireClientCert</c>, its legacy name, as exporter-toolkit reads it.</summary>
     RequireAnyClientCert,
 
     /// <summary>A certificate given is verified against the client CA; none is accepted.</summary>

@@ -124,9 +124,9 @@ internal sealed record WebTlsConfig(string CertFile, string KeyFile, string? Cli
         }
 
         ClientAuthType auth = ClientAuthType.NoClientCert;
-        if (tls.TryGetValue("client_auth_type", out string? authText) && !Enum.TryParse(authText, ignoreCase: false, out auth) || !Enum.IsDefined(auth))
+        if (tls.TryGetValue("client_auth_type", out string? authText) && !TryParseClientAuth(authText, out auth))
         {
-            problems.Add($"tls_server_config:client_auth_type '{authText}' is not one of {string.Join(", ", Enum.GetNames<ClientAuthType>())}.");
+            problems.Add($"tls_server_config:client_auth_type '{authText}' is not one of {string.Join(", ", Enum.GetNames<ClientAuthType>())} (or RequireClientCert, the legacy name of RequireAnyClientCert).");
         }
 
         string? ca = tls.GetValueOrDefault("client_ca_file");
@@ -156,5 +156,18 @@ internal sealed record WebTlsConfig(string CertFile, string KeyFile, string? Cli
         return problems.Count > before
             ? null
             : new WebTlsConfig(Path.GetFullPath(cert!, directory), Path.GetFullPath(key!, directory), ca is null ? null : Path.GetFullPath(ca, directory), auth, protocols);
+    }
+
+    // client_auth_type as exporter-toolkit reads it (web/tls_config.go): a name of ClientAuthType, or RequireClientCert,
+    // which it keeps for backwards compatibility as RequireAnyClientCert.
+    private static bool TryParseClientAuth(string text, out ClientAuthType auth)
+    {
+        if (text == "RequireClientCert")
+        {
+            auth = ClientAuthType.RequireAnyClientCert;
+            return true;
+        }
+
+        return Enum.TryParse(text, ignoreCase: false, out auth) && Enum.IsDefined(auth);
     }
 }

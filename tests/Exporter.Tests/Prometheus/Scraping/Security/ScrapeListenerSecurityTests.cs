@@ -117,6 +117,30 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
         }
     }
 
+    // exporter-toolkit's web/tls_config.go: case "RequireAnyClientCert", "RequireClientCert": // Preserved for
+    // backwards compatibility. A web-config.yml written for an older exporter names the legacy value.
+    [Fact]
+    public async Task RequireClientCertIsTakenAsRequireAnyClientCertAsExporterToolkitTakesIt()
+    {
+        WriteWebConfig(Tls("  client_auth_type: RequireClientCert\n"));
+        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        await host.StartAsync();
+        try
+        {
+            using var other = TestCertificates.Create("Other");
+            using HttpClient withoutCertificate = _certificates.NewClient();
+            using HttpClient withOthers = _certificates.NewClient(other.Client);
+
+            await Assert.ThrowsAsync<HttpRequestException>(() => withoutCertificate.SendAsync(Get(host, null, null)));
+            using HttpResponseMessage response = await withOthers.SendAsync(Get(host, null, null));
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
     [Fact]
     public async Task AChangedFileTakesEffectAtTheNextRequest()
     {
