@@ -158,16 +158,20 @@ internal sealed record WebTlsConfig(string CertFile, string KeyFile, string? Cli
             : new WebTlsConfig(Path.GetFullPath(cert!, directory), Path.GetFullPath(key!, directory), ca is null ? null : Path.GetFullPath(ca, directory), auth, protocols);
     }
 
-    // client_auth_type as exporter-toolkit reads it (web/tls_config.go): a name of ClientAuthType, or RequireClientCert,
-    // which it keeps for backwards compatibility as RequireAnyClientCert.
+    // client_auth_type as exporter-toolkit reads it (web/tls_config.go): a name of ClientAuthType exactly, or RequireClientCert,
+    // which it keeps for backwards compatibility as RequireAnyClientCert; not a number or a comma list, which Enum.TryParse takes.
     private static bool TryParseClientAuth(string text, out ClientAuthType auth)
     {
-        if (text == "RequireClientCert")
+        ClientAuthType? parsed = text switch
         {
-            auth = ClientAuthType.RequireAnyClientCert;
-            return true;
-        }
-
-        return Enum.TryParse(text, ignoreCase: false, out auth) && Enum.IsDefined(auth);
+            nameof(ClientAuthType.NoClientCert) => ClientAuthType.NoClientCert,
+            nameof(ClientAuthType.RequestClientCert) => ClientAuthType.RequestClientCert,
+            nameof(ClientAuthType.RequireAnyClientCert) or "RequireClientCert" => ClientAuthType.RequireAnyClientCert,
+            nameof(ClientAuthType.VerifyClientCertIfGiven) => ClientAuthType.VerifyClientCertIfGiven,
+            nameof(ClientAuthType.RequireAndVerifyClientCert) => ClientAuthType.RequireAndVerifyClientCert,
+            _ => null,
+        };
+        auth = parsed ?? ClientAuthType.NoClientCert;
+        return parsed is not null;
     }
 }

@@ -277,6 +277,11 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
     [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  min_version: TLS10\n", "min_version 'TLS10'")]
     [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  client_auth_type: RequireAndVerifyClientCert\n", "needs client_ca_file")]
     [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n", "tls_server_config:cipher_suites:0 is not supported")]
+    // exporter-toolkit takes client_auth_type's names only (web/tls_config.go: "invalid ClientAuth"), not a
+    // number or a comma list, which Enum.TryParse reads as a value (the second as RequestClientCert | RequireAnyClientCert).
+    [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  client_auth_type: 2\n", "tls_server_config:client_auth_type '2' is not one of")]
+    [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  client_auth_type: RequestClientCert, RequireAnyClientCert\n", "tls_server_config:client_auth_type 'RequestClientCert, RequireAnyClientCert' is not one of")]
+    [InlineData("tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  client_auth_type: NoClientCert,RequestClientCert\n", "tls_server_config:client_auth_type 'NoClientCert,RequestClientCert' is not one of")]
     [InlineData("basic_auth_users:\n  prometheus: plain\n", "basic_auth_users:prometheus is not a bcrypt hash")]
     // Arabic-Indic digits for the cost: digits to Regex's \d, not to int.Parse.
     [InlineData("basic_auth_users:\n  prometheus: $2y$\u0661\u0660$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0\n", "basic_auth_users:prometheus is not a bcrypt hash")]
