@@ -2,8 +2,11 @@ using System.Diagnostics.Metrics;
 using System.Text;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Exporter.Prometheus.Scraping;
 using ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 using ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
+using ScalableMetrics.Naming;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Sources;
 
@@ -95,6 +98,36 @@ public sealed class SelfMetricsSourceTests
             Assert.Contains("scalablemetrics_instruments_overflowing", families);
             Assert.Contains("scalablemetrics_dropped_measurements_total", families);
             Assert.Contains("scalablemetrics_refused_instruments_total", families);
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    // docs/self-diagnostics.md: every scrape, in every format, carries the families named as client
+    // libraries name theirs (scalablemetrics_series, scalablemetrics_scrape_duration_seconds), which
+    // its alert (scalablemetrics_instruments_overflowing > 0) and dashboards query. A UTF-8 name
+    // translation is for the service's instruments, whose names are OpenTelemetry's.
+    [Theory]
+    [InlineData(PrometheusNameTranslation.NoUTF8EscapingWithSuffixes)]
+    [InlineData(PrometheusNameTranslation.NoTranslation)]
+    public async Task UnderAUtf8TranslationTheFamiliesKeepTheirDocumentedNames(PrometheusNameTranslation translation)
+    {
+        using IHost host = BuildHost(o => o.NameTranslation = translation);
+        await host.StartAsync();
+        try
+        {
+            host.Services.GetRequiredService<MetricRegistry>().CreateCounter("self.items").Add(5);
+            PrometheusScraper scraper = host.Services.GetRequiredService<PrometheusScraper>();
+            await scraper.ScrapeAsync(ExpositionFormat.Text, EscapingScheme.AllowUtf8);
+
+            // What Prometheus 3 asks for by default: OpenMetrics (or text 1.0.0) with escaping=allow-utf-8.
+            string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(ExpositionFormat.Text, EscapingScheme.AllowUtf8));
+
+            Assert.Contains("\nscalablemetrics_scrape_duration_seconds{otel_scope_name=\"ScalableMetrics\",format=\"text\"} ", text);
+            Assert.Contains("\nscalablemetrics_series{otel_scope_name=\"ScalableMetrics\",instrument=\"self.items\"} 1\n", text);
+            Assert.Contains("\nscalablemetrics_instruments_overflowing{otel_scope_name=\"ScalableMetrics\"} 0\n", text);
         }
         finally
         {

@@ -215,6 +215,20 @@ public sealed class OtlpConfigurationTests
         Assert.DoesNotContain(Secret, error.Message, StringComparison.Ordinal);
     }
 
+    // A value given without its header's name ("Authorization=" left out), percent-encoded as the
+    // specification asks and ending in base64's '=' padding: the text before that '=' is the credential,
+    // and its raw form ('%' is a token character) passes for a header name though its decoded form does not.
+    [Fact]
+    public async Task AHeaderValueGivenWithoutItsNameStopsTheHostWithoutRepeatingIt()
+    {
+        using IHost host = Host(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_HEADERS"] = "api-key=ok,Basic%20" + Secret + "==" }, enable: true);
+
+        OptionsValidationException error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+
+        Assert.Contains("OTEL_EXPORTER_OTLP_HEADERS: entry 2 of 2", error.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain(Secret, error.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task AHeaderNameSetInCodeThatIsNotOneStopsTheHostWithoutRepeatingIt()
     {
