@@ -163,8 +163,10 @@ internal static class OtlpSettingParser
         : "is not name=value: the text before its '=' is not an HTTP header name";
 
     // The header an entry meant, where it can be told without repeating a value: the text before its
-    // first '=' or ':' ("Authorization: Bearer ..." written as HTTP has it), when that is a header
-    // name. An entry with neither may be a bare credential, and is not named.
+    // first '=' or ':' ("Authorization: Bearer ..." written as HTTP has it), when that text, percent-
+    // decoded as AddHeaders decodes a name, is a header name. An entry with neither may be a bare
+    // credential, and is not named; nor is one whose text is a name only before decoding: a value
+    // given without its name ("Basic%20<token>==") has '%', a token character, where a space is meant.
     private static string HeaderNameOf(string entry)
     {
         int end = entry.AsSpan().IndexOfAny('=', ':');
@@ -173,7 +175,7 @@ internal static class OtlpSettingParser
             return string.Empty;
         }
 
-        string name = entry[..end].Trim();
+        string name = Uri.UnescapeDataString(entry[..end]).Trim();
         string colon = entry[end] == ':' ? ", written with ':' where '=' was meant" : string.Empty;
         return name.Length > 0 && OtlpHeaders.IsName(name) ? $" (header '{name}'{colon})" : string.Empty;
     }
