@@ -34,10 +34,12 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// <para>An observable instrument whose callback fails is left out of that scrape, its names still
 /// reserved, and the failure logged each time; the rest of the scrape is written as usual.</para>
 /// <para>The registry of the library's own metrics (<see cref="SelfMetrics.SelfMetricsRegistry"/>) is
-/// written as any other, but for two things that keep the self-metrics as the scrape wrote them
-/// before they were instruments: a series that describes another registry carries that registry's
-/// scope labels (<see cref="SelfMetricLabels"/>), and a count (a callback's <see cref="long"/> values)
-/// is written as a whole number (OpenMetrics' <c>1</c>, not <c>1.0</c>).</para>
+/// written as any other, but for three things that keep the self-metrics as the scrape wrote them
+/// before they were instruments: its families keep their documented <c>scalablemetrics_*</c> names
+/// (the default translation's) under every name translation and escaping, a series that describes
+/// another registry carries that registry's scope labels (<see cref="SelfMetricLabels"/>), and a
+/// count (a callback's <see cref="long"/> values) is written as a whole number (OpenMetrics'
+/// <c>1</c>, not <c>1.0</c>).</para>
 /// <para>Not thread-safe: a scrape at a time (see <c>PrometheusScraper</c>).</para>
 /// </remarks>
 internal sealed partial class RegistrySource : IScrapeSource
@@ -98,7 +100,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         foreach (Instrument instrument in _registry.CollectedInstruments)
         {
             Exported exported = _exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
-            ExportedFamily family = exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
+            ExportedFamily family = FamilyIn(exported, output);
 
             // An observable instrument has no series until its callback is first called: a scrape is what calls it.
             if (instrument.SeriesCount == 0 && instrument is not ObservableInstrument)
@@ -154,14 +156,14 @@ internal sealed partial class RegistrySource : IScrapeSource
                 }
 
                 Exported exported = source._exported.GetValue(instrument, static i => new Exported(ExportedFamily.For(i)));
-                families.Add(exported.Family.In(output.Utf8WithSuffixes, output.Escaping).Name, (source, instrument, exported));
+                families.Add(source.FamilyIn(exported, output).Name, (source, instrument, exported));
             }
         }
 
         for (int f = 0; f < families.Count; f++)
         {
             List<(RegistrySource Source, Instrument Instrument, Exported Exported)> members = families[f];
-            ExportedFamily family = members[0].Exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
+            ExportedFamily family = members[0].Source.FamilyIn(members[0].Exported, output);
             if (!output.Includes(family.ReservedNames))
             {
                 TakenNames.Take(family.ReservedNames, takenNames);
@@ -176,7 +178,7 @@ internal sealed partial class RegistrySource : IScrapeSource
                 // Taken by an earlier source, or (refused when published, so not expected) of another kind;
                 // or a second instrument of one meter in the family (two names that meet only under the
                 // scrape's escaping), whose series would carry the same scope labels as the first's.
-                ExportedFamily own = exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
+                ExportedFamily own = source.FamilyIn(exported, output);
                 bool sameFamily = own.Kind == family.Kind && own.ReservedNames.SequenceEqual(family.ReservedNames);
                 bool sourceTwice = m > 0 && members[m - 1].Source == source;
                 if (!sameFamily || sourceTwice || (!headerWritten && TakenNames.AnyOf(family.ReservedNames, takenNames)))
@@ -195,6 +197,14 @@ internal sealed partial class RegistrySource : IScrapeSource
             TakenNames.Take(family.ReservedNames, takenNames);
         }
     }
+
+    // The family an instrument is written as in this scrape: under the scraper's name translation
+    // and the scrape's escaping, but for the library's own, which keep the names
+    // docs/self-diagnostics.md gives them (scalablemetrics_series, with their unit and type
+    // suffixes: legacy-valid, so escaped alike under every scheme), what its alerts and dashboards
+    // query whatever the service's translation, which is for the service's instruments.
+    private ExportedFamily FamilyIn(Exported exported, ExpositionWriter output) =>
+        _selfMetrics ? exported.Family : exported.Family.In(output.Utf8WithSuffixes, output.Escaping);
 
     private void WarnTaken(Instrument instrument, ExportedFamily family)
     {
