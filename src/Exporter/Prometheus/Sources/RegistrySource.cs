@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using Microsoft.Extensions.Logging;
+using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Naming;
@@ -32,7 +33,8 @@ namespace ScalableMetrics.Exporter.Prometheus.Sources;
 /// bytes written, through a parser of each format. A family whose name
 /// (or a sample name) another family of the scrape already wrote is left out and logged once.</para>
 /// <para>An observable instrument whose callback fails is left out of that scrape, its names still
-/// reserved, and the failure logged each time; the rest of the scrape is written as usual.</para>
+/// reserved, and the failure logged once per cause of that instrument (<see cref="ObservableFailureLog"/>),
+/// not at every scrape; the rest of the scrape is written as usual.</para>
 /// <para>The registry of the library's own metrics (<see cref="SelfMetrics.SelfMetricsRegistry"/>) is
 /// written as any other, but for three things that keep the self-metrics as the scrape wrote them
 /// before they were instruments: its families keep their documented <c>scalablemetrics_*</c> names
@@ -52,6 +54,7 @@ internal sealed partial class RegistrySource : IScrapeSource
     // Each tag set's label block, per escaping of the names (EscapingScheme's order).
     private readonly ConditionalWeakTable<TagSet, LabelBlock>[] _labelBlocks = [[], [], [], []];
     private readonly ConditionalWeakTable<Instrument, object> _warned = [];
+    private readonly ObservableFailureLog _callbackFailures;
     private readonly PrometheusTextWriter _labelScratch = new();
 
     // Every instrument read into columns kept from scrape to scrape rather than into readings: a
@@ -81,6 +84,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         _logger = logger;
         _selfMetrics = selfMetrics;
         _writer = new InstrumentWriter(this);
+        _callbackFailures = new ObservableFailureLog((instrument, cause) => LogCallbackFailed(logger, cause, instrument.Name, cause.GetType().Name, cause.Message));
         _createLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(CreateLabelBlockOf)];
         _findLabelBlock = [.. Enum.GetValues<EscapingScheme>().Select(FindLabelBlockOf)];
         _scopeLabels = ScopeLabels.Of(scopeName, scopeVersion, scopeSchemaUrl);
@@ -340,7 +344,7 @@ internal sealed partial class RegistrySource : IScrapeSource
         }
         catch (InvalidOperationException e)
         {
-            LogCallbackFailed(_logger, e, observable.Name);
+            _callbackFailures.Log(observable, e);
             return false;
         }
     }
@@ -356,8 +360,8 @@ internal sealed partial class RegistrySource : IScrapeSource
     [LoggerMessage(EventId = 1, Level = LogLevel.Warning, Message = "The instrument '{Instrument}' is left out of the Prometheus exposition: the family name '{Family}' (or one of its sample names) is already written by another family.")]
     private static partial void LogFamilyTaken(ILogger logger, string instrument, string family);
 
-    [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "The observable instrument '{Instrument}' is left out of this scrape: its callback failed.")]
-    private static partial void LogCallbackFailed(ILogger logger, Exception exception, string instrument);
+    [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "The observable instrument '{Instrument}' is left out of this scrape: its callback failed with {ExceptionType}: {ExceptionMessage}. It is left out of every scrape its callback fails in; this cause is not logged again.")]
+    private static partial void LogCallbackFailed(ILogger logger, Exception exception, string instrument, string exceptionType, string exceptionMessage);
 
     /// <summary>
     /// Writes one instrument of a scrape, by its kind: a kind the core adds does not compile until

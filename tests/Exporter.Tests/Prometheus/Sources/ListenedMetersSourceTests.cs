@@ -116,4 +116,32 @@ public sealed class ListenedMetersSourceTests
     }
 
     private static string[] Lines(string body) => body.Split('\n');
+
+    // An instrument of one meter whose callback throws fails its collection (MeterListenerTests): the
+    // scrape leaves it out and logs it, once per cause, not at every scrape with its stack.
+    [Fact]
+    public async Task AListenedCallbackThatThrowsAtEveryScrapeIsLoggedOnce()
+    {
+        string name = "test.throwing." + Guid.NewGuid().ToString("N");
+        var logger = new ListLogger();
+        using var host = new MeterListenerHost([name], "ScalableMetrics", () => new MetricRegistry(), logger);
+        host.Start();
+        using var meter = new Meter(name);
+        meter.CreateObservableGauge<long>("queue.length", new Func<long>(() => throw new InvalidOperationException("queue is broken")));
+        meter.CreateCounter<long>("requests").Add(2);
+        using var scraper = new PrometheusScraper(new MetricRegistry(), "app", null, logger, host);
+
+        string text = string.Empty;
+        for (int i = 0; i < 3; i++)
+        {
+            text = Encoding.UTF8.GetString(await scraper.ScrapeAsync());
+        }
+
+        Assert.DoesNotContain("queue_length", text, StringComparison.Ordinal);
+        Assert.Contains($"requests_total{{otel_scope_name=\"{name}\"}} 2\n", text, StringComparison.Ordinal);
+        (string message, Exception? exception) = Assert.Single(logger.Entries);
+        Assert.Contains("'queue.length'", message, StringComparison.Ordinal);
+        Assert.Contains("queue is broken", message, StringComparison.Ordinal);
+        Assert.Equal("queue is broken", Assert.IsType<InvalidOperationException>(exception).Message);
+    }
 }

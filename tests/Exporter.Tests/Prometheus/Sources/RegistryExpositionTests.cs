@@ -1,6 +1,7 @@
 using System.Diagnostics.Metrics;
 using System.Globalization;
 using System.Text;
+using Microsoft.Extensions.Logging;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Sources;
 
@@ -256,12 +257,41 @@ public sealed class RegistryExpositionTests
         Assert.Equal("1", PrometheusText.Single(samples, "before_total").Value);
         Assert.Equal("2", PrometheusText.Single(samples, "after_observed_total").Value);
         Assert.Equal("1", PrometheusText.Single(samples, "after_histogram_count").Value);
-        Assert.Equal(2, logger.Entries.Count);
-        Assert.All(logger.Entries, entry =>
+        (string message, Exception? exception) = Assert.Single(logger.Entries);
+        Assert.Contains("'throwing'", message, StringComparison.Ordinal);
+        Assert.Contains("InvalidDataException: sensor unplugged", message, StringComparison.Ordinal);
+        Assert.IsType<InvalidDataException>(exception);
+    }
+
+    // A callback that throws at every scrape is logged once per cause (the exception's type and
+    // message), as the listeners' callbacks are (CallbackFailureLog), not at every scrape with its
+    // stack: another cause of the instrument, or the same cause of another instrument, is logged.
+    [Fact]
+    public async Task AThrowingCallbackIsLoggedOncePerCauseOfEachInstrument()
+    {
+        var registry = new MetricRegistry();
+        string cause = "sensor unplugged";
+        registry.CreateObservableGauge("throwing", IEnumerable<Measurement<double>> () => throw new InvalidDataException(cause));
+        registry.CreateObservableGauge("also.throwing", Unplugged);
+        var logger = new ListLogger();
+        var scraper = new PrometheusScraper(registry, Scope, logger: logger);
+
+        for (int i = 0; i < 3; i++)
         {
-            Assert.Contains("'throwing'", entry.Message, StringComparison.Ordinal);
-            Assert.IsType<InvalidDataException>(Assert.IsType<InvalidOperationException>(entry.Exception).InnerException);
-        });
+            await scraper.ScrapeAsync();
+        }
+
+        cause = "sensor on fire";
+        for (int i = 0; i < 3; i++)
+        {
+            await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics);
+        }
+
+        Assert.Equal(3, logger.Events.Count);
+        Assert.All(logger.Events, e => Assert.Equal((4, LogLevel.Warning), (e.EventId.Id, e.Level)));
+        Assert.Single(logger.Messages, m => m.Contains("'throwing'", StringComparison.Ordinal) && m.Contains("sensor unplugged", StringComparison.Ordinal));
+        Assert.Single(logger.Messages, m => m.Contains("'throwing'", StringComparison.Ordinal) && m.Contains("sensor on fire", StringComparison.Ordinal));
+        Assert.Single(logger.Messages, m => m.Contains("'also.throwing'", StringComparison.Ordinal) && m.Contains("sensor unplugged", StringComparison.Ordinal));
     }
 
     [Fact]

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Numerics;
 using System.Runtime.CompilerServices;
+using ScalableMetrics.Exporter.Listening;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Instruments;
 using ScalableMetrics.Snapshots;
@@ -47,6 +48,10 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
 
     // Every instrument is read into these columns, kept from export to export (grown to the largest instrument).
     private readonly InstrumentSnapshot _snapshot = new();
+
+    // An observable instrument whose callback fails is left out of every export it fails in, and
+    // each cause logged once, not at every export.
+    private readonly ObservableFailureLog _callbackFailures = new((instrument, cause) => LogCallbackFailed(logger, cause, instrument.Name, cause.GetType().Name, cause.Message));
 
     // Synchronous counters and histograms go delta under both delta preferences; observable
     // counters only under Delta: LowMemory sends the totals their callbacks report.
@@ -745,7 +750,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
         }
         catch (InvalidOperationException e) when (instrument is ObservableInstrument)
         {
-            LogCallbackFailed(logger, e, instrument.Name);
+            _callbackFailures.Log(instrument, e);
             return false;
         }
     }
@@ -753,6 +758,6 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     /// <summary>Nanoseconds since the Unix epoch, OTLP's time unit.</summary>
     public static ulong UnixNano(DateTimeOffset time) => (ulong)(time.UtcTicks - DateTime.UnixEpoch.Ticks) * NanosPerTick;
 
-    [LoggerMessage(EventId = 20, Level = LogLevel.Warning, Message = "The observable instrument '{Instrument}' is left out of this OTLP export: its callback failed.")]
-    private static partial void LogCallbackFailed(ILogger logger, Exception exception, string instrument);
+    [LoggerMessage(EventId = 20, Level = LogLevel.Warning, Message = "The observable instrument '{Instrument}' is left out of this OTLP export: its callback failed with {ExceptionType}: {ExceptionMessage}. It is left out of every export its callback fails in; this cause is not logged again.")]
+    private static partial void LogCallbackFailed(ILogger logger, Exception exception, string instrument, string exceptionType, string exceptionMessage);
 }

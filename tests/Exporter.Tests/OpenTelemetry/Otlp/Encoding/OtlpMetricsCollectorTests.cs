@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using Microsoft.Extensions.Logging;
 using OpenTelemetry.Proto.Collector.Metrics.V1;
 using OpenTelemetry.Proto.Metrics.V1;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Encoding;
@@ -344,6 +345,34 @@ public class OtlpMetricsCollectorTests
         Assert.False(HasMetric(request, "broken"));
         Assert.Equal(1, Assert.Single(Metric(request, "fine").Sum.DataPoints).AsInt);
         Assert.Contains(logger.Messages, m => m.Contains("'broken'", StringComparison.Ordinal));
+    }
+
+    // As the scrape logs it: once per cause of each instrument, not at every export with its stack.
+    [Fact]
+    public void AFailingCallbackIsLoggedOncePerCause()
+    {
+        var registry = new MetricRegistry();
+        string cause = "down";
+        registry.CreateObservableCounter("broken", IEnumerable<Measurement<long>> () => throw new InvalidOperationException(cause));
+        var logger = new ListLogger();
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("m", null, registry)], [], OtlpTemporality.Cumulative, logger);
+
+        for (int i = 0; i < 3; i++)
+        {
+            Assert.False(HasMetric(Parse(collector.Collect()), "broken"));
+        }
+
+        cause = "still down";
+        for (int i = 0; i < 3; i++)
+        {
+            Assert.False(HasMetric(Parse(collector.Collect()), "broken"));
+        }
+
+        Assert.Equal(2, logger.Events.Count);
+        Assert.All(logger.Events, e => Assert.Equal((20, LogLevel.Warning), (e.EventId.Id, e.Level)));
+        Assert.Contains("InvalidOperationException: down.", logger.Messages[0], StringComparison.Ordinal);
+        Assert.Contains("InvalidOperationException: still down.", logger.Messages[1], StringComparison.Ordinal);
+        Assert.All(logger.Entries, e => Assert.IsType<InvalidOperationException>(e.Exception));
     }
 
     [Fact]
