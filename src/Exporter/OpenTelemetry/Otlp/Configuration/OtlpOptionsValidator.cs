@@ -26,10 +26,11 @@ internal sealed class OtlpOptionsValidator : IValidateOptions<ScalableMetricsOtl
         }
 
         // Every failure's log line names the endpoint: a user name and password in its URL would
-        // be written into the logs, so it is refused, without repeating them.
+        // be written into the logs, so it is refused, without repeating them (nor its query, which
+        // the log lines leave out too).
         if (options.ResolvedEndpoint() is { IsAbsoluteUri: true, UserInfo.Length: > 0 } withUser)
         {
-            failures.Add($"The OTLP endpoint {new UriBuilder(withUser) { UserName = string.Empty, Password = string.Empty }.Uri} has a user name or password before its host ('user:password@'), which the exporter's logs would repeat: give credentials as a header ({nameof(ScalableMetricsOtlpOptions.Headers)}, or OTEL_EXPORTER_OTLP_HEADERS, such as Authorization=Basic%20...).");
+            failures.Add($"The OTLP endpoint {OtlpSettingParser.ShownEndpoint(withUser)} has a user name or password before its host ('user:password@'), which the exporter's logs would repeat: give credentials as a header ({nameof(ScalableMetricsOtlpOptions.Headers)}, or OTEL_EXPORTER_OTLP_HEADERS, such as Authorization=Basic%20...).");
         }
 
         if (!Enum.IsDefined(options.Protocol))

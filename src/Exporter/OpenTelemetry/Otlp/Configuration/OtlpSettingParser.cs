@@ -54,9 +54,26 @@ internal static class OtlpSettingParser
     }
 
     /// <summary>A URL's text as a message may repeat it: quoted, unless it has an <c>@</c>, which may
-    /// follow a user name and password (a message of a failed start is logged).</summary>
-    public static string Shown(string text) =>
-        text.Contains('@', StringComparison.Ordinal) ? "(not repeated: it has an '@', which may follow a password)" : $"'{text}'";
+    /// follow a user name and password (a message of a failed start is logged), and without its
+    /// query, which may hold a key (<c>?api-key=...</c>).</summary>
+    public static string Shown(string text)
+    {
+        if (text.Contains('@', StringComparison.Ordinal))
+        {
+            return "(not repeated: it has an '@', which may follow a password)";
+        }
+
+        int query = text.IndexOf('?', StringComparison.Ordinal);
+        return query < 0 ? $"'{text}'" : $"'{text[..query]}' (its query not repeated: it may hold a key)";
+    }
+
+    /// <summary>The endpoint as a log line or a message may repeat it: <c>scheme://host:port/path</c>
+    /// (the port where it is not the scheme's), without a user name and password (refused at
+    /// start) or a query, which some receivers take a key in (<c>?api-key=...</c>), or a fragment.</summary>
+    public static string ShownEndpoint(Uri endpoint) =>
+        endpoint.IsAbsoluteUri
+            ? endpoint.GetComponents(UriComponents.SchemeAndServer | UriComponents.Path, UriFormat.UriEscaped)
+            : Shown(endpoint.OriginalString);
 
     /// <summary>OpenTelemetry's variables hold durations as whole milliseconds.</summary>
     public static bool TryMilliseconds(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value)

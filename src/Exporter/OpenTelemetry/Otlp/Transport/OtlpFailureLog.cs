@@ -1,3 +1,5 @@
+using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Configuration;
+
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 /// <summary>
@@ -9,10 +11,13 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 /// export otherwise logs nothing. An export is clean when every request of it was accepted and
 /// nothing of it was logged here: an export split into requests, one taken and a later one
 /// failing every time, fails every time, and is logged once (<see cref="BeginExport"/>,
-/// <see cref="EndExport"/>). The event ids are listed in docs/otlp.md. Thread-safe.
+/// <see cref="EndExport"/>). The event ids are listed in docs/otlp.md. Every line names the
+/// endpoint as <c>scheme://host:port/path</c>, without its query, where some receivers take a key
+/// (<see cref="OtlpSettingParser.ShownEndpoint"/>). Thread-safe.
 /// </summary>
 internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
 {
+    private readonly string _endpoint = OtlpSettingParser.ShownEndpoint(endpoint);
     private readonly HashSet<string> _logged = new(StringComparer.Ordinal);
 
     // Whether something of the export in progress went wrong (failed, refused, partly rejected,
@@ -42,7 +47,7 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
             _logged.Clear();
         }
 
-        LogRecovered(logger, endpoint);
+        LogRecovered(logger, _endpoint);
     }
 
     public void ExportFailed(OtlpAttempt last, int attempts)
@@ -52,18 +57,18 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
             // A refusal's data is dropped, not sent with the next export: the warning says which.
             if (last.Refused)
             {
-                LogExportRefused(logger, endpoint, attempts, last.Detail);
+                LogExportRefused(logger, _endpoint, attempts, last.Detail);
             }
             else
             {
-                LogExportFailed(logger, endpoint, attempts, last.Detail);
+                LogExportFailed(logger, _endpoint, attempts, last.Detail);
             }
 
             Stack(last.Exception);
         }
         else
         {
-            LogRepeated(logger, endpoint, last.Detail);
+            LogRepeated(logger, _endpoint, last.Detail);
         }
     }
 
@@ -73,16 +78,16 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
         {
             if (attempt.RejectedDataPoints > 0)
             {
-                LogPartialSuccess(logger, endpoint, attempt.RejectedDataPoints, Reason(attempt.Detail));
+                LogPartialSuccess(logger, _endpoint, attempt.RejectedDataPoints, Reason(attempt.Detail));
             }
             else
             {
-                LogReceiverWarning(logger, endpoint, attempt.Detail);
+                LogReceiverWarning(logger, _endpoint, attempt.Detail);
             }
         }
         else
         {
-            LogRejectedAgain(logger, endpoint, attempt.RejectedDataPoints, Reason(attempt.Detail));
+            LogRejectedAgain(logger, _endpoint, attempt.RejectedDataPoints, Reason(attempt.Detail));
         }
     }
 
@@ -90,7 +95,7 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     {
         if (First(attempt.Cause))
         {
-            LogUnreadableAnswer(logger, endpoint, attempt.Detail);
+            LogUnreadableAnswer(logger, _endpoint, attempt.Detail);
             Stack(attempt.Exception);
         }
     }
@@ -102,7 +107,7 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
             _troubled = true;
         }
 
-        LogRequestsGivenUp(logger, endpoint, requests, of, exports);
+        LogRequestsGivenUp(logger, _endpoint, requests, of, exports);
     }
 
     public void ExportThrew(Exception exception)
@@ -120,7 +125,7 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     {
         if (exception is not null)
         {
-            LogStack(logger, endpoint, exception);
+            LogStack(logger, _endpoint, exception);
         }
     }
 
@@ -135,35 +140,35 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     }
 
     [LoggerMessage(EventId = 60, Level = LogLevel.Warning, Message = "An OTLP export to {Endpoint} failed after {Attempts} attempt(s): {Detail}. Its data is sent with the next export. This cause is not logged again until an export succeeds.")]
-    private static partial void LogExportFailed(ILogger logger, Uri endpoint, int attempts, string detail);
+    private static partial void LogExportFailed(ILogger logger, string endpoint, int attempts, string detail);
 
     [LoggerMessage(EventId = 70, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} refused an export after {Attempts} attempt(s): {Detail}. The OTLP specification forbids retrying this answer: the export's data points are dropped, not sent again. This cause is not logged again until an export succeeds.")]
-    private static partial void LogExportRefused(ILogger logger, Uri endpoint, int attempts, string detail);
+    private static partial void LogExportRefused(ILogger logger, string endpoint, int attempts, string detail);
 
     [LoggerMessage(EventId = 61, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) of an export ({ErrorMessage}). Rejected points are not sent again. This is not logged again until an export is taken whole.")]
-    private static partial void LogPartialSuccess(ILogger logger, Uri endpoint, long rejectedDataPoints, string errorMessage);
+    private static partial void LogPartialSuccess(ILogger logger, string endpoint, long rejectedDataPoints, string errorMessage);
 
     [LoggerMessage(EventId = 62, Level = LogLevel.Information, Message = "OTLP exports to {Endpoint} succeed again.")]
-    private static partial void LogRecovered(ILogger logger, Uri endpoint);
+    private static partial void LogRecovered(ILogger logger, string endpoint);
 
     [LoggerMessage(EventId = 63, Level = LogLevel.Debug, Message = "An OTLP export to {Endpoint} failed again: {Detail}.")]
-    private static partial void LogRepeated(ILogger logger, Uri endpoint, string detail);
+    private static partial void LogRepeated(ILogger logger, string endpoint, string detail);
 
     [LoggerMessage(EventId = 64, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} took an export but its answer could not be read: {Detail}")]
-    private static partial void LogUnreadableAnswer(ILogger logger, Uri endpoint, string detail);
+    private static partial void LogUnreadableAnswer(ILogger logger, string endpoint, string detail);
 
     [LoggerMessage(EventId = 65, Level = LogLevel.Error, Message = "An OTLP export failed unexpectedly (collecting or sending); its data goes with the next export.")]
     private static partial void LogExportThrew(ILogger logger, Exception exception);
 
     [LoggerMessage(EventId = 69, Level = LogLevel.Error, Message = "The last {Requests} of the {Of} requests of a delta OTLP export to {Endpoint} were not accepted in {Exports} exports; their data points are given up so that exports can go on. The requests before them were accepted, and are not sent again.")]
-    private static partial void LogRequestsGivenUp(ILogger logger, Uri endpoint, int requests, int of, int exports);
+    private static partial void LogRequestsGivenUp(ILogger logger, string endpoint, int requests, int of, int exports);
 
     [LoggerMessage(EventId = 66, Level = LogLevel.Debug, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) again: {ErrorMessage}.")]
-    private static partial void LogRejectedAgain(ILogger logger, Uri endpoint, long rejectedDataPoints, string errorMessage);
+    private static partial void LogRejectedAgain(ILogger logger, string endpoint, long rejectedDataPoints, string errorMessage);
 
     [LoggerMessage(EventId = 67, Level = LogLevel.Debug, Message = "The exception behind the OTLP export failure logged for {Endpoint}.")]
-    private static partial void LogStack(ILogger logger, Uri endpoint, Exception exception);
+    private static partial void LogStack(ILogger logger, string endpoint, Exception exception);
 
     [LoggerMessage(EventId = 68, Level = LogLevel.Warning, Message = "The OTLP receiver at {Endpoint} took an export whole, with a warning: {ErrorMessage}. This is not logged again until an export is taken without one.")]
-    private static partial void LogReceiverWarning(ILogger logger, Uri endpoint, string errorMessage);
+    private static partial void LogReceiverWarning(ILogger logger, string endpoint, string errorMessage);
 }

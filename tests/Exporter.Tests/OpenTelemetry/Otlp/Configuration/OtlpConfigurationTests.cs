@@ -106,6 +106,24 @@ public sealed class OtlpConfigurationTests
         Assert.Contains("@", error.Message, StringComparison.Ordinal);
     }
 
+    // A key in the endpoint's query (?api-key=...) is not repeated by a start that fails over the endpoint.
+    [Theory]
+    [InlineData("OTEL_EXPORTER_OTLP_ENDPOINT", "http://user:pw@collector:4318?api-key=" + Secret, "http://collector:4318/")]
+    [InlineData("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "https://user:pw@collector/v1/metrics?api-key=" + Secret, "https://collector/v1/metrics")]
+    [InlineData("ScalableMetrics:Otlp:Endpoint", "https://user:pw@collector/v1/metrics?tenant=a&api-key=" + Secret, "https://collector/v1/metrics")]
+    [InlineData("OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://collector/v1?api-key=" + Secret, "'ftp://collector/v1'")]
+    [InlineData("ScalableMetrics:Otlp:Endpoint", "collector:4318/v1/metrics?api-key=" + Secret, "")]
+    public async Task AnEndpointsQueryIsNotRepeatedWhenItStopsTheHost(string key, string value, string shown)
+    {
+        using IHost host = Host(new Dictionary<string, string?> { [key] = value }, enable: true);
+
+        OptionsValidationException error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+
+        Assert.DoesNotContain(Secret, error.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("api-key", error.Message, StringComparison.Ordinal);
+        Assert.Contains(shown, error.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void LowMemoryIsItsOwnPreferenceNotDelta()
     {

@@ -48,6 +48,41 @@ public sealed class OtlpExportLoggingTests
         await host.StopAsync();
     }
 
+    // Some receivers take their key in the URL's query (?api-key=...): every line that names the
+    // endpoint names it as scheme://host:port/path, at every level, the query left out.
+    [Fact]
+    public async Task AnEndpointsQueryIsNotRepeatedInTheLog()
+    {
+        const string Secret = "s3cr3t-qu3ry-k3y";
+        await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
+        receiver.Enqueue([.. Enumerable.Repeat<OtlpFault>(new OtlpFault.CloseWithoutAnswer(), 5 * 2), new OtlpFault.PartialSuccess(3, string.Empty)]);
+        var log = new CapturedLog();
+        Uri endpoint = receiver.Url("/v1/metrics?api-key=" + Secret);
+        using IHost host = Host(endpoint, log);
+        await host.StartAsync();
+        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+        int start = log.Entries.Count;
+
+        // Two exports fail (five attempts each), one is taken but for 3 points, one succeeds.
+        for (int i = 0; i < 4; i++)
+        {
+            await service.ExportAsync(CancellationToken.None);
+        }
+
+        Assert.Equal(5 * 2 + 2, receiver.Requests.Count);
+        List<CapturedLog.Entry> entries = [.. log.Entries.Skip(start)];
+        Assert.Contains(entries, e => e.EventId.Id == 60);
+        Assert.Contains(entries, e => e.EventId.Id == 63);
+        Assert.Contains(entries, e => e.EventId.Id == 67);
+        Assert.Contains(entries, e => e.EventId.Id == 61);
+        Assert.Contains(entries, e => e.EventId.Id == 62);
+        string shown = $"http://{endpoint.Authority}/v1/metrics";
+        Assert.All(entries.Where(e => e.EventId.Id >= 60), e => Assert.Contains(shown, e.Message, StringComparison.Ordinal));
+        Assert.DoesNotContain(entries, e => e.Message.Contains(Secret, StringComparison.Ordinal) || e.Message.Contains("api-key", StringComparison.Ordinal));
+        Assert.DoesNotContain(entries, e => e.Exception?.ToString().Contains(Secret, StringComparison.Ordinal) == true);
+        await host.StopAsync();
+    }
+
     [Fact]
     public async Task RecoveryIsLoggedOnce()
     {
