@@ -28,7 +28,7 @@ public static class ScalableMetricsEndpointRouteBuilderExtensions
     /// still waiting past its timeout (the <c>X-Prometheus-Scrape-Timeout-Seconds</c> header
     /// Prometheus sends, else <see cref="ScalableMetricsOptions.ScrapeTimeout"/>) is answered 503
     /// and logged; so is one that arrives, or waits, while the application stops or once the
-    /// scraper is disposed. A failed collection answers 500.
+    /// scraper is disposed. A failed collection answers 500, logged as an error once per cause.
     /// </summary>
     /// <param name="endpoints">The endpoint route builder, e.g. the <c>WebApplication</c>.</param>
     /// <param name="path">The route pattern.</param>

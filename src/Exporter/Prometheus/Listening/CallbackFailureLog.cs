@@ -10,7 +10,9 @@ namespace ScalableMetrics.Exporter.Listening;
 /// </summary>
 /// <remarks>Used by <see cref="ObservablePull"/> (the rules' listener) and by a
 /// <see cref="ListenedObservable"/> of several meters (<c>AddMeter</c>), each with a message of its
-/// own. Not thread-safe: its user calls it under the lock its callbacks run under.</remarks>
+/// own; by <see cref="ObservableFailureLog"/>, one per instrument; and by <see cref="PrometheusScraper"/>
+/// for the failed collections a scrape is answered 500 for, which are logged once per cause alike.
+/// Not thread-safe: its user calls it under a lock (the one its callbacks run under, or its own).</remarks>
 /// <param name="log">Logs one cause, with its exception.</param>
 internal sealed class CallbackFailureLog(Action<Exception> log)
 {

@@ -52,6 +52,9 @@ public sealed partial class PrometheusScraper : IDisposable
     private readonly SemaphoreSlim _scrapeLock = new(1, 1);
     private readonly ILogger _logger;
 
+    // The causes of the failed collections a scrape was answered 500 for, each logged once; under its own lock.
+    private readonly CallbackFailureLog _collectionFailures;
+
     // What a scrape writes after target_info, in this order: the registry, the listened meters,
     // the library's own families, then the sources other packages add (the MeterProvider's other meters).
     private readonly IScrapeSource[] _sources;
@@ -103,6 +106,7 @@ public sealed partial class PrometheusScraper : IDisposable
         ArgumentException.ThrowIfNullOrWhiteSpace(scopeName);
         ILogger log = logger ?? (ILogger)NullLogger.Instance;
         _logger = log;
+        _collectionFailures = new CallbackFailureLog(cause => LogCollectionFailed(log, cause, cause.GetType().Name, cause.Message));
         _registry = registry;
         List<IScrapeSource> sources = [new RegistrySource(registry, scopeName, scopeVersion, log)];
         if (listened is not null)
@@ -403,6 +407,23 @@ public sealed partial class PrometheusScraper : IDisposable
             output.WriteSample(ExportedNames.TargetInfoName, string.Empty, _targetInfo, null, 0, 1L);
         }
     }
+
+    /// <summary>
+    /// Logs the failure of a collection that a scrape is answered 500 for, once per cause (the
+    /// exception's type and message, <see cref="CallbackFailureLog"/>): the scrapes that joined it,
+    /// and later ones that fail alike, write one error, not one each. Thread-safe.
+    /// </summary>
+    /// <param name="failure">What the collection threw.</param>
+    internal void CollectionFailed(Exception failure)
+    {
+        lock (_collectionFailures)
+        {
+            _collectionFailures.Log(failure);
+        }
+    }
+
+    [LoggerMessage(EventId = 31, Level = LogLevel.Error, Message = "A Prometheus scrape was answered 500: its collection failed with {ExceptionType}: {ExceptionMessage}. Scrapes whose collection fails alike are answered 500 too; this cause is not logged again.")]
+    private static partial void LogCollectionFailed(ILogger logger, Exception exception, string exceptionType, string exceptionMessage);
 
     [LoggerMessage(EventId = 30, Level = LogLevel.Warning, Message = "A Prometheus scrape was answered 503: its collection took longer than the scrape timeout of {TimeoutSeconds} s. The collection runs to its end; scrapes that arrive before it ends get its body.")]
     private static partial void LogScrapeTimedOut(ILogger logger, double timeoutSeconds);

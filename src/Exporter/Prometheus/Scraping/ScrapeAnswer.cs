@@ -95,8 +95,9 @@ internal sealed class ScrapeAnswer : IDisposable
         {
             return null;
         }
-        catch (InvalidOperationException)
+        catch (InvalidOperationException exception)
         {
+            scraper.CollectionFailed(exception);
             return s_failed;
         }
     }

@@ -4,6 +4,9 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using ScalableMetrics.Exporter.Prometheus.Exposition;
+using ScalableMetrics.Exporter.Prometheus.Sources;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Scraping;
 
@@ -70,6 +73,47 @@ public sealed class ScrapeEndpointAvailabilityTests
         Assert.Equal(HttpStatusCode.ServiceUnavailable, after.StatusCode);
     }
 
+    // A failed collection is answered 500 and logged as an error, once per cause (the exception's
+    // type and message), not at every scrape: the scrapes that fail alike write one line.
+    [Fact]
+    public async Task AFailedCollectionGets500AndIsLoggedOncePerCause()
+    {
+        var log = new CapturedLog();
+        var failing = new FailingSource { Message = "the source is broken" };
+        WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(["--urls", "http://127.0.0.1:0"]);
+        builder.Logging.AddProvider(log);
+        builder.Services.AddSingleton<IScrapeSource>(failing);
+        builder.Services.AddScalableMetrics(o => o.MeterName = "test.availability." + Guid.NewGuid().ToString("N"));
+        await using WebApplication app = builder.Build();
+        app.MapScalableMetrics();
+        await app.StartAsync();
+        using var client = new HttpClient { BaseAddress = new Uri(Assert.Single(app.Urls)) };
+
+        for (int i = 0; i < 3; i++)
+        {
+            using HttpResponseMessage failed = await client.GetAsync("/metrics");
+            Assert.Equal(HttpStatusCode.InternalServerError, failed.StatusCode);
+        }
+
+        failing.Message = "the source is still broken";
+        for (int i = 0; i < 2; i++)
+        {
+            using HttpResponseMessage failed = await client.GetAsync("/metrics");
+            Assert.Equal(HttpStatusCode.InternalServerError, failed.StatusCode);
+        }
+
+        List<CapturedLog.Entry> errors = [.. log.Entries.Where(e => e.Category.StartsWith("ScalableMetrics", StringComparison.Ordinal) && e.Level >= LogLevel.Warning)];
+        Assert.Equal(2, errors.Count);
+        Assert.All(errors, e =>
+        {
+            Assert.Equal((LogLevel.Error, 31, "ScalableMetrics.Exporter.PrometheusScraper"), (e.Level, e.EventId.Id, e.Category));
+            Assert.Contains("answered 500", e.Message, StringComparison.Ordinal);
+            Assert.IsType<InvalidOperationException>(e.Exception);
+        });
+        Assert.Contains("InvalidOperationException: the source is broken.", errors[0].Message, StringComparison.Ordinal);
+        Assert.Contains("InvalidOperationException: the source is still broken.", errors[1].Message, StringComparison.Ordinal);
+    }
+
     private static async Task<WebApplication> StartAsync(ManualResetEventSlim gate, TimeSpan? scrapeTimeout = null)
     {
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(["--urls", "http://127.0.0.1:0"]);
@@ -89,5 +133,13 @@ public sealed class ScrapeEndpointAvailabilityTests
     {
         gate.Wait();
         return [new Measurement<long>(7)];
+    }
+
+    private sealed class FailingSource : IScrapeSource
+    {
+        public volatile string Message = string.Empty;
+
+        public ValueTask WriteAsync(ExpositionWriter output, HashSet<string> takenNames, CancellationToken cancellationToken) =>
+            throw new InvalidOperationException(Message);
     }
 }
