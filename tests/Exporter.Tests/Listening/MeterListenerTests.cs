@@ -1,5 +1,7 @@
 using System.Diagnostics.Metrics;
 using System.Runtime.CompilerServices;
+using global::OpenTelemetry;
+using global::OpenTelemetry.Metrics;
 using Microsoft.Extensions.Logging;
 
 namespace ScalableMetrics.Exporter.Tests.Listening;
@@ -120,6 +122,85 @@ public sealed class MeterListenerTests
         using var listened = new ListenedMeter();
         listened.Meter.CreateHistogram<long>("size");
         Assert.Equal(PartitionedHistogram.DefaultBoundaries, listened.Instrument<PartitionedHistogram>("size").Boundaries);
+    }
+
+    // OpenTelemetry's SDK is the oracle (docs/migrating-from-opentelemetry-prometheus.md: "A
+    // histogram keeps the boundaries its instrument advises, or OpenTelemetry's default ones, as
+    // OpenTelemetry's SDK chooses them"; "Names and labels are the same for the same instrument").
+    [Fact]
+    public void HistogramOfFloatTakesTheAdvisedBoundariesAsOpenTelemetryReadsThem()
+    {
+        using var listened = new ListenedMeter();
+        using MeterProvider provider = OpenTelemetryOf(listened.Name, out List<Metric> exported);
+        listened.Meter.CreateHistogram("float.duration", "s", null, tags: null, new InstrumentAdvice<float> { HistogramBucketBoundaries = [0.1f, 0.25f] }).Record(0.2f);
+
+        double[] theirs = OpenTelemetryBoundaries(provider, exported);
+        Assert.Equal([0.1, 0.25], theirs);
+        Assert.Equal(theirs, listened.Instrument<PartitionedHistogram>("float.duration").Boundaries);
+    }
+
+    // OpenTelemetry buckets a Histogram<float> by the widened boundaries and exports the shortest
+    // ones: a measurement equal to a boundary counts in that boundary's bucket, though 0.1f as a
+    // double is above the exported 0.1.
+    [Fact]
+    public void HistogramOfFloatCountsAMeasurementAtAnAdvisedBoundaryInItsBucketAsOpenTelemetryDoes()
+    {
+        using var listened = new ListenedMeter();
+        using MeterProvider provider = OpenTelemetryOf(listened.Name, out List<Metric> exported);
+        Histogram<float> histogram = listened.Meter.CreateHistogram("float.latency", "s", null, tags: null, new InstrumentAdvice<float> { HistogramBucketBoundaries = [0.1f, 0.25f, 0.5f] });
+        foreach (float value in (float[])[0.1f, 0.2f, 0.25f, 0.3f, 0.5f, 0.7f])
+        {
+            histogram.Record(value);
+        }
+
+        Assert.True(provider.ForceFlush());
+        MetricPoint point = Assert.Single(ToList(Assert.Single(exported).GetMetricPoints()));
+        var theirs = new List<long>();
+        foreach (HistogramBucket bucket in point.GetHistogramBuckets())
+        {
+            theirs.Add(bucket.BucketCount);
+        }
+
+        HistogramReading ours = Assert.Single(listened.Instrument<PartitionedHistogram>("float.latency").Collect());
+        Assert.Equal([1L, 2, 2, 1], theirs);
+        Assert.Equal(theirs, ours.BucketCounts);
+        Assert.Equal(point.GetHistogramSum(), ours.Sum);
+    }
+
+    private static List<MetricPoint> ToList(MetricPointsAccessor points)
+    {
+        var list = new List<MetricPoint>();
+        foreach (ref readonly MetricPoint point in points)
+        {
+            list.Add(point);
+        }
+
+        return list;
+    }
+
+    private static MeterProvider OpenTelemetryOf(string meterName, out List<Metric> exported)
+    {
+        exported = [];
+        return Sdk.CreateMeterProviderBuilder().AddMeter(meterName).AddInMemoryExporter(exported).Build()!;
+    }
+
+    // The finite explicit bounds of the one histogram OpenTelemetry exported (its last bucket's bound is +∞).
+    private static double[] OpenTelemetryBoundaries(MeterProvider provider, List<Metric> exported)
+    {
+        Assert.True(provider.ForceFlush());
+        var bounds = new List<double>();
+        foreach (ref readonly MetricPoint point in Assert.Single(exported).GetMetricPoints())
+        {
+            foreach (HistogramBucket bucket in point.GetHistogramBuckets())
+            {
+                if (double.IsFinite(bucket.ExplicitBound) && !bounds.Contains(bucket.ExplicitBound))
+                {
+                    bounds.Add(bucket.ExplicitBound);
+                }
+            }
+        }
+
+        return [.. bounds];
     }
 
     [Fact]

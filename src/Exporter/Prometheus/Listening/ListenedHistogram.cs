@@ -1,7 +1,14 @@
 namespace ScalableMetrics.Exporter.Listening;
 
 /// <summary>A <c>Histogram&lt;T&gt;</c>, recorded into a <see cref="PartitionedHistogram"/>.</summary>
-internal sealed class ListenedHistogram(PartitionedHistogram histogram, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops)
+/// <param name="histogram">The registry histogram.</param>
+/// <param name="sourceTags">The instrument's and its meter's tags.</param>
+/// <param name="drops">Where refused measurements are counted.</param>
+/// <param name="floatBoundaries">For a <c>Histogram&lt;float&gt;</c> whose histogram has the boundaries it advised,
+/// kept as their shortest decimals (0.1f as 0.1) where a cast would widen one (0.10000000149011612): the boundaries as
+/// it advised them, sorted, so that a measurement equal to one counts in that boundary's bucket, as OpenTelemetry
+/// counts it (it buckets by the widened boundaries and exports the shortest ones). Null otherwise.</param>
+internal sealed class ListenedHistogram(PartitionedHistogram histogram, KeyValuePair<string, object?>[] sourceTags, ListenerDrops drops, float[]? floatBoundaries = null)
     : ListenedSeriesInstrument<HistogramSeries>(histogram.Name, histogram.CreateRecorder(sourceTags), drops)
 {
     public override void Record(long value, ReadOnlySpan<KeyValuePair<string, object?>> tags) => SeriesFor(tags)?.RecordValid(value);
@@ -14,6 +21,21 @@ internal sealed class ListenedHistogram(PartitionedHistogram histogram, KeyValue
             return;
         }
 
-        SeriesFor(tags)?.RecordValid(value);
+        if (SeriesFor(tags) is not { } series)
+        {
+            return;
+        }
+
+        // Only a measurement equal to a boundary lies above its kept boundary and in its bucket: any
+        // other float is below or above the whole interval of doubles that round to that boundary.
+        int boundary;
+        if (floatBoundaries is not null && (boundary = Array.BinarySearch(floatBoundaries, (float)value)) >= 0)
+        {
+            series.RecordValidInBucket(boundary, value);
+        }
+        else
+        {
+            series.RecordValid(value);
+        }
     }
 }

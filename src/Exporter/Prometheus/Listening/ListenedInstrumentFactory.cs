@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using System.Globalization;
 using Microsoft.Extensions.Logging;
 using ScalableMetrics.Naming;
 using SdmInstrument = System.Diagnostics.Metrics.Instrument;
@@ -57,7 +58,7 @@ internal static class ListenedInstrumentFactory
                 : new ListenedUpDownCounter(registry.CreateUpDownCounter(name, unit, description), tags, drops),
             ListenedKind.Histogram => registry.ViewOf(name) is { Exponential: true } view
                 ? new ListenedExponentialHistogram(registry.CreateExponentialHistogram(name, unit, description, view.Scale ?? PartitionedExponentialHistogram.DefaultScale, maxBuckets: view.MaxBuckets ?? PartitionedExponentialHistogram.DefaultMaxBuckets), tags, drops)
-                : new ListenedHistogram(CreateHistogram(registry, name, unit, description, AdvisedBoundaries(source)), tags, drops),
+                : CreateListenedHistogram(source, registry, name, unit, description, tags, drops),
             ListenedKind.Gauge => floating
                 ? new ListenedDoubleGauge(registry.CreateDoubleGauge(name, unit, description), tags, drops)
                 : new ListenedGauge(registry.CreateGauge(name, unit, description), tags, drops),
@@ -119,6 +120,20 @@ internal static class ListenedInstrumentFactory
         return observable.Join(source, tags, drops);
     }
 
+    // The histogram of its advised boundaries where the registry takes them; for a Histogram<float>
+    // that has them and advised a boundary a cast widens, those as floats (ListenedHistogram).
+    private static ListenedHistogram CreateListenedHistogram(SdmInstrument source, MetricRegistry registry, string name, string? unit, string? description, KeyValuePair<string, object?>[] tags, ListenerDrops drops)
+    {
+        double[]? advised = AdvisedBoundaries(source);
+        PartitionedHistogram histogram = CreateHistogram(registry, name, unit, description, advised);
+        float[]? floatBoundaries = source is Histogram<float> { Advice.HistogramBucketBoundaries: { } floats }
+            && advised is not null && histogram.Boundaries.SequenceEqual(advised)
+            && floats.Any(f => (double)f != ShortestDouble(f))
+            ? [.. floats]
+            : null;
+        return new ListenedHistogram(histogram, tags, drops, floatBoundaries);
+    }
+
     // Advice the registry refuses (not strictly increasing, NaN, more than 256) is ignored for the
     // default boundaries, as OpenTelemetry ignores it.
     private static PartitionedHistogram CreateHistogram(MetricRegistry registry, string name, string? unit, string? description, double[]? advised)
@@ -156,16 +171,34 @@ internal static class ListenedInstrumentFactory
         return [.. tags];
     }
 
-    // InstrumentAdvice<T>.HistogramBucketBoundaries, as doubles; null (the default boundaries) where none were advised.
+    // InstrumentAdvice<T>.HistogramBucketBoundaries, as doubles; null (the default boundaries) where
+    // none were advised. A float boundary is the double of its shortest round-trip decimal (0.1f as
+    // 0.1, where a cast gives 0.10000000149011612), the boundary OpenTelemetry exports (its display
+    // bounds, for Histogram<float> only); a decimal one the double nearest its exact value (the cast
+    // divides in doubles, which can round twice; OpenTelemetry takes no decimal instrument). An
+    // integer's cast is the nearest double already.
     private static double[]? AdvisedBoundaries(SdmInstrument source) => source switch
     {
         Histogram<byte> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
         Histogram<short> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
         Histogram<int> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
         Histogram<long> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
-        Histogram<float> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+        Histogram<float> h => h.Advice?.HistogramBucketBoundaries?.Select(ShortestDouble).ToArray(),
         Histogram<double> h => h.Advice?.HistogramBucketBoundaries?.ToArray(),
-        Histogram<decimal> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+        Histogram<decimal> h => h.Advice?.HistogramBucketBoundaries?.Select(b => double.Parse(b.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture)).ToArray(),
         _ => null,
     };
+
+    // The double of a float's shortest round-trip decimal, which rounds back to the float (checked;
+    // else the float's own value); an infinite or NaN float as it is.
+    private static double ShortestDouble(float value)
+    {
+        if (!float.IsFinite(value))
+        {
+            return value;
+        }
+
+        double shortest = double.Parse(value.ToString("R", CultureInfo.InvariantCulture), CultureInfo.InvariantCulture);
+        return (float)shortest == value ? shortest : value;
+    }
 }

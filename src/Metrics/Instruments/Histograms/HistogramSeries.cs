@@ -61,6 +61,13 @@ public sealed class HistogramSeries : PartitionedSeries
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void RecordValid(double value) => AddCountAndValue<DoubleCell, double>(_buckets.Find(value), SumSlot, value);
 
+    /// <summary>Records <paramref name="value"/>, known not to be NaN, in bucket <paramref name="bucket"/> (0 to the
+    /// boundaries' count), whatever bucket the value itself falls in: for a listened <c>Histogram&lt;float&gt;</c>, whose
+    /// measurement equal to an advised boundary counts in that boundary's bucket, though the boundary is kept as its
+    /// shortest decimal, below the measurement (0.1f: 0.1, and the measurement 0.10000000149011612).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void RecordValidInBucket(int bucket, double value) => AddCountAndValue<DoubleCell, double>(bucket, SumSlot, value);
+
     /// <summary>The newest exemplar of each bucket, or null where none was ever kept (or the registry keeps none).</summary>
     internal Exemplar?[]? ReadExemplars() => Exemplars?.Read();
 
