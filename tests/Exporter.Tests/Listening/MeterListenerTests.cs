@@ -167,6 +167,36 @@ public sealed class MeterListenerTests
         Assert.Equal(point.GetHistogramSum(), ours.Sum);
     }
 
+    [Fact]
+    public void HistogramAdvisingAnInfiniteLastBoundaryKeepsItsFiniteBoundariesAsOpenTelemetryDoes()
+    {
+        using var listened = new ListenedMeter();
+        using MeterProvider provider = OpenTelemetryOf(listened.Name, out List<Metric> exported);
+        listened.Meter.CreateHistogram("queue.wait", "s", null, tags: null, new InstrumentAdvice<double> { HistogramBucketBoundaries = [0.1, 1, double.PositiveInfinity] }).Record(0.3);
+
+        double[] theirs = OpenTelemetryBoundaries(provider, exported);
+        Assert.Equal([0.1, 1], theirs);
+        Assert.Equal(theirs, listened.Instrument<PartitionedHistogram>("queue.wait").Boundaries);
+    }
+
+    [Fact]
+    public void HistogramOfFloatAdvisingInfiniteFirstAndLastBoundariesKeepsItsFiniteOnesAsOpenTelemetryDoes()
+    {
+        using var listened = new ListenedMeter();
+        using MeterProvider provider = OpenTelemetryOf(listened.Name, out List<Metric> exported);
+        Histogram<float> histogram = listened.Meter.CreateHistogram("float.wait", "s", null, tags: null, new InstrumentAdvice<float> { HistogramBucketBoundaries = [float.NegativeInfinity, 0.1f, 1f, float.PositiveInfinity] });
+        foreach (float value in (float[])[-5f, 0.1f, 0.5f, 3f])
+        {
+            histogram.Record(value);
+        }
+
+        double[] theirs = OpenTelemetryBoundaries(provider, exported);
+        Assert.Equal([0.1, 1], theirs);
+        HistogramReading ours = Assert.Single(listened.Instrument<PartitionedHistogram>("float.wait").Collect());
+        Assert.Equal(theirs, ours.Boundaries);
+        Assert.Equal([2L, 1, 1], ours.BucketCounts);
+    }
+
     private static List<MetricPoint> ToList(MetricPointsAccessor points)
     {
         var list = new List<MetricPoint>();

@@ -129,13 +129,13 @@ internal static class ListenedInstrumentFactory
         float[]? floatBoundaries = source is Histogram<float> { Advice.HistogramBucketBoundaries: { } floats }
             && advised is not null && histogram.Boundaries.SequenceEqual(advised)
             && floats.Any(f => (double)f != ShortestDouble(f))
-            ? [.. floats]
+            ? [.. floats.Where(f => !float.IsInfinity(f))]
             : null;
         return new ListenedHistogram(histogram, tags, drops, floatBoundaries);
     }
 
-    // Advice the registry refuses (not strictly increasing, NaN, more than 256) is ignored for the
-    // default boundaries, as OpenTelemetry ignores it.
+    // Advice the registry refuses (a NaN, more than 256 boundaries, none once the infinite ones are
+    // left out) is ignored for the default boundaries.
     private static PartitionedHistogram CreateHistogram(MetricRegistry registry, string name, string? unit, string? description, double[]? advised)
     {
         if (advised is not null)
@@ -171,21 +171,25 @@ internal static class ListenedInstrumentFactory
         return [.. tags];
     }
 
-    // InstrumentAdvice<T>.HistogramBucketBoundaries, as doubles; null (the default boundaries) where
-    // none were advised. A float boundary is the double of its shortest round-trip decimal (0.1f as
-    // 0.1, where a cast gives 0.10000000149011612), the boundary OpenTelemetry exports (its display
-    // bounds, for Histogram<float> only); a decimal one the double nearest its exact value (the cast
-    // divides in doubles, which can round twice; OpenTelemetry takes no decimal instrument). An
-    // integer's cast is the nearest double already.
-    private static double[]? AdvisedBoundaries(SdmInstrument source) => source switch
+    // InstrumentAdvice<T>.HistogramBucketBoundaries, as doubles, less an infinite one (the advice's
+    // first, -∞, or last, +∞: it is sorted), which OpenTelemetry leaves out too, as the first and
+    // last buckets reach -∞ and +∞ already; null (the default boundaries) where none were advised.
+    // A float boundary is the double of its shortest round-trip decimal (0.1f as 0.1, where a cast
+    // gives 0.10000000149011612), the boundary OpenTelemetry exports (its display bounds, for
+    // Histogram<float> only); a decimal one the double nearest its exact value (the cast divides in
+    // doubles, which can round twice; OpenTelemetry takes no decimal instrument). An integer's cast
+    // is the nearest double already.
+    private static double[]? AdvisedBoundaries(SdmInstrument source) => AdvisedOrInfinite(source)?.Where(b => !double.IsInfinity(b)).ToArray();
+
+    private static IEnumerable<double>? AdvisedOrInfinite(SdmInstrument source) => source switch
     {
-        Histogram<byte> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
-        Histogram<short> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
-        Histogram<int> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
-        Histogram<long> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
-        Histogram<float> h => h.Advice?.HistogramBucketBoundaries?.Select(ShortestDouble).ToArray(),
-        Histogram<double> h => h.Advice?.HistogramBucketBoundaries?.ToArray(),
-        Histogram<decimal> h => h.Advice?.HistogramBucketBoundaries?.Select(b => double.Parse(b.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture)).ToArray(),
+        Histogram<byte> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b),
+        Histogram<short> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b),
+        Histogram<int> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b),
+        Histogram<long> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b),
+        Histogram<float> h => h.Advice?.HistogramBucketBoundaries?.Select(ShortestDouble),
+        Histogram<double> h => h.Advice?.HistogramBucketBoundaries,
+        Histogram<decimal> h => h.Advice?.HistogramBucketBoundaries?.Select(b => double.Parse(b.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture)),
         _ => null,
     };
 
