@@ -135,7 +135,9 @@ internal static class ListenedInstrumentFactory
     }
 
     // Advice the registry refuses (a NaN, more than 256 boundaries, none once the infinite ones are
-    // left out) is ignored for the default boundaries.
+    // left out) is ignored for the default boundaries. OpenTelemetry exports advice of none as a
+    // histogram of no bucket at all (only _sum and _count), which a registry histogram, of at least
+    // one boundary, cannot be: the default boundaries keep its sum and count (docs/listening.md).
     private static PartitionedHistogram CreateHistogram(MetricRegistry registry, string name, string? unit, string? description, double[]? advised)
     {
         if (advised is not null)
