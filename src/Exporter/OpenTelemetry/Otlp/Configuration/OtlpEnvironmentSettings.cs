@@ -27,7 +27,7 @@ internal static class OtlpEnvironmentSettings
             }
 
             Apply<OtlpProtocol>(configuration, options, prefix + "PROTOCOL", TryProtocol, value => options.Protocol = value);
-            Apply<TimeSpan>(configuration, options, prefix + "TIMEOUT", OtlpSettingParser.TryMilliseconds, value => options.Timeout = value);
+            Apply<TimeSpan>(configuration, options, prefix + "TIMEOUT", OtlpSettingParser.TryTimeoutMilliseconds, value => options.Timeout = value);
             Apply<OtlpCompression>(configuration, options, prefix + "COMPRESSION", TryCompression, value => options.Compression = value);
             Apply<string>(configuration, options, prefix + "CERTIFICATE", OtlpSettingParser.TryFile, value => options.CertificateFile = value);
             Apply<string>(configuration, options, prefix + "CLIENT_CERTIFICATE", OtlpSettingParser.TryFile, value => options.ClientCertificateFile = value);
@@ -35,7 +35,7 @@ internal static class OtlpEnvironmentSettings
         }
 
         Apply<TimeSpan>(configuration, options, "OTEL_METRIC_EXPORT_INTERVAL", OtlpSettingParser.TryMilliseconds, value => options.ExportInterval = value);
-        Apply<TimeSpan>(configuration, options, "OTEL_METRIC_EXPORT_TIMEOUT", OtlpSettingParser.TryMilliseconds, value => options.ExportTimeout = value);
+        Apply<TimeSpan>(configuration, options, "OTEL_METRIC_EXPORT_TIMEOUT", OtlpSettingParser.TryTimeoutMilliseconds, value => options.ExportTimeout = value);
         Apply<OtlpTemporality>(configuration, options, MetricsPrefix + "TEMPORALITY_PREFERENCE", TryTemporality, value => options.Temporality = value);
     }
 

@@ -89,6 +89,23 @@ internal static class OtlpSettingParser
         return false;
     }
 
+    /// <summary>A timeout variable (<c>OTEL_EXPORTER_OTLP_TIMEOUT</c>, <c>OTEL_METRIC_EXPORT_TIMEOUT</c>
+    /// and the like) in whole milliseconds, where 0 is no limit: the OpenTelemetry specification's
+    /// "Timeout" type (configuration/common.md) has implementations read zero as no limit, or as "a
+    /// very long time". It is read as the longest duration the exporter takes, one day.</summary>
+    public static bool TryTimeoutMilliseconds(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value)
+    {
+        if (long.TryParse(text.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long milliseconds) && milliseconds <= (long)s_longest.TotalMilliseconds)
+        {
+            value = milliseconds == 0 ? s_longest : TimeSpan.FromMilliseconds(milliseconds);
+            return true;
+        }
+
+        options.Problems.Add($"{key} '{text}' is not a whole number of milliseconds from 0 (no limit: one day) to one day.");
+        value = default;
+        return false;
+    }
+
     /// <summary>A whole number of bytes, as the configuration binder reads an <see cref="int"/>; its range is the validator's to check.</summary>
     public static bool TryInt(ScalableMetricsOtlpOptions options, string key, string text, out int value)
     {

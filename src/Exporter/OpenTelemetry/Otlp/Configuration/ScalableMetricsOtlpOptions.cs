@@ -60,7 +60,7 @@ public sealed class ScalableMetricsOtlpOptions
     /// <summary>How long one request may take, from sending to the whole answer; a request still
     /// running past it is abandoned and retried while <see cref="ExportTimeout"/> allows.</summary>
     /// <remarks>Default: <see cref="DefaultTimeout"/> (10 s; <c>OTEL_EXPORTER_OTLP_TIMEOUT</c> in
-    /// milliseconds). Must be positive and at most one day.</remarks>
+    /// milliseconds, where <c>0</c> is no limit, taken as one day). Must be positive and at most one day.</remarks>
     public TimeSpan Timeout { get; set; } = DefaultTimeout;
 
     /// <summary>The compression of request bodies.</summary>
@@ -85,7 +85,7 @@ public sealed class ScalableMetricsOtlpOptions
     /// <summary>How long one export may take, retries included; an export still failing past it is
     /// given up, logged, and its data sent with the next export.</summary>
     /// <remarks>Default: <see cref="DefaultExportTimeout"/> (30 s; <c>OTEL_METRIC_EXPORT_TIMEOUT</c>
-    /// in milliseconds). Must be positive and at most one day.</remarks>
+    /// in milliseconds, where <c>0</c> is no limit, taken as one day). Must be positive and at most one day.</remarks>
     public TimeSpan ExportTimeout { get; set; } = DefaultExportTimeout;
 
     /// <summary>The path of a PEM file of the CA certificates the receiver's TLS certificate is

@@ -157,6 +157,24 @@ public sealed class OtlpConfigurationTests
         Assert.Equal(AggregationTemporality.Cumulative, Metric(request, "lowmemory.observed").Sum.AggregationTemporality);
     }
 
+    // OTEL_EXPORTER_OTLP_TIMEOUT and OTEL_METRIC_EXPORT_TIMEOUT are of the specification's Timeout
+    // type (configuration/common.md, "Timeout"): "Implementations SHOULD interpret timeout zero
+    // values (i.e. 0 indicating 0 milliseconds) as no limit (i.e. infinite)", and MAY substitute "a
+    // very long time". Zero is not a bad value to stop the host for.
+    [Theory]
+    [InlineData("OTEL_EXPORTER_OTLP_TIMEOUT")]
+    [InlineData("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT")]
+    [InlineData("OTEL_METRIC_EXPORT_TIMEOUT")]
+    public void AZeroTimeoutVariableIsNoLimitNotABadSetting(string key)
+    {
+        ScalableMetricsOtlpOptions? options = null;
+        Exception? error = Record.Exception(() => options = Options(new Dictionary<string, string?> { [key] = "0" }));
+
+        Assert.Null(error);
+        TimeSpan timeout = key == "OTEL_METRIC_EXPORT_TIMEOUT" ? options!.ExportTimeout : options!.Timeout;
+        Assert.True(timeout >= TimeSpan.FromHours(1), $"{key}=0 gave {timeout}");
+    }
+
     [Fact]
     public void CodeBeatsTheSectionWhichBeatsTheVariables()
     {
