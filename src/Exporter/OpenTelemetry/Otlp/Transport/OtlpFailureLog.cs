@@ -74,7 +74,9 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
 
     public void PartialSuccess(OtlpAttempt attempt)
     {
-        if (First(attempt.Cause))
+        // A warning (no point rejected, event 68) and a rejection (event 61) are causes of their own:
+        // points rejected after a warning are data lost, and logged as such the first time.
+        if (First(attempt.RejectedDataPoints > 0 ? attempt.Cause : attempt.Cause + " (warning)"))
         {
             if (attempt.RejectedDataPoints > 0)
             {

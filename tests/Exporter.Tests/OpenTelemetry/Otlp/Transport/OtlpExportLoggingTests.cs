@@ -151,6 +151,29 @@ public sealed class OtlpExportLoggingTests
         await host.StopAsync();
     }
 
+    // docs/otlp.md, "What it logs": event 61 (Warning) when the receiver rejected some points the
+    // first time; 68 is a partial_success of 0 points with a message, a warning and no data lost.
+    [Fact]
+    public async Task RejectedPointsAfterAReceiversWarningAreLoggedAsAWarning()
+    {
+        await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
+        receiver.Enqueue(new OtlpFault.PartialSuccess(0, "attribute foo is deprecated"), new OtlpFault.PartialSuccess(3, "3 points had no value"));
+        var log = new CapturedLog();
+        using IHost host = Host(receiver.Url("/v1/metrics"), log);
+        await host.StartAsync();
+        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+        int start = log.Entries.Count;
+
+        await service.ExportAsync(CancellationToken.None);
+        await service.ExportAsync(CancellationToken.None);
+
+        Assert.Contains(log.AtInformationOrAbove(start), e => e.EventId.Id == 68);
+        CapturedLog.Entry rejected = Assert.Single(log.AtInformationOrAbove(start), e => e.EventId.Id != 68);
+        Assert.Equal((LogLevel.Warning, 61), (rejected.Level, rejected.EventId.Id));
+        Assert.Contains("rejected 3 data point(s)", rejected.Message, StringComparison.Ordinal);
+        await host.StopAsync();
+    }
+
     [Fact]
     public async Task TheExportersClientLoggingIsOffForItAlone()
     {
