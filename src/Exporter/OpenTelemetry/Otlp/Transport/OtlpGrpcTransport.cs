@@ -59,8 +59,9 @@ internal sealed class OtlpGrpcTransport(Func<HttpClient> client, Uri endpoint, O
             request.Headers.TryAddWithoutValidation("grpc-encoding", "gzip");
         }
 
-        OtlpHeaders.Add(request.Headers, headers);
-        using HttpResponseMessage response = await client().SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+        HttpClient http = client();
+        OtlpHeaders.Add(request.Headers, headers, http);
+        using HttpResponseMessage response = await http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
         if (response.StatusCode != HttpStatusCode.OK)
         {
             // grpc/grpc doc/http-grpc-status-mapping.md: what a proxy's HTTP answer means as a gRPC code.

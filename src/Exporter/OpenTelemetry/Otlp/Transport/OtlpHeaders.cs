@@ -1,4 +1,5 @@
 using System.Net.Http.Headers;
+using System.Reflection;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
@@ -34,16 +35,40 @@ internal static class OtlpHeaders
         return null;
     }
 
-    public static void Add(HttpRequestHeaders headers, IEnumerable<KeyValuePair<string, string>> configured)
+    /// <summary>The exporter's <c>User-Agent</c>: <c>ScalableMetrics-OTLP-Exporter-Dotnet/</c> and the
+    /// package's version (its informational version, less any <c>+commit</c>), after the OpenTelemetry
+    /// specification's "User Agent" (protocol/exporter.md): the exporter, its language, its version.</summary>
+    public static readonly string UserAgent = "ScalableMetrics-OTLP-Exporter-Dotnet/" + PackageVersion();
+
+    /// <summary>Adds the configured headers, and <see cref="UserAgent"/> unless they or the client's
+    /// default headers name a <c>User-Agent</c> of the application's own, which is sent instead.</summary>
+    public static void Add(HttpRequestHeaders headers, IEnumerable<KeyValuePair<string, string>> configured, HttpClient client)
     {
+        bool userAgent = client.DefaultRequestHeaders.UserAgent.Count == 0;
         foreach (KeyValuePair<string, string> header in configured)
         {
             headers.TryAddWithoutValidation(header.Key, header.Value);
+            userAgent &= !string.Equals(header.Key, "User-Agent", StringComparison.OrdinalIgnoreCase);
+        }
+
+        if (userAgent)
+        {
+            headers.TryAddWithoutValidation("User-Agent", UserAgent);
         }
     }
 
     /// <summary>Whether <paramref name="name"/> is an HTTP header name: an RFC 9110 token.</summary>
     public static bool IsName(string name) => name.Length > 0 && name.All(IsTokenChar);
+
+    private static string PackageVersion()
+    {
+        Assembly assembly = typeof(OtlpHeaders).Assembly;
+        string version = assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion
+            ?? assembly.GetName().Version?.ToString()
+            ?? "0.0.0";
+        int plus = version.IndexOf('+', StringComparison.Ordinal);
+        return plus > 0 ? version[..plus] : version;
+    }
 
     // RFC 9110's tchar.
     private static bool IsTokenChar(char c) =>

@@ -28,8 +28,9 @@ internal sealed class OtlpHttpTransport(Func<HttpClient> client, Uri endpoint, O
         }
 
         using var request = new HttpRequestMessage(HttpMethod.Post, Endpoint) { Content = content };
-        OtlpHeaders.Add(request.Headers, headers);
-        using HttpResponseMessage response = await client().SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+        HttpClient http = client();
+        OtlpHeaders.Add(request.Headers, headers, http);
+        using HttpResponseMessage response = await http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
         (byte[] body, bool truncated, IOException? error) = await OtlpResponseBody.ReadAsync(response.Content, cancellationToken).ConfigureAwait(false);
         int status = (int)response.StatusCode;
         if (response.IsSuccessStatusCode)

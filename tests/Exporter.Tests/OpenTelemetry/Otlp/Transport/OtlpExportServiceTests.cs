@@ -123,6 +123,23 @@ public sealed class OtlpExportServiceTests : IAsyncLifetime
         Assert.Equal([5, 8, 1], values);
     }
 
+    // The specification (protocol/exporter.md, "User Agent"): "OpenTelemetry protocol exporters
+    // SHOULD emit a User-Agent header to at a minimum identify the exporter, the language of its
+    // implementation, and the version of the exporter" (OpenTelemetry .NET sends
+    // OTel-OTLP-Exporter-Dotnet/<version>).
+    [Fact]
+    public async Task SendsAUserAgentNamingTheExporter()
+    {
+        using IHost host = Host(o => o.ExportInterval = TimeSpan.FromHours(1));
+        await host.StartAsync();
+
+        await host.StopAsync();
+
+        FaultInjectedRequest request = Assert.Single(_receiver.Requests);
+        Assert.True(request.Headers.TryGetValue("user-agent", out string? userAgent), "no User-Agent header: " + string.Join(", ", request.Headers.Keys));
+        Assert.Contains("ScalableMetrics", userAgent, StringComparison.OrdinalIgnoreCase);
+    }
+
     [Fact]
     public async Task TheVariablesAloneDoNotTurnTheExporterOn()
     {

@@ -32,6 +32,7 @@ public sealed class OtlpGrpcTransportTests : IAsyncLifetime
         Assert.Equal("trailers", request.Headers["te"]);
         Assert.Equal("3000m", request.Headers["grpc-timeout"]);
         Assert.Equal("k", request.Headers["api-key"]);
+        Assert.Equal(OtlpHeaders.UserAgent, request.Headers["user-agent"]);
         Assert.False(request.Headers.ContainsKey("grpc-encoding"));
         Assert.Equal(0, request.Raw[0]);
         Assert.Equal((uint)s_body.Length, BinaryPrimitives.ReadUInt32BigEndian(request.Raw.AsSpan(1)));

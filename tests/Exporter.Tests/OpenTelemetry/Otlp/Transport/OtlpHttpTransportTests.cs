@@ -32,8 +32,21 @@ public sealed class OtlpHttpTransportTests : IAsyncLifetime
         Assert.False(request.Headers.ContainsKey("content-encoding"));
         Assert.Equal("secret value", request.Headers["api-key"]);
         Assert.Equal("a", request.Headers["x-tenant"]);
+        Assert.Equal(OtlpHeaders.UserAgent, request.Headers["user-agent"]);
         Assert.Equal(s_body, request.Raw);
         Assert.Empty(_clients.Logger.Messages);
+    }
+
+    // The exporter's User-Agent names it and its version; one the application configures is sent instead.
+    [Fact]
+    public async Task AConfiguredUserAgentIsSentInsteadOfTheExporters()
+    {
+        Assert.Matches(@"^ScalableMetrics-OTLP-Exporter-Dotnet/\d+\.\d+\.\d+[^+\s]*$", OtlpHeaders.UserAgent);
+        OtlpExportClient client = _clients.Http(_receiver.Url("/v1/metrics"), headers: new() { ["user-agent"] = "my-app/2" });
+
+        Assert.True(await client.ExportAsync(s_body, CancellationToken.None));
+
+        Assert.Equal("my-app/2", Assert.Single(_receiver.Requests).Headers["user-agent"]);
     }
 
     [Fact]
