@@ -40,6 +40,9 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
     // Whether a request of this export was refused and dropped: the export is then not whole.
     private bool _refused;
 
+    // Whether this export sent a request at all.
+    private bool _sent;
+
     /// <summary>How many requests the last collection was sent as. For tests.</summary>
     internal int LastRequestCount => _requests.Count;
 
@@ -48,14 +51,19 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
     /// committed, a new collection of <paramref name="collector"/>, sent request by request.
     /// </summary>
     /// <returns>Whether everything this export had to send was accepted.</returns>
-    /// <remarks>The export, not each request, is what the failure log calls a success: a request taken
+    /// <remarks><para>The export, not each request, is what the failure log calls a success: a request taken
     /// while a later one of the same export fails is no recovery, so a split export that fails every
-    /// time on its second request is logged once, not a failure and a recovery per export.</remarks>
+    /// time on its second request is logged once, not a failure and a recovery per export.</para>
+    /// <para>A collection of no data point (a delta export with nothing recorded since the last, or no
+    /// instrument at all) is committed and not sent: the OTLP specification's "Empty Telemetry
+    /// Envelopes" says senders SHOULD NOT send such a request. An export that sent nothing is no
+    /// sign that the receiver is back, and does not log that exports succeed again.</para></remarks>
     public async Task<bool> ExportAsync(OtlpMetricsCollector collector, CancellationToken cancellationToken)
     {
         client.Log.BeginExport();
+        _sent = false;
         bool whole = await SendExportAsync(collector, cancellationToken).ConfigureAwait(false);
-        client.Log.EndExport(whole);
+        client.Log.EndExport(whole && _sent);
         return whole;
     }
 
@@ -80,6 +88,15 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
         }
 
         OtlpExportBatch batch = collector.Collect();
+        if (batch.DataPointCount == 0)
+        {
+            // Nothing to carry: no empty request is sent, and the collection counts as sent.
+            batch.Commit();
+            _requests = [];
+            _next = 0;
+            return true;
+        }
+
         _requests = _splitter.Split(batch.Body, maxRequestBytes);
         _next = 0;
         if (await SendRemainingAsync(cancellationToken).ConfigureAwait(false))
@@ -106,6 +123,7 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
     {
         for (; _next < _requests.Count; _next++)
         {
+            _sent = true;
             OtlpOutcome outcome = await client.SendAsync(_requests[_next], cancellationToken).ConfigureAwait(false);
             if (outcome == OtlpOutcome.Retryable)
             {

@@ -140,6 +140,39 @@ public sealed class OtlpExportServiceTests : IAsyncLifetime
         Assert.Contains("ScalableMetrics", userAgent, StringComparison.OrdinalIgnoreCase);
     }
 
+    // opentelemetry-proto docs/specification.md, "Empty Telemetry Envelopes": "senders SHOULD NOT
+    // create empty envelopes (OTLP payloads that contain zero spans, zero metric points or zero log
+    // records)", a ResourceMetrics with no ScopeMetrics among its examples.
+    [Fact]
+    public async Task ADeltaExportWithNothingToSendSendsNoEmptyRequest()
+    {
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_ENDPOINT"] = _receiver.BaseAddress.AbsoluteUri });
+        builder.AddScalableMetrics(o =>
+        {
+            o.ExportSelfMetrics = false;
+            o.AddOtlpExporter(otlp =>
+            {
+                otlp.ExportInterval = TimeSpan.FromHours(1);
+                otlp.Temporality = OtlpTemporality.Delta;
+            });
+        });
+        using IHost host = builder.Build();
+        await host.StartAsync();
+        PartitionedCounter counter = host.Services.GetRequiredService<MetricRegistry>().CreateCounter("otlp.service.items");
+        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+
+        counter.Add(5);
+        await service.ExportAsync(CancellationToken.None);
+
+        // Nothing recorded since: the export has no data point to carry.
+        await host.StopAsync();
+
+        int[] metrics = [.. _receiver.Requests.Select(r => global::OpenTelemetry.Proto.Collector.Metrics.V1.ExportMetricsServiceRequest.Parser.ParseFrom(r.Message))
+            .Select(r => r.ResourceMetrics.SelectMany(m => m.ScopeMetrics).SelectMany(s => s.Metrics).Count())];
+        Assert.Equal([1], metrics);
+    }
+
     [Fact]
     public async Task TheVariablesAloneDoNotTurnTheExporterOn()
     {
