@@ -55,7 +55,7 @@ internal sealed class OtlpExportClient
             last = await AttemptAsync(payload, export.Token).ConfigureAwait(false);
             if (cancellationToken.IsCancellationRequested)
             {
-                // The host stopped this export; the final export sends its data.
+                // The host's stop ran out of time: the data stays for a later export, if any.
                 return OtlpOutcome.Retryable;
             }
 

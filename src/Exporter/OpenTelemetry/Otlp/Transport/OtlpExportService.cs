@@ -12,12 +12,20 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 /// every <see cref="ScalableMetricsOtlpOptions.ExportInterval"/> from the host's start, and a final
 /// one when the host stops, within the stop's time. A gate keeps exports one at a time, so the
 /// collector is never read twice at once and the final export waits for a periodic one in flight.
+/// That one is not cut when the host stops (its <c>stoppingToken</c>): it runs to its answer, within
+/// the export timeout, and is cancelled only when the stop's own time runs out, so that the final
+/// export does not send its data again (a delta export's changes counted twice).
 /// A batch is committed only when the receiver took every request of it (<see cref="OtlpBatchSender"/>:
 /// split under <see cref="ScalableMetricsOtlpOptions.MaxRequestBytes"/>), so a delta export's changes carry over.
 /// </summary>
 internal sealed class OtlpExportService(IServiceProvider services, ScalableMetricsOtlpOptions options) : BackgroundService
 {
     private readonly SemaphoreSlim _gate = new(1, 1);
+
+    // Cancelled when the stop's own time (its cancellation token) runs out: what cuts a periodic
+    // export in flight. Not disposed: it has no timer and no wait handle, and an export that
+    // outlived the stop may still hold its token.
+    private readonly CancellationTokenSource _stopTimeUp = new();
     private OtlpMetricsCollector? _collector;
     private OtlpExportClient? _client;
     private OtlpBatchSender? _sender;
@@ -44,6 +52,9 @@ internal sealed class OtlpExportService(IServiceProvider services, ScalableMetri
 
     public override async Task StopAsync(CancellationToken cancellationToken)
     {
+        // The periodic loop ends (base.StopAsync cancels its stoppingToken) once the export in flight,
+        // if any, is answered; only the stop's own time running out cuts that export.
+        using CancellationTokenRegistration timeUp = cancellationToken.Register(static state => ((CancellationTokenSource)state!).Cancel(), _stopTimeUp);
         await base.StopAsync(cancellationToken).ConfigureAwait(false);
         if (_client is not null)
         {
@@ -102,7 +113,10 @@ internal sealed class OtlpExportService(IServiceProvider services, ScalableMetri
         {
             while (await timer.WaitForNextTickAsync(stoppingToken).ConfigureAwait(false))
             {
-                await ExportAsync(stoppingToken).ConfigureAwait(false);
+                // Not stoppingToken: an export cut when the host stops may have reached the receiver,
+                // and the final export would send its data again. It ends at its answer or its
+                // export timeout, or when the stop's time is up.
+                await ExportAsync(_stopTimeUp.Token).ConfigureAwait(false);
             }
         }
         catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
