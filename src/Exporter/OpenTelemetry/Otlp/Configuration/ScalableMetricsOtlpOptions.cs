@@ -82,8 +82,9 @@ public sealed class ScalableMetricsOtlpOptions
     /// in milliseconds). Must be positive and at most one day.</remarks>
     public TimeSpan ExportInterval { get; set; } = DefaultExportInterval;
 
-    /// <summary>How long one export may take, retries included; an export still failing past it is
-    /// given up, logged, and its data sent with the next export.</summary>
+    /// <summary>How long one export may take, retries included, and every request of an export split
+    /// under <see cref="MaxRequestBytes"/> with them; an export still failing past it is given up,
+    /// logged, and its data (its requests not yet accepted) sent with the next export.</summary>
     /// <remarks>Default: <see cref="DefaultExportTimeout"/> (30 s; <c>OTEL_METRIC_EXPORT_TIMEOUT</c>
     /// in milliseconds, where <c>0</c> is no limit, taken as one day). Must be positive and at most one day.</remarks>
     public TimeSpan ExportTimeout { get; set; } = DefaultExportTimeout;

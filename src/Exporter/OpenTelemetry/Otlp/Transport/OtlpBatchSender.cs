@@ -24,6 +24,12 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 /// whose requests were all either accepted or refused is committed, so its refused data points
 /// go neither in a later request nor in the next collection's deltas. Holding is for requests
 /// that may yet be taken: their retries ran out of attempts or time.</para>
+/// <para>One export, every request of it and every retry, takes at most the export timeout
+/// (<see cref="ScalableMetricsOtlpOptions.ExportTimeout"/>: "how long one export may take, retries
+/// included"): each request is sent with the time the export has left, and a request whose turn
+/// comes when none is left is not sent. Where requests before it were taken, the collection is held
+/// as above, and the next export sends it and those after it; where none was, its changes go with
+/// the next collection.</para>
 /// <para>Not thread-safe: one export at a time (the service's gate).</para>
 /// </remarks>
 internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestBytes)
@@ -42,6 +48,9 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
 
     // Whether this export sent a request at all.
     private bool _sent;
+
+    // When this export started, on the client's clock: its requests share its export timeout.
+    private long _started;
 
     /// <summary>How many requests the last collection was sent as. For tests.</summary>
     internal int LastRequestCount => _requests.Count;
@@ -62,6 +71,7 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
     {
         client.Log.BeginExport();
         _sent = false;
+        _started = client.Clock.GetTimestamp();
         bool whole = await SendExportAsync(collector, cancellationToken).ConfigureAwait(false);
         client.Log.EndExport(whole && _sent);
         return whole;
@@ -85,6 +95,13 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
             // Accepted at last (or given up): its baselines move, and a fresh collection starts from them.
             _held.Commit();
             _held = null;
+            if (TimeLeft() <= TimeSpan.Zero)
+            {
+                // No time left to send a new collection: the registries keep counting for the next export.
+                _requests = [];
+                _next = 0;
+                return !_refused;
+            }
         }
 
         OtlpExportBatch batch = collector.Collect();
@@ -117,6 +134,8 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
         return false;
     }
 
+    private TimeSpan TimeLeft() => client.ExportTimeout - client.Clock.GetElapsedTime(_started);
+
     // Sends the requests from _next on, in order, past any refused (dropped, logged by the client),
     // stopping at the first that may yet be taken: true when none is left to send.
     private async Task<bool> SendRemainingAsync(CancellationToken cancellationToken)
@@ -124,7 +143,7 @@ internal sealed class OtlpBatchSender(OtlpExportClient client, int maxRequestByt
         for (; _next < _requests.Count; _next++)
         {
             _sent = true;
-            OtlpOutcome outcome = await client.SendAsync(_requests[_next], cancellationToken).ConfigureAwait(false);
+            OtlpOutcome outcome = await client.SendAsync(_requests[_next], TimeLeft(), cancellationToken).ConfigureAwait(false);
             if (outcome == OtlpOutcome.Retryable)
             {
                 return false;

@@ -185,6 +185,82 @@ public sealed class OtlpBatchingTests : IDisposable
         Assert.Equal([70, 62], _clients.Logger.Events.Where(e => e.Level >= LogLevel.Information).Select(e => e.EventId.Id));
     }
 
+    // ScalableMetricsOtlpOptions.ExportTimeout: "How long one export may take, retries included";
+    // docs/otlp.md: "ExportTimeout (retries included)"; the specification's OTEL_METRIC_EXPORT_TIMEOUT:
+    // "Maximum allowed time (in milliseconds) to export data". Each request here takes 0.8 s, well
+    // within Timeout, but the export's requests together would take several times ExportTimeout. The
+    // time is a clock the requests move (no wall time is measured): the export ends at its timeout,
+    // its remaining requests held for the next export, every point then taken once.
+    [Fact]
+    public async Task ASplitExportEndsWithinTheExportTimeout()
+    {
+        await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        PartitionedCounter counter = registry.CreateCounter("split.requests");
+        for (int i = 0; i < 400; i++)
+        {
+            counter.Add(i + 1, new KeyValuePair<string, object?>("series", (long)i));
+        }
+
+        TimeSpan exportTimeout = TimeSpan.FromSeconds(2);
+        var clock = new ManualClock();
+        (OtlpExportClient client, SlowTransport transport) = _clients.SlowHttp(receiver.Url("/v1/metrics"), clock, TimeSpan.FromMilliseconds(800), timeout: TimeSpan.FromSeconds(10), exportTimeout);
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("s", null, registry)], [], OtlpTemporality.Delta);
+        var sender = new OtlpBatchSender(client, maxRequestBytes: 4096);
+
+        Assert.False(await sender.ExportAsync(collector, CancellationToken.None));
+
+        // Two requests took 1.6 s; the third was cut when the export's 2 s ran out, not sent.
+        Assert.True(sender.LastRequestCount >= 5, $"{sender.LastRequestCount} requests");
+        Assert.True(clock.Elapsed <= exportTimeout, $"the export took {clock.Elapsed.TotalSeconds:0.0} s for {receiver.Requests.Count} requests, each answered within Timeout, under an ExportTimeout of {exportTimeout.TotalSeconds} s");
+        Assert.Equal(2, receiver.Requests.Count);
+        Assert.Contains(_clients.Warnings, w => w.Contains("export timeout", StringComparison.Ordinal));
+
+        // The next export, its requests fast, sends the held ones: every point taken exactly once.
+        transport.Latency = TimeSpan.Zero;
+        Assert.True(await sender.ExportAsync(collector, CancellationToken.None));
+        Dictionary<string, long> totals = [];
+        foreach (NumberDataPoint point in Decode(receiver.Requests).SelectMany(r => Points(r, "split.requests")))
+        {
+            string series = OtlpDecoded.Attributes(point.Attributes);
+            totals[series] = totals.GetValueOrDefault(series) + point.AsInt;
+        }
+
+        Assert.Equal(400, totals.Count);
+        Assert.All(Enumerable.Range(0, 400), i => Assert.Equal(i + 1, totals[$"series=i:{i}"]));
+    }
+
+    // A request whose turn comes when the export's time is spent is not sent: here the first two
+    // requests take the whole export timeout, so the third is held unsent, and goes with the next export.
+    [Fact]
+    public async Task ARequestWhoseTurnComesPastTheExportTimeoutIsHeldNotSent()
+    {
+        await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
+        var registry = new MetricRegistry(new MetricRegistryOptions { Strategy = PartitionStrategy.PerThread });
+        PartitionedCounter counter = registry.CreateCounter("split.requests");
+        for (int i = 0; i < 400; i++)
+        {
+            counter.Add(i + 1, new KeyValuePair<string, object?>("series", (long)i));
+        }
+
+        var clock = new ManualClock();
+        (OtlpExportClient client, SlowTransport transport) = _clients.SlowHttp(receiver.Url("/v1/metrics"), clock, TimeSpan.FromSeconds(1), timeout: TimeSpan.FromSeconds(10), exportTimeout: TimeSpan.FromSeconds(2));
+        var collector = new OtlpMetricsCollector(() => [new OtlpScope("s", null, registry)], [], OtlpTemporality.Delta);
+        var sender = new OtlpBatchSender(client, maxRequestBytes: 4096);
+
+        Assert.False(await sender.ExportAsync(collector, CancellationToken.None));
+
+        Assert.Equal(TimeSpan.FromSeconds(2), clock.Elapsed);
+        Assert.Equal(2, receiver.Requests.Count);
+        Assert.Contains(_clients.Warnings, w => w.Contains("ran out before this request of it was sent", StringComparison.Ordinal));
+
+        transport.Latency = TimeSpan.Zero;
+        Assert.True(await sender.ExportAsync(collector, CancellationToken.None));
+        long[] values = [.. Decode(receiver.Requests).SelectMany(r => Points(r, "split.requests")).Select(p => p.AsInt)];
+        Assert.Equal(400, values.Length);
+        Assert.Equal(400L * 401 / 2, values.Sum());
+    }
+
     [Fact]
     public void SplitRequestsCarryEveryPointOnceUnderItsOwnResourceScopeAndMetric()
     {
