@@ -20,7 +20,7 @@ namespace ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 /// </summary>
 internal sealed class OtlpExportService(IServiceProvider services, ScalableMetricsOtlpOptions options) : BackgroundService
 {
-    private readonly SemaphoreSlim _gate = new(1, 1);
+    private readonly SemaphoreSlim _gate = new(1, 1); // never disposed: see Dispose
 
     // Cancelled when the stop's own time (its cancellation token) runs out: what cuts a periodic
     // export in flight. Not disposed: it has no timer and no wait handle, and an export that
@@ -54,17 +54,36 @@ internal sealed class OtlpExportService(IServiceProvider services, ScalableMetri
     {
         // The periodic loop ends (base.StopAsync cancels its stoppingToken) once the export in flight,
         // if any, is answered; only the stop's own time running out cuts that export.
-        using CancellationTokenRegistration timeUp = cancellationToken.Register(static state => ((CancellationTokenSource)state!).Cancel(), _stopTimeUp);
-        await base.StopAsync(cancellationToken).ConfigureAwait(false);
-        if (_client is not null)
+        CancellationTokenRegistration timeUp = cancellationToken.Register(static state => ((CancellationTokenSource)state!).Cancel(), _stopTimeUp);
+        try
         {
-            await ExportAsync(cancellationToken).ConfigureAwait(false);
+            await base.StopAsync(cancellationToken).ConfigureAwait(false);
+            if (_client is not null)
+            {
+                await ExportAsync(cancellationToken).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            // base.StopAsync may return inside the token's cancellation, before this registration's
+            // callback ran (callbacks run last registered first), and disposing it would drop that
+            // callback: the export in flight is cut here instead.
+            if (cancellationToken.IsCancellationRequested)
+            {
+                _stopTimeUp.Cancel();
+            }
+
+            timeUp.Dispose();
         }
     }
 
+    // An export still in flight (the stop's time ran out, or the host gave up waiting for the stop)
+    // is cut now; it may still be unwinding after this returns, and releases the gate when it ends,
+    // so the gate is not disposed: a SemaphoreSlim whose wait handle is never asked for holds
+    // nothing that needs disposing.
     public override void Dispose()
     {
-        _gate.Dispose();
+        _stopTimeUp.Cancel();
         base.Dispose();
     }
 

@@ -148,6 +148,33 @@ public sealed class OtlpExportServiceTests : IAsyncLifetime
         Assert.Equal(5, values.Sum());
     }
 
+    // A stop whose time runs out while a periodic export is in flight cuts it and returns; the host
+    // is then disposed while that export may still be unwinding from its cancellation. It must end
+    // quietly, not by releasing a disposed gate (an ObjectDisposedException in the background service).
+    [Fact]
+    public async Task AnExportThatOutlivesTheStopEndsQuietlyAfterTheHostIsDisposed()
+    {
+        for (int round = 0; round < 5; round++)
+        {
+            _receiver.Enqueue(new OtlpFault.Slow(TimeSpan.FromMinutes(1)));
+            IHost host = Host(o => o.ExportInterval = TimeSpan.FromMilliseconds(100));
+            int before = _receiver.Requests.Count;
+            await host.StartAsync();
+            OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+            Assert.True(await _receiver.WaitForRequestsAsync(before + 1));
+
+            using (var stopTime = new CancellationTokenSource(TimeSpan.FromMilliseconds(100)))
+            {
+                await host.StopAsync(stopTime.Token);
+            }
+
+            host.Dispose();
+            Task execute = service.ExecuteTask!;
+            Assert.Same(execute, await Task.WhenAny(execute, Task.Delay(TimeSpan.FromSeconds(30))));
+            Assert.False(execute.IsFaulted, $"round {round}: {execute.Exception}");
+        }
+    }
+
     // The specification (protocol/exporter.md, "User Agent"): "OpenTelemetry protocol exporters
     // SHOULD emit a User-Agent header to at a minimum identify the exporter, the language of its
     // implementation, and the version of the exporter" (OpenTelemetry .NET sends
