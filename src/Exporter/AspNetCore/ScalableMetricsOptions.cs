@@ -190,7 +190,7 @@ public sealed class ScalableMetricsOptions
     /// this call never turns TLS or authentication off.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="path"/> or <paramref name="host"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="port"/> is not within 0 to 65535.</exception>
-    /// <exception cref="ArgumentException"><paramref name="path"/> is empty or does not start with <c>/</c>, or <paramref name="host"/> is empty or white space.</exception>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is empty or does not start with <c>/</c>, or <paramref name="host"/> is empty or white space, or holds a scheme, port or path (<c>localhost:9464</c>).</exception>
     public ScalableMetricsOptions AddScrapeListener(int port = ScrapeListenerOptions.DefaultPort, string path = ScrapeListenerOptions.DefaultPath, string host = ScrapeListenerOptions.DefaultHost)
     {
         ArgumentNullException.ThrowIfNull(path);

@@ -40,7 +40,9 @@ public sealed class ScrapeListenerOptions
     /// exposes the metrics to the network.
     /// </summary>
     /// <remarks>
-    /// <para>Default: <see cref="DefaultHost"/>. Empty, the host fails to start.</para>
+    /// <para>Default: <see cref="DefaultHost"/>. Empty, or with a scheme, port or path (<c>localhost:9464</c>), the host fails to start
+    /// (an <c>OptionsValidationException</c>); a name that does not resolve, or an address that is not the machine's, fails it with an
+    /// <see cref="InvalidOperationException"/> naming the address and <c>ScalableMetrics:ScrapeListener:Host</c>.</para>
     /// <para>The listener serves every request that reaches the addresses it is bound to, whatever
     /// its <c>Host</c> header says: bound to <c>127.0.0.1</c>, it serves a Prometheus target written
     /// <c>localhost:9464</c> as well as <c>127.0.0.1:9464</c>.</para>

@@ -1,3 +1,6 @@
+using System.Net;
+using System.Net.Sockets;
+
 namespace ScalableMetrics.Exporter.Hosting;
 
 /// <summary>The one check of <see cref="ScrapeListenerOptions"/>, shared by <see cref="ScalableMetricsOptions.AddScrapeListener"/> and the options validator.</summary>
@@ -32,12 +35,26 @@ internal static class ScrapeListenerOptionsCheck
         {
             problems.Add("ScrapeListener.Host must not be empty; '127.0.0.1' listens on the loopback interface, '*' on every interface.");
         }
-        else if (options.Host.Any(static c => c is '/' or '?' or '#' or ' '))
+        else if (options.Host.Any(static c => c is '/' or '?' or '#' or ' ') || HasPort(options.Host))
         {
             problems.Add($"ScrapeListener.Host must be a host name or address, without scheme, port or path; it is '{Shown(options.Host)}'.");
         }
 
         return problems.Count == 0 ? null : string.Join(" ", problems);
+    }
+
+    // A colon belongs to an IPv6 address only ("::1", "[::1]"); in anything else ("localhost:9464",
+    // "127.0.0.1:9464") it is a port, which Port sets, and the name would go to the resolver as is.
+    private static bool HasPort(string host)
+    {
+        if (!host.Contains(':', StringComparison.Ordinal))
+        {
+            return false;
+        }
+
+        string address = host.StartsWith('[') && host.EndsWith(']') ? host[1..^1] : host;
+        return address.AsSpan().IndexOfAny('[', ']') >= 0
+            || !(IPAddress.TryParse(address, out IPAddress? parsed) && parsed.AddressFamily == AddressFamily.InterNetworkV6);
     }
 
     private static string Shown(string value) =>

@@ -1,4 +1,5 @@
 using System.Net;
+using System.Net.Sockets;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
@@ -57,7 +58,9 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
     public int? BoundPort { get; private set; }
 
     /// <summary>Starts listening, if a listener is configured.</summary>
-    /// <exception cref="InvalidOperationException">The address cannot be listened on (the port is in use).</exception>
+    /// <exception cref="InvalidOperationException">The address cannot be listened on: the port is in use (the message names the
+    /// address and <c>ScalableMetrics:ScrapeListener:Port</c>), or the host does not resolve or is not an address of this machine
+    /// (the message names the address and <c>ScalableMetrics:ScrapeListener:Host</c>; the <see cref="SocketException"/> is the inner exception).</exception>
     public async Task StartAsync(CancellationToken cancellationToken)
     {
         ScalableMetricsOptions all = services.GetRequiredService<IOptions<ScalableMetricsOptions>>().Value;
@@ -89,6 +92,13 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
         {
             await server.DisposeAsync().ConfigureAwait(false);
             throw new InvalidOperationException($"The ScalableMetrics scrape listener could not listen on {prefix}: {e.Message} (is the port in use? Set ScalableMetrics:ScrapeListener:Port.)", e);
+        }
+        catch (SocketException e)
+        {
+            // A name that does not resolve (Dns, from Bind), or an address that is not this
+            // machine's (the bind): the setting is the host, not the port.
+            await server.DisposeAsync().ConfigureAwait(false);
+            throw new InvalidOperationException($"The ScalableMetrics scrape listener could not listen on {prefix}: {e.Message} (is '{options.Host}' an address or name of this machine? Set ScalableMetrics:ScrapeListener:Host.)", e);
         }
 
         _server = server;
@@ -178,7 +188,7 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
             IPAddress[] addresses = Dns.GetHostAddresses(host);
             if (addresses.Length == 0)
             {
-                throw new InvalidOperationException($"The ScalableMetrics scrape listener's host '{host}' resolves to no address.");
+                throw new InvalidOperationException($"The ScalableMetrics scrape listener's host '{host}' resolves to no address; set ScalableMetrics:ScrapeListener:Host to an address or name of this machine.");
             }
 
             foreach (IPAddress each in port == 0 ? addresses[..1] : addresses.Distinct())

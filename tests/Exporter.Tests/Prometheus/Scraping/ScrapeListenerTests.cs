@@ -370,6 +370,29 @@ public sealed class ScrapeListenerTests
         }
     }
 
+    // docs/worker-services.md: a port in use fails the start naming the address, and bad settings
+    // stop it naming the setting. A host the listener cannot bind (a "name:port", an address that is
+    // not the machine's, a name that does not resolve) failed the start with a bare SocketException
+    // ("Cannot assign requested address", "Name or service not known") that named neither the
+    // address nor the option. Only cases decided on this machine: "name:port" is refused before
+    // any resolution, and 192.0.2.1 (TEST-NET-1) fails at the local bind; a name that does not
+    // resolve would ask the machine's DNS, and is wrapped by the same catch as the bind.
+    [Theory]
+    [InlineData("localhost:9464")]
+    [InlineData("127.0.0.1:9464")]
+    [InlineData("[::1]:9464")]
+    [InlineData("192.0.2.1")]
+    public async Task AHostTheListenerCannotBindFailsTheStartNamingTheSetting(string listenerHost)
+    {
+        using IHost host = BuildHost(o => o.ScrapeListener = new ScrapeListenerOptions { Port = 0, Host = listenerHost });
+
+        Exception error = Assert.IsAssignableFrom<Exception>(await Record.ExceptionAsync(() => host.StartAsync()));
+
+        Assert.True(error is InvalidOperationException { InnerException: SocketException } or OptionsValidationException, $"{error.GetType()}: {error.Message}");
+        Assert.Contains(listenerHost, error.Message, StringComparison.Ordinal);
+        Assert.Contains(error is OptionsValidationException ? "ScrapeListener.Host" : "ScalableMetrics:ScrapeListener:Host", error.Message, StringComparison.Ordinal);
+    }
+
     private static IHost BuildHost(Action<ScalableMetricsOptions> configure)
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
