@@ -69,6 +69,10 @@ public sealed class MeterBridge : IDisposable
     private readonly Meter _meter;
     private readonly IDisposable _subscription;
 
+    // Set by Dispose: from then on the callbacks report nothing, whatever a listener that
+    // collects meanwhile still holds of the meter.
+    private volatile bool _disposed;
+
     // The series limit of the registry instrument each meter instrument publishes, by the meter
     // instrument's name: noted before the meter instrument is created, since a listener's view
     // (OpenTelemetryLimits) asks for it while the meter creates it. At most two per registry instrument.
@@ -94,13 +98,18 @@ public sealed class MeterBridge : IDisposable
     }
 
     /// <summary>Starts publishing <paramref name="registry"/> on a meter named <paramref name="meterName"/>,
-    /// created by <paramref name="meterFactory"/> where there is one.</summary>
+    /// scoped to <paramref name="meterFactory"/>'s container where there is one.</summary>
     /// <param name="registry">The registry to publish.</param>
     /// <param name="meterName">The meter's name: what an OpenTelemetry <c>MeterProvider</c> must <c>AddMeter</c>.</param>
     /// <param name="meterVersion">The meter's version, or <see langword="null"/> for none.</param>
-    /// <param name="meterFactory">The container's meter factory (<c>services.AddMetrics()</c>), which then owns
-    /// the meter: it is scoped to the container and disposed with it, as .NET's guidance for libraries asks.
-    /// <see langword="null"/> for a meter of the bridge's own, disposed by <see cref="Dispose"/>.</param>
+    /// <param name="meterFactory">The container's meter factory (<c>services.AddMetrics()</c>), whose container the
+    /// meter is scoped to: its <see cref="Meter.Scope"/> is the factory, as that of a meter the factory makes, so the
+    /// container's listeners (<c>EnableMetrics</c> rules for its local meters) take it as the container's and another
+    /// container's do not. <see langword="null"/> for a meter of no scope.</param>
+    /// <remarks>The bridge owns its meter either way, and <see cref="Dispose"/> disposes it: the factory is not asked
+    /// to make it, since a meter the factory makes ignores <see cref="Meter.Dispose()"/> until the container is disposed,
+    /// and is the one meter of its name and version the factory hands to every caller. Where the container makes the
+    /// bridge (<c>UseOpenTelemetry()</c>, <c>AddScalableMetricsInstrumentation</c>), the container disposes it, and with it the meter.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="meterName"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="meterName"/> is empty or white space.</exception>
     public MeterBridge(MetricRegistry registry, string meterName, string? meterVersion, IMeterFactory? meterFactory)
@@ -108,9 +117,8 @@ public sealed class MeterBridge : IDisposable
         ArgumentNullException.ThrowIfNull(registry);
         ArgumentException.ThrowIfNullOrWhiteSpace(meterName);
         Registry = registry;
-        _meter = meterFactory is null
-            ? new Meter(meterName, meterVersion)
-            : meterFactory.Create(new MeterOptions(meterName) { Version = meterVersion });
+        // Not meterFactory.Create: that meter would outlive Dispose (see the remarks).
+        _meter = new Meter(new MeterOptions(meterName) { Version = meterVersion, Scope = meterFactory });
         var publisher = new Publisher(this);
 
         // Called under the registry's lock: creating the meter's instruments there is fine,
@@ -161,13 +169,14 @@ public sealed class MeterBridge : IDisposable
         return outer;
     }
 
-    /// <summary>Stops publishing: instruments created from now on are not published, and the meter
+    /// <summary>Stops publishing: instruments created from now on are not published, the callbacks report
+    /// nothing, and the meter, which the bridge owns whether or not it is scoped to a meter factory's container,
     /// is disposed, which ends every listener's measurements of it.</summary>
     public void Dispose()
     {
         // Unsubscribe first: once it returns the registry will not publish on a disposed meter.
-        // A factory's meter ignores this Dispose; the factory disposes it with the container.
         _subscription.Dispose();
+        _disposed = true;
         _meter.Dispose();
     }
 
@@ -268,9 +277,9 @@ public sealed class MeterBridge : IDisposable
         }
 
         // What an instrument's callback reports: what read reads, or nothing where the bridge is
-        // skipped on this thread (BeginSkip: the scrape's collection of its MeterProvider).
+        // skipped on this thread (BeginSkip: the scrape's collection of its MeterProvider) or disposed.
         private Func<IEnumerable<Measurement<T>>> Observe<T>(Func<Measurement<T>[]> read)
             where T : struct =>
-            () => bridge.Skipped ? [] : read();
+            () => bridge.Skipped || bridge._disposed ? [] : read();
     }
 }

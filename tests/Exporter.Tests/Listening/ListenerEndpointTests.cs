@@ -117,7 +117,7 @@ public sealed class ListenerEndpointTests
     }
 
     [Fact]
-    public async Task TheBridgeMeterComesFromTheContainersMeterFactory()
+    public async Task TheBridgeMeterIsScopedToTheContainersMeterFactory()
     {
         var services = new ServiceCollection();
         services.AddMetrics();
@@ -141,7 +141,7 @@ public sealed class ListenerEndpointTests
             Assert.Same(factory, bridgeMeter.Scope);
         }
 
-        // Disposing the container disposed the factory, and with it the bridge's meter: its instrument is no longer enabled anywhere.
+        // Disposing the container disposed the bridge, and with it the bridge's meter: its instrument is no longer enabled anywhere.
         Assert.DoesNotContain(bridgeMeter!.Name, PublishedMeterNames());
     }
 

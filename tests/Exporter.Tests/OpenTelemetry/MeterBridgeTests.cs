@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using Microsoft.Extensions.DependencyInjection;
 
 namespace ScalableMetrics.Exporter.Tests.OpenTelemetry;
 
@@ -80,6 +81,26 @@ public sealed class MeterBridgeTests
 
         Assert.Equal(["existing"], recorder.Completed.Select(i => i.Name));
         Assert.DoesNotContain(recorder.Published, i => i.Name == "created.after.dispose");
+    }
+
+    // Dispose's docs: "Stops publishing: ... the meter is disposed, which ends every listener's
+    // measurements of it". A meter the container's IMeterFactory made ignores Meter.Dispose, so a
+    // disposed bridge went on reading the registry into every listener's collections.
+    [Fact]
+    public void DisposeEndsTheMeasurementsOfAMeterTheFactoryMadeToo()
+    {
+        using ServiceProvider services = new ServiceCollection().AddMetrics().BuildServiceProvider();
+        string meterName = "test.bridge." + Guid.NewGuid().ToString("N");
+        var registry = new MetricRegistry();
+        registry.CreateCounter("existing").Add(5);
+        using var recorder = new MeasurementRecorder(meterName);
+        var bridge = new MeterBridge(registry, meterName, null, services.GetRequiredService<IMeterFactory>());
+
+        bridge.Dispose();
+        recorder.Listener.RecordObservableInstruments();
+
+        Assert.Empty(recorder.Measurements);
+        Assert.Equal(["existing"], recorder.Completed.Select(i => i.Name));
     }
 
     [Fact]
