@@ -52,9 +52,11 @@ public sealed class ScalableMetricsOtlpOptions
     public OtlpProtocol Protocol { get; set; } = OtlpProtocol.HttpProtobuf;
 
     /// <summary>Headers sent with every request (an API key, a tenant), by name. Names must be
-    /// HTTP tokens; values must not hold line breaks.</summary>
+    /// HTTP tokens; values must be ASCII, without line breaks or NUL (HttpClient sends no other).</summary>
     /// <remarks>Default: none. <c>OTEL_EXPORTER_OTLP_HEADERS</c> and <c>OTEL_EXPORTER_OTLP_METRICS_HEADERS</c>
-    /// (which wins per name) are read as <c>name=value,name2=value2</c>, percent-decoded.</remarks>
+    /// (which wins per name) are read as <c>name=value,name2=value2</c>, percent-decoded. A name that is not a token,
+    /// a header the exporter sets itself, or a value outside ASCII (<c>tenant=M%C3%BCnchen</c> decoded) stops the host at
+    /// start, naming the header, never its value.</remarks>
     public IDictionary<string, string> Headers { get; } = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
 
     /// <summary>How long one request may take, from sending to the whole answer; a request still

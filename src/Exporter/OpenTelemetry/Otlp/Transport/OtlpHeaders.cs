@@ -32,6 +32,13 @@ internal static class OtlpHeaders
             return $"the value of '{name}' holds a line break or NUL.";
         }
 
+        // HttpClient sends header values as ASCII and fails every request with one outside it
+        // ("Request headers must contain only ASCII characters"); the value is not repeated.
+        if (!System.Text.Ascii.IsValid(value))
+        {
+            return $"the value of '{name}' holds a character outside ASCII, which HttpClient does not send in a header; percent-encode it, or use an encoding the receiver decodes.";
+        }
+
         return null;
     }
 

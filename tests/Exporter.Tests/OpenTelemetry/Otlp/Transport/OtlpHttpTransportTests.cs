@@ -1,5 +1,8 @@
 using System.Net;
 using System.Net.Sockets;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.OpenTelemetry.Otlp.Transport;
 
 namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
@@ -47,6 +50,34 @@ public sealed class OtlpHttpTransportTests : IAsyncLifetime
         Assert.True(await client.ExportAsync(s_body, CancellationToken.None));
 
         Assert.Equal("my-app/2", Assert.Single(_receiver.Requests).Headers["user-agent"]);
+    }
+
+    // ScalableMetricsOtlpOptions: "Invalid settings stop the host at start with an
+    // OptionsValidationException that names the setting". A header value outside ASCII (set in
+    // code, or OTEL_EXPORTER_OTLP_HEADERS' percent-decoded tenant=M%C3%BCnchen) passed the check,
+    // and every export then failed ("Request headers must contain only ASCII characters"), over
+    // HTTP and gRPC alike, retried and logged, its data never sent.
+    [Fact]
+    public async Task AHeaderValueTheClientCannotSendStopsTheHostNamingTheOption()
+    {
+        OtlpExportClient client = _clients.Http(_receiver.Url("/v1/metrics"), headers: new() { ["x-tenant"] = "München" }, exportTimeout: TimeSpan.FromSeconds(2));
+        Assert.False(await client.ExportAsync(s_body, CancellationToken.None));
+        Assert.Empty(_receiver.Requests);
+
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.AddScalableMetrics(o => o.AddOtlpExporter(otlp =>
+        {
+            otlp.Endpoint = _receiver.Url("/v1/metrics");
+            otlp.Headers["x-tenant"] = "München";
+        }));
+        using IHost host = builder.Build();
+
+        Exception? error = await Record.ExceptionAsync(() => host.StartAsync());
+
+        string message = Assert.IsType<OptionsValidationException>(error).Message;
+        Assert.Contains("Headers", message, StringComparison.Ordinal);
+        Assert.Contains("'x-tenant'", message, StringComparison.Ordinal);
+        Assert.DoesNotContain("München", message, StringComparison.Ordinal);
     }
 
     [Fact]
