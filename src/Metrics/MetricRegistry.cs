@@ -311,14 +311,17 @@ public sealed class MetricRegistry
     /// <returns>The operation timer; its unit is <see cref="OperationData.ElapsedUnit"/>.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> breaks OpenTelemetry's syntax, is taken by an instrument of another kind,
-    /// or the operation would export under a name an existing instrument exports under (the message names both); or <paramref name="boundaries"/> is empty, longer than 256, holds a NaN or infinite boundary or is not strictly increasing, or differs from the boundaries (or their absence) of the operation of this name (parameter <c>boundaries</c>).</exception>
+    /// or the operation would export under a name an existing instrument exports under (the message names both); or <paramref name="boundaries"/> is empty, longer than 256, holds a NaN or infinite boundary or is not strictly increasing (checked even where a view's <see cref="MetricView.HistogramBoundaries"/> replace them), or differs from the boundaries (or their absence) of the operation of this name (parameter <c>boundaries</c>).</exception>
     /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the operation was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public OperationData CreateOperationData(string name, string? description = null, IReadOnlyList<double>? boundaries = null)
     {
+        // The caller's boundaries are checked even where a view replaces them: a bad argument is
+        // refused whatever the configuration, before any instrument or name is made.
+        HistogramBuckets? asked = boundaries is null ? null : HistogramBuckets.Create(boundaries, nameof(boundaries));
         CompiledView? view = ThrowIfExponential(ViewOf(name), nameof(ScalableMetrics.OperationData), name);
-        HistogramBuckets? buckets = view?.Buckets ?? (boundaries is null ? null : HistogramBuckets.Create(boundaries, nameof(boundaries)));
+        HistogramBuckets? buckets = view?.Buckets ?? asked;
         OperationData operation = GetOrCreate(name, OperationData.ElapsedUnit, s => new OperationData(s.Name, description, buckets, _arena, s.MaxSeries, s.TagLimits));
         if (operation.Buckets is null ? buckets is not null : buckets is null || !operation.Buckets.SameAs(buckets))
         {
@@ -379,14 +382,16 @@ public sealed class MetricRegistry
     /// <returns>The histogram.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
-    /// or the histogram would export under a name an existing instrument exports under (the message names both); or <paramref name="boundaries"/> is empty, longer than 256, holds a NaN or infinite boundary or is not strictly increasing, or differs from the boundaries of the histogram of this name (parameter <c>boundaries</c>).</exception>
+    /// or the histogram would export under a name an existing instrument exports under (the message names both); or <paramref name="boundaries"/> is empty, longer than 256, holds a NaN or infinite boundary or is not strictly increasing (checked even where a view's <see cref="MetricView.HistogramBoundaries"/> replace them), or differs from the boundaries of the histogram of this name (parameter <c>boundaries</c>).</exception>
     /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the histogram was created
     /// nonetheless, every observer was called, and creating it again returns it.</exception>
     public PartitionedHistogram CreateHistogram(string name, string? unit = null, string? description = null, IReadOnlyList<double>? boundaries = null)
     {
+        // The caller's boundaries are checked even where a view replaces them (as CreateOperationData's).
+        HistogramBuckets? asked = boundaries is null ? null : HistogramBuckets.Create(boundaries, nameof(boundaries));
         CompiledView? view = ThrowIfExponential(ViewOf(name), nameof(PartitionedHistogram), name);
-        HistogramBuckets buckets = view?.Buckets ?? HistogramBuckets.Create(boundaries ?? PartitionedHistogram.DefaultBoundaries, nameof(boundaries));
+        HistogramBuckets buckets = view?.Buckets ?? asked ?? HistogramBuckets.Create(PartitionedHistogram.DefaultBoundaries, nameof(boundaries));
         PartitionedHistogram histogram = GetOrCreate(name, unit, s => new PartitionedHistogram(s.Name, unit, description, buckets, _arena, s.MaxSeries, s.TagLimits, s.ExemplarFilter));
         if (!histogram.Buckets.SameAs(buckets))
         {
@@ -410,7 +415,8 @@ public sealed class MetricRegistry
     /// <returns>The histogram.</returns>
     /// <remarks>Each series takes one slot per bucket from <paramref name="minValue"/> to <paramref name="maxValue"/>, plus two, plus one per classic
     /// bucket (boundaries + 1), in every partition: 243 slots (1,944 bytes) per partition with the defaults; at most <c>512</c> buckets. See <see cref="PartitionedExponentialHistogram"/> for why the scale is fixed.
-    /// A matching view's <see cref="MetricView.ExponentialHistogramScale"/> and <see cref="MetricView.ExponentialHistogramMaxBuckets"/> replace <paramref name="scale"/> and <paramref name="maxBuckets"/>.</remarks>
+    /// A matching view's <see cref="MetricView.ExponentialHistogramScale"/> and <see cref="MetricView.ExponentialHistogramMaxBuckets"/> replace <paramref name="scale"/> and <paramref name="maxBuckets"/>,
+    /// which are checked nonetheless: an argument out of its range is refused with or without the view.</remarks>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The scale, a value bound or <paramref name="maxBuckets"/> is out of range, or the range takes more than 512 buckets at that scale
     /// (where a view set the scale, the message names the view).</exception>
@@ -430,6 +436,9 @@ public sealed class MetricRegistry
         int maxBuckets = PartitionedExponentialHistogram.DefaultMaxBuckets,
         IReadOnlyList<double>? classicBoundaries = null)
     {
+        // The caller's scale and most buckets are checked even where a view replaces them: a bad
+        // argument is refused whatever the configuration, before any instrument or name is made.
+        ExponentialBuckets.CheckOptions(scale, minValue, maxValue, maxBuckets);
         CompiledView? view = ViewOf(name);
         if (view is not null)
         {

@@ -118,6 +118,34 @@ public class RegistryViewTests
         Assert.Equal([0.25], operation.Boundaries);
     }
 
+    public static TheoryData<string, Func<MetricRegistry, Instrument>> BadArgumentsAViewReplaces => new()
+    {
+        { "boundaries", registry => registry.CreateHistogram("test.rebucketed", boundaries: [2, 1]) },
+        { "boundaries", registry => registry.CreateHistogram("test.rebucketed", boundaries: [0, double.NaN]) },
+        { "boundaries", registry => registry.CreateOperationData("test.rebucketed", boundaries: []) },
+        { "scale", registry => registry.CreateExponentialHistogram("test.native", scale: 99) },
+        { "maxBuckets", registry => registry.CreateExponentialHistogram("test.native", maxBuckets: -1) },
+    };
+
+    // The caller's argument is bad whatever the configuration: the same call refused in a registry
+    // without the view is refused with it too, as .NET refuses bad advice (InstrumentAdvice's
+    // boundaries) whatever view a listener has; the XML docs promise the exception unconditionally.
+    [Theory]
+    [MemberData(nameof(BadArgumentsAViewReplaces))]
+    public void BadArgumentsAreRefusedWhereAViewReplacesThem(string parameter, Func<MetricRegistry, Instrument> create)
+    {
+        Assert.Equal(parameter, Assert.ThrowsAny<ArgumentException>(() => create(new MetricRegistry())).ParamName);
+
+        MetricRegistry registry = With(
+            new MetricView { Instrument = "test.rebucketed", HistogramBoundaries = [0.5, 30, 60] },
+            new MetricView { Instrument = "test.native", ExponentialHistogramScale = 1, ExponentialHistogramMaxBuckets = 40 });
+        Instrument? created = null;
+        Exception? refused = Record.Exception(() => created = create(registry));
+
+        Assert.True(refused is ArgumentException { ParamName: var name } && name == parameter, $"expected an ArgumentException naming '{parameter}'; got {refused?.GetType().Name ?? $"none: the {created?.GetType().Name} '{created?.Name}' was created"}");
+        Assert.Empty(registry.Instruments);
+    }
+
     [Fact]
     public void AnExponentialViewSetsTheScaleAndMaxBucketsOfAnExponentialHistogram()
     {

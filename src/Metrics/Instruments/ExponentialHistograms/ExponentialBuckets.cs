@@ -83,6 +83,22 @@ internal sealed class ExponentialBuckets
     public static ExponentialBuckets Create(int scale, double minValue, double maxValue, int maxBuckets, IReadOnlyList<double>? classicBoundaries = null, string? scaleSetBy = null)
     {
         HistogramBuckets? classic = classicBoundaries is null ? null : HistogramBuckets.Create(classicBoundaries, nameof(classicBoundaries));
+        CheckOptions(scale, minValue, maxValue, maxBuckets);
+        long bucketCount = BucketCountOf(scale, minValue, maxValue);
+        if (bucketCount > MaxBucketCount)
+        {
+            string scaleText = scaleSetBy is null ? $"scale {scale}" : $"scale {scale} ({scaleSetBy})";
+            throw new ArgumentOutOfRangeException(nameof(maxValue), maxValue, $"From {minValue:R} to {maxValue:R} at {scaleText} takes {bucketCount} buckets, more than {MaxBucketCount}; lower the scale or narrow the range.");
+        }
+
+        return new ExponentialBuckets(scale, MapToIndex(minValue, scale), MapToIndex(maxValue, scale), minValue, maxValue, maxBuckets, classic);
+    }
+
+    /// <summary>Checks each option on its own (not whether the range fits at the scale, which
+    /// <see cref="Create"/> checks): a caller's arguments, before a view replaces the scale or the most buckets.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of its range (the message says which and why).</exception>
+    public static void CheckOptions(int scale, double minValue, double maxValue, int maxBuckets)
+    {
         if (scale is < MinScale or > MaxScale)
         {
             throw new ArgumentOutOfRangeException(nameof(scale), scale, $"The scale must be from {MinScale} to {MaxScale}, Prometheus' native histogram schemas.");
@@ -102,15 +118,6 @@ internal sealed class ExponentialBuckets
         {
             throw new ArgumentOutOfRangeException(nameof(maxBuckets), maxBuckets, "A reading needs at least 2 buckets.");
         }
-
-        long bucketCount = BucketCountOf(scale, minValue, maxValue);
-        if (bucketCount > MaxBucketCount)
-        {
-            string scaleText = scaleSetBy is null ? $"scale {scale}" : $"scale {scale} ({scaleSetBy})";
-            throw new ArgumentOutOfRangeException(nameof(maxValue), maxValue, $"From {minValue:R} to {maxValue:R} at {scaleText} takes {bucketCount} buckets, more than {MaxBucketCount}; lower the scale or narrow the range.");
-        }
-
-        return new ExponentialBuckets(scale, MapToIndex(minValue, scale), MapToIndex(maxValue, scale), minValue, maxValue, maxBuckets, classic);
     }
 
     /// <summary>The positive buckets from <paramref name="minValue"/> to <paramref name="maxValue"/> at <paramref name="scale"/>
