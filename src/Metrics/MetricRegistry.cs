@@ -421,7 +421,7 @@ public sealed class MetricRegistry
     /// <exception cref="ArgumentOutOfRangeException">The scale, a value bound or <paramref name="maxBuckets"/> is out of range, or the range takes more than 512 buckets at that scale
     /// (where a view set the scale, the message names the view).</exception>
     /// <exception cref="ArgumentException"><paramref name="name"/> or <paramref name="unit"/> breaks OpenTelemetry's syntax, the name is taken by an instrument of another kind or unit,
-    /// the histogram exists with another layout (classic boundaries included), it would export under a name an existing instrument exports under (the message names both),
+    /// the histogram exists with another layout (classic boundaries included; the parameter named is the first, in this method's order, whose layout differs), it would export under a name an existing instrument exports under (the message names both),
     /// or <paramref name="classicBoundaries"/> is empty, longer than 256, not finite or not strictly increasing.</exception>
     /// <exception cref="InvalidOperationException">The registry holds <see cref="MaxInstruments"/> instruments already.</exception>
     /// <exception cref="AggregateException">One or more observers (<see cref="ObserveInstruments"/>) threw: the histogram was created
@@ -458,11 +458,13 @@ public sealed class MetricRegistry
             ? ExponentialBuckets.Create(viewScale, minValue, maxValue, maxBuckets, classicBoundaries, $"the {view.Description}'s {nameof(MetricView.ExponentialHistogramScale)}")
             : ExponentialBuckets.Create(scale, minValue, maxValue, maxBuckets, classicBoundaries);
         PartitionedExponentialHistogram histogram = GetOrCreate(name, unit, s => new PartitionedExponentialHistogram(s.Name, unit, description, buckets, _arena, s.MaxSeries, s.TagLimits, s.ExemplarFilter));
-        if (!histogram.Buckets.SameAs(buckets))
+        // Named by the first argument (in the parameters' order) whose layout differs, as
+        // CreateHistogram names boundaries: the argument the caller got wrong.
+        if (histogram.Buckets.FirstDifference(buckets) is string differs)
         {
             throw new ArgumentException(
                 $"The {nameof(PartitionedExponentialHistogram)} {ExceptionText.Quote(histogram.Name)} exists with {histogram.Buckets}, not {buckets}; an instrument's layout is fixed when it is created.",
-                nameof(scale));
+                differs);
         }
 
         return histogram;

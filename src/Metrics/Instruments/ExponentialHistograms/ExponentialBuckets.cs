@@ -192,9 +192,18 @@ internal sealed class ExponentialBuckets
     }
 
     /// <summary>Whether <paramref name="other"/> is the same layout.</summary>
-    public bool SameAs(ExponentialBuckets other) =>
-        Scale == other.Scale && MinIndex == other.MinIndex && MaxIndex == other.MaxIndex && MaxBuckets == other.MaxBuckets
-        && (Classic is null ? other.Classic is null : other.Classic is not null && Classic.SameAs(other.Classic));
+    public bool SameAs(ExponentialBuckets other) => FirstDifference(other) is null;
+
+    /// <summary>The first option, in <see cref="Create"/>'s (and <c>CreateExponentialHistogram</c>'s) order, in which
+    /// <paramref name="other"/> is another layout, by its parameter name: <c>scale</c>, <c>minValue</c>, <c>maxValue</c>
+    /// (the bucket each falls in), <c>maxBuckets</c>, <c>classicBoundaries</c>; null for the same layout.</summary>
+    public string? FirstDifference(ExponentialBuckets other) =>
+        Scale != other.Scale ? "scale"
+        : MinIndex != other.MinIndex ? "minValue"
+        : MaxIndex != other.MaxIndex ? "maxValue"
+        : MaxBuckets != other.MaxBuckets ? "maxBuckets"
+        : !(Classic is null ? other.Classic is null : other.Classic is not null && Classic.SameAs(other.Classic)) ? "classicBoundaries"
+        : null;
 
     /// <summary>The layout in words, for exception messages.</summary>
     public override string ToString() =>

@@ -165,6 +165,29 @@ public class ExponentialHistogramTests
         Assert.Throws<ArgumentException>(() => registry.CreateHistogram("test.exp.again"));
     }
 
+    public static TheoryData<string, Func<MetricRegistry, PartitionedExponentialHistogram>> LayoutsThatDifferIn => new()
+    {
+        { "minValue", registry => registry.CreateExponentialHistogram("test.exp.layout", minValue: 1.0 / 64) },
+        { "maxValue", registry => registry.CreateExponentialHistogram("test.exp.layout", maxValue: 1024) },
+        { "maxBuckets", registry => registry.CreateExponentialHistogram("test.exp.layout", maxBuckets: 160) },
+        { "classicBoundaries", registry => registry.CreateExponentialHistogram("test.exp.layout", classicBoundaries: [0.1, 1]) },
+        { "scale", registry => registry.CreateExponentialHistogram("test.exp.layout", scale: 2) },
+    };
+
+    // As CreateHistogram names "boundaries" for boundaries that differ: the argument the caller got
+    // wrong, not "scale" whatever differs.
+    [Theory]
+    [MemberData(nameof(LayoutsThatDifferIn))]
+    public void AnotherLayoutIsRefusedNamingTheArgumentThatDiffers(string parameter, Func<MetricRegistry, PartitionedExponentialHistogram> createAgain)
+    {
+        var registry = new MetricRegistry();
+        registry.CreateExponentialHistogram("test.exp.layout");
+
+        ArgumentException e = Assert.Throws<ArgumentException>(() => createAgain(registry));
+
+        Assert.Equal(parameter, e.ParamName);
+    }
+
     [StorageTheory]
     [MemberData(nameof(Storages.AllBoundAndUnbound), MemberType = typeof(Storages))]
     public void BucketsCountAndSumAreExactWhileReadsRun(string storage, bool bound)
