@@ -25,7 +25,8 @@ internal sealed class OtlpGrpcTransport(Func<HttpClient> client, Uri endpoint, O
     private const int PrefixLength = 5;
     private static readonly MediaTypeHeaderValue s_grpc = new("application/grpc");
 
-    private readonly Uri _callUri = new(endpoint.AbsoluteUri.TrimEnd('/') + "/" + ExportPath);
+    // The call's path after the endpoint's own, and before its query, which stays the endpoint's.
+    private readonly Uri _callUri = new(endpoint.GetLeftPart(UriPartial.Path).TrimEnd('/') + "/" + ExportPath + endpoint.Query);
 
     public Uri Endpoint { get; } = endpoint;
 

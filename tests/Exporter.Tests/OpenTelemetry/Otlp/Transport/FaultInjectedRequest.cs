@@ -6,4 +6,5 @@ namespace ScalableMetrics.Exporter.Tests.OpenTelemetry.Otlp.Transport;
 /// <param name="Headers">The request's headers, names lower-case.</param>
 /// <param name="Raw">The body as it came.</param>
 /// <param name="Message">The <c>ExportMetricsServiceRequest</c>: gunzipped, and out of its gRPC frame.</param>
-internal sealed record FaultInjectedRequest(string Protocol, string Path, IReadOnlyDictionary<string, string> Headers, byte[] Raw, byte[] Message);
+/// <param name="Query">The request's query string, with its <c>?</c>; empty where it has none.</param>
+internal sealed record FaultInjectedRequest(string Protocol, string Path, IReadOnlyDictionary<string, string> Headers, byte[] Raw, byte[] Message, string Query = "");

@@ -128,7 +128,7 @@ internal sealed class FaultInjectingOtlpReceiver : IAsyncDisposable
             byte[] raw = buffer.ToArray();
             bool grpc = context.Request.ContentType == "application/grpc";
             var headers = context.Request.Headers.ToDictionary(h => h.Key.ToLowerInvariant(), h => h.Value.ToString());
-            var request = new FaultInjectedRequest(context.Request.Protocol, context.Request.Path, headers, raw, Decode(raw, grpc, headers));
+            var request = new FaultInjectedRequest(context.Request.Protocol, context.Request.Path, headers, raw, Decode(raw, grpc, headers), context.Request.QueryString.Value ?? string.Empty);
             int count;
             lock (_requests)
             {

@@ -39,6 +39,25 @@ public sealed class OtlpGrpcTransportTests : IAsyncLifetime
         Assert.Equal(s_body, request.Message);
     }
 
+    [Theory]
+    [InlineData("?tenant=a")]
+    [InlineData("/?tenant=a")]
+    [InlineData("prefix?tenant=a")]
+    [InlineData("a%20b?tenant=a")]
+    public async Task AnEndpointWithAQueryGetsTheCallPathBeforeTheQuery(string pathAndQuery)
+    {
+        OtlpExportClient client = _clients.Grpc(new Uri(_receiver.BaseAddress, pathAndQuery));
+
+        Assert.True(await client.ExportAsync(s_body, CancellationToken.None));
+
+        FaultInjectedRequest request = Assert.Single(_receiver.Requests);
+        string prefix = pathAndQuery.StartsWith("prefix", StringComparison.Ordinal) ? "/prefix"
+            : pathAndQuery.StartsWith("a%20b", StringComparison.Ordinal) ? "/a%20b" // escaped once, as given
+            : string.Empty;
+        Assert.Equal(prefix + "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", request.Path);
+        Assert.Equal("?tenant=a", request.Query);
+    }
+
     [Fact]
     public async Task GzipSetsTheCompressedFlagAndGrpcEncoding()
     {
