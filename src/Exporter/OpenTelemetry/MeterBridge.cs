@@ -139,6 +139,16 @@ public sealed class MeterBridge : IDisposable
     private bool Skipped => ReferenceEquals(s_skipped, this);
 
     /// <summary>
+    /// Whether <paramref name="meter"/> is this bridge's own meter, the one instance: not another
+    /// meter of its name (another container's bridge, or a host's publication of its registry).
+    /// OpenTelemetry's <c>AddMeter</c> takes every meter of a name in the process, so a
+    /// <c>MeterProvider</c> tells its bridge's meter from the others by this (<see cref="OpenTelemetryLimits"/>).
+    /// </summary>
+    /// <param name="meter">The meter of an instrument a <c>MeterProvider</c> is offered.</param>
+    /// <returns><see langword="true"/> where it is the meter this bridge publishes on.</returns>
+    internal bool Owns(Meter meter) => ReferenceEquals(meter, _meter);
+
+    /// <summary>
     /// The series limit of the registry instrument that the meter's instrument
     /// <paramref name="instrumentName"/> publishes: <see cref="MetricRegistryOptions.MaxSeriesPerInstrument"/>,
     /// or its view's <see cref="MetricView.CardinalityLimit"/>; the registry's

@@ -42,6 +42,16 @@ internal static class OpenTelemetryLimits
     /// instrument's own series limit (<see cref="MeterBridge.SeriesLimitOf"/>), so that one a view
     /// raised keeps every series, and the stream limit from <see cref="MetricRegistry.MaxInstruments"/>.
     /// </summary>
+    /// <remarks>
+    /// OpenTelemetry's <c>AddMeter</c> takes a meter by its name, and so every meter of that name in
+    /// the process: another container's bridge (integration tests run several hosts in one
+    /// process), or a host's own publication of its registry. The view drops each of those, so the
+    /// provider reads this bridge's registry alone: its readers export no other registry's series,
+    /// and its collections run no other registry's callbacks, count no collection of it for idle
+    /// expiry and take no removed series' last value from its own readers.
+    /// (A view the provider's configuration adds after this one may still make a stream of its own
+    /// for such an instrument, as OpenTelemetry applies every view that matches.)
+    /// </remarks>
     /// <param name="builder">The builder of the <c>MeterProvider</c>.</param>
     /// <param name="bridge">The bridge whose meter is added.</param>
     /// <returns><paramref name="builder"/>.</returns>
@@ -50,9 +60,11 @@ internal static class OpenTelemetryLimits
         string meterName = bridge.MeterName;
         return builder
             .AddMeter(meterName)
-            .AddView(instrument => string.Equals(instrument.Meter.Name, meterName, StringComparison.Ordinal)
+            .AddView(instrument => bridge.Owns(instrument.Meter)
                 ? new MetricStreamConfiguration { CardinalityLimit = CardinalityLimit(bridge.SeriesLimitOf(instrument.Name)) }
-                : null)
+
+                // AddMeter matches a name whatever its case.
+                : string.Equals(instrument.Meter.Name, meterName, StringComparison.OrdinalIgnoreCase) ? MetricStreamConfiguration.Drop : null)
             .SetMaxMetricStreams(MaxMetricStreams(bridge.Registry.MaxInstruments));
     }
 }

@@ -13,7 +13,8 @@ namespace ScalableMetrics.Exporter.OpenTelemetry;
 /// <remarks>
 /// <para>The bridge's meter is added only when the options have <c>ConfigureMeterProvider</c>
 /// steps, for the readers they add (OTLP, ...), with OpenTelemetry's limits set from the
-/// registry's (<see cref="OpenTelemetryLimits"/>). Without a step nothing would read it. The
+/// registry's (<see cref="OpenTelemetryLimits"/>), and no other meter of its name (another
+/// container's bridge). Without a step nothing would read it. The
 /// scrape's collections of the provider run none of the bridge's callbacks
 /// (<see cref="MeterBridge.BeginSkip"/>): its export leaves the bridge's meter out, and the scrape
 /// reads the registry itself, so each scrape sums every series once.</para>

@@ -46,6 +46,9 @@ public static class ScalableMetricsMeterProviderBuilderExtensions
     /// <para>The meter's name is read from <see cref="ScalableMetricsOptions"/>, and the limits from
     /// the container's registry, when the provider is built. A <c>SetMaxMetricStreams</c> the team calls after this one replaces the
     /// stream limit. Calling it twice on one builder adds the meter once.</para>
+    /// <para>The provider takes the container's bridge's meter alone: a view drops every other meter of its name
+    /// (another container's bridge, where a process runs several hosts; a host's own publication of its registry),
+    /// which OpenTelemetry's <c>AddMeter</c>, matching by name, would take too.</para>
     /// <para>The Prometheus endpoint keeps writing the registry from the registry itself; this
     /// provider is the team's, for its own readers (OTLP, ...). It is not for a
     /// <see cref="ScalableMetricsOpenTelemetryOptionsExtensions.ConfigureMeterProvider"/> step: the provider those steps
