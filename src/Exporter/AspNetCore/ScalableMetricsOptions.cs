@@ -57,7 +57,10 @@ public sealed class ScalableMetricsOptions
     /// </summary>
     /// <remarks>Default: <see langword="true"/>. Configuration key <c>ScalableMetrics:PublishToMeterListeners</c>.
     /// With the OpenTelemetry package's <c>UseOpenTelemetry()</c>, its <c>MeterBridge</c> publishes the registry
-    /// on that meter instead (without histograms), and this setting has no effect. See docs/listening.md.</remarks>
+    /// on that meter instead (without histograms), and this setting has no effect. A listener's reads of the meter
+    /// are no collections (they count toward no idle expiry and take no removed series' last value from the
+    /// exports), except, with the bridge, where an OpenTelemetry <c>MeterProvider</c> reads it: the bridge's reads
+    /// are then collections, a tool's too. See docs/listening.md.</remarks>
     public bool PublishToMeterListeners { get; set; } = true;
 
     /// <summary>Whether an OpenMetrics scrape writes a <c>_created</c> sample after each series of a

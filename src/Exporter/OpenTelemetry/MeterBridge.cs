@@ -49,6 +49,11 @@ namespace ScalableMetrics.Exporter;
 /// total while the listener still holds a point for those tags (a read of the instrument between
 /// the two that finds neither ends it), so a delta reader gets each recorded value once and never a
 /// negative delta. An observable instrument's values are its callback's, as they come.</para>
+/// <para>Each listener's collection of the meter is a collection of the registry
+/// (docs/series-lifecycle.md), a tool's (<c>dotnet-counters</c>) as much as a <c>MeterProvider</c>'s:
+/// a listener cannot be told from another when it reads. (The bridge that <c>UseOpenTelemetry()</c>
+/// makes differs while no <c>MeterProvider</c> reads its meter: it publishes the registry to tools
+/// in the host's stead, and their reads are no collections, as the host's publication's.)</para>
 /// <para>The partitions are summed only when a listener collects; recording stays as cheap as
 /// without the bridge. An operation's two instruments report one read of it per collection (the
 /// one a listener runs first reads it for both), so their count and total time agree, and idle
@@ -72,6 +77,10 @@ public sealed class MeterBridge : IDisposable
     // Set by Dispose: from then on the callbacks report nothing, whatever a listener that
     // collects meanwhile still holds of the meter.
     private volatile bool _disposed;
+
+    // Whether the callbacks' reads are collections (ReadsAreCollections): a bridge's are, but the
+    // container's, until a MeterProvider takes its meter (ReadByMeterProvider).
+    private volatile bool _readsAreCollections;
 
     // The series limit of the registry instrument each meter instrument publishes, by the meter
     // instrument's name: noted before the meter instrument is created, since a listener's view
@@ -113,10 +122,25 @@ public sealed class MeterBridge : IDisposable
     /// <exception cref="ArgumentNullException"><paramref name="registry"/> or <paramref name="meterName"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="meterName"/> is empty or white space.</exception>
     public MeterBridge(MetricRegistry registry, string meterName, string? meterVersion, IMeterFactory? meterFactory)
+        : this(registry, meterName, meterVersion, meterFactory, readsAreCollections: true)
+    {
+    }
+
+    /// <summary>Starts publishing <paramref name="registry"/> as the public constructor of the same arguments does,
+    /// its reads collections or not until a <c>MeterProvider</c> takes the meter (<see cref="ReadsAreCollections"/>).</summary>
+    /// <param name="registry">The registry to publish.</param>
+    /// <param name="meterName">The meter's name.</param>
+    /// <param name="meterVersion">The meter's version, or <see langword="null"/> for none.</param>
+    /// <param name="meterFactory">The container's meter factory, or <see langword="null"/>.</param>
+    /// <param name="readsAreCollections">Whether the reads are collections from the start: <see langword="false"/>
+    /// for the container's bridge, which publishes the registry to tools in the host's stead.</param>
+    internal MeterBridge(MetricRegistry registry, string meterName, string? meterVersion, IMeterFactory? meterFactory, bool readsAreCollections)
     {
         ArgumentNullException.ThrowIfNull(registry);
         ArgumentException.ThrowIfNullOrWhiteSpace(meterName);
         Registry = registry;
+        _readsAreCollections = readsAreCollections;
+
         // Not meterFactory.Create: that meter would outlive Dispose (see the remarks).
         _meter = new Meter(new MeterOptions(meterName) { Version = meterVersion, Scope = meterFactory });
         var publisher = new Publisher(this);
@@ -160,6 +184,24 @@ public sealed class MeterBridge : IDisposable
     internal int SeriesLimitOf(string instrumentName) =>
         _seriesLimits.TryGetValue(instrumentName, out int limit) ? limit : Registry.MaxSeriesPerInstrument;
 
+    /// <summary>
+    /// Whether the callbacks' reads of the registry are collections of it
+    /// (<see cref="Instrument.ReadInto(InstrumentSnapshot, bool)"/>), with a removed series' last
+    /// value and a count toward idle expiry: a listener's collection of the meter is its export. So
+    /// they are for a bridge made with its public constructors, which a <c>MeterProvider</c> reads.
+    /// The container's bridge (<c>UseOpenTelemetry()</c>, <c>AddScalableMetricsInstrumentation</c>) waits for one:
+    /// where none takes its meter, it publishes the registry to <see cref="MeterListener"/>s alone
+    /// (<c>dotnet-counters</c>) in the host's stead, and their reads are no collections, as those of
+    /// the host's own publication (docs/listening.md): each series' value as it is. Once a provider
+    /// takes the meter (<see cref="ReadByMeterProvider"/>), every read is a collection, a tool's too:
+    /// a listener cannot be told from another when it reads.
+    /// </summary>
+    internal bool ReadsAreCollections => _readsAreCollections;
+
+    /// <summary>Notes that a <c>MeterProvider</c> takes the meter: from now on the callbacks' reads are
+    /// collections (<see cref="ReadsAreCollections"/>). Called as the provider is built, before it listens.</summary>
+    internal void ReadByMeterProvider() => _readsAreCollections = true;
+
     /// <summary>Ends what <see cref="BeginSkip"/> began on the calling thread.</summary>
     /// <param name="outer">What <see cref="BeginSkip"/> returned.</param>
     internal static void EndSkip(MeterBridge? outer) => s_skipped = outer;
@@ -194,7 +236,7 @@ public sealed class MeterBridge : IDisposable
         operation.Description is { } description ? $"{description} (count of operations)" : null;
 
     // The callback reported longs, which the registry holds as doubles: exact up to 2^53, as in the exposition.
-    private static Measurement<long>[] ObserveDoublesAsLongs(Instrument instrument) => SnapshotReadings.Measurements(instrument, static (snapshot, i) => (long)snapshot.DoubleValues[i]);
+    private static Measurement<long>[] ObserveDoublesAsLongs(Instrument instrument, bool collection) => SnapshotReadings.Measurements(instrument, static (snapshot, i) => (long)snapshot.DoubleValues[i], collection);
 
     /// <summary>
     /// Publishes one registry instrument on the meter, by its kind (see the table in the remarks
@@ -210,26 +252,30 @@ public sealed class MeterBridge : IDisposable
         public void Counter(PartitionedCounter counter)
         {
             var totals = new CounterTotals<long>(counter, static (snapshot, i) => snapshot.LongValues[i], CounterSums.Add);
-            _meter.CreateObservableCounter(Limited(counter.Name, counter), Observe(() => totals.Read(static (total, tags) => new Measurement<long>(total, tags.AsSpan()))), counter.Unit, counter.Description);
+            _meter.CreateObservableCounter(Limited(counter.Name, counter), Observe(collection => collection
+                ? totals.Read(static (total, tags) => new Measurement<long>(total, tags.AsSpan()))
+                : SnapshotReadings.LongMeasurements(counter, collection: false)), counter.Unit, counter.Description);
         }
 
         public void DoubleCounter(PartitionedDoubleCounter counter)
         {
             var totals = new CounterTotals<double>(counter, static (snapshot, i) => snapshot.DoubleValues[i], CounterSums.Add);
-            _meter.CreateObservableCounter(Limited(counter.Name, counter), Observe(() => totals.Read(static (total, tags) => new Measurement<double>(total, tags.AsSpan()))), counter.Unit, counter.Description);
+            _meter.CreateObservableCounter(Limited(counter.Name, counter), Observe(collection => collection
+                ? totals.Read(static (total, tags) => new Measurement<double>(total, tags.AsSpan()))
+                : SnapshotReadings.DoubleMeasurements(counter, collection: false)), counter.Unit, counter.Description);
         }
 
         public void UpDownCounter(PartitionedUpDownCounter counter) =>
-            _meter.CreateObservableUpDownCounter(Limited(counter.Name, counter), Observe(() => SnapshotReadings.LongMeasurements(counter)), counter.Unit, counter.Description);
+            _meter.CreateObservableUpDownCounter(Limited(counter.Name, counter), Observe(collection => SnapshotReadings.LongMeasurements(counter, collection)), counter.Unit, counter.Description);
 
         public void DoubleUpDownCounter(PartitionedDoubleUpDownCounter counter) =>
-            _meter.CreateObservableUpDownCounter(Limited(counter.Name, counter), Observe(() => SnapshotReadings.DoubleMeasurements(counter)), counter.Unit, counter.Description);
+            _meter.CreateObservableUpDownCounter(Limited(counter.Name, counter), Observe(collection => SnapshotReadings.DoubleMeasurements(counter, collection)), counter.Unit, counter.Description);
 
         public void Gauge(Gauge gauge) =>
-            _meter.CreateObservableGauge(Limited(gauge.Name, gauge), Observe(() => SnapshotReadings.LongMeasurements(gauge)), gauge.Unit, gauge.Description);
+            _meter.CreateObservableGauge(Limited(gauge.Name, gauge), Observe(collection => SnapshotReadings.LongMeasurements(gauge, collection)), gauge.Unit, gauge.Description);
 
         public void DoubleGauge(DoubleGauge gauge) =>
-            _meter.CreateObservableGauge(Limited(gauge.Name, gauge), Observe(() => SnapshotReadings.DoubleMeasurements(gauge)), gauge.Unit, gauge.Description);
+            _meter.CreateObservableGauge(Limited(gauge.Name, gauge), Observe(collection => SnapshotReadings.DoubleMeasurements(gauge, collection)), gauge.Unit, gauge.Description);
 
         public void ObservableCounter(ScalableMetrics.ObservableCounter counter) =>
             PublishObserved(counter, _meter.CreateObservableCounter, _meter.CreateObservableCounter);
@@ -250,11 +296,11 @@ public sealed class MeterBridge : IDisposable
         {
             if (instrument.IsFloatingPoint)
             {
-                createDoubles(Limited(instrument.Name, instrument), Observe(() => SnapshotReadings.DoubleMeasurements(instrument)), instrument.Unit, instrument.Description);
+                createDoubles(Limited(instrument.Name, instrument), Observe(collection => SnapshotReadings.DoubleMeasurements(instrument, collection)), instrument.Unit, instrument.Description);
             }
             else
             {
-                createLongs(Limited(instrument.Name, instrument), Observe(() => ObserveDoublesAsLongs(instrument)), instrument.Unit, instrument.Description);
+                createLongs(Limited(instrument.Name, instrument), Observe(collection => ObserveDoublesAsLongs(instrument, collection)), instrument.Unit, instrument.Description);
             }
         }
 
@@ -263,10 +309,19 @@ public sealed class MeterBridge : IDisposable
             // Under the names the registry reserved for them.
             PublishedInstrument elapsed = PublishedInstrument.OperationElapsed(operation.Name);
             PublishedInstrument count = PublishedInstrument.OperationCount(operation.Name);
-            // One read for both (OperationTotals), continued across removals as a counter's.
+            // One collection for both (OperationTotals), continued across removals as a counter's; a
+            // read that is no collection reads each as it is, as the host's publication does.
             var totals = new OperationTotals(operation);
-            _meter.CreateObservableCounter(Limited(elapsed.Name, operation), Observe(totals.MeasureSeconds), elapsed.Unit, operation.Description);
-            _meter.CreateObservableCounter(Limited(count.Name, operation), Observe(totals.MeasureCounts), count.Unit, CountDescription(operation));
+            _meter.CreateObservableCounter(
+                Limited(elapsed.Name, operation),
+                Observe(collection => collection ? totals.MeasureSeconds() : SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.ElapsedSecondsAt(i), collection: false)),
+                elapsed.Unit,
+                operation.Description);
+            _meter.CreateObservableCounter(
+                Limited(count.Name, operation),
+                Observe(collection => collection ? totals.MeasureCounts() : SnapshotReadings.Measurements(operation, static (snapshot, i) => snapshot.OperationCountAt(i), collection: false)),
+                count.Unit,
+                CountDescription(operation));
         }
 
         // A histogram cannot cross (see the remarks of MeterBridge): it is left out.
@@ -286,10 +341,11 @@ public sealed class MeterBridge : IDisposable
             return name;
         }
 
-        // What an instrument's callback reports: what read reads, or nothing where the bridge is
-        // skipped on this thread (BeginSkip: the scrape's collection of its MeterProvider) or disposed.
-        private Func<IEnumerable<Measurement<T>>> Observe<T>(Func<Measurement<T>[]> read)
+        // What an instrument's callback reports: what read reads, as a collection or not
+        // (ReadsAreCollections), or nothing where the bridge is skipped on this thread (BeginSkip:
+        // the scrape's collection of its MeterProvider) or disposed.
+        private Func<IEnumerable<Measurement<T>>> Observe<T>(Func<bool, Measurement<T>[]> read)
             where T : struct =>
-            () => bridge.Skipped || bridge._disposed ? [] : read();
+            () => bridge.Skipped || bridge._disposed ? [] : read(bridge._readsAreCollections);
     }
 }

@@ -16,6 +16,8 @@ internal sealed class OpenTelemetryFeature : IScalableMetricsFeature
     public IScalableMetricsPart Build(IServiceProvider services) => new OpenTelemetryPart(services, MeterProviderConfigurations);
 
     /// <inheritdoc/>
-    /// <remarks>The bridge's meter is the registry's meter: the host's own publication would be a second meter of that name, which the <c>MeterProvider</c> would aggregate too.</remarks>
+    /// <remarks>The bridge's meter is the registry's meter: the host's own publication would be a second meter of that
+    /// name. While no <c>MeterProvider</c> reads it, the bridge's reads are no collections, as the host's
+    /// (<see cref="MeterBridge.ReadsAreCollections"/>).</remarks>
     public bool PublishesRegistryMeter => true;
 }

@@ -58,6 +58,9 @@ internal static class OpenTelemetryLimits
     public static MeterProviderBuilder AddRegistryMeter(this MeterProviderBuilder builder, MeterBridge bridge)
     {
         string meterName = bridge.MeterName;
+
+        // Its readers' exports are collections of the registry from now on (MeterBridge.ReadsAreCollections).
+        bridge.ReadByMeterProvider();
         return builder
             .AddMeter(meterName)
             .AddView(instrument => bridge.Owns(instrument.Meter)

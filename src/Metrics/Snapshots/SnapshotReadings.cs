@@ -65,8 +65,8 @@ internal static class SnapshotReadings
     /// <see cref="Measurement{T}"/> of each series: <paramref name="valueAt"/>'s value, with the
     /// series' tags (which the measurement copies). What an observable instrument's callback
     /// reports where the registry is published to <c>MeterListener</c>s (<c>RegistryMeterPublisher</c>,
-    /// whose reads are no collections, and the OpenTelemetry bridge, whose reads are). Thread-safe: a
-    /// callback may run on any thread, several at once.
+    /// whose reads are no collections, and the OpenTelemetry bridge, whose reads are collections once a
+    /// <c>MeterProvider</c> reads it). Thread-safe: a callback may run on any thread, several at once.
     /// </summary>
     /// <typeparam name="T">The measurement's value type.</typeparam>
     /// <param name="instrument">The instrument to read.</param>

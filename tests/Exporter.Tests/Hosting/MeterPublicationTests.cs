@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using System.Text;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using ScalableMetrics.Exporter.Hosting;
@@ -78,6 +79,83 @@ public sealed class MeterPublicationTests
 
         Assert.Null(host.Services.GetRequiredService<RegistryMeterPublication>().Publisher);
         Assert.Single(meters);
+    }
+
+    [Fact]
+    public async Task WithOpenTelemetryAToolsReadOfTheRegistrysMeterDoesNotTakeARemovedSeriesLastValueFromTheScrape()
+    {
+        string meterName = "test.hosts.tool." + Guid.NewGuid().ToString("N");
+        using IHost host = await StartAsync(o => o.UseOpenTelemetry().MeterName = meterName);
+        PartitionedCounter jobs = host.Services.GetRequiredService<MetricRegistry>().CreateCounter("tool.jobs");
+        var customer = new KeyValuePair<string, object?>("customer", "gone");
+        jobs.Add(7, customer);
+        Assert.True(jobs.Remove(customer));
+
+        // The bridge publishes the registry in the host's stead, and with no MeterProvider reading
+        // its meter, a tool's read of it is no collection, as the host's own publication's (docs/listening.md).
+        Assert.Equal([7], ReadAsATool(meterName, "tool.jobs"));
+
+        string text = Encoding.UTF8.GetString(await host.Services.GetRequiredService<PrometheusScraper>().ScrapeAsync());
+        Assert.Equal("7", Assert.Single(PrometheusText.Parse(text), s => s.Name == "tool_jobs_total").Value);
+    }
+
+    [Fact]
+    public async Task WithOpenTelemetryAToolsReadsCountTowardNoIdleExpiry()
+    {
+        string meterName = "test.hosts.tool." + Guid.NewGuid().ToString("N");
+        using IHost host = await StartAsync(o =>
+        {
+            o.UseOpenTelemetry().MeterName = meterName;
+            o.Registry.RemoveSeriesIdleForCollections = 1;
+        });
+        host.Services.GetRequiredService<MetricRegistry>().CreateCounter("tool.jobs").Add(7, new KeyValuePair<string, object?>("customer", "idle"));
+
+        for (int i = 0; i < 3; i++)
+        {
+            Assert.Equal([7], ReadAsATool(meterName, "tool.jobs"));
+        }
+
+        string text = Encoding.UTF8.GetString(await host.Services.GetRequiredService<PrometheusScraper>().ScrapeAsync());
+        Assert.Equal("7", Assert.Single(PrometheusText.Parse(text), s => s.Name == "tool_jobs_total").Value);
+    }
+
+    [Fact]
+    public async Task WithAMeterProviderReadingTheBridgeAToolsReadOfItsMeterIsACollection()
+    {
+        // docs/listening.md: once a MeterProvider takes the bridge's meter, its reads are collections,
+        // and a tool's read of the meter, which cannot be told from the provider's, is one too.
+        string meterName = "test.hosts.tool." + Guid.NewGuid().ToString("N");
+        using IHost host = await StartAsync(o => o.ConfigureMeterProvider(_ => { }).MeterName = meterName);
+        PartitionedCounter jobs = host.Services.GetRequiredService<MetricRegistry>().CreateCounter("tool.jobs");
+        var customer = new KeyValuePair<string, object?>("customer", "gone");
+        jobs.Add(7, customer);
+        Assert.True(jobs.Remove(customer));
+
+        // The tool's read was the series' last export: the scrape after it has no sample of it.
+        Assert.Equal([7], ReadAsATool(meterName, "tool.jobs"));
+        string text = Encoding.UTF8.GetString(await host.Services.GetRequiredService<PrometheusScraper>().ScrapeAsync());
+        Assert.DoesNotContain(PrometheusText.Parse(text), s => s.Name == "tool_jobs_total");
+    }
+
+    // dotnet-counters: a MeterListener of the registry's meter, collecting its observable instruments
+    // once; what it measured of the instrument.
+    private static List<long> ReadAsATool(string meterName, string instrumentName)
+    {
+        var measured = new List<long>();
+        using var tool = new MeterListener
+        {
+            InstrumentPublished = (instrument, listener) =>
+            {
+                if (instrument.Meter.Name == meterName && instrument.Name == instrumentName)
+                {
+                    listener.EnableMeasurementEvents(instrument);
+                }
+            },
+        };
+        tool.SetMeasurementEventCallback<long>((_, value, _, _) => measured.Add(value));
+        tool.Start();
+        tool.RecordObservableInstruments();
+        return measured;
     }
 
     private static async Task<IHost> StartAsync(Action<ScalableMetricsOptions> configure)
