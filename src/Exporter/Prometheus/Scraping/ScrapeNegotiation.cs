@@ -1,3 +1,4 @@
+using System.Buffers;
 using ScalableMetrics.Exporter.Prometheus.Exposition;
 using ScalableMetrics.Naming;
 
@@ -124,11 +125,28 @@ internal static class ScrapeNegotiation
         }
 
         string[] values = accept.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries);
-        var ranges = new MediaRange[values.Length];
-        for (int r = 0; r < values.Length; r++)
+
+        // Rented, as every scrape negotiates: the ranges are read twice (the refusals first).
+        MediaRange[] rented = ArrayPool<MediaRange>.Shared.Rent(values.Length);
+        try
         {
-            ranges[r] = Parse(values[r]);
+            Span<MediaRange> ranges = rented.AsSpan(0, values.Length);
+            for (int r = 0; r < values.Length; r++)
+            {
+                ranges[r] = Parse(values[r]);
+            }
+
+            return Choose(ranges);
         }
+        finally
+        {
+            ArrayPool<MediaRange>.Shared.Return(rented, clearArray: true);
+        }
+    }
+
+    // Choose, over the header's ranges.
+    private static (ExpositionFormat Format, MediaRangeParameters Parameters, EscapingScheme? HeaderEscaping) Choose(ReadOnlySpan<MediaRange> ranges)
+    {
 
         // RFC 9110 §12.5.1: the most specific range that applies to a type has precedence, and q=0 is "not acceptable"
         // (§12.4.2). Per thing a wildcard may answer, the specificity of the most specific range that refuses it
