@@ -1,5 +1,4 @@
 using System.Diagnostics.Metrics;
-using System.Text;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using OpenTelemetry.Metrics;
@@ -16,8 +15,8 @@ public sealed class HostsInOneProcessTests
         string meterName = "test.hosts." + Guid.NewGuid().ToString("N");
         var firstExported = new List<MetricSnapshot>();
         var secondExported = new List<MetricSnapshot>();
-        using IHost first = await StartAsync(o => o.ConfigureMeterProvider(b => b.AddInMemoryExporter(firstExported)).MeterName = meterName);
-        using IHost second = await StartAsync(o => o.ConfigureMeterProvider(b => b.AddInMemoryExporter(secondExported)).MeterName = meterName);
+        using IHost first = await StartedHosts.StartAsync(o => o.ConfigureMeterProvider(b => b.AddInMemoryExporter(firstExported)).MeterName = meterName);
+        using IHost second = await StartedHosts.StartAsync(o => o.ConfigureMeterProvider(b => b.AddInMemoryExporter(secondExported)).MeterName = meterName);
         first.Services.GetRequiredService<MetricRegistry>().CreateCounter("hosts.requests").Add(3, new KeyValuePair<string, object?>("host", "first"));
         second.Services.GetRequiredService<MetricRegistry>().CreateCounter("hosts.requests").Add(5, new KeyValuePair<string, object?>("host", "second"));
 
@@ -25,24 +24,15 @@ public sealed class HostsInOneProcessTests
 
         // Each host's registry is its own: the second host's reader gets the second host's series only.
         MetricSnapshot metric = Assert.Single(secondExported, m => m.MeterName == meterName && m.Name == "hosts.requests");
-        var points = new List<string>();
-        foreach (MetricPoint point in metric.MetricPoints)
-        {
-            foreach (KeyValuePair<string, object?> tag in point.Tags)
-            {
-                points.Add($"{tag.Key}={tag.Value}: {point.GetSumLong()}");
-            }
-        }
-
-        Assert.Equal(["host=second: 5"], points);
+        Assert.Equal(["host=second: 5"], Points(metric));
     }
 
     [Fact]
     public async Task AScrapeOfOneHostRunsNoCallbackOfAnotherHostsRegistry()
     {
         string meterName = "test.hosts." + Guid.NewGuid().ToString("N");
-        using IHost first = await StartAsync(o => o.ConfigureMeterProvider(_ => { }).MeterName = meterName);
-        using IHost second = await StartAsync(o => o.ConfigureMeterProvider(_ => { }).MeterName = meterName);
+        using IHost first = await StartedHosts.StartAsync(o => o.ConfigureMeterProvider(_ => { }).MeterName = meterName);
+        using IHost second = await StartedHosts.StartAsync(o => o.ConfigureMeterProvider(_ => { }).MeterName = meterName);
         int firstCallbacks = 0;
         first.Services.GetRequiredService<MetricRegistry>().CreateObservableCounter("hosts.polls", () =>
         {
@@ -60,12 +50,12 @@ public sealed class HostsInOneProcessTests
     public async Task AnotherHostsScrapesDoNotExpireTheSeriesOfAHostThatWasNotScraped()
     {
         string meterName = "test.hosts." + Guid.NewGuid().ToString("N");
-        using IHost first = await StartAsync(o =>
+        using IHost first = await StartedHosts.StartAsync(o =>
         {
             o.ConfigureMeterProvider(_ => { }).MeterName = meterName;
             o.Registry.RemoveSeriesIdleForCollections = 1;
         });
-        using IHost second = await StartAsync(o => o.ConfigureMeterProvider(_ => { }).MeterName = meterName);
+        using IHost second = await StartedHosts.StartAsync(o => o.ConfigureMeterProvider(_ => { }).MeterName = meterName);
         first.Services.GetRequiredService<MetricRegistry>().CreateCounter("hosts.jobs").Add(7, new KeyValuePair<string, object?>("job", "a"));
 
         for (int i = 0; i < 3; i++)
@@ -73,8 +63,8 @@ public sealed class HostsInOneProcessTests
             await second.Services.GetRequiredService<PrometheusScraper>().ScrapeAsync();
         }
 
-        string text = Encoding.UTF8.GetString(await first.Services.GetRequiredService<PrometheusScraper>().ScrapeAsync());
-        Assert.Equal("7", Assert.Single(PrometheusText.Parse(text), s => s.Name == "hosts_jobs_total").Value);
+        IReadOnlyList<PrometheusSample> scraped = await first.ScrapeSamplesAsync();
+        Assert.Equal("7", Assert.Single(scraped, s => s.Name == "hosts_jobs_total").Value);
     }
 
     [Fact]
@@ -113,8 +103,8 @@ public sealed class HostsInOneProcessTests
         // A host without OpenTelemetry publishes its registry to MeterListeners on a meter of the same name.
         string meterName = "test.hosts.published." + Guid.NewGuid().ToString("N");
         var secondExported = new List<MetricSnapshot>();
-        using IHost first = await StartAsync(o => o.MeterName = meterName);
-        using IHost second = await StartAsync(o => o.ConfigureMeterProvider(b => b.AddInMemoryExporter(secondExported)).MeterName = meterName);
+        using IHost first = await StartedHosts.StartAsync(o => o.MeterName = meterName);
+        using IHost second = await StartedHosts.StartAsync(o => o.ConfigureMeterProvider(b => b.AddInMemoryExporter(secondExported)).MeterName = meterName);
         first.Services.GetRequiredService<MetricRegistry>().CreateCounter("hosts.requests").Add(3, new KeyValuePair<string, object?>("host", "first"));
         second.Services.GetRequiredService<MetricRegistry>().CreateCounter("hosts.requests").Add(5, new KeyValuePair<string, object?>("host", "second"));
 
@@ -137,30 +127,8 @@ public sealed class HostsInOneProcessTests
         return points;
     }
 
-    private static async Task<IHost> StartWithTeamPipelineAsync(string meterName, List<MetricSnapshot> exported)
-    {
-        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
-        builder.Services.AddScalableMetrics(o =>
-        {
-            o.ExportSelfMetrics = false;
-            o.MeterName = meterName;
-        });
-        builder.Services.AddOpenTelemetry().WithMetrics(metrics => metrics.AddScalableMetricsInstrumentation().AddInMemoryExporter(exported));
-        IHost host = builder.Build();
-        await host.StartAsync();
-        return host;
-    }
-
-    private static async Task<IHost> StartAsync(Action<ScalableMetricsOptions> configure)
-    {
-        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
-        builder.Services.AddScalableMetrics(o =>
-        {
-            o.ExportSelfMetrics = false;
-            configure(o);
-        });
-        IHost host = builder.Build();
-        await host.StartAsync();
-        return host;
-    }
+    private static Task<IHost> StartWithTeamPipelineAsync(string meterName, List<MetricSnapshot> exported) =>
+        StartedHosts.StartAsync(
+            o => o.MeterName = meterName,
+            services => services.AddOpenTelemetry().WithMetrics(metrics => metrics.AddScalableMetricsInstrumentation().AddInMemoryExporter(exported)));
 }

@@ -1,5 +1,4 @@
 using System.Diagnostics.Metrics;
-using System.Text;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using ScalableMetrics.Exporter.Hosting;
@@ -13,7 +12,7 @@ public sealed class MeterPublicationTests
     public async Task ByDefaultAListenerSeesTheRegistrysCounterAndHistogramUnderItsMeterName()
     {
         string meterName = "test.publication." + Guid.NewGuid().ToString("N");
-        using IHost host = await StartAsync(o => o.MeterName = meterName);
+        using IHost host = await StartedHosts.StartAsync(o => o.MeterName = meterName);
         MetricRegistry registry = host.Services.GetRequiredService<MetricRegistry>();
         registry.CreateCounter("test.requests").Add(3);
         registry.CreateHistogram("test.latency", "s");
@@ -40,7 +39,7 @@ public sealed class MeterPublicationTests
     public async Task TheSwitchTurnsThePublicationOff()
     {
         string meterName = "test.publication." + Guid.NewGuid().ToString("N");
-        using IHost host = await StartAsync(o =>
+        using IHost host = await StartedHosts.StartAsync(o =>
         {
             o.MeterName = meterName;
             o.PublishToMeterListeners = false;
@@ -58,7 +57,7 @@ public sealed class MeterPublicationTests
     public async Task WithTheOpenTelemetryBridgeTheHostDoesNotPublishASecondMeter()
     {
         string meterName = "test.publication." + Guid.NewGuid().ToString("N");
-        using IHost host = await StartAsync(o =>
+        using IHost host = await StartedHosts.StartAsync(o =>
         {
             o.MeterName = meterName;
             o.UseOpenTelemetry();
@@ -85,25 +84,22 @@ public sealed class MeterPublicationTests
     public async Task WithOpenTelemetryAToolsReadOfTheRegistrysMeterDoesNotTakeARemovedSeriesLastValueFromTheScrape()
     {
         string meterName = "test.hosts.tool." + Guid.NewGuid().ToString("N");
-        using IHost host = await StartAsync(o => o.UseOpenTelemetry().MeterName = meterName);
-        PartitionedCounter jobs = host.Services.GetRequiredService<MetricRegistry>().CreateCounter("tool.jobs");
-        var customer = new KeyValuePair<string, object?>("customer", "gone");
-        jobs.Add(7, customer);
-        Assert.True(jobs.Remove(customer));
+        using IHost host = await StartedHosts.StartAsync(o => o.UseOpenTelemetry().MeterName = meterName);
+        Assert.True(AddASeriesOfSevenJobsAndRemoveIt(host));
 
         // The bridge publishes the registry in the host's stead, and with no MeterProvider reading
         // its meter, a tool's read of it is no collection, as the host's own publication's (docs/listening.md).
         Assert.Equal([7], ReadAsATool(meterName, "tool.jobs"));
 
-        string text = Encoding.UTF8.GetString(await host.Services.GetRequiredService<PrometheusScraper>().ScrapeAsync());
-        Assert.Equal("7", Assert.Single(PrometheusText.Parse(text), s => s.Name == "tool_jobs_total").Value);
+        IReadOnlyList<PrometheusSample> scraped = await host.ScrapeSamplesAsync();
+        Assert.Equal("7", Assert.Single(scraped, s => s.Name == "tool_jobs_total").Value);
     }
 
     [Fact]
     public async Task WithOpenTelemetryAToolsReadsCountTowardNoIdleExpiry()
     {
         string meterName = "test.hosts.tool." + Guid.NewGuid().ToString("N");
-        using IHost host = await StartAsync(o =>
+        using IHost host = await StartedHosts.StartAsync(o =>
         {
             o.UseOpenTelemetry().MeterName = meterName;
             o.Registry.RemoveSeriesIdleForCollections = 1;
@@ -115,8 +111,8 @@ public sealed class MeterPublicationTests
             Assert.Equal([7], ReadAsATool(meterName, "tool.jobs"));
         }
 
-        string text = Encoding.UTF8.GetString(await host.Services.GetRequiredService<PrometheusScraper>().ScrapeAsync());
-        Assert.Equal("7", Assert.Single(PrometheusText.Parse(text), s => s.Name == "tool_jobs_total").Value);
+        IReadOnlyList<PrometheusSample> scraped = await host.ScrapeSamplesAsync();
+        Assert.Equal("7", Assert.Single(scraped, s => s.Name == "tool_jobs_total").Value);
     }
 
     [Fact]
@@ -125,16 +121,13 @@ public sealed class MeterPublicationTests
         // docs/listening.md: once a MeterProvider takes the bridge's meter, its reads are collections,
         // and a tool's read of the meter, which cannot be told from the provider's, is one too.
         string meterName = "test.hosts.tool." + Guid.NewGuid().ToString("N");
-        using IHost host = await StartAsync(o => o.ConfigureMeterProvider(_ => { }).MeterName = meterName);
-        PartitionedCounter jobs = host.Services.GetRequiredService<MetricRegistry>().CreateCounter("tool.jobs");
-        var customer = new KeyValuePair<string, object?>("customer", "gone");
-        jobs.Add(7, customer);
-        Assert.True(jobs.Remove(customer));
+        using IHost host = await StartedHosts.StartAsync(o => o.ConfigureMeterProvider(_ => { }).MeterName = meterName);
+        Assert.True(AddASeriesOfSevenJobsAndRemoveIt(host));
 
         // The tool's read was the series' last export: the scrape after it has no sample of it.
         Assert.Equal([7], ReadAsATool(meterName, "tool.jobs"));
-        string text = Encoding.UTF8.GetString(await host.Services.GetRequiredService<PrometheusScraper>().ScrapeAsync());
-        Assert.DoesNotContain(PrometheusText.Parse(text), s => s.Name == "tool_jobs_total");
+        IReadOnlyList<PrometheusSample> scraped = await host.ScrapeSamplesAsync();
+        Assert.DoesNotContain(scraped, s => s.Name == "tool_jobs_total");
     }
 
     // dotnet-counters: a MeterListener of the registry's meter, collecting its observable instruments
@@ -158,16 +151,12 @@ public sealed class MeterPublicationTests
         return measured;
     }
 
-    private static async Task<IHost> StartAsync(Action<ScalableMetricsOptions> configure)
+    // A tool.jobs counter with a series of 7 that is then removed; whether the removal took it.
+    private static bool AddASeriesOfSevenJobsAndRemoveIt(IHost host)
     {
-        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
-        builder.Services.AddScalableMetrics(o =>
-        {
-            o.ExportSelfMetrics = false;
-            configure(o);
-        });
-        IHost host = builder.Build();
-        await host.StartAsync();
-        return host;
+        PartitionedCounter jobs = host.Services.GetRequiredService<MetricRegistry>().CreateCounter("tool.jobs");
+        var customer = new KeyValuePair<string, object?>("customer", "gone");
+        jobs.Add(7, customer);
+        return jobs.Remove(customer);
     }
 }

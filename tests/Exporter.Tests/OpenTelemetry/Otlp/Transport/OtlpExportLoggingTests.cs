@@ -20,15 +20,10 @@ public sealed class OtlpExportLoggingTests
     public async Task AClosedEndpointLogsOneWarningAndNoStackAtInformationOrAbove()
     {
         var log = new CapturedLog();
-        using IHost host = Host(new Uri($"http://127.0.0.1:{ClosedLoopbackPort()}/v1/metrics"), log);
-        await host.StartAsync();
-        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+        using IHost host = await StartedHostAsync(new Uri($"http://127.0.0.1:{ClosedLoopbackPort()}/v1/metrics"), log);
         int start = log.Entries.Count;
 
-        for (int i = 0; i < Exports; i++)
-        {
-            await service.ExportAsync(CancellationToken.None);
-        }
+        await ExportAsync(host, times: Exports);
 
         // Each export made every attempt (the waits between them ran on the test's clock).
         CapturedLog.Entry warning = Assert.Single(log.AtInformationOrAbove(start));
@@ -58,16 +53,11 @@ public sealed class OtlpExportLoggingTests
         receiver.Enqueue([.. Enumerable.Repeat<OtlpFault>(new OtlpFault.CloseWithoutAnswer(), 5 * 2), new OtlpFault.PartialSuccess(3, string.Empty)]);
         var log = new CapturedLog();
         Uri endpoint = receiver.Url("/v1/metrics?api-key=" + Secret);
-        using IHost host = Host(endpoint, log);
-        await host.StartAsync();
-        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+        using IHost host = await StartedHostAsync(endpoint, log);
         int start = log.Entries.Count;
 
         // Two exports fail (five attempts each), one is taken but for 3 points, one succeeds.
-        for (int i = 0; i < 4; i++)
-        {
-            await service.ExportAsync(CancellationToken.None);
-        }
+        await ExportAsync(host, times: 4);
 
         Assert.Equal(5 * 2 + 2, receiver.Requests.Count);
         List<CapturedLog.Entry> entries = [.. log.Entries.Skip(start)];
@@ -89,16 +79,11 @@ public sealed class OtlpExportLoggingTests
         await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
         receiver.Enqueue([.. Enumerable.Repeat<OtlpFault>(new OtlpFault.CloseWithoutAnswer(), 5 * 3)]);
         var log = new CapturedLog();
-        using IHost host = Host(receiver.Url("/v1/metrics"), log);
-        await host.StartAsync();
-        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+        using IHost host = await StartedHostAsync(receiver.Url("/v1/metrics"), log);
         int start = log.Entries.Count;
 
         // Three exports fail (five attempts each), then three succeed.
-        for (int i = 0; i < 6; i++)
-        {
-            await service.ExportAsync(CancellationToken.None);
-        }
+        await ExportAsync(host, times: 6);
 
         Assert.Equal(5 * 3 + 3, receiver.Requests.Count);
         Assert.Collection(
@@ -118,15 +103,10 @@ public sealed class OtlpExportLoggingTests
     {
         await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
         var log = new CapturedLog();
-        using IHost host = Host(receiver.Url("/v1/metrics"), log);
-        await host.StartAsync();
-        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+        using IHost host = await StartedHostAsync(receiver.Url("/v1/metrics"), log);
         int start = log.Entries.Count;
 
-        for (int i = 0; i < 60; i++)
-        {
-            await service.ExportAsync(CancellationToken.None);
-        }
+        await ExportAsync(host, times: 60);
 
         Assert.Equal(60, receiver.Requests.Count);
         Assert.Empty(log.AtInformationOrAbove(start));
@@ -139,11 +119,10 @@ public sealed class OtlpExportLoggingTests
         await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
         receiver.Enqueue(new OtlpFault.PartialSuccess(3, string.Empty));
         var log = new CapturedLog();
-        using IHost host = Host(receiver.Url("/v1/metrics"), log);
-        await host.StartAsync();
+        using IHost host = await StartedHostAsync(receiver.Url("/v1/metrics"), log);
         int start = log.Entries.Count;
 
-        await OtlpPart.Of(host.Services)!.Service.ExportAsync(CancellationToken.None);
+        await ExportAsync(host, times: 1);
 
         CapturedLog.Entry warning = Assert.Single(log.AtInformationOrAbove(start));
         Assert.Equal(61, warning.EventId.Id);
@@ -159,13 +138,10 @@ public sealed class OtlpExportLoggingTests
         await using FaultInjectingOtlpReceiver receiver = await FaultInjectingOtlpReceiver.StartAsync();
         receiver.Enqueue(new OtlpFault.PartialSuccess(0, "attribute foo is deprecated"), new OtlpFault.PartialSuccess(3, "3 points had no value"));
         var log = new CapturedLog();
-        using IHost host = Host(receiver.Url("/v1/metrics"), log);
-        await host.StartAsync();
-        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+        using IHost host = await StartedHostAsync(receiver.Url("/v1/metrics"), log);
         int start = log.Entries.Count;
 
-        await service.ExportAsync(CancellationToken.None);
-        await service.ExportAsync(CancellationToken.None);
+        await ExportAsync(host, times: 2);
 
         Assert.Contains(log.AtInformationOrAbove(start), e => e.EventId.Id == 68);
         CapturedLog.Entry rejected = Assert.Single(log.AtInformationOrAbove(start), e => e.EventId.Id != 68);
@@ -192,14 +168,26 @@ public sealed class OtlpExportLoggingTests
         Assert.Contains(log.Entries, e => e.Category == "System.Net.Http.HttpClient.team.LogicalHandler");
     }
 
-    private static IHost Host(Uri endpoint, CapturedLog log)
+    // Exports driven one after another, as the timer would drive them an interval apart.
+    private static async Task ExportAsync(IHost host, int times)
+    {
+        OtlpExportService service = OtlpPart.Of(host.Services)!.Service;
+        for (int i = 0; i < times; i++)
+        {
+            await service.ExportAsync(CancellationToken.None);
+        }
+    }
+
+    private static async Task<IHost> StartedHostAsync(Uri endpoint, CapturedLog log)
     {
         var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?> { ["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"] = endpoint.AbsoluteUri });
         builder.Logging.SetMinimumLevel(LogLevel.Trace).AddProvider(log);
         builder.Services.AddSingleton<TimeProvider>(new ImmediateTimeProvider());
         builder.AddScalableMetrics(o => o.AddOtlpExporter(otlp => otlp.ExportInterval = TimeSpan.FromHours(1)));
-        return builder.Build();
+        IHost host = builder.Build();
+        await host.StartAsync();
+        return host;
     }
 
     private static int ClosedLoopbackPort()

@@ -30,21 +30,16 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
     public async Task ServesTheExactTotalOverTlsToACallerWithCredentials()
     {
         WriteWebConfig(Tls() + Users((User, Password)));
-        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        using IHost host = BuildHostReadingTheWebConfigFile();
         host.Services.GetRequiredService<MetricRegistry>().CreateCounter("secure.items").Add(1234);
-        await host.StartAsync();
-        try
+        await WhileServingAsync(host, async () =>
         {
             using HttpClient client = _certificates.NewClient();
             using HttpResponseMessage response = await client.SendAsync(Get(host, User, Password));
 
             Assert.Equal(HttpStatusCode.OK, response.StatusCode);
             Assert.Contains("\nsecure_items_total{otel_scope_name=\"ScalableMetrics\"} 1234\n", "\n" + await response.Content.ReadAsStringAsync());
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     [Theory]
@@ -55,9 +50,8 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
     public async Task RefusesMissingOrWrongCredentials401WithABasicChallenge(string? user, string? password)
     {
         WriteWebConfig(Tls() + Users((User, Password)));
-        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
-        await host.StartAsync();
-        try
+        using IHost host = BuildHostReadingTheWebConfigFile();
+        await WhileServingAsync(host, async () =>
         {
             using HttpClient client = _certificates.NewClient();
             using HttpResponseMessage response = await client.SendAsync(Get(host, user, password));
@@ -66,40 +60,30 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
             AuthenticationHeaderValue challenge = Assert.Single(response.Headers.WwwAuthenticate);
             Assert.Equal("Basic", challenge.Scheme);
             Assert.DoesNotContain("secure", await response.Content.ReadAsStringAsync(), StringComparison.Ordinal);
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     [Fact]
     public async Task AClientThatTrustsAnotherAuthorityFailsTheHandshake()
     {
         WriteWebConfig(Tls());
-        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
-        await host.StartAsync();
-        try
+        using IHost host = BuildHostReadingTheWebConfigFile();
+        await WhileServingAsync(host, async () =>
         {
             using var other = TestCertificates.Create("Other");
             using HttpClient client = other.NewClient();
 
             HttpRequestException refused = await Assert.ThrowsAsync<HttpRequestException>(() => client.SendAsync(Get(host, null, null)));
             Assert.IsType<AuthenticationException>(refused.InnerException);
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     [Fact]
     public async Task RequireAndVerifyClientCertServesOnlyAClientCertificateOfItsAuthority()
     {
         WriteWebConfig(Tls($"  client_ca_file: ca.pem\n  client_auth_type: RequireAndVerifyClientCert\n"));
-        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
-        await host.StartAsync();
-        try
+        using IHost host = BuildHostReadingTheWebConfigFile();
+        await WhileServingAsync(host, async () =>
         {
             using var other = TestCertificates.Create("Other");
             using HttpClient withoutCertificate = _certificates.NewClient();
@@ -110,11 +94,7 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
             await Assert.ThrowsAsync<HttpRequestException>(() => withOthers.SendAsync(Get(host, null, null)));
             using HttpResponseMessage response = await withOwn.SendAsync(Get(host, null, null));
             Assert.Equal(HttpStatusCode.OK, response.StatusCode);
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     // exporter-toolkit's web/tls_config.go: case "RequireAnyClientCert", "RequireClientCert": // Preserved for
@@ -123,9 +103,8 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
     public async Task RequireClientCertIsTakenAsRequireAnyClientCertAsExporterToolkitTakesIt()
     {
         WriteWebConfig(Tls("  client_auth_type: RequireClientCert\n"));
-        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
-        await host.StartAsync();
-        try
+        using IHost host = BuildHostReadingTheWebConfigFile();
+        await WhileServingAsync(host, async () =>
         {
             using var other = TestCertificates.Create("Other");
             using HttpClient withoutCertificate = _certificates.NewClient();
@@ -134,22 +113,17 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
             await Assert.ThrowsAsync<HttpRequestException>(() => withoutCertificate.SendAsync(Get(host, null, null)));
             using HttpResponseMessage response = await withOthers.SendAsync(Get(host, null, null));
             Assert.Equal(HttpStatusCode.OK, response.StatusCode);
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     [Fact]
     public async Task AChangedFileTakesEffectAtTheNextRequest()
     {
         WriteWebConfig(Users((User, Password)));
-        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
-        await host.StartAsync();
-        try
+        using IHost host = BuildHostReadingTheWebConfigFile();
+        await WhileServingAsync(host, async () =>
         {
-            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            using HttpClient client = PlainHttpClient();
             using (HttpResponseMessage before = await client.SendAsync(Get(host, User, Password, "http")))
             {
                 Assert.Equal(HttpStatusCode.OK, before.StatusCode);
@@ -170,11 +144,7 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
             WriteWebConfig("basic_auth_users:\n  prometheus: not-a-hash\n");
             using HttpResponseMessage kept = await client.SendAsync(Get(host, User, "rotated", "http"));
             Assert.Equal(HttpStatusCode.OK, kept.StatusCode);
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     // bcrypt's cost is 4 to 31 (BCrypt.Net's and Go's MinCost..MaxCost); the hash pattern takes any two digits.
@@ -185,7 +155,7 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
     public async Task ABcryptHashOfACostBcryptDoesNotHaveStopsTheStartNamingTheUser(string cost)
     {
         WriteWebConfig($"basic_auth_users:\n  {User}: {HashOfCost(Password, cost)}\n");
-        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        using IHost host = BuildHostReadingTheWebConfigFile();
 
         Exception failed = await Record.ExceptionAsync(() => host.StartAsync());
 
@@ -199,11 +169,10 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
     public async Task AChangedFileWithAHashOfACostBcryptDoesNotHaveLeavesTheOneBeforeInForce()
     {
         WriteWebConfig(Users((User, Password)));
-        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
-        await host.StartAsync();
-        try
+        using IHost host = BuildHostReadingTheWebConfigFile();
+        await WhileServingAsync(host, async () =>
         {
-            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            using HttpClient client = PlainHttpClient();
             WriteWebConfig(Users((User, Password)) + $"  other: {HashOfCost("other", "32")}\n");
 
             using HttpResponseMessage kept = await client.SendAsync(Get(host, User, Password, "http"));
@@ -211,11 +180,7 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
 
             Assert.Equal(HttpStatusCode.OK, kept.StatusCode);
             Assert.Equal(HttpStatusCode.Unauthorized, anonymous.StatusCode);
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     // exporter-toolkit reads the file with gopkg.in/yaml.v2, which skips a UTF-8 byte order mark, as
@@ -225,24 +190,20 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
     public async Task AWebConfigFileThatStartsWithAUtf8ByteOrderMarkIsRead()
     {
         File.WriteAllText(_webConfig, Users((User, Password)), new UTF8Encoding(encoderShouldEmitUTF8Identifier: true));
-        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        using IHost host = BuildHostReadingTheWebConfigFile();
 
         Exception? failed = await Record.ExceptionAsync(() => host.StartAsync());
 
         Assert.True(failed is null, $"The host did not start: {failed?.Message}");
-        try
+        await StopAfterAsync(host, async () =>
         {
-            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            using HttpClient client = PlainHttpClient();
             using HttpResponseMessage anonymous = await client.SendAsync(Get(host, null, null, "http"));
             using HttpResponseMessage scraper = await client.SendAsync(Get(host, User, Password, "http"));
 
             Assert.Equal(HttpStatusCode.Unauthorized, anonymous.StatusCode);
             Assert.Equal(HttpStatusCode.OK, scraper.StatusCode);
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     [Fact]
@@ -256,8 +217,7 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
                 ["ScalableMetrics:ScrapeListener:tls_server_config:key_file"] = _certificates.ServerKeyFile,
                 ["ScalableMetrics:ScrapeListener:basic_auth_users:" + User] = BCrypt.Net.BCrypt.HashPassword(Password, 4),
             });
-        await host.StartAsync();
-        try
+        await WhileServingAsync(host, async () =>
         {
             using HttpClient client = _certificates.NewClient();
             using HttpResponseMessage anonymous = await client.SendAsync(Get(host, null, null));
@@ -265,11 +225,7 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
 
             Assert.Equal(HttpStatusCode.Unauthorized, anonymous.StatusCode);
             Assert.Equal(HttpStatusCode.OK, scraper.StatusCode);
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     [Theory]
@@ -291,7 +247,7 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
     public async Task AnInvalidWebConfigurationStopsTheStartNamingTheSetting(string yaml, string named)
     {
         WriteWebConfig(yaml);
-        using IHost host = BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+        using IHost host = BuildHostReadingTheWebConfigFile();
 
         InvalidOperationException failed = await Assert.ThrowsAsync<InvalidOperationException>(() => host.StartAsync());
 
@@ -342,11 +298,10 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
         }
 
         using IHost host = BuildHost(_ => { }, settings);
-        await host.StartAsync();
-        try
+        await WhileServingAsync(host, async () =>
         {
             int port = Assert.NotNull(host.Services.GetRequiredService<ScrapeListener>().BoundPort);
-            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            using HttpClient client = PlainHttpClient();
             using var anonymous = new HttpRequestMessage(HttpMethod.Get, new Uri($"http://127.0.0.1:{port}/scrape"));
             using HttpRequestMessage scraper = Get(host, User, Password, "http");
             scraper.RequestUri = new Uri($"http://127.0.0.1:{port}/scrape");
@@ -356,11 +311,7 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
 
             Assert.Equal(HttpStatusCode.Unauthorized, refused.StatusCode);
             Assert.Equal(HttpStatusCode.OK, served.StatusCode);
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     // docs/worker-services.md gives the file in code "(or ScalableMetrics:ScrapeListener:WebConfigFile)",
@@ -372,18 +323,13 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
         using IHost host = BuildHost(
             o => o.AddScrapeListener(0),
             new Dictionary<string, string?> { ["ScalableMetrics:ScrapeListener:WebConfigFile"] = _webConfig });
-        await host.StartAsync();
-        try
+        await WhileServingAsync(host, async () =>
         {
-            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            using HttpClient client = PlainHttpClient();
             using HttpResponseMessage anonymous = await client.SendAsync(Get(host, null, null, "http"));
 
             Assert.Equal(HttpStatusCode.Unauthorized, anonymous.StatusCode);
-        }
-        finally
-        {
-            await host.StopAsync();
-        }
+        });
     }
 
     [Fact]
@@ -422,6 +368,32 @@ public sealed class ScrapeListenerSecurityTests : IDisposable
 
         return request;
     }
+
+    private IHost BuildHostReadingTheWebConfigFile() =>
+        BuildHost(o => o.AddScrapeListener(0).ScrapeListener!.WebConfigFile = _webConfig);
+
+    // Starts the host, makes the requests, and stops it however they end.
+    private static async Task WhileServingAsync(IHost host, Func<Task> requests)
+    {
+        await host.StartAsync();
+        await StopAfterAsync(host, requests);
+    }
+
+    // Makes the requests to a started host, then stops it however they end.
+    private static async Task StopAfterAsync(IHost host, Func<Task> requests)
+    {
+        try
+        {
+            await requests();
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+    }
+
+    // For the listener over plain HTTP.
+    private static HttpClient PlainHttpClient() => new() { Timeout = TimeSpan.FromSeconds(30) };
 
     private static IHost BuildHost(Action<ScalableMetricsOptions> configure, Dictionary<string, string?>? settings = null)
     {
