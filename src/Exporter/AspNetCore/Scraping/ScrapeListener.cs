@@ -88,17 +88,24 @@ internal sealed partial class ScrapeListener(IServiceProvider services) : IDispo
         {
             await server.StartAsync(cancellationToken).ConfigureAwait(false);
         }
-        catch (IOException e)
+        catch (Exception e)
         {
+            // Whatever failed the start (a cancellation, a host of no address too), the half-built
+            // server is disposed, so that nothing of it stays listening or running.
             await server.DisposeAsync().ConfigureAwait(false);
-            throw new InvalidOperationException($"The ScalableMetrics scrape listener could not listen on {prefix}: {e.Message} (is the port in use? Set ScalableMetrics:ScrapeListener:Port.)", e);
-        }
-        catch (SocketException e)
-        {
-            // A name that does not resolve (Dns, from Bind), or an address that is not this
-            // machine's (the bind): the setting is the host, not the port.
-            await server.DisposeAsync().ConfigureAwait(false);
-            throw new InvalidOperationException($"The ScalableMetrics scrape listener could not listen on {prefix}: {e.Message} (is '{options.Host}' an address or name of this machine? Set ScalableMetrics:ScrapeListener:Host.)", e);
+            if (e is IOException)
+            {
+                throw new InvalidOperationException($"The ScalableMetrics scrape listener could not listen on {prefix}: {e.Message} (is the port in use? Set ScalableMetrics:ScrapeListener:Port.)", e);
+            }
+
+            if (e is SocketException)
+            {
+                // A name that does not resolve (Dns, from Bind), or an address that is not this
+                // machine's (the bind): the setting is the host, not the port.
+                throw new InvalidOperationException($"The ScalableMetrics scrape listener could not listen on {prefix}: {e.Message} (is '{options.Host}' an address or name of this machine? Set ScalableMetrics:ScrapeListener:Host.)", e);
+            }
+
+            throw;
         }
 
         _server = server;
