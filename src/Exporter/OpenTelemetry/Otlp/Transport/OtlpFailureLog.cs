@@ -165,7 +165,7 @@ internal sealed partial class OtlpFailureLog(ILogger logger, Uri endpoint)
     [LoggerMessage(EventId = 69, Level = LogLevel.Error, Message = "The last {Requests} of the {Of} requests of a delta OTLP export to {Endpoint} were not accepted in {Exports} exports; their data points are given up so that exports can go on. The requests before them were accepted, and are not sent again.")]
     private static partial void LogRequestsGivenUp(ILogger logger, string endpoint, int requests, int of, int exports);
 
-    [LoggerMessage(EventId = 66, Level = LogLevel.Debug, Message = "The OTLP receiver at {Endpoint} rejected {RejectedDataPoints} data point(s) again: {ErrorMessage}.")]
+    [LoggerMessage(EventId = 66, Level = LogLevel.Debug, Message = "The OTLP receiver at {Endpoint} answered with a partial success again, {RejectedDataPoints} data point(s) rejected: {ErrorMessage}.")]
     private static partial void LogRejectedAgain(ILogger logger, string endpoint, long rejectedDataPoints, string errorMessage);
 
     [LoggerMessage(EventId = 67, Level = LogLevel.Debug, Message = "The exception behind the OTLP export failure logged for {Endpoint}.")]
