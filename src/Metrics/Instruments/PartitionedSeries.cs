@@ -285,6 +285,29 @@ public abstract unsafe class PartitionedSeries : Series
         KeepUntilAdded();
     }
 
+    /// <summary>
+    /// As <see cref="AddCountAndValue{TOp, TValue}(int, int, TValue)"/>, but an exemplar the filter keeps
+    /// carries <paramref name="exemplarValue"/> rather than <paramref name="value"/> (the sum still adds
+    /// <paramref name="value"/>): for a record counted in a bucket its value lies just above, whose exemplar
+    /// must lie within that bucket. Not the record's own path, whose machine code stays as it is.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected void AddCountAndValue<TOp, TValue>(int countSlot, int valueSlot, TValue value, double exemplarValue)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
+        if (_exemplars is null)
+        {
+            AddCountAndValue<TOp, TValue>(_route, countSlot, valueSlot, value, mayBeSampled: false);
+        }
+        else
+        {
+            AddCountAndValueSampled<TOp, TValue>(countSlot, valueSlot, value, exemplarValue);
+        }
+
+        KeepUntilAdded();
+    }
+
     // Keeps the series reachable until its add has stored: an add holds its slots by raw pointers,
     // which keep nothing alive, and a removed series' slots go back to the arena once the garbage
     // collector finds the series unreachable (RetiredSeries). Without this, a collection in the
@@ -465,6 +488,16 @@ public abstract unsafe class PartitionedSeries : Series
     {
         AddCountAndValue<TOp, TValue>(StorageRoute, countSlot, valueSlot, value, mayBeSampled: false);
         OfferExemplar(countSlot, double.CreateTruncating(value));
+    }
+
+    // As above, the exemplar offered carrying exemplarValue (AddCountAndValue with an exemplar value).
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AddCountAndValueSampled<TOp, TValue>(int countSlot, int valueSlot, TValue value, double exemplarValue)
+        where TOp : struct, ISlotOperation<TValue>
+        where TValue : unmanaged, INumberBase<TValue>
+    {
+        AddCountAndValue<TOp, TValue>(StorageRoute, countSlot, valueSlot, value, mayBeSampled: false);
+        OfferExemplar(countSlot, exemplarValue);
     }
 
     // The storage route, read with acquire semantics: Compact, or the write path whose slots were

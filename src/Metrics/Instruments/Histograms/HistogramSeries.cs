@@ -64,9 +64,12 @@ public sealed class HistogramSeries : PartitionedSeries
     /// <summary>Records <paramref name="value"/>, known not to be NaN, in bucket <paramref name="bucket"/> (0 to the
     /// boundaries' count), whatever bucket the value itself falls in: for a listened <c>Histogram&lt;float&gt;</c>, whose
     /// measurement equal to an advised boundary counts in that boundary's bucket, though the boundary is kept as its
-    /// shortest decimal, below the measurement (0.1f: 0.1, and the measurement 0.10000000149011612).</summary>
+    /// shortest decimal, below the measurement (0.1f: 0.1, and the measurement 0.10000000149011612). The sum adds
+    /// <paramref name="value"/>; an exemplar kept of the record carries <paramref name="exemplarValue"/> (that boundary,
+    /// 0.1), so that it lies within its bucket, as OpenMetrics requires of a bucket's exemplar.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void RecordValidInBucket(int bucket, double value) => AddCountAndValue<DoubleCell, double>(bucket, SumSlot, value);
+    internal void RecordValidInBucket(int bucket, double value, double exemplarValue) =>
+        AddCountAndValue<DoubleCell, double>(bucket, SumSlot, value, exemplarValue);
 
     /// <summary>The newest exemplar of each bucket, or null where none was ever kept (or the registry keeps none).</summary>
     internal Exemplar?[]? ReadExemplars() => Exemplars?.Read();

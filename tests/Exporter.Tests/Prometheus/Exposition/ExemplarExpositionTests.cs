@@ -1,7 +1,10 @@
 using System.Diagnostics;
+using System.Diagnostics.Metrics;
 using System.Globalization;
 using System.Text;
 using System.Text.RegularExpressions;
+using Microsoft.Extensions.Logging.Abstractions;
+using ScalableMetrics.Exporter.Listening;
 
 namespace ScalableMetrics.Exporter.Tests.Prometheus.Exposition;
 
@@ -90,6 +93,29 @@ public sealed class ExemplarExpositionTests
 
         Assert.Contains("requests_total{otel_scope_name=\"m\"} 3\n", text, StringComparison.Ordinal);
         Assert.DoesNotContain(" # {", text, StringComparison.Ordinal);
+    }
+
+    // OpenMetrics 1.0, Histogram: "Each bucket covers the values less and or equal to it, and the
+    // value of the exemplar MUST be within this range." A listened Histogram<float> counts a
+    // measurement equal to an advised boundary in that boundary's bucket (le="0.1", as
+    // OpenTelemetry does), so its exemplar there must not read as a value above 0.1.
+    [Fact]
+    public async Task AListenedFloatHistogramsExemplarAtAnAdvisedBoundaryIsWithinItsBucketInOpenMetrics()
+    {
+        string meterName = "test.listened." + Guid.NewGuid().ToString("N");
+        using var meter = new Meter(meterName);
+        using var host = new MeterListenerHost([meterName], "ScalableMetrics", () => new MetricRegistry(new MetricRegistryOptions { ExemplarFilter = ExemplarFilter.AlwaysOn }), NullLogger.Instance);
+        host.Start();
+        meter.CreateHistogram("float.latency", "s", null, tags: null, new InstrumentAdvice<float> { HistogramBucketBoundaries = [0.1f, 0.25f, 0.5f] }).Record(0.1f);
+        using var scraper = new PrometheusScraper(new MetricRegistry(), "m", null, null, host);
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
+
+        Match bucket = Regex.Match(text, "^float_latency_seconds_bucket\\{[^}]*,le=\"([^\"]+)\"\\} 1 # \\{\\} (\\S+) \\S+$", RegexOptions.Multiline);
+        Assert.True(bucket.Success, text);
+        Assert.Equal("0.1", bucket.Groups[1].Value);
+        double exemplar = double.Parse(bucket.Groups[2].Value, CultureInfo.InvariantCulture);
+        Assert.True(exemplar <= 0.1, $"The exemplar of the bucket le=\"0.1\" is {bucket.Groups[2].Value}, above its bucket: {bucket.Value}");
     }
 
     private static (MetricRegistry Registry, Activity Activity, double Before, double After) RecordUnderActivity(double latency)
