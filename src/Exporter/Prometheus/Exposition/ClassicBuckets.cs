@@ -17,6 +17,11 @@ namespace ScalableMetrics.Exporter.Prometheus.Exposition;
 /// threshold, each non-empty bucket (base^i, base^(i + 1)] as <c>le</c> = base^(i + 1), cumulative.
 /// Those <c>le</c> values follow the reading's buckets, so a bucket first filled starts a new
 /// <c>le</c> series, as a native histogram's new bucket does.</para>
+/// <para>The instrument's top bucket (maxValue's) also counts the values above maxValue, which no finite
+/// <c>le</c> may claim (a bucket counts the values at or below its <c>le</c>): its count is written under
+/// <c>le="+Inf"</c> only (<see cref="ExponentialHistogramPoint.TopBucketCount"/>). The last bucket's <c>le</c>,
+/// where downscaling merged the top bucket into it, counts the rest of it; where nothing else is in it, it is
+/// not written.</para>
 /// <para>Kept by one writer and reused from series to series; not thread-safe.</para>
 /// </remarks>
 internal sealed class ClassicBuckets
@@ -27,10 +32,10 @@ internal sealed class ClassicBuckets
     /// <summary>The finite upper boundaries, increasing.</summary>
     public IReadOnlyList<double> Boundaries => _boundaries;
 
-    /// <summary>Per boundary, the values at or below it.</summary>
+    /// <summary>Per boundary, the values known to be at or below it.</summary>
     public IReadOnlyList<long> CumulativeCounts => _cumulativeCounts;
 
-    /// <summary>The values in every bucket: the <c>le="+Inf"</c> bucket's count.</summary>
+    /// <summary>The values in every bucket: the <c>le="+Inf"</c> bucket's count (the top bucket's among them).</summary>
     public long Count { get; private set; }
 
     /// <summary>Reads <paramref name="reading"/>'s classic buckets, replacing the last series'.</summary>
@@ -53,9 +58,16 @@ internal sealed class ClassicBuckets
             _cumulativeCounts.Add(cumulative);
         }
 
-        for (int j = 0; j < reading.PositiveBucketCounts.Length; j++)
+        int lastBucket = reading.PositiveBucketCounts.Length - 1;
+        for (int j = 0; j <= lastBucket; j++)
         {
             long count = reading.PositiveBucketCounts[j];
+            if (j == lastBucket)
+            {
+                // The top bucket's values show under +Inf alone (Count), above every finite le.
+                count = Math.Max(0, count - reading.TopBucketCount);
+            }
+
             if (count == 0)
             {
                 continue;

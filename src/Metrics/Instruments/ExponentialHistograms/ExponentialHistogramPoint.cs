@@ -63,6 +63,14 @@ internal readonly ref struct ExponentialHistogramPoint
     /// <summary>The series' sampled exemplars, oldest first (empty where it keeps none): see <see cref="ExponentialHistogramReading.Exemplars"/>.</summary>
     public ReadOnlySpan<Exemplar> Exemplars { get; }
 
+    /// <summary>
+    /// Of the last of <see cref="PositiveBucketCounts"/>, the values the instrument's top bucket counted: that
+    /// bucket, maxValue's, also counts every value above its upper boundary (+∞ included), so these are not
+    /// known to lie at or below any finite boundary. 0 where the top bucket is empty, and for buckets counted
+    /// elsewhere (an OpenTelemetry point), which have no such bucket.
+    /// </summary>
+    public long TopBucketCount { get; init; }
+
     /// <summary>The upper boundary of positive bucket <paramref name="j"/>: base^(<see cref="PositiveOffset"/> + j + 1).</summary>
     public double PositiveBucketUpperBoundary(int j) => ExponentialBuckets.LowerBoundary(PositiveOffset + j + 1, Scale);
 
@@ -128,6 +136,10 @@ internal readonly ref struct ExponentialHistogramPoint
             bucket = SaturatingCounts.Add(bucket, positive[j]);
         }
 
-        return new ExponentialHistogramPoint(buckets.Scale - shift, buckets.ZeroThreshold, counts[0], offset, merged, sum, classicBoundaries, classicCumulative, classicCount, exemplars);
+        return new ExponentialHistogramPoint(buckets.Scale - shift, buckets.ZeroThreshold, counts[0], offset, merged, sum, classicBoundaries, classicCumulative, classicCount, exemplars)
+        {
+            // The top bucket (maxValue's) is the last slot of positive; merged, it is in the last merged bucket.
+            TopBucketCount = last == positive.Length - 1 ? positive[last] : 0,
+        };
     }
 }

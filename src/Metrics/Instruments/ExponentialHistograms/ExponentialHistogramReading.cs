@@ -41,6 +41,7 @@ public sealed class ExponentialHistogramReading
         ClassicBoundaries = point.ClassicBoundaries;
         _classicCumulativeCounts = classicCumulativeCounts;
         ClassicCount = point.ClassicCount;
+        TopBucketCount = point.TopBucketCount;
     }
 
     /// <summary>The tags that name the series.</summary>
@@ -92,9 +93,16 @@ public sealed class ExponentialHistogramReading
     /// to a bucket: an exemplar's bucket is the one its <see cref="Exemplar.Value"/> falls in.</remarks>
     public IReadOnlyList<Exemplar> Exemplars => _exemplars;
 
+    /// <summary>Of the last positive bucket's count, the values the instrument's top bucket counted, some perhaps
+    /// above its upper boundary (<see cref="ExponentialHistogramPoint.TopBucketCount"/>).</summary>
+    internal long TopBucketCount { get; }
+
     /// <summary>The reading as a point (the form the exposition writes), over the reading's own arrays: nothing allocated.</summary>
     internal ExponentialHistogramPoint Point =>
-        new(Scale, ZeroThreshold, ZeroCount, PositiveOffset, _positiveBucketCounts, Sum, ClassicBoundaries, _classicCumulativeCounts, ClassicCount, _exemplars);
+        new(Scale, ZeroThreshold, ZeroCount, PositiveOffset, _positiveBucketCounts, Sum, ClassicBoundaries, _classicCumulativeCounts, ClassicCount, _exemplars)
+        {
+            TopBucketCount = TopBucketCount,
+        };
 
     /// <summary>A reading of buckets counted elsewhere (an OpenTelemetry exponential histogram point), empty buckets at either end trimmed.</summary>
     internal static ExponentialHistogramReading Of(TagSet tags, int scale, double zeroThreshold, long zeroCount, int positiveOffset, long[] positiveBucketCounts, double sum)

@@ -81,6 +81,58 @@ public class ExponentialHistogramTextTests
             text);
     }
 
+    // A bucket counts the values at or below its le (text format 0.0.4: "le" is the inclusive upper
+    // bound; OpenMetrics 1.0, Histogram: "Each bucket covers the values less and or equal to it"),
+    // and ClassicBuckets says the exponential buckets are written "exact". A value above maxValue is
+    // kept in maxValue's bucket (MetricRegistry.CreateExponentialHistogram): it may be counted under
+    // le="+Inf", but no finite le below it may claim it.
+    [Theory]
+    [InlineData(PrometheusExpositionFormat.Text)]
+    [InlineData(PrometheusExpositionFormat.OpenMetrics)]
+    public async Task AValueAboveMaxValueIsCountedUnderNoFiniteLeBelowIt(PrometheusExpositionFormat format)
+    {
+        var registry = new MetricRegistry();
+        registry.CreateExponentialHistogram("test.payload", "By", scale: 0, minValue: 1, maxValue: 1024).Record(5_000_000);
+        using var scraper = new PrometheusScraper(registry, "scope");
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(format));
+
+        IReadOnlyList<PrometheusSample> samples = format == PrometheusExpositionFormat.Text ? PrometheusText.Parse(text) : PrometheusText.ParseOpenMetrics(text);
+        Assert.Equal(1, PrometheusText.Single(samples, "test_payload_bytes_bucket", ("le", "+Inf")).NumericValue);
+        Assert.All(
+            samples.Where(s => s.Name == "test_payload_bytes_bucket" && s.Labels["le"] != "+Inf" && s.NumericValue > 0),
+            s => Assert.True(double.Parse(s.Labels["le"], System.Globalization.CultureInfo.InvariantCulture) >= 5_000_000, $"le=\"{s.Labels["le"]}\" counts {s.Value} value(s), but the only value recorded is 5000000:\n{text}"));
+    }
+
+    // Downscaled to 2 buckets, the top bucket (512, 1024] merges with (256, 512] into (256, 1024]: its
+    // le="1024" counts 300, the rest of that merged bucket, and neither 600 nor 5,000,000, which the top
+    // bucket counted alike (one value above maxValue is enough for none of them to be under a finite le).
+    [Fact]
+    public async Task AMergedTopBucketsLeCountsOnlyTheValuesBelowIt()
+    {
+        var registry = new MetricRegistry();
+        PartitionedExponentialHistogram histogram = registry.CreateExponentialHistogram("test.payload", "By", scale: 0, minValue: 1, maxValue: 1024, maxBuckets: 2);
+        histogram.Record(100);
+        histogram.Record(300);
+        histogram.Record(600);
+        histogram.Record(5_000_000);
+        using var scraper = new PrometheusScraper(registry, "scope");
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.Text));
+
+        Assert.Contains(
+            """
+            test_payload_bytes_bucket{otel_scope_name="scope",le="256"} 1
+            test_payload_bytes_bucket{otel_scope_name="scope",le="1024"} 2
+            test_payload_bytes_bucket{otel_scope_name="scope",le="+Inf"} 4
+            test_payload_bytes_sum{otel_scope_name="scope"} 5.001e+06
+            test_payload_bytes_count{otel_scope_name="scope"} 4
+
+            """.Replace("\r\n", "\n", StringComparison.Ordinal),
+            text,
+            StringComparison.Ordinal);
+    }
+
     // Scale 0 (base 2), values from 1: the zero bucket is (0, 0.5]. 0 there; 0.75 in (0.5, 1];
     // 1.5 twice in (1, 2]; 100 in (64, 128].
     private static MetricRegistry Registry()
