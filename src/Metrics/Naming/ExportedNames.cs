@@ -42,8 +42,8 @@ internal static class ExportedNames
     // Label names the exposition writes beside a series' tags: a histogram bucket's and a summary quantile's.
     private static readonly string[] s_sampleLabelNames = ["le", "quantile"];
 
-    // Label names the exposition writes itself (scope labels, histogram and summary labels, the
-    // overflow series' label) or that Prometheus keeps for its own ('__' prefix).
+    // Label names the exposition writes itself (histogram and summary labels, the overflow series'
+    // label); the scope labels are told by their prefix.
     private static readonly string[] s_reservedLabelNames = [.. s_sampleLabelNames, "otel_metric_overflow"];
 
     /// <summary>
@@ -95,14 +95,15 @@ internal static class ExportedNames
 
     /// <summary>
     /// The label a tag is written under where the scraper allows UTF-8 names: its key as it is, but
-    /// an empty key as <c>key_</c>, one starting with <c>__</c> (Prometheus' own) with <c>key</c>
-    /// before it, and one that would pass for a label the exposition writes (<c>otel_scope_*</c>,
-    /// <c>le</c>, <c>quantile</c>) with <c>tag_</c> before it, as <see cref="TagLabelName"/> treats
-    /// their sanitized forms.
+    /// an empty key as <c>key_</c>, one starting with <c>_</c> (OpenMetrics reserves label names
+    /// beginning with an underscore; <c>__</c> ones are Prometheus' own) with <c>key</c> before it,
+    /// and one that would pass for a label the exposition writes (<c>otel_scope_*</c>, <c>le</c>,
+    /// <c>quantile</c>) with <c>tag_</c> before it, as <see cref="TagLabelName"/> treats their
+    /// sanitized forms.
     /// </summary>
     public static string Utf8TagLabelName(string key) =>
         key.Length == 0 ? "key_"
-        : key.StartsWith("__", StringComparison.Ordinal) ? "key" + key
+        : key[0] == '_' ? "key" + key
         : PassesForWrittenLabel(key) ? "tag_" + key
         : key;
 
@@ -134,30 +135,26 @@ internal static class ExportedNames
     }
 
     /// <summary>
-    /// A label name matching <c>[a-zA-Z_][a-zA-Z0-9_]*</c>: every other character becomes
-    /// <c>_</c>; a name that then starts with a digit gets <c>key_</c> before it, and one that
-    /// starts with <c>__</c> (reserved for Prometheus' own labels) gets <c>key</c>.
+    /// A label name matching <c>[a-zA-Z][a-zA-Z0-9_]*</c>: every other character (each UTF-16 unit)
+    /// becomes <c>_</c>; a name that then starts with a digit (or is empty) gets <c>key_</c> before
+    /// it, and one that starts with <c>_</c> gets <c>key</c> (<c>_internal</c>, <c>.net</c> and
+    /// <c>é</c> are <c>key_internal</c>, <c>key_net</c> and <c>key_</c>): OpenMetrics reserves label
+    /// names beginning with an underscore, and Prometheus keeps <c>__</c> ones for its own.
+    /// opentelemetry-collector-contrib's <c>NormalizeLabel</c> prefixes <c>key</c> alike, but for
+    /// <c>__</c>, which it leaves as it is. <see cref="LabelNamesEqual"/> compares by this same rule.
     /// </summary>
     public static string SanitizeLabelName(string key)
     {
-        if (key.Length > 0 && IsValidLabelName(key))
+        string prefix = SanitizedPrefix(key);
+        if (prefix.Length == 0 && IsLabelBody(key))
         {
             return key;
         }
 
-        var builder = new StringBuilder(key.Length + 4);
+        var builder = new StringBuilder(prefix, prefix.Length + key.Length);
         foreach (char c in key)
         {
-            builder.Append(char.IsAsciiLetterOrDigit(c) ? c : '_');
-        }
-
-        if (builder.Length == 0 || char.IsAsciiDigit(builder[0]))
-        {
-            builder.Insert(0, "key_");
-        }
-        else if (builder.Length >= 2 && builder[0] == '_' && builder[1] == '_')
-        {
-            builder.Insert(0, "key");
+            builder.Append(LabelChar(c));
         }
 
         return builder.ToString();
@@ -214,19 +211,22 @@ internal static class ExportedNames
         return false;
     }
 
-    /// <summary>Whether two tag keys sanitize to the same label name. Allocates nothing.</summary>
+    /// <summary>
+    /// Whether two tag keys sanitize to the same label name (<see cref="SanitizeLabelName"/>: a prefix,
+    /// then each character as a label character), so that <c>_internal</c> and <c>key_internal</c>
+    /// meet as <c>http.route</c> and <c>http_route</c> do. Allocates nothing.
+    /// </summary>
     public static bool LabelNamesEqual(string a, string b)
     {
-        // Keys starting with a digit are sanitized as "key_" + key; compare the two sanitized
-        // forms character by character without building them.
-        int prefixA = a.Length > 0 && char.IsAsciiDigit(a[0]) ? 4 : 0;
-        int prefixB = b.Length > 0 && char.IsAsciiDigit(b[0]) ? 4 : 0;
-        if (prefixA + a.Length != prefixB + b.Length)
+        // Compare the two sanitized forms character by character without building them.
+        string prefixA = SanitizedPrefix(a);
+        string prefixB = SanitizedPrefix(b);
+        if (prefixA.Length + a.Length != prefixB.Length + b.Length)
         {
             return false;
         }
 
-        for (int i = 0; i < prefixA + a.Length; i++)
+        for (int i = 0; i < prefixA.Length + a.Length; i++)
         {
             if (SanitizedAt(a, prefixA, i) != SanitizedAt(b, prefixB, i))
             {
@@ -360,8 +360,16 @@ internal static class ExportedNames
 
     private static char LabelChar(char c) => char.IsAsciiLetterOrDigit(c) ? c : '_';
 
-    private static char SanitizedAt(string key, int prefixLength, int i) =>
-        i < prefixLength ? "key_"[i] : LabelChar(key[i - prefixLength]);
+    private static char SanitizedAt(string key, string prefix, int i) =>
+        i < prefix.Length ? prefix[i] : LabelChar(key[i - prefix.Length]);
+
+    // What SanitizeLabelName writes before a key's characters: "key_" before an empty key or one
+    // starting with a digit, "key" before one whose first character is written as '_' (OpenMetrics
+    // reserves label names beginning with an underscore), else nothing.
+    private static string SanitizedPrefix(string key) =>
+        key.Length == 0 || char.IsAsciiDigit(key[0]) ? "key_"
+        : LabelChar(key[0]) == '_' ? "key"
+        : string.Empty;
 
     private static bool SanitizedStartsWith(string key, string prefix)
     {
@@ -381,13 +389,9 @@ internal static class ExportedNames
         return true;
     }
 
-    private static bool IsValidLabelName(string key)
+    // Whether every character of key is a label character, written as it is.
+    private static bool IsLabelBody(string key)
     {
-        if (char.IsAsciiDigit(key[0]) || key.StartsWith("__", StringComparison.Ordinal))
-        {
-            return false;
-        }
-
         foreach (char c in key)
         {
             if (!char.IsAsciiLetterOrDigit(c) && c != '_')

@@ -63,14 +63,33 @@ public sealed class ExportedNamesTests
         Assert.Equal(utf8Label, ExportedNames.Utf8TagLabelName(key));
     }
 
+    // OpenMetrics 1.0: "Label names beginning with underscores are RESERVED and MUST NOT be used". A
+    // label that would begin with '_' gets 'key' before it, as opentelemetry-collector-contrib's
+    // NormalizeLabel does; under UTF-8 names only a key that begins with '_' as written would.
+    [Theory]
+    [InlineData("_internal", "key_internal", "key_internal")]
+    [InlineData(".net.version", "key_net_version", ".net.version")]
+    [InlineData("é", "key_", "é")]
+    [InlineData("__name__", "key__name__", "key__name__")]
+    public void NoLabelBeginsWithAnUnderscore(string key, string label, string utf8Label)
+    {
+        Assert.Equal(label, ExportedNames.TagLabelName(key));
+        Assert.Equal(utf8Label, ExportedNames.Utf8TagLabelName(key));
+    }
+
     [Theory]
     [InlineData("http.route", "http_route")]
     [InlineData("already_fine", "already_fine")]
-    [InlineData("_private", "_private")]
+    [InlineData("_private", "key_private")]
+    [InlineData(".net.version", "key_net_version")]
+    [InlineData("é", "key_")]
+    [InlineData("ключ", "key____")]
     [InlineData("1st", "key_1st")]
+    [InlineData("", "key_")]
     [InlineData("__reserved", "key__reserved")]
     [InlineData("a-b/c", "a_b_c")]
-    [InlineData("ünï", "_n_")]
+    [InlineData("a_", "a_")]
+    [InlineData("ünï", "key_n_")]
     public void ATagKeyIsSanitizedIntoAPrometheusLabelName(string key, string expected) =>
         Assert.Equal(expected, ExportedNames.SanitizeLabelName(key));
 }

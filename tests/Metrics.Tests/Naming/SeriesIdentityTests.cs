@@ -25,6 +25,7 @@ public class SeriesIdentityTests
         ["keys that differ by case are distinct labels", 2, new object[][] { ["route", "/a"], ["Route", "/a"] }],
         ["values that print differently stay distinct", 4, new object[][] { ["v", 1L], ["v", 1.5], ["v", "1.0"], ["v", false] }],
         ["a digit-first key and its sanitized form", 1, new object[][] { ["1st", "x"], ["key_1st", "x"] }],
+        ["an underscore-first key and its sanitized form", 1, new object[][] { ["_internal", "x"], [".internal", "x"], ["key_internal", "x"] }],
     ];
 
     public static TheoryData<string> Rows => [.. s_rows.Select(r => (string)r[0])];
@@ -100,6 +101,7 @@ public class SeriesIdentityTests
         Assert.Equal("tags", e.ParamName);
         Assert.Contains("'http_route'", e.Message);
         Assert.Throws<ArgumentException>(() => counter.Add(1, new("1x", "a"), new("key_1x", "b")));
+        Assert.Throws<ArgumentException>(() => counter.Add(1, new("_internal", "a"), new("key_internal", "b")));
         Assert.Equal(0, counter.SeriesCount);
     }
 

@@ -91,6 +91,26 @@ public sealed partial class OpenMetricsScrapeTests
     }
 
     [Fact]
+    public async Task NoLabelNameBeginsWithAnUnderscoreInOpenMetrics()
+    {
+        // OpenMetrics 1.0, Data Model, Label: "Label names beginning with underscores are RESERVED
+        // and MUST NOT be used unless specified by this standard." The registry takes these keys
+        // (it refuses only a '__' prefix), and each sanitizes to a name beginning with '_'.
+        var registry = new MetricRegistry();
+        PartitionedCounter counter = registry.CreateCounter("jobs");
+        counter.Add(1, new KeyValuePair<string, object?>("_internal", "a"));
+        counter.Add(2, new KeyValuePair<string, object?>(".net.version", "10"));
+        counter.Add(3, new KeyValuePair<string, object?>("é", "b"));
+        using var scraper = new PrometheusScraper(registry, "m");
+
+        string text = Encoding.UTF8.GetString(await scraper.ScrapeAsync(PrometheusExpositionFormat.OpenMetrics));
+
+        IReadOnlyList<PrometheusSample> samples = PrometheusText.ParseOpenMetrics(text);
+        Assert.Equal(6, samples.Where(s => s.Name == "jobs_total").Sum(s => s.NumericValue));
+        Assert.All(samples.SelectMany(s => s.Labels.Keys), name => Assert.False(name.StartsWith('_'), $"Label name '{name}' begins with an underscore:\n{text}"));
+    }
+
+    [Fact]
     public async Task AnUndefinedFormatIsRefusedAtTheBoundary()
     {
         var scraper = new PrometheusScraper(new MetricRegistry(), "m");
