@@ -177,22 +177,25 @@ internal static class ExportedNames
     }
 
     /// <summary>
-    /// Whether a tag key names a label the exposition writes itself, so that a caller's tag could
-    /// spoof it: after sanitizing, <c>le</c>, <c>quantile</c>, <c>otel_metric_overflow</c>,
-    /// <c>otel_scope_*</c> (the meter's labels), or any name starting with <c>__</c>.
-    /// Allocates nothing.
+    /// Whether a tag key is refused as reserved: one that starts with <c>__</c>, the prefix of
+    /// Prometheus' own labels (<c>__name__</c>), written as it is; or one whose label
+    /// (<see cref="SanitizeLabelName"/>) is a label the exposition writes itself, so that a caller's
+    /// tag could spoof it: <c>le</c>, <c>quantile</c>, <c>otel_metric_overflow</c>,
+    /// <c>otel_scope_*</c> (the meter's labels). A key that only sanitizes to a name starting with
+    /// <c>_</c> (<c>.-job</c>, <c>ключ</c>) is not: its label has <c>key</c> before it
+    /// (<c>key__job</c>, <c>key____</c>). Allocates nothing.
     /// </summary>
     public static bool IsReservedLabel(string key)
     {
-        if (key.Length == 0 || char.IsAsciiDigit(key[0]))
-        {
-            // Sanitized with a 'key_' prefix, which no reserved name has.
-            return false;
-        }
-
-        if (key.Length >= 2 && LabelChar(key[0]) == '_' && LabelChar(key[1]) == '_')
+        if (key.StartsWith("__", StringComparison.Ordinal))
         {
             return true;
+        }
+
+        if (SanitizedPrefix(key).Length > 0)
+        {
+            // Sanitized with a 'key' or 'key_' prefix, which no reserved name has.
+            return false;
         }
 
         if (SanitizedStartsWith(key, ScopeLabelPrefix))

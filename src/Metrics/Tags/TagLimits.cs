@@ -6,7 +6,8 @@ namespace ScalableMetrics.Tags;
 /// The limits and rules a tag set meets before it names a new series: at most
 /// <see cref="MaxTags"/> tags, keys of at most <see cref="MaxKeyLength"/> characters, string values
 /// of at most <see cref="MaxValueLength"/>, no two keys that export as one label name, and no key
-/// named like a label the exposition writes itself (<see cref="ExportedNames.IsReservedLabel"/>).
+/// named like a label the exposition writes itself or starting with <c>__</c>, Prometheus' own
+/// (<see cref="ExportedNames.IsReservedLabel"/>).
 /// </summary>
 /// <remarks>Immutable and thread-safe. <see cref="Validate"/> allocates nothing unless it throws,
 /// so that the path past an instrument's series limit stays allocation-free.</remarks>
@@ -58,7 +59,9 @@ internal sealed class TagLimits(int maxTags, int maxKeyLength, int maxValueLengt
             if (ExportedNames.IsReservedLabel(key))
             {
                 throw new ArgumentException(
-                    $"Tag key {ExceptionText.Quote(key)} is reserved: after sanitizing it names a label the exposition writes itself (le, quantile, otel_metric_overflow, otel_scope_*) or one Prometheus keeps for its own ('__' prefix).",
+                    key.StartsWith("__", StringComparison.Ordinal)
+                        ? $"Tag key {ExceptionText.Quote(key)} is reserved: it starts with '__', the prefix of the labels Prometheus keeps for its own."
+                        : $"Tag key {ExceptionText.Quote(key)} is reserved: after sanitizing it names a label the exposition writes itself ('{ExportedNames.SanitizeLabelName(key)}'; le, quantile, otel_metric_overflow, otel_scope_*).",
                     nameof(tags));
             }
 
