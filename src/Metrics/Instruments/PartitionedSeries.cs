@@ -266,7 +266,7 @@ public abstract unsafe class PartitionedSeries : Series
         where TOp : struct, ISlotOperation<TValue>
         where TValue : unmanaged, INumberBase<TValue>
     {
-        Add<TOp, TValue>(_route, slot, value, mayBeSampled: true);
+        Add<TOp, TValue>(AcquireRoute(), slot, value, mayBeSampled: true);
         KeepUntilAdded();
     }
 
@@ -281,7 +281,7 @@ public abstract unsafe class PartitionedSeries : Series
         where TOp : struct, ISlotOperation<TValue>
         where TValue : unmanaged, INumberBase<TValue>
     {
-        AddCountAndValue<TOp, TValue>(_route, countSlot, valueSlot, value, mayBeSampled: true);
+        AddCountAndValue<TOp, TValue>(AcquireRoute(), countSlot, valueSlot, value, mayBeSampled: true);
         KeepUntilAdded();
     }
 
@@ -298,7 +298,7 @@ public abstract unsafe class PartitionedSeries : Series
     {
         if (_exemplars is null)
         {
-            AddCountAndValue<TOp, TValue>(_route, countSlot, valueSlot, value, mayBeSampled: false);
+            AddCountAndValue<TOp, TValue>(AcquireRoute(), countSlot, valueSlot, value, mayBeSampled: false);
         }
         else
         {
@@ -499,6 +499,15 @@ public abstract unsafe class PartitionedSeries : Series
         AddCountAndValue<TOp, TValue>(StorageRoute, countSlot, valueSlot, value, mayBeSampled: false);
         OfferExemplar(countSlot, exemplarValue);
     }
+
+    // The route an add dispatches on, read with acquire semantics, as a promotion writes it with
+    // release (after the slots, the pointer and, per thread, the region count it routes to): so an
+    // add that sees a partition route also sees what that route reads. On x64 a plain load already
+    // has that order (the machine code is the same); on Arm64 a plain load of the route could be
+    // satisfied after the loads of the fields it guards, and an add routed to the partitions could
+    // read the compact series' null slot pointer or its crossing mark as a region count.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private Route AcquireRoute() => (Route)Volatile.Read(ref Unsafe.As<Route, byte>(ref _route));
 
     // The storage route, read with acquire semantics: Compact, or the write path whose slots were
     // published before it was written; a sampled series' from its reservoir.
