@@ -230,7 +230,7 @@ public abstract unsafe class PartitionedSeries : Series
             // came between them would leave a marked series whose entry names no per-partition
             // range (its sums counted as late adds, its slots never freed).
             SlotRange? perPartition = IsCompact ? null : new SlotRange(_chunk.FirstGeneration, _firstSlot);
-            RetiredSeries.Add(this, new RetiredSeries(this, arena, _compactSlots, perPartition, _slotCount, RecordCountSlots, HoldsDouble));
+            RetiredSeries.Add(this, new RetiredSeries(this, arena, _compactSlots, perPartition, _slotCount, RecordCountSlots, HoldsDouble, WrapsSlots));
             SetMark();
         }
     }
@@ -253,6 +253,9 @@ public abstract unsafe class PartitionedSeries : Series
 
     /// <summary>A sum's: whether its slot holds a <see cref="double"/>'s bits rather than a <see cref="long"/>.</summary>
     private protected virtual bool HoldsDouble => false;
+
+    /// <summary>Whether the series' <see cref="long"/> slots wrap (<see cref="WrappingCell"/>: an up-down counter's) rather than saturate at <see cref="long.MaxValue"/> (<see cref="SaturatingCell"/>), for the late adds <see cref="RetiredSeries.LateAdds"/> counts.</summary>
+    private protected virtual bool WrapsSlots => false;
 
     /// <summary>
     /// Adds <paramref name="value"/> to slot <paramref name="slot"/> of the calling partition, as

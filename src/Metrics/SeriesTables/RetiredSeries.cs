@@ -44,6 +44,7 @@ internal sealed unsafe class RetiredSeries
     private readonly long[] _final;
     private readonly int _recordCountSlots;
     private readonly bool _doubleValue;
+    private readonly bool _wrapping;
     private bool _captured;
 
     /// <summary>The entry of a series marked for removal; called under the arena's read lock, which its promotion takes.</summary>
@@ -54,7 +55,8 @@ internal sealed unsafe class RetiredSeries
     /// <param name="slotCount">Its slots.</param>
     /// <param name="recordCountSlots">A histogram's or an operation's: its first slots, whose counts sum to its records (the rest count the same records again, or sum their values); 0 for a sum (a counter's or an up-down counter's one slot).</param>
     /// <param name="doubleValue">A sum's: whether its slot holds a <see cref="double"/>.</param>
-    public RetiredSeries(Series series, PartitionArena arena, long* compactSlots, SlotRange? perPartition, int slotCount, int recordCountSlots, bool doubleValue)
+    /// <param name="wrapping">Whether its <see cref="long"/> slots wrap (an up-down counter's, <c>SlotSum.Wrapping</c>) rather than saturate at <see cref="long.MaxValue"/> (a counter's, and a histogram's or an operation's counts).</param>
+    public RetiredSeries(Series series, PartitionArena arena, long* compactSlots, SlotRange? perPartition, int slotCount, int recordCountSlots, bool doubleValue, bool wrapping)
     {
         Debug.Assert(recordCountSlots > 0 || slotCount == 1, "a sum has one slot");
         _series = new WeakReference(series);
@@ -65,6 +67,7 @@ internal sealed unsafe class RetiredSeries
         _final = new long[slotCount];
         _recordCountSlots = recordCountSlots;
         _doubleValue = doubleValue;
+        _wrapping = wrapping;
     }
 
     /// <summary>The entry of <paramref name="series"/>, marked for removal; null before the mark.</summary>
@@ -134,10 +137,20 @@ internal sealed unsafe class RetiredSeries
         return records;
     }
 
-    // The size of a long slot's change since the final reading.
+    // The size of a long slot's change since the final reading. A saturating slot's total and its
+    // final reading are both saturating sums, in [0, long.MaxValue], so their difference cannot
+    // overflow, and a total that had saturated by the final reading has no late adds to count
+    // however far its words went past long.MaxValue since; a wrapping slot's is the wrapping
+    // difference, exact whenever the change fits a long.
     private long LongValueAdded(int slot)
     {
-        long diff = unchecked(SumWrapping(slot) - (_captured ? _final[slot] : 0));
+        long final = _captured ? _final[slot] : 0;
+        if (!_wrapping)
+        {
+            return Math.Abs(SumSaturating(slot) - final);
+        }
+
+        long diff = unchecked(SumWrapping(slot) - final);
         return diff == long.MinValue ? long.MaxValue : Math.Abs(diff);
     }
 
@@ -155,8 +168,16 @@ internal sealed unsafe class RetiredSeries
         return double.IsNaN(change) ? 1 : change >= long.MaxValue ? long.MaxValue : Math.Max(1, (long)Math.Ceiling(change));
     }
 
-    // A slot's sum now, compact and per partition, as a wrapping sum of its words (a saturating
-    // slot's words sum to its total until that passes long.MaxValue, where the count saturates).
+    // A saturating slot's total now, compact and per partition, as a read takes it
+    // (PartitionedSeries.SumSlot): a negative compact word is past long.MaxValue, and the sum
+    // stops there.
+    private long SumSaturating(int slot)
+    {
+        long sum = _compactSlots == null ? 0 : SaturatingSum.Add(0, Volatile.Read(ref _compactSlots[slot]));
+        return _perPartition is { } range ? SaturatingSum.Add(sum, range.Chunk.SumSlot(range.FirstSlot + slot)) : sum;
+    }
+
+    // A wrapping slot's sum now, compact and per partition, as a wrapping sum of its words.
     private long SumWrapping(int slot)
     {
         long sum = _compactSlots == null ? 0 : Volatile.Read(ref _compactSlots[slot]);

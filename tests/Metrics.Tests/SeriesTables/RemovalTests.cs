@@ -3,6 +3,7 @@ using ScalableMetrics.Cells;
 using ScalableMetrics.SeriesTables;
 using ScalableMetrics.Snapshots;
 using ScalableMetrics.Tags;
+using ScalableMetrics.Tests.Platform;
 
 namespace ScalableMetrics.Tests.SeriesTables;
 
@@ -183,6 +184,41 @@ public class RemovalTests
         counter.Collect();
         Assert.Equal((0, 1L, 5L), counter.Removals);
         Assert.Equal((1L, 5L), (registry.RemovedSeriesReclaimed, registry.RemovedSeriesLateAdds));
+    }
+
+    [StorageTheory]
+    [MemberData(nameof(Storages.All), MemberType = typeof(Storages))]
+    public void ACounterSaturatedBeforeItsLastExportCountsNoLateAddsAtTheReclaim(string storage)
+    {
+        // Every add came before the last export, which carried long.MaxValue: nothing was added
+        // after it, so the reclaim has no late add to count (docs/series-lifecycle.md, "Exact, and
+        // what a handle may still do"; self-diagnostics.md, late_adds: "what was added to removed
+        // series after their last export"). A compact slot past long.MaxValue holds a negative
+        // total that reads as long.MaxValue (how-it-works.md, "Compact until contended").
+        var registry = new MetricRegistry(Storages.Options(storage));
+        PartitionedCounter counter = registry.CreateCounter("test.late.saturated");
+        Assert.Equal(long.MaxValue, SaturateAndRemove(counter, addsPastMax: 1_000));
+        Assert.Empty(counter.Collect());
+        CollectGarbage();
+        counter.Collect();
+        Assert.Equal((0, 1L, 0L), counter.Removals);
+        Assert.Equal(0L, registry.RemovedSeriesLateAdds);
+    }
+
+    [PinningStorageTheory]
+    [MemberData(nameof(Storages.WritePaths), MemberType = typeof(Storages))]
+    public void ACounterSaturatedAcrossTwoPartitionsBeforeItsLastExportCountsNoLateAddsAtTheReclaim(string storage)
+    {
+        // As above, with the total past long.MaxValue only summed over two partitions (two
+        // processors, or two threads' indexes), each slot within range: the reads saturate
+        // (how-it-works.md, "Counters never go down"), and nothing came after the last export.
+        var registry = new MetricRegistry(Storages.Options(storage));
+        PartitionedCounter counter = registry.CreateCounter("test.late.saturated.partitions");
+        Assert.Equal(long.MaxValue, SaturateOnTwoPartitionsAndRemove(counter));
+        Assert.Empty(counter.Collect());
+        CollectGarbage();
+        counter.Collect();
+        Assert.Equal((0, 1L, 0L), counter.Removals);
     }
 
     [StorageTheory]
@@ -567,6 +603,55 @@ public class RemovalTests
         Assert.True(counter.Remove(series));
         Assert.Equal(9, Assert.Single(counter.Collect()).Value);
         return range;
+    }
+
+    // Not inlined, so that no local of the caller keeps the series alive: long.MaxValue added by
+    // one thread pinned to one processor, 5 by another pinned to another while the first still
+    // holds its thread index, then removed and its last export returned.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long SaturateOnTwoPartitionsAndRemove(PartitionedCounter counter)
+    {
+        CounterSeries series = counter.Bind(s_a);
+        using var firstAdded = new ManualResetEventSlim();
+        using var secondAdded = new ManualResetEventSlim();
+        var first = new Thread(() =>
+        {
+            ThreadPinning.Pin(ThreadPinning.AllowedProcessors[0]);
+            series.Add(long.MaxValue);
+            firstAdded.Set();
+            secondAdded.Wait();
+        });
+        var second = new Thread(() =>
+        {
+            firstAdded.Wait();
+            ThreadPinning.Pin(ThreadPinning.AllowedProcessors[1]);
+            series.Add(5);
+            secondAdded.Set();
+        });
+        first.Start();
+        second.Start();
+        first.Join();
+        second.Join();
+        Assert.Equal(long.MaxValue, series.Read());
+        Assert.True(counter.Remove(series));
+        return Assert.Single(counter.Collect()).Value;
+    }
+
+    // Not inlined, so that no local of the caller keeps the series alive: saturated, then added
+    // to past long.MaxValue, all before its removal and its last export, which it returns.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long SaturateAndRemove(PartitionedCounter counter, int addsPastMax)
+    {
+        CounterSeries series = counter.Bind(s_a);
+        series.Add(long.MaxValue);
+        for (int i = 0; i < addsPastMax; i++)
+        {
+            series.Add(1);
+        }
+
+        Assert.Equal(long.MaxValue, series.Read());
+        Assert.True(counter.Remove(series));
+        return Assert.Single(counter.Collect()).Value;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

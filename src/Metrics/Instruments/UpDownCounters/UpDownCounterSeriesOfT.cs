@@ -32,6 +32,9 @@ public abstract class UpDownCounterSeries<TValue> : PartitionedSeries
     /// <inheritdoc/>
     private protected override bool HoldsDouble => typeof(TValue) == typeof(double);
 
+    /// <inheritdoc/>
+    private protected override bool WrapsSlots => true;
+
     private protected UpDownCounterSeries(TagSet tags, PartitionArena arena)
         : base(tags, arena, SlotCount)
     {
