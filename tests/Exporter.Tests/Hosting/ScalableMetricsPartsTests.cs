@@ -1,5 +1,6 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
 using ScalableMetrics.Exporter.Hosting;
 using ScalableMetrics.Exporter.Prometheus.Sources;
 
@@ -12,6 +13,24 @@ namespace ScalableMetrics.Exporter.Tests.Hosting;
 /// </summary>
 public sealed class ScalableMetricsPartsTests
 {
+    [Fact]
+    public async Task StoppingAHostWhoseStartFailedStopsWhatStartedAndThrowsNothing()
+    {
+        // A setting the start refuses (a header value HttpClient cannot send): the parts are never built.
+        var builder = new HostApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.AddScalableMetrics(o => o.AddOtlpExporter(otlp =>
+        {
+            otlp.Endpoint = new Uri("http://127.0.0.1:9/v1/metrics");
+            otlp.Headers["x-tenant"] = "München";
+        }));
+        using IHost host = builder.Build();
+        Assert.IsType<OptionsValidationException>(await Record.ExceptionAsync(() => host.StartAsync()));
+
+        Exception? stopped = await Record.ExceptionAsync(() => host.StopAsync());
+
+        Assert.Null(stopped);
+    }
+
     [Fact]
     public async Task PartsAreBuiltOnceStartedStoppedInReverseAndDisposedWithTheContainer()
     {
