@@ -487,14 +487,12 @@ public abstract unsafe class PartitionedSeries : Series
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void AddCountAndValueSampled<TOp, TValue>(int countSlot, int valueSlot, TValue value)
         where TOp : struct, ISlotOperation<TValue>
-        where TValue : unmanaged, INumberBase<TValue>
-    {
-        AddCountAndValue<TOp, TValue>(StorageRoute, countSlot, valueSlot, value, mayBeSampled: false);
-        OfferExemplar(countSlot, double.CreateTruncating(value));
-    }
+        where TValue : unmanaged, INumberBase<TValue> =>
+        AddCountAndValueSampled<TOp, TValue>(countSlot, valueSlot, value, double.CreateTruncating(value));
 
-    // As above, the exemplar offered carrying exemplarValue (AddCountAndValue with an exemplar value).
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    // As above, the exemplar offered carrying exemplarValue (AddCountAndValue with an exemplar value);
+    // inlined into each caller, so the call above stays one call.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void AddCountAndValueSampled<TOp, TValue>(int countSlot, int valueSlot, TValue value, double exemplarValue)
         where TOp : struct, ISlotOperation<TValue>
         where TValue : unmanaged, INumberBase<TValue>
