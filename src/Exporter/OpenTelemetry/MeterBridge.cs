@@ -1,3 +1,4 @@
+using ScalableMetrics.Instruments.Histograms;
 using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 using ScalableMetrics.Exporter.OpenTelemetry;
@@ -251,7 +252,7 @@ public sealed class MeterBridge : IDisposable
         // series' total on to a later series of its tags: its point never goes down.
         public void Counter(PartitionedCounter counter)
         {
-            var totals = new CounterTotals<long>(counter, static (snapshot, i) => snapshot.LongValues[i], CounterSums.Add);
+            var totals = new CounterTotals<long>(counter, static (snapshot, i) => snapshot.LongValues[i], SaturatingCounts.Add);
             _meter.CreateObservableCounter(Limited(counter.Name, counter), Observe(collection => collection
                 ? totals.Read(static (total, tags) => new Measurement<long>(total, tags.AsSpan()))
                 : SnapshotReadings.LongMeasurements(counter, collection: false)), counter.Unit, counter.Description);

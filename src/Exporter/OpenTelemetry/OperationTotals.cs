@@ -1,3 +1,4 @@
+using ScalableMetrics.Instruments.Histograms;
 using System.Diagnostics.Metrics;
 
 namespace ScalableMetrics.Exporter.OpenTelemetry;
@@ -101,6 +102,6 @@ internal sealed class OperationTotals
     // A series' totals: its count of operations and their elapsed seconds.
     private readonly record struct Totals(long Count, double Seconds)
     {
-        public static Totals Add(Totals a, Totals b) => new(CounterSums.Add(a.Count, b.Count), CounterSums.Add(a.Seconds, b.Seconds));
+        public static Totals Add(Totals a, Totals b) => new(SaturatingCounts.Add(a.Count, b.Count), CounterSums.Add(a.Seconds, b.Seconds));
     }
 }
