@@ -12,7 +12,7 @@ namespace ScalableMetrics.Exporter.Listening;
 /// <see cref="ListenedObservable"/> of several meters (<c>AddMeter</c>), each with a message of its
 /// own; by <see cref="ObservableFailureLog"/>, one per instrument; and by <see cref="PrometheusScraper"/>
 /// for the failed collections a scrape is answered 500 for, which are logged once per cause alike.
-/// Not thread-safe: its user calls it under a lock (the one its callbacks run under, or its own).</remarks>
+/// Thread-safe: it is called on failures only, so its lock costs no collection that succeeds.</remarks>
 /// <param name="log">Logs one cause, with its exception.</param>
 internal sealed class CallbackFailureLog(Action<Exception> log)
 {
@@ -20,6 +20,7 @@ internal sealed class CallbackFailureLog(Action<Exception> log)
     private const int MaxLoggedCauses = 64;
 
     private readonly HashSet<(Type Type, string Message)> _loggedCauses = [];
+    private readonly Lock _lock = new();
 
     /// <summary>Logs each cause of <paramref name="failure"/> (each exception a callback threw, an
     /// <see cref="AggregateException"/> flattened) that was not logged before.</summary>
@@ -29,7 +30,13 @@ internal sealed class CallbackFailureLog(Action<Exception> log)
         IEnumerable<Exception> causes = failure is AggregateException aggregate ? aggregate.Flatten().InnerExceptions : [failure];
         foreach (Exception cause in causes)
         {
-            if (_loggedCauses.Count < MaxLoggedCauses && _loggedCauses.Add((cause.GetType(), cause.Message)))
+            bool first;
+            lock (_lock)
+            {
+                first = _loggedCauses.Count < MaxLoggedCauses && _loggedCauses.Add((cause.GetType(), cause.Message));
+            }
+
+            if (first)
             {
                 log(cause);
             }

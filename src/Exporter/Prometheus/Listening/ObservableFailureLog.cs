@@ -13,8 +13,8 @@ namespace ScalableMetrics.Exporter.Listening;
 /// another instrument, is logged too.
 /// </summary>
 /// <remarks>Bounded as <see cref="CallbackFailureLog"/> is, per instrument (an instrument's causes
-/// go with it: a weak table), and the instruments a registry holds are bounded. Thread-safe, though
-/// its users log one collection at a time.</remarks>
+/// go with it: a weak table), and the instruments a registry holds are bounded. Thread-safe (as
+/// <see cref="CallbackFailureLog"/> is), though its users log one collection at a time.</remarks>
 /// <param name="log">Logs one cause of an instrument's failure, with its exception.</param>
 internal sealed class ObservableFailureLog(Action<Instrument, Exception> log)
 {
@@ -27,10 +27,6 @@ internal sealed class ObservableFailureLog(Action<Instrument, Exception> log)
     /// <param name="failure">What its collection threw.</param>
     public void Log(Instrument instrument, Exception failure)
     {
-        CallbackFailureLog causes = _causes.GetValue(instrument, i => new CallbackFailureLog(cause => log(i, cause)));
-        lock (causes)
-        {
-            causes.Log(failure.InnerException ?? failure);
-        }
+        _causes.GetValue(instrument, i => new CallbackFailureLog(cause => log(i, cause))).Log(failure.InnerException ?? failure);
     }
 }

@@ -52,7 +52,7 @@ public sealed partial class PrometheusScraper : IDisposable
     private readonly SemaphoreSlim _scrapeLock = new(1, 1);
     private readonly ILogger _logger;
 
-    // The causes of the failed collections a scrape was answered 500 for, each logged once; under its own lock.
+    // The causes of the failed collections a scrape was answered 500 for, each logged once.
     private readonly CallbackFailureLog _collectionFailures;
 
     // What a scrape writes after target_info, in this order: the registry, the listened meters,
@@ -414,13 +414,7 @@ public sealed partial class PrometheusScraper : IDisposable
     /// and later ones that fail alike, write one error, not one each. Thread-safe.
     /// </summary>
     /// <param name="failure">What the collection threw.</param>
-    internal void CollectionFailed(Exception failure)
-    {
-        lock (_collectionFailures)
-        {
-            _collectionFailures.Log(failure);
-        }
-    }
+    internal void CollectionFailed(Exception failure) => _collectionFailures.Log(failure);
 
     [LoggerMessage(EventId = 31, Level = LogLevel.Error, Message = "A Prometheus scrape was answered 500: its collection failed with {ExceptionType}: {ExceptionMessage}. Scrapes whose collection fails alike are answered 500 too; this cause is not logged again.")]
     private static partial void LogCollectionFailed(ILogger logger, Exception exception, string exceptionType, string exceptionMessage);
