@@ -76,32 +76,26 @@ internal static class OtlpSettingParser
             : Shown(endpoint.OriginalString);
 
     /// <summary>OpenTelemetry's variables hold durations as whole milliseconds.</summary>
-    public static bool TryMilliseconds(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value)
-    {
-        if (long.TryParse(text.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long milliseconds) && milliseconds >= 1 && milliseconds <= (long)s_longest.TotalMilliseconds)
-        {
-            value = TimeSpan.FromMilliseconds(milliseconds);
-            return true;
-        }
-
-        options.Problems.Add($"{key} '{text}' is not a whole number of milliseconds from 1 to one day.");
-        value = default;
-        return false;
-    }
+    public static bool TryMilliseconds(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value) =>
+        TryMilliseconds(options, key, text, zeroIsNoLimit: false, out value);
 
     /// <summary>A timeout variable (<c>OTEL_EXPORTER_OTLP_TIMEOUT</c>, <c>OTEL_METRIC_EXPORT_TIMEOUT</c>
     /// and the like) in whole milliseconds, where 0 is no limit: the OpenTelemetry specification's
     /// "Timeout" type (configuration/common.md) has implementations read zero as no limit, or as "a
     /// very long time". It is read as the longest duration the exporter takes, one day.</summary>
-    public static bool TryTimeoutMilliseconds(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value)
+    public static bool TryTimeoutMilliseconds(ScalableMetricsOtlpOptions options, string key, string text, out TimeSpan value) =>
+        TryMilliseconds(options, key, text, zeroIsNoLimit: true, out value);
+
+    private static bool TryMilliseconds(ScalableMetricsOtlpOptions options, string key, string text, bool zeroIsNoLimit, out TimeSpan value)
     {
-        if (long.TryParse(text.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long milliseconds) && milliseconds <= (long)s_longest.TotalMilliseconds)
+        long least = zeroIsNoLimit ? 0 : 1;
+        if (long.TryParse(text.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long milliseconds) && milliseconds >= least && milliseconds <= (long)s_longest.TotalMilliseconds)
         {
             value = milliseconds == 0 ? s_longest : TimeSpan.FromMilliseconds(milliseconds);
             return true;
         }
 
-        options.Problems.Add($"{key} '{text}' is not a whole number of milliseconds from 0 (no limit: one day) to one day.");
+        options.Problems.Add($"{key} '{text}' is not a whole number of milliseconds from {(zeroIsNoLimit ? "0 (no limit: one day)" : "1")} to one day.");
         value = default;
         return false;
     }
