@@ -460,7 +460,7 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
             double committed = series.Committed.Value;
             int mark = output.Position;
             int point = BeginNumberPoint(series, series.PendingStartUnixNano, series.PendingTimeUnixNano);
-            WriteNumber(delta && series.HasCommitted && committed <= total ? total - committed : total, asInt);
+            WriteNumber(delta ? ChangeSinceCommitted(series, committed, total) : total, asInt);
             EndPoint(point);
             series.FinalPoint = output.WrittenSpan[mark..].ToArray();
         }
@@ -527,11 +527,17 @@ internal sealed partial class OtlpInstrumentEncoder(ProtobufBuffer output, OtlpT
     {
         bool longs = typeof(T) == typeof(long);
         T committed = longs ? T.CreateTruncating(series.Committed.Count) : T.CreateTruncating(series.Committed.Value);
-        T value = series.HasCommitted && committed <= total ? total - committed : total;
+        T value = ChangeSinceCommitted(series, committed, total);
         series.Pending = longs ? new OtlpSeriesValue { Count = long.CreateTruncating(total) } : new OtlpSeriesValue { Value = double.CreateTruncating(total) };
         BeginExemplars(series);
         return value;
     }
+
+    // The change of a total since the last accepted export's (committed): the whole total where
+    // none was accepted, or where it reads lower than then (it was reset).
+    private static T ChangeSinceCommitted<T>(OtlpSeriesState series, T committed, T total)
+        where T : struct, INumber<T> =>
+        series.HasCommitted && committed <= total ? total - committed : total;
 
     // A gauge of double values (or a callback's), from the snapshot.
     private void WriteDoubleGauge(Instrument instrument, bool asInt)
